@@ -1,0 +1,1 @@
+"""The ``gostop`` command line: thin, parses, calls the library, renders."""

@@ -1,0 +1,91 @@
+"""The project's typed errors: every user-facing failure is one of these, never a traceback.
+
+Each error carries where it happened (file, line, seq, field) and which rule it broke, so the
+command line can print one clear sentence and programs can act on the parts.
+"""
+
+from __future__ import annotations
+
+from .cards import CardCodeError
+
+__all__ = [
+    "CardCodeError",
+    "GostopError",
+    "IllegalAction",
+    "LogError",
+    "ProjectionError",
+    "RulesetError",
+]
+
+
+class GostopError(Exception):
+    """Base of every error this library raises on purpose."""
+
+
+class RulesetError(GostopError, ValueError):
+    """A ruleset name, file or value is not acceptable; the message names the field."""
+
+
+class LogError(GostopError, ValueError):
+    """A log cannot be read: malformed line, wrong field type, unknown card, broken chain."""
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        seq: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.reason = reason
+        self.file = file
+        self.line = line
+        self.seq = seq
+        self.field = field
+        super().__init__(self.describe())
+
+    def describe(self) -> str:
+        parts = []
+        if self.file:
+            parts.append(self.file)
+        if self.line is not None:
+            parts.append(f"line {self.line}")
+        if self.seq is not None:
+            parts.append(f"seq {self.seq}")
+        if self.field:
+            parts.append(f"field {self.field}")
+        where = ", ".join(parts)
+        return f"{where}: {self.reason}" if where else self.reason
+
+
+class IllegalAction(GostopError, ValueError):
+    """An input the rules do not allow in this state; ``rule`` names the rule it breaks."""
+
+    def __init__(self, rule: str, reason: str) -> None:
+        self.rule = rule
+        self.reason = reason
+        super().__init__(f"{reason} [rule: {rule}]")
+
+
+class ProjectionError(GostopError, ValueError):
+    """A log that does not replay: the first fact that breaks the rules, with its seq."""
+
+    def __init__(
+        self,
+        seq: int | None,
+        rule: str,
+        reason: str,
+        *,
+        expected: object = None,
+        recorded: object = None,
+        game_id: str | None = None,
+    ) -> None:
+        self.seq = seq
+        self.rule = rule
+        self.reason = reason
+        self.expected = expected
+        self.recorded = recorded
+        self.game_id = game_id
+        where = f"seq {seq}: " if seq is not None else ""
+        super().__init__(f"{where}{reason} [rule: {rule}]")

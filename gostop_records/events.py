@@ -1,0 +1,401 @@
+"""Every fact of a game as a typed event, and the envelope that chains them.
+
+One stream per game (a sitting of consecutive hands with the same players and ruleset). Each
+line of a log is an :class:`Envelope` whose ``event`` is one payload of the tagged union
+:data:`Event`, tagged by ``type``. Payloads are past tense and carry card codes, not indices.
+
+Two kinds of payload. *Inputs* are what a recorder enters at a table or a bot chooses: the
+deal, each play and flip, choices, shakes, bombs, Go/Stop, payments. *Consequences* are what
+the rules engine derives from them: captures, ppuk, junk transfers, payments due, the end of
+a hand. Both go into the log, so that a log answers SQL without running the engine; the
+projector re-derives every consequence and checks it against the record.
+
+Storage rules (a stored log must stay readable by older and newer readers): no
+``array_like``, no ``omit_defaults``, no ``forbid_unknown_fields``, and the tag field stays
+``type``. A payload that changes shape gets a new ``v`` and an upcaster in ``log.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta, Struct
+
+from .cards import ALL_CARDS
+
+__all__ = [
+    "CONSEQUENCE_TYPES",
+    "EVENT_TYPES",
+    "EVENT_VERSIONS",
+    "INPUT_TYPES",
+    "BombPlayed",
+    "BonusCardTaken",
+    "CardCode",
+    "CardFlipped",
+    "CardPlayed",
+    "CardsCaptured",
+    "CardsDealt",
+    "CupAssigned",
+    "DealVoided",
+    "EntryRetracted",
+    "Envelope",
+    "Event",
+    "FlipOnlyPlayed",
+    "FourOfAMonthShown",
+    "FourShown",
+    "GameStarted",
+    "GoCalled",
+    "HandEnded",
+    "HandStarted",
+    "JunkTransferred",
+    "NoteAdded",
+    "PaymentDue",
+    "PaymentRecorded",
+    "Player",
+    "PpukMade",
+    "Shaken",
+    "StopCalled",
+    "UnknownEvent",
+]
+
+#: A card code as it appears in logs: canonical upper case (``01G``, ``11D``, ``B2``).
+CardCode = Literal[tuple(c.code for c in ALL_CARDS)]  # type: ignore[valid-type]
+Seat = Annotated[int, Meta(ge=0, le=2, description="Seat index in the game's seat order, from 0")]
+Month = Annotated[int, Meta(ge=1, le=12)]
+Count = Annotated[int, Meta(ge=0)]
+Chips = Annotated[int, Meta(ge=0)]
+
+CaptureKind = Literal[
+    "pair",  # a card taken with one of its month
+    "stack",  # a stack dealt to the layout taken with the fourth card
+    "ppuk_taken",  # another player's ppuk taken with the fourth card
+    "own_ppuk",  # the player's own ppuk taken back (ja-ppuk)
+    "ttadak",  # two on the layout, played and flipped of the same month: all four
+    "jjok",  # the flip takes the card just played to an empty month
+    "last_turn_three",  # would have been ppuk, but on the last turn: all three taken
+    "bomb",  # three (or two) from hand with the rest of the month from the layout
+    "bonus",  # a bonus card, taken at once
+]
+CaptureSource = Literal["hand", "flip", "hand_and_flip"]
+TransferReason = Literal[
+    "jjok", "ttadak", "sseul", "stack", "ppuk_taken", "own_ppuk", "bomb", "bonus"
+]
+HandOutcome = Literal["stop", "instant", "nagari", "void"]
+PaymentReason = Literal["stop", "hand_four", "three_ppuk", "first_ppuk", "first_ttadak"]
+
+
+class _Payload(Struct, tag_field="type", frozen=True):
+    """Base of every payload: tagged by ``type``, immutable."""
+
+
+class Player(Struct, frozen=True):
+    id: str
+    name: str
+
+
+class FourShown(Struct, frozen=True):
+    seat: Seat
+    month: Month
+    cards: list[CardCode]
+
+
+# --- game and hand -----------------------------------------------------------------------
+
+
+class GameStarted(_Payload, tag="game_started"):
+    """Input. The resolved ruleset (every rule, name and hash), seats, stake per point."""
+
+    ruleset: dict[str, Any]
+    players: list[Player]
+    stake: Chips = 1
+    venue: str | None = None
+    notes: str | None = None
+
+
+class HandStarted(_Payload, tag="hand_started"):
+    """Input. Who deals (and plays first), the turn order; the shuffled deck when known."""
+
+    hand: Annotated[int, Meta(ge=1)]
+    dealer: Seat
+    order: list[Seat]
+    deck: list[CardCode] | None = None
+
+
+class CardsDealt(_Payload, tag="cards_dealt"):
+    """Input. Each seat's hand (null when unknown), the face-up layout, the stock if known.
+
+    ``layout`` is the layout after bonus cards dealt face up were replaced; ``bonus_to_pile``
+    lists those bonus cards, which went to the first player's pile.
+    """
+
+    hands: list[list[CardCode] | None]
+    layout: list[CardCode]
+    stock: list[CardCode] | None = None
+    bonus_to_pile: list[CardCode] = []
+
+
+class DealVoided(_Payload, tag="deal_voided"):
+    """Consequence. The deal does not stand (four of a month on the layout, ...)."""
+
+    reason: Literal["layout_four", "hand_fours"]
+    month: Month | None = None
+
+
+class FourOfAMonthShown(_Payload, tag="four_of_a_month_shown"):
+    """Input. Players dealt four of a month show them (chongtong), before the first play."""
+
+    shown: list[FourShown]
+
+
+# --- a turn --------------------------------------------------------------------------------
+
+
+class Shaken(_Payload, tag="shaken"):
+    """Input. Heundeum: a player shows three cards of a month."""
+
+    seat: Seat
+    month: Month
+    cards: list[CardCode]
+
+
+class BombPlayed(_Payload, tag="bomb_played"):
+    """Input. A player plays three (or two) cards of a month to take the rest of it."""
+
+    seat: Seat
+    month: Month
+    cards: list[CardCode]
+
+
+class CardPlayed(_Payload, tag="card_played"):
+    """Input. A hand card played; ``chosen`` is the layout card taken when two match."""
+
+    seat: Seat
+    card: CardCode
+    chosen: CardCode | None = None
+
+
+class FlipOnlyPlayed(_Payload, tag="flip_only_played"):
+    """Input. A turn with no hand card (one of the turns a bomb leaves)."""
+
+    seat: Seat
+
+
+class CardFlipped(_Payload, tag="card_flipped"):
+    """Input. The stock card turned; ``chosen`` is the layout card taken when two match."""
+
+    seat: Seat
+    card: CardCode
+    chosen: CardCode | None = None
+
+
+class BonusCardTaken(_Payload, tag="bonus_card_taken"):
+    """Consequence. A bonus card goes to a pile; ``replacement`` is the card drawn for it."""
+
+    seat: Seat
+    card: CardCode
+    source: Literal["hand", "flip", "layout"]
+    replacement: CardCode | None = None
+
+
+class CardsCaptured(_Payload, tag="cards_captured"):
+    """Consequence. Cards a player takes into their pile, one group per event."""
+
+    seat: Seat
+    cards: list[CardCode]
+    source: CaptureSource
+    kind: CaptureKind
+
+
+class PpukMade(_Payload, tag="ppuk_made"):
+    """Consequence. Three of a month left on the layout as a stack owned by ``seat``."""
+
+    seat: Seat
+    month: Month
+    cards: list[CardCode]
+    count: Annotated[int, Meta(ge=1)]
+
+
+class JunkTransferred(_Payload, tag="junk_transferred"):
+    """Consequence. One junk card handed from one pile to another, with the reason."""
+
+    from_seat: Seat
+    to_seat: Seat
+    card: CardCode
+    reason: TransferReason
+
+
+class CupAssigned(_Payload, tag="cup_assigned"):
+    """Input. The September cup's holder decides it counts as animal or as double junk."""
+
+    seat: Seat
+    role: Literal["animal", "junk"]
+
+
+class GoCalled(_Payload, tag="go_called"):
+    """Input. Go; ``count`` is the Go number in this hand and ``score`` the combination score."""
+
+    seat: Seat
+    count: Annotated[int, Meta(ge=1)]
+    score: Count
+
+
+class StopCalled(_Payload, tag="stop_called"):
+    """Input when chosen; a consequence when ``auto`` (qualifying on one's last turn)."""
+
+    seat: Seat
+    score: Count
+    auto: bool = False
+
+
+class HandEnded(_Payload, tag="hand_ended"):
+    """Consequence. How the hand ended; ``carry`` multiplied its payments, ``next_carry`` is
+    the nagari factor the next hand starts with."""
+
+    outcome: HandOutcome
+    winner: Seat | None
+    reason: str
+    carry: Annotated[int, Meta(ge=1)] = 1
+    next_carry: Annotated[int, Meta(ge=1)] = 1
+
+
+class PaymentDue(_Payload, tag="payment_due"):
+    """Consequence. What the rules make one player owe another (settlement or instant)."""
+
+    payer: Seat
+    payee: Seat
+    points: Count
+    chips: Chips
+    reason: PaymentReason
+
+
+class PaymentRecorded(_Payload, tag="payment_recorded"):
+    """Input. What the table actually paid (or a player claims), to be audited."""
+
+    payer: Seat
+    payee: Seat
+    chips: Chips
+    note: str | None = None
+
+
+class NoteAdded(_Payload, tag="note_added"):
+    """Input. Free text, optionally about an earlier seq."""
+
+    text: str
+    about_seq: Annotated[int, Meta(ge=1)] | None = None
+
+
+class EntryRetracted(_Payload, tag="entry_retracted"):
+    """Input. Undo of the latest input entry (``seq``): compensating, never an edit."""
+
+    seq: Annotated[int, Meta(ge=1)]
+    reason: str | None = None
+
+
+Event = (
+    GameStarted
+    | HandStarted
+    | CardsDealt
+    | DealVoided
+    | FourOfAMonthShown
+    | Shaken
+    | BombPlayed
+    | CardPlayed
+    | FlipOnlyPlayed
+    | CardFlipped
+    | BonusCardTaken
+    | CardsCaptured
+    | PpukMade
+    | JunkTransferred
+    | CupAssigned
+    | GoCalled
+    | StopCalled
+    | HandEnded
+    | PaymentDue
+    | PaymentRecorded
+    | NoteAdded
+    | EntryRetracted
+)
+
+EVENT_CLASSES: tuple[type[Struct], ...] = Event.__args__  # type: ignore[attr-defined]
+EVENT_TYPES: dict[str, type[Struct]] = {
+    cls.__struct_config__.tag: cls for cls in EVENT_CLASSES  # type: ignore[misc]
+}
+#: Current payload version per type; a stored payload with a lower ``v`` is upcast on read.
+EVENT_VERSIONS: dict[str, int] = dict.fromkeys(EVENT_TYPES, 1)
+
+INPUT_TYPES: frozenset[str] = frozenset(
+    {
+        "game_started",
+        "hand_started",
+        "cards_dealt",
+        "four_of_a_month_shown",
+        "shaken",
+        "bomb_played",
+        "card_played",
+        "flip_only_played",
+        "card_flipped",
+        "cup_assigned",
+        "go_called",
+        "stop_called",
+        "payment_recorded",
+        "note_added",
+        "entry_retracted",
+    }
+)
+#: Derived by the engine; ``stop_called`` is a consequence only when ``auto`` is true.
+CONSEQUENCE_TYPES: frozenset[str] = frozenset(EVENT_TYPES) - INPUT_TYPES | {"stop_called"}
+
+
+class UnknownEvent(Struct, frozen=True):
+    """A payload of a type this version does not know: kept as read, never dropped."""
+
+    type: str
+    payload: dict[str, Any]
+
+
+class Envelope(Struct, frozen=True):
+    """One line of a log: where the event sits in its stream, when, by whom, and its hash.
+
+    ``hash = sha256(prev + canonical bytes of every other field)``; a game's first ``prev``
+    is 64 zeros. ``hand`` is null for game-level events.
+    """
+
+    game_id: str
+    seq: Annotated[int, Meta(ge=1)]
+    hand: Annotated[int, Meta(ge=1)] | None
+    at: str
+    recorded_at: str
+    by: str
+    v: Annotated[int, Meta(ge=1)]
+    event: Event
+    prev: str = ""
+    hash: str = ""
+
+    @property
+    def type(self) -> str:
+        ev = self.event
+        if isinstance(ev, UnknownEvent):
+            return ev.type
+        return ev.__struct_config__.tag  # type: ignore[return-value]
+
+
+def event_type(event: Any) -> str:
+    """The ``type`` tag of a payload (typed or unknown)."""
+    if isinstance(event, UnknownEvent):
+        return event.type
+    return event.__struct_config__.tag  # type: ignore[no-any-return]
+
+
+def is_input(event: Any) -> bool:
+    t = event_type(event)
+    if t == "stop_called":
+        return not event.auto
+    return t in INPUT_TYPES
+
+
+def payload_to_dict(event: Any) -> dict[str, Any]:
+    """The JSON-ready dict of a payload, ``type`` first (unknown payloads as read)."""
+    if isinstance(event, UnknownEvent):
+        return dict(event.payload)
+    return msgspec.to_builtins(event)  # type: ignore[no-any-return]

@@ -1,0 +1,601 @@
+"""Rulesets: one frozen model with a field for every rule that differs between tables.
+
+Go-Stop has no single rulebook. The two source documents (the general rules page and the
+CARDAVIA page), the big Korean services and house rules disagree on dozens of points, and a
+payout dispute is usually one of those points. So every difference and every ambiguity of
+the rules reference (RULES.md sections 1C, 3 and 5) is a named, documented field here, and a
+game pins its fully resolved ruleset (with a content hash) in its first event: a hand
+recorded today is re-scored years later under the rules the table agreed.
+
+Presets: ``cardavia`` (RULES.md 1B), ``gamerules`` (1A), ``matgo`` (standard 2-player),
+``gostop3`` (standard 3-player). A custom ruleset is a preset plus overrides from a TOML or
+JSON file (see :func:`load_ruleset_file`).
+
+Rules that every preset shares and no source disputes are not fields: a dealt triple is one
+stack; the first player is the dealer and takes bonus cards dealt to the layout; the re-Go
+threshold compares the combination score (Go bonus excluded) with its value at the last Go
+(A14); a bomb is optional (A31); Go points are added before multipliers (A17).
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .cards import BONUS_CODES
+from .errors import RulesetError
+
+__all__ = [
+    "PRESETS",
+    "BonusPlay",
+    "CupMode",
+    "DoubleJunk",
+    "GoBak",
+    "GoPayout",
+    "HandFourTie",
+    "LastTurnRule",
+    "LayoutFour",
+    "NagariCarry",
+    "Ruleset",
+    "Shaking",
+    "SseulRule",
+    "StealCount",
+    "TransferOrder",
+    "diff",
+    "get_preset",
+    "load_ruleset_file",
+    "resolve",
+]
+
+
+class DoubleJunk(enum.StrEnum):
+    """Which junk cards count two units (A1, A2)."""
+
+    STANDARD = "standard"  # 11D and 12D (every deck source; A1 and A2 resolution)
+    NONE = "none"  # literal general page: it never says any junk is double
+    ALL_NOVEMBER = "all_november"  # literal CARDAVIA C5.8: every November junk and 12D
+
+
+class CupMode(enum.StrEnum):
+    """How the September cup (09A) scores (A9)."""
+
+    ANIMAL_ONLY = "animal_only"  # always an animal (general page: no dual role mentioned)
+    AUTO_BEST = "auto_best"  # whichever gives the higher combination score, animal on ties (C5.9)
+    PLAYER_CHOICE = "player_choice"  # the holder decides when capturing it; junk is final (A9)
+
+
+class SseulRule(enum.StrEnum):
+    """When a turn is a sweep (sseul) that takes junk (A6)."""
+
+    TWO_CARDS = "two_cards"  # the layout held exactly 2 cards of different months, both taken
+    FLOOR_EMPTY = "floor_empty"  # the layout is empty at the end of the turn (standard)
+
+
+class StealCount(enum.StrEnum):
+    """What a steal of N counts (A8)."""
+
+    CARDS = "cards"  # N junk cards, whatever their value (general page G18 "takes 2 junk")
+    UNITS = "units"  # N junk units; a double may pay two and may overshoot by one (C4.2)
+
+
+class TransferOrder(enum.StrEnum):
+    """Which junk card an opponent hands over (A8)."""
+
+    LEAST_VALUABLE_FIRST = "least_valuable_first"  # fewest units, then lowest card code (C4.3)
+    MOST_VALUABLE_FIRST = "most_valuable_first"  # most units that still fit, then lowest code
+
+
+class Shaking(enum.StrEnum):
+    """Heundeum: showing three cards of a month for a payment multiplier (A26)."""
+
+    NONE = "none"  # not played (CARDAVIA C4.5)
+    BEFORE_TURN = "before_turn"  # shown at the start of any own turn, no layout condition (G10)
+    ON_PLAY = "on_play"  # shown when playing one of the three; the month is not on the layout
+
+
+class BonusPlay(enum.StrEnum):
+    """What happens when a bonus card (joker) is played from the hand (A27)."""
+
+    DRAW_AND_PLAY_AGAIN = "draw_and_play_again"  # capture it, draw the stock top, play again
+    FLIP_IN_PLACE = "flip_in_place"  # capture it, turn a stock card to play in its place (G22)
+
+
+class LayoutFour(enum.StrEnum):
+    """Four cards of one month dealt face up (A25)."""
+
+    REDEAL = "redeal"  # void deal, same dealer deals again, no carry (G7, C2.4)
+    NAGARI = "nagari"  # no winner, counts as a nagari for the carry (Pmang)
+
+
+class HandFourTie(enum.StrEnum):
+    """Several players hold four of a month at the deal (A25)."""
+
+    REDEAL = "redeal"  # void deal, same dealer deals again, nobody pays (C2.5)
+    NAGARI = "nagari"  # no winner, counts as a nagari for the carry (Pmang)
+    FIRST_IN_TURN_ORDER = "first_in_turn_order"  # the first holder from the dealer wins
+    DEALER_WINS = "dealer_wins"  # the dealer if a holder, else the first holder (Hangame)
+
+
+class LastTurnRule(enum.StrEnum):
+    """Specials that do not happen on a player's last turn (A12)."""
+
+    PPUK = "ppuk"  # no ppuk forms: the player takes all three
+    JJOK = "jjok"
+    TTADAK = "ttadak"
+    SSEUL = "sseul"
+    PPUK_TAKEN = "ppuk_taken"  # taking a stack steals nothing
+
+
+class GoPayout(enum.StrEnum):
+    """How n Gos change the payout of a score S (A16)."""
+
+    STANDARD = "standard"  # S+n, and from 3 Gos (S+n)*2^(n-2)
+    GENERAL_PAGE = "general_page"  # S+n chips; doubled once from go_double_from Gos (G38)
+    DOUBLE_FROM_THIRD = "double_from_third"  # S, S+1, S+2, then S*2^(n-2) (C6.2)
+
+
+class GoBak(enum.StrEnum):
+    """What a loser who had called Go pays (A22)."""
+
+    NONE = "none"  # nothing extra (both source documents)
+    DOUBLE = "double"  # twice (standard matgo)
+    PAYS_FOR_ALL = "pays_for_all"  # dokbak: pays every loser's share, the others pay nothing
+
+
+class NagariCarry(enum.StrEnum):
+    """How a hand with no winner raises the next payment (A23)."""
+
+    NONE = "none"  # no carry (single-hand play)
+    CUMULATIVE = "cumulative"  # x2 per consecutive nagari, up to nagari_carry_cap
+    ONCE = "once"  # x2 after any number of consecutive nagari
+
+
+PlayerCount = Literal[2, 3]
+BonusCode = Literal["B2", "B3", "B2B", "B3B", "B2C"]
+Steal = Annotated[int, Field(ge=0, le=3)]
+Points = Annotated[int, Field(ge=0, le=100)]
+
+_HASHED_EXCLUDE = {"name", "description"}
+
+
+class Ruleset(BaseModel):
+    """Every rule a Go-Stop table can disagree on, resolved to a value."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
+
+    name: str = Field(description="Preset name, or the name given to a custom ruleset.")
+    description: str = Field("", description="What this ruleset is and where it comes from.")
+
+    # Players and deck
+    players: tuple[PlayerCount, ...] = Field(
+        description="Player counts this ruleset is played with (2 = matgo, 3 = Go-Stop)."
+    )
+    hand_size_2p: int = Field(10, ge=1, le=12, description="Cards in each hand with 2 players.")
+    layout_size_2p: int = Field(8, ge=1, le=12, description="Face-up layout cards with 2 players.")
+    hand_size_3p: int = Field(7, ge=1, le=10, description="Cards in each hand with 3 players.")
+    layout_size_3p: int = Field(6, ge=1, le=10, description="Face-up layout cards with 3 players.")
+    bonus_cards: tuple[BonusCode, ...] = Field(
+        (),
+        description="Bonus cards (jokers) in the deck; the digit is their junk units (G2, G24).",
+    )
+    double_junk: DoubleJunk = Field(
+        DoubleJunk.STANDARD, description="Which junk cards count two units (A1, A2)."
+    )
+    december_ribbon_counts: bool = Field(
+        True,
+        description="The rain ribbon 12R counts toward the 5-ribbon total (never toward a set).",
+    )
+
+    # The deal
+    layout_four: LayoutFour = Field(
+        LayoutFour.REDEAL, description="Four of a month dealt to the layout (G7, C2.4, A25)."
+    )
+    hand_four_points: Points = Field(
+        10,
+        description="Points each opponent pays a player dealt four of a month: an instant win "
+        "(general page 5 chips, CARDAVIA 5, Hangame 10).",
+    )
+    all_hand_fours: HandFourTie = Field(
+        HandFourTie.REDEAL, description="Every player holds a four at the deal (G8, C2.5, A25)."
+    )
+    some_hand_fours: HandFourTie = Field(
+        HandFourTie.FIRST_IN_TURN_ORDER,
+        description="Two of three players hold a four (unspecified by every source; A25).",
+    )
+    single_hand: bool = Field(
+        False, description="The game is one hand: no dealer rotation, no carry (CARDAVIA C0.5)."
+    )
+
+    # Turn specials
+    shaking: Shaking = Field(Shaking.NONE, description="Heundeum, if played, and when (A26).")
+    shake_multiplier: int = Field(2, ge=1, le=4, description="Payment factor per shake (G33).")
+    bombs: bool = Field(False, description="Three of a month in hand with the fourth face up "
+                        "may be played at once to take all four (G19, A31: always optional).")
+    two_card_bomb: bool = Field(
+        False, description="Two in hand with the other two face up may also bomb (variant)."
+    )
+    bomb_steal: Steal = Field(0, description="Junk each opponent gives for a bomb (A11).")
+    bomb_multiplier: int = Field(
+        1, ge=1, le=4, description="Payment factor per bomb; 2 = a bomb counts as a shake (A11)."
+    )
+    bonus_play: BonusPlay = Field(
+        BonusPlay.DRAW_AND_PLAY_AGAIN, description="Playing a bonus card from the hand (A27)."
+    )
+    bonus_steal: Steal = Field(
+        0, description="Junk each opponent gives when a bonus card is played or flipped (variant)."
+    )
+    jjok_steal: Steal = Field(1, description="Junk per opponent for a jjok/chok (G17.3, C3.6).")
+    ttadak_steal: Steal = Field(1, description="Junk per opponent for a ttadak (G17.2, C3.5).")
+    sseul_steal: Steal = Field(1, description="Junk per opponent for a sweep (G17.1, A6).")
+    sseul_rule: SseulRule = Field(SseulRule.FLOOR_EMPTY, description="What a sweep is (A6).")
+    natural_stack_steal: Steal = Field(
+        1, description="Junk per opponent for taking a stack dealt to the layout (G17.4, C4.2)."
+    )
+    ppuk_taken_steal: Steal = Field(
+        1, description="Junk per opponent for taking another player's ppuk (G17.4, C4.2)."
+    )
+    own_ppuk_steal: Steal = Field(
+        2, description="Junk per opponent for taking one's own ppuk, ja-ppuk (G18, C4.2, A10)."
+    )
+    steal_count: StealCount = Field(StealCount.UNITS, description="What a steal counts (A8).")
+    transfer_order: TransferOrder = Field(
+        TransferOrder.LEAST_VALUABLE_FIRST, description="Which junk card is handed over (A8)."
+    )
+    cup_mode: CupMode = Field(CupMode.AUTO_BEST, description="How the September cup scores (A9).")
+    cup_transferable: bool = Field(
+        True, description="The cup, when it counts as junk, can be taken by a steal (C4.3: no)."
+    )
+    last_turn_exceptions: frozenset[LastTurnRule] = Field(
+        frozenset(), description="Specials void on a player's last turn (C4.1, A12)."
+    )
+    last_turn_auto_stop: bool = Field(
+        True, description="Qualifying on one's last turn is an automatic Stop (C6.5, A13)."
+    )
+    three_ppuk_points: Points | None = Field(
+        None, description="A third ppuk in one hand is an instant win for these points (C4.4)."
+    )
+    first_ppuk_points: tuple[Points, ...] = Field(
+        (),
+        description="Instant payments for a ppuk on a player's 1st turn, then on the 2nd and "
+        "3rd turns in a row (Hangame 7, 14, 21); empty = none (C4.5).",
+    )
+    first_ttadak_points: Points = Field(
+        0, description="Instant payment for a ttadak on a player's first turn (variant)."
+    )
+    instant_win_multipliers: bool = Field(
+        False,
+        description="Shakes, bombs and the nagari carry multiply instant wins (Pmang: no; A24).",
+    )
+
+    # Go / Stop
+    target_2p: int = Field(7, ge=1, le=20, description="Points to Stop with 2 players (G25, C0.4).")
+    target_3p: int = Field(3, ge=1, le=20, description="Points to Stop with 3 players (G25).")
+    go_payout: GoPayout = Field(GoPayout.STANDARD, description="How Gos raise a payout (A16).")
+    go_double_from: int = Field(
+        4, ge=1, le=10,
+        description="general_page Go payout: the Go count from which the payout doubles "
+        "(\"more than 3 times\" = 4).",
+    )
+
+    # Settlement
+    gwang_bak: bool = Field(
+        True, description="x2 when the winner scores brights and the loser has none (A20)."
+    )
+    pi_bak: bool = Field(True, description="x2 when the winner scores junk and the loser has few.")
+    pi_bak_max_units: int = Field(
+        7, ge=0, le=20,
+        description="Pi-bak applies when the loser holds at most this many junk units "
+        "(general page 5, CARDAVIA fewer than 5 = 4, matgo 7, 3 players 5; A19).",
+    )
+    pi_bak_zero_exempt: bool = Field(
+        False, description="A loser with no junk at all is exempt from pi-bak (Pmang; A19)."
+    )
+    loser_cup_protects: bool = Field(
+        False, description="The loser's cup counts 2 junk units against pi-bak (C6.4)."
+    )
+    meong_tta: bool = Field(True, description="x2 when the winner has many animals (A21).")
+    meong_tta_min_animals: int = Field(7, ge=1, le=10, description="Animals for meong-tta.")
+    meong_tta_loser_zero: bool = Field(
+        False, description="Meong-tta only against a loser with no animals (regional, A21)."
+    )
+    go_bak: GoBak = Field(GoBak.NONE, description="What a loser who called Go pays (A22).")
+    nagari_carry: NagariCarry = Field(
+        NagariCarry.CUMULATIVE, description="How a no-winner hand raises the next payment (A23)."
+    )
+    nagari_carry_cap: int | None = Field(
+        None, ge=1, le=1024, description="Largest nagari carry factor (Pmang 8); none = no cap."
+    )
+
+    @field_validator("players")
+    @classmethod
+    def _players_sorted(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        if not v:
+            raise ValueError("at least one player count (2 or 3)")
+        return tuple(sorted(set(v)))  # type: ignore[return-value]
+
+    @field_validator("bonus_cards")
+    @classmethod
+    def _bonus_unique(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        if len(set(v)) != len(v):
+            raise ValueError("a bonus card is listed twice")
+        return tuple(sorted(v, key=BONUS_CODES.index))
+
+    @model_validator(mode="after")
+    def _deal_fits(self) -> Ruleset:
+        for n in self.players:
+            hand, layout = self.deal_size(n)
+            if n * hand + layout > 48:
+                raise ValueError(f"{n} hands of {hand} and a layout of {layout} exceed 48 cards")
+        return self
+
+    # --- derived facts -------------------------------------------------------------------
+
+    def deal_size(self, players: int) -> tuple[int, int]:
+        """(hand size, layout size) for a player count."""
+        if players == 2:
+            return self.hand_size_2p, self.layout_size_2p
+        return self.hand_size_3p, self.layout_size_3p
+
+    def target(self, players: int) -> int:
+        return self.target_2p if players == 2 else self.target_3p
+
+    def content(self) -> dict[str, Any]:
+        """Every rule field as JSON-ready values (name and description excluded)."""
+        data = self.model_dump(mode="json", exclude=_HASHED_EXCLUDE)
+        data["last_turn_exceptions"] = sorted(data["last_turn_exceptions"])
+        return data
+
+    @property
+    def content_hash(self) -> str:
+        """A stable hash of the rules themselves: equal rules, equal hash, whatever the name."""
+        blob = json.dumps(self.content(), sort_keys=True, separators=(",", ":"))
+        return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()
+
+    def pinned(self) -> dict[str, Any]:
+        """The form stored in ``game_started``: name, description, every rule and the hash."""
+        data = {"name": self.name, "description": self.description, **self.content()}
+        data["hash"] = self.content_hash
+        return data
+
+    @classmethod
+    def from_pinned(cls, data: dict[str, Any]) -> Ruleset:
+        """Rebuild a pinned ruleset and check its hash; the hash names the rules, not the name."""
+        body = {k: v for k, v in data.items() if k != "hash"}
+        try:
+            rs = cls.model_validate(body)
+        except ValidationError as exc:
+            raise RulesetError(_describe_validation("pinned ruleset", exc)) from None
+        want = data.get("hash")
+        if want is not None and want != rs.content_hash:
+            raise RulesetError(
+                f"pinned ruleset {rs.name!r}: hash {want} does not match its rules "
+                f"({rs.content_hash}); the ruleset was edited after it was pinned"
+            )
+        return rs
+
+    @classmethod
+    def field_docs(cls) -> dict[str, str]:
+        return {k: (f.description or "") for k, f in cls.model_fields.items()}
+
+
+_ALL_LAST_TURN = frozenset(LastTurnRule)
+
+PRESETS: dict[str, Ruleset] = {
+    "cardavia": Ruleset(
+        name="cardavia",
+        description="CARDAVIA web app: 2 players, you vs the computer, a single hand, "
+        "precise rules (RULES.md 1B).",
+        players=(2,),
+        double_junk=DoubleJunk.STANDARD,
+        hand_four_points=5,
+        all_hand_fours=HandFourTie.REDEAL,
+        layout_four=LayoutFour.REDEAL,
+        single_hand=True,
+        shaking=Shaking.NONE,
+        bombs=False,
+        sseul_rule=SseulRule.TWO_CARDS,
+        steal_count=StealCount.UNITS,
+        transfer_order=TransferOrder.LEAST_VALUABLE_FIRST,
+        cup_mode=CupMode.AUTO_BEST,
+        cup_transferable=False,
+        loser_cup_protects=True,
+        # C4.1 voids ttadak, chok and sseul; ppuk on the last turn follows the standard (A12).
+        last_turn_exceptions=frozenset(
+            {LastTurnRule.TTADAK, LastTurnRule.JJOK, LastTurnRule.SSEUL, LastTurnRule.PPUK}
+        ),
+        last_turn_auto_stop=True,
+        three_ppuk_points=5,
+        target_2p=7,
+        go_payout=GoPayout.DOUBLE_FROM_THIRD,
+        pi_bak_max_units=4,
+        pi_bak_zero_exempt=False,
+        go_bak=GoBak.NONE,
+        nagari_carry=NagariCarry.NONE,
+    ),
+    "gamerules": Ruleset(
+        name="gamerules",
+        description="The general Go Stop rules page: 2-3 players, jokers optional (RULES.md 1A).",
+        players=(2, 3),
+        bonus_cards=("B2", "B3"),
+        double_junk=DoubleJunk.STANDARD,
+        hand_four_points=5,
+        layout_four=LayoutFour.REDEAL,
+        all_hand_fours=HandFourTie.REDEAL,
+        some_hand_fours=HandFourTie.FIRST_IN_TURN_ORDER,
+        shaking=Shaking.BEFORE_TURN,
+        bombs=True,
+        bomb_steal=0,
+        bomb_multiplier=1,
+        bonus_play=BonusPlay.FLIP_IN_PLACE,
+        bonus_steal=0,
+        sseul_rule=SseulRule.TWO_CARDS,
+        own_ppuk_steal=2,
+        steal_count=StealCount.CARDS,
+        cup_mode=CupMode.ANIMAL_ONLY,
+        cup_transferable=False,
+        last_turn_exceptions=frozenset(),
+        last_turn_auto_stop=True,
+        target_2p=7,
+        target_3p=3,
+        go_payout=GoPayout.GENERAL_PAGE,
+        go_double_from=4,
+        pi_bak_max_units=5,
+        go_bak=GoBak.NONE,
+        nagari_carry=NagariCarry.CUMULATIVE,
+    ),
+    "matgo": Ruleset(
+        name="matgo",
+        description="Standard Korean matgo, 2 players, as the big services agree "
+        "(RULES.md 1C standard column and section 3).",
+        players=(2,),
+        bonus_cards=("B2", "B3"),
+        hand_four_points=10,
+        layout_four=LayoutFour.NAGARI,
+        all_hand_fours=HandFourTie.NAGARI,
+        shaking=Shaking.ON_PLAY,
+        bombs=True,
+        bomb_steal=1,
+        bomb_multiplier=2,
+        bonus_play=BonusPlay.DRAW_AND_PLAY_AGAIN,
+        bonus_steal=1,
+        sseul_rule=SseulRule.FLOOR_EMPTY,
+        steal_count=StealCount.UNITS,
+        cup_mode=CupMode.PLAYER_CHOICE,
+        cup_transferable=True,
+        last_turn_exceptions=_ALL_LAST_TURN,
+        three_ppuk_points=7,
+        first_ppuk_points=(7, 14, 21),
+        target_2p=7,
+        go_payout=GoPayout.STANDARD,
+        pi_bak_max_units=7,
+        pi_bak_zero_exempt=True,
+        go_bak=GoBak.DOUBLE,
+        nagari_carry=NagariCarry.CUMULATIVE,
+        nagari_carry_cap=8,
+    ),
+    "gostop3": Ruleset(
+        name="gostop3",
+        description="Standard Korean 3-player Go-Stop (RULES.md section 3).",
+        players=(3,),
+        bonus_cards=("B2", "B3", "B2B"),
+        hand_four_points=10,
+        layout_four=LayoutFour.NAGARI,
+        all_hand_fours=HandFourTie.NAGARI,
+        some_hand_fours=HandFourTie.FIRST_IN_TURN_ORDER,
+        shaking=Shaking.ON_PLAY,
+        bombs=True,
+        bomb_steal=1,
+        bomb_multiplier=2,
+        bonus_play=BonusPlay.DRAW_AND_PLAY_AGAIN,
+        bonus_steal=1,
+        sseul_rule=SseulRule.FLOOR_EMPTY,
+        steal_count=StealCount.UNITS,
+        cup_mode=CupMode.PLAYER_CHOICE,
+        cup_transferable=True,
+        last_turn_exceptions=_ALL_LAST_TURN,
+        three_ppuk_points=7,
+        # 3-player first-ppuk amounts are lore (RULES.md section 3: 3/6/12), unverified.
+        first_ppuk_points=(3, 6, 12),
+        target_3p=3,
+        go_payout=GoPayout.STANDARD,
+        pi_bak_max_units=5,
+        pi_bak_zero_exempt=True,
+        go_bak=GoBak.PAYS_FOR_ALL,
+        nagari_carry=NagariCarry.CUMULATIVE,
+        nagari_carry_cap=8,
+    ),
+}
+
+
+def get_preset(name: str) -> Ruleset:
+    try:
+        return PRESETS[name.strip().lower()]
+    except KeyError:
+        raise RulesetError(
+            f"unknown ruleset {name!r}: presets are {', '.join(PRESETS)}, "
+            "or give a .toml/.json ruleset file"
+        ) from None
+
+
+def _describe_validation(where: str, exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        field = ".".join(str(p) for p in err["loc"]) or "(ruleset)"
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = f"unknown field; fields are: {', '.join(Ruleset.model_fields)}"
+        lines.append(f"{where}: field {field}: {msg}")
+    return "\n".join(lines)
+
+
+def apply_overrides(base: Ruleset, overrides: dict[str, Any], where: str) -> Ruleset:
+    """A preset with some fields replaced; every bad field is named with its allowed values."""
+    data = base.model_dump()
+    data.update(overrides)
+    try:
+        return Ruleset.model_validate(data)
+    except ValidationError as exc:
+        raise RulesetError(_describe_validation(where, exc)) from None
+
+
+def load_ruleset_file(path: str | Path) -> Ruleset:
+    """A custom ruleset: ``base = "matgo"`` plus field overrides, in TOML or JSON.
+
+    ``name`` defaults to the file's stem. Rule fields may sit at the top level or under a
+    ``[rules]`` table.
+    """
+    p = Path(path)
+    where = str(p)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RulesetError(f"{where}: cannot read ruleset file: {exc.strerror}") from None
+    try:
+        if p.suffix.lower() == ".json":
+            data = json.loads(text)
+        else:
+            data = tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise RulesetError(f"{where}: not valid {p.suffix.lstrip('.') or 'TOML'}: {exc}") from None
+    if not isinstance(data, dict):
+        raise RulesetError(f"{where}: a ruleset file holds a table of fields")
+    data = dict(data)
+    base_name = data.pop("base", None)
+    if base_name is None:
+        raise RulesetError(f"{where}: field base: missing; name the preset to start from "
+                           f"({', '.join(PRESETS)})")
+    if not isinstance(base_name, str) or base_name.lower() not in PRESETS:
+        raise RulesetError(
+            f"{where}: field base: {base_name!r} is not a preset; presets are "
+            f"{', '.join(PRESETS)}"
+        )
+    rules = data.pop("rules", {})
+    if not isinstance(rules, dict):
+        raise RulesetError(f"{where}: field rules: must be a table of fields")
+    overrides = {**data, **rules}
+    overrides.setdefault("name", p.stem)
+    base = PRESETS[base_name.lower()]
+    overrides.setdefault("description", f"{base.name} with house overrides from {p.name}")
+    return apply_overrides(base, overrides, where)
+
+
+def resolve(name_or_path: str | Path) -> Ruleset:
+    """A preset by name, or a custom ruleset from a file path."""
+    s = str(name_or_path)
+    if s.strip().lower() in PRESETS:
+        return PRESETS[s.strip().lower()]
+    if s.endswith((".toml", ".json")) or Path(s).is_file():
+        return load_ruleset_file(s)
+    return get_preset(s)
+
+
+def diff(a: Ruleset, b: Ruleset) -> list[tuple[str, Any, Any]]:
+    """(field, value in a, value in b) for every rule field that differs."""
+    ca, cb = a.content(), b.content()
+    return [(k, ca[k], cb[k]) for k in ca if ca[k] != cb[k]]
