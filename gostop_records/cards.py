@@ -17,6 +17,8 @@ import enum
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from .errors import CardCodeError
+
 __all__ = [
     "ALL_CARDS",
     "ANIMALS",
@@ -71,20 +73,6 @@ class RibbonSet(enum.StrEnum):
     HONGDAN = "hongdan"  # red poem ribbons: January, February, March
     CHEONGDAN = "cheongdan"  # blue ribbons: June, September, October
     CHODAN = "chodan"  # plain red ribbons: April, May, July
-
-
-class CardCodeError(ValueError):
-    """An input string is not a card code; the message names it and the valid forms."""
-
-    def __init__(self, code: object, where: str | None = None) -> None:
-        self.code = code
-        self.where = where
-        place = f"{where}: " if where else ""
-        super().__init__(
-            f"{place}unknown card code {code!r}: a card is a month 01..12 followed by "
-            "G (bright), A (animal), R (ribbon), J1/J2 (junk) or D (double junk), "
-            "e.g. 01G, 09A, 11D, 12R; bonus cards are B2, B3, B2B, B3B, B2C"
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,9 +161,13 @@ def _month_cards() -> list[Card]:
 BONUS_CODES: tuple[str, ...] = ("B2", "B3", "B2B", "B3B", "B2C")
 
 MONTH_CARDS: tuple[Card, ...] = tuple(_month_cards())
-ALL_CARDS: tuple[Card, ...] = MONTH_CARDS + tuple(
-    Card(48 + i, code, 0, Kind.BONUS, f"bonus card worth {code[1]} junk", junk_units=int(code[1]))
-    for i, code in enumerate(BONUS_CODES)
+ALL_CARDS: tuple[Card, ...] = (
+    *MONTH_CARDS,
+    *(
+        Card(48 + i, code, 0, Kind.BONUS, f"bonus card worth {code[1]} junk", junk_units=int(u))
+        for i, code in enumerate(BONUS_CODES)
+        for u in code[1]
+    ),
 )
 #: Index -> card, for every card including bonus cards.
 CARDS = ALL_CARDS
@@ -190,7 +182,8 @@ def _mask(pred: object) -> int:
     return m
 
 
-MONTH_MASKS: tuple[int, ...] = (0,) + tuple(0xF << (4 * (m - 1)) for m in range(1, 13))
+#: Index 0 is empty so that MONTH_MASKS[m] is month m's four bits.
+MONTH_MASKS: tuple[int, ...] = (0, *(0xF << (4 * (m - 1)) for m in range(1, 13)))
 STANDARD_DECK: int = (1 << 48) - 1
 BONUS: int = _mask(lambda c: c.kind is Kind.BONUS)
 BRIGHTS: int = _mask(lambda c: c.kind is Kind.BRIGHT)
@@ -212,9 +205,10 @@ def parse(code: str, where: str | None = None) -> int:
     """Index of a card code, case-insensitive (``11d`` is ``11D``); ``1G`` is ``01G``."""
     key = code.strip().upper() if isinstance(code, str) else code
     idx = CODE_TO_INDEX.get(key)  # type: ignore[arg-type]
-    if idx is None and isinstance(key, str) and len(key) >= 2 and key[0].isdigit():
-        if not key[1].isdigit():
-            idx = CODE_TO_INDEX.get("0" + key)
+    if idx is None and isinstance(key, str) and len(key) >= 2 and key[0].isdigit() and not (
+        key[1].isdigit()
+    ):
+        idx = CODE_TO_INDEX.get("0" + key)
     if idx is None:
         raise CardCodeError(code, where)
     return idx

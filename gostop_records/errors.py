@@ -6,8 +6,6 @@ command line can print one clear sentence and programs can act on the parts.
 
 from __future__ import annotations
 
-from .cards import CardCodeError
-
 __all__ = [
     "CardCodeError",
     "GostopError",
@@ -20,6 +18,20 @@ __all__ = [
 
 class GostopError(Exception):
     """Base of every error this library raises on purpose."""
+
+
+class CardCodeError(GostopError, ValueError):
+    """An input string is not a card code; the message names it and the valid forms."""
+
+    def __init__(self, code: object, where: str | None = None) -> None:
+        self.code = code
+        self.where = where
+        place = f"{where}: " if where else ""
+        super().__init__(
+            f"{place}unknown card code {code!r}: a card is a month 01..12 followed by "
+            "G (bright), A (animal), R (ribbon), J1/J2 (junk) or D (double junk), "
+            "e.g. 01G, 09A, 11D, 12R; bonus cards are B2, B3, B2B, B3B, B2C"
+        )
 
 
 class RulesetError(GostopError, ValueError):

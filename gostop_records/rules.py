@@ -557,10 +557,7 @@ def load_ruleset_file(path: str | Path) -> Ruleset:
     except OSError as exc:
         raise RulesetError(f"{where}: cannot read ruleset file: {exc.strerror}") from None
     try:
-        if p.suffix.lower() == ".json":
-            data = json.loads(text)
-        else:
-            data = tomllib.loads(text)
+        data = json.loads(text) if p.suffix.lower() == ".json" else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
         raise RulesetError(f"{where}: not valid {p.suffix.lstrip('.') or 'TOML'}: {exc}") from None
     if not isinstance(data, dict):

@@ -1,0 +1,231 @@
+"""The game level: seats, the hand in progress, who deals next, the nagari carry, the ledger.
+
+A game is a sitting of consecutive hands with the same players and ruleset. The nagari carry,
+the dealer rotation and the chip ledger run across its hands, so they live here, above the
+hand state. Like the hand state, a game state is never changed in place: :func:`apply_game`
+returns a new one, which is what makes undo (``entry_retracted``) a matter of keeping the
+previous state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import cards as C
+from .. import events as E
+from ..errors import IllegalAction
+from ..rules import Ruleset
+from .settlement import Proof, settle
+from .state import HandState, Phase
+from .table import Table, table_for
+from .turn import apply as apply_hand
+from .turn import facts_of, new_hand
+
+__all__ = ["GameState", "HandResult", "apply_game", "start_game"]
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """How a hand ended and what the rules made due."""
+
+    hand: int
+    dealer: int
+    outcome: str
+    winner: int | None
+    reason: str
+    carry: int
+    next_carry: int
+    dues: tuple[tuple[int, int, int, int, str], ...]  # payer, payee, points, chips, reason
+    state: HandState | None = None  # the final hand state: piles, counters, for proofs
+
+    def proof(self) -> Proof | None:
+        """The payout proof of a hand won by a Stop (recomputed from the final state)."""
+        if self.outcome != "stop" or self.state is None or self.winner is None:
+            return None
+        return settle(self.state.table, facts_of(self.state, self.winner))
+
+
+@dataclass(slots=True)
+class GameState:
+    """A game in progress. Treated as immutable: :func:`apply_game` returns a copy."""
+
+    game_id: str
+    rules: Ruleset
+    table: Table
+    players: tuple[E.Player, ...]
+    stake: int
+    hand: HandState | None = None
+    hand_no: int = 0
+    deck: int | None = None
+    carry: int = 1
+    next_dealer: int | None = None
+    results: tuple[HandResult, ...] = ()
+    payments: tuple[tuple[int, int, int, int], ...] = ()  # hand, payer, payee, chips (recorded)
+    finished: bool = False
+    notes: tuple[tuple[int | None, str], ...] = field(default=())
+
+    def copy(self) -> GameState:
+        return GameState(
+            self.game_id,
+            self.rules,
+            self.table,
+            self.players,
+            self.stake,
+            self.hand,
+            self.hand_no,
+            self.deck,
+            self.carry,
+            self.next_dealer,
+            self.results,
+            self.payments,
+            self.finished,
+            self.notes,
+        )
+
+    @property
+    def in_hand(self) -> bool:
+        return self.hand is not None and self.hand.phase is not Phase.ENDED
+
+    def ledger(self) -> list[int]:
+        """Net chips per seat from every payment the rules made due so far."""
+        net = [0] * self.table.players
+        for r in self.results:
+            for payer, payee, _pts, chips, _why in r.dues:
+                net[payer] -= chips
+                net[payee] += chips
+        if self.hand is not None and self.hand.phase is not Phase.ENDED:
+            for payer, payee, pts, _why in self.hand.instant_dues:
+                net[payer] -= pts * self.stake
+                net[payee] += pts * self.stake
+        return net
+
+    def recorded_ledger(self) -> list[int]:
+        """Net chips per seat from what the table recorded as paid."""
+        net = [0] * self.table.players
+        for _h, payer, payee, chips in self.payments:
+            net[payer] -= chips
+            net[payee] += chips
+        return net
+
+
+def start_game(game_id: str, ev: E.GameStarted) -> GameState:
+    rules = Ruleset.from_pinned(ev.ruleset)
+    n = len(ev.players)
+    table = table_for(rules, n, ev.stake)
+    ids = [p.id for p in ev.players]
+    if len(set(ids)) != n:
+        raise IllegalAction("players", "two seats have the same player id")
+    return GameState(game_id, rules, table, tuple(ev.players), ev.stake)
+
+
+def _illegal(rule: str, reason: str) -> IllegalAction:
+    return IllegalAction(rule, reason)
+
+
+def _hand_started(g: GameState, ev: E.HandStarted) -> GameState:
+    if g.finished:
+        raise _illegal("single_hand", "this ruleset plays a single hand; the game is over")
+    if g.in_hand:
+        raise _illegal("hand_order", f"hand {g.hand_no} is still in progress")
+    if ev.hand != g.hand_no + 1:
+        raise _illegal("hand_order", f"the next hand is number {g.hand_no + 1}, not {ev.hand}")
+    n = g.table.players
+    if ev.dealer >= n:
+        raise _illegal("seat", f"there is no seat {ev.dealer}")
+    if g.next_dealer is not None and ev.dealer != g.next_dealer:
+        raise _illegal(
+            "dealer",
+            f"seat {g.next_dealer} deals hand {ev.hand} (the winner deals; after a nagari or "
+            f"a void deal the dealer stays), not seat {ev.dealer}",
+        )
+    want = [(ev.dealer + k) % n for k in range(n)]
+    if list(ev.order) != want:
+        raise _illegal(
+            "turn_order", f"the dealer plays first and play goes round the seats: {want}"
+        )
+    deck = None
+    if ev.deck is not None:
+        deck = 0
+        for code in ev.deck:
+            b = 1 << C.index(code)
+            if deck & b:
+                raise _illegal("card_twice", f"{code} is twice in the shuffled deck")
+            deck |= b
+        if deck != g.table.deck:
+            raise _illegal(
+                "deck",
+                "the shuffled deck does not hold this ruleset's cards: "
+                + ", ".join(C.codes(deck ^ g.table.deck)),
+            )
+    out = g.copy()
+    out.hand = new_hand(g.table, ev.hand, ev.dealer, list(ev.order), g.carry)
+    out.hand_no = ev.hand
+    out.deck = deck
+    return out
+
+
+def _result_of(h: HandState, dues: list[tuple[int, int, int, int, str]]) -> HandResult:
+    return HandResult(
+        hand=h.hand_no,
+        dealer=h.dealer,
+        outcome=h.outcome or "",
+        winner=h.winner,
+        reason=h.reason,
+        carry=h.carry,
+        next_carry=0,
+        dues=tuple(dues),
+        state=h,
+    )
+
+
+def apply_game(g: GameState, ev: Any) -> tuple[GameState, list[Any]]:
+    """The game after an input, and the consequences the rules derive from it."""
+    t = type(ev)
+    if t is E.HandStarted:
+        return _hand_started(g, ev), []
+    if t is E.PaymentRecorded:
+        n = g.table.players
+        if ev.payer >= n or ev.payee >= n or ev.payer == ev.payee:
+            raise _illegal("payment", f"a payment from seat {ev.payer} to seat {ev.payee}")
+        if g.hand_no == 0:
+            raise _illegal("payment", "a payment is recorded for a hand; no hand has started")
+        out = g.copy()
+        out.payments = (*g.payments, (g.hand_no, ev.payer, ev.payee, ev.chips))
+        return out, []
+    if t is E.NoteAdded:
+        out = g.copy()
+        out.notes = (*g.notes, (ev.about_seq, ev.text))
+        return out, []
+    if t is E.GameStarted:
+        raise _illegal("game_started", "a game starts once, with its first event")
+    h = g.hand
+    if h is None:
+        raise _illegal("hand_order", f"{E.event_type(ev)} comes after hand_started")
+    new_h, derived = apply_hand(h, ev, g.deck)
+    out = g.copy()
+    out.hand = new_h
+    if new_h.phase is Phase.ENDED:
+        dues: list[tuple[int, int, int, int, str]] = []
+        next_carry = g.carry
+        for d in derived:
+            if type(d) is E.PaymentDue:
+                dues.append((d.payer, d.payee, d.points, d.chips, d.reason))
+            elif type(d) is E.HandEnded:
+                next_carry = d.next_carry
+        # instant payments made earlier in the hand (first-turn ppuk) belong to its result
+        early = [
+            (p, q, pts, pts * g.stake, why)
+            for p, q, pts, why in h.instant_dues
+        ]
+        res = _result_of(new_h, early + dues)
+        res = HandResult(
+            res.hand, res.dealer, res.outcome, res.winner, res.reason, res.carry, next_carry,
+            res.dues, new_h,
+        )
+        out.results = (*g.results, res)
+        out.carry = next_carry
+        out.next_dealer = new_h.winner if new_h.winner is not None else new_h.dealer
+        if g.rules.single_hand and res.outcome != "void":
+            out.finished = True
+    return out, derived

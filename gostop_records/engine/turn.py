@@ -1,0 +1,930 @@
+"""Applying one input to a hand: the deal, plays, flips, captures, specials, Go and Stop.
+
+``apply(state, action)`` takes an input payload (the same structs a log stores) and returns
+the new state and the consequences the rules derive from it, as payloads in log order. It
+raises :class:`~gostop_records.errors.IllegalAction` naming the rule when the input is not
+allowed. The state passed in is never changed.
+
+A turn: the player plays a hand card (or bombs, or takes a flip-only turn), turns the top
+stock card, and captures are resolved after both steps (C3.4), because the flip decides
+between a pair, a ppuk, a ttadak and a jjok. Steals follow the captures, one transfer event
+per card, in the order the specials happened (A7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import cards as C
+from .. import events as E
+from ..errors import IllegalAction
+from ..rules import (
+    BonusPlay,
+    CupMode,
+    HandFourTie,
+    LastTurnRule,
+    LayoutFour,
+    NagariCarry,
+    Shaking,
+    SseulRule,
+    StealCount,
+    TransferOrder,
+)
+from .scoring import cup_as_junk
+from .settlement import HandFacts, Proof, settle
+from .state import HandState, Phase, Turn
+
+__all__ = ["apply", "facts_of", "locate", "new_hand"]
+
+CODES: tuple[str, ...] = tuple(c.code for c in C.ALL_CARDS)
+_IDX = C.CODE_TO_INDEX
+_MM = C.MONTH_MASKS
+_KINDS = tuple(c.kind for c in C.ALL_CARDS)
+_NO_EXCEPTIONS: frozenset[LastTurnRule] = frozenset()
+
+Out = list[Any]
+
+
+def new_hand(table: Any, hand_no: int, dealer: int, order: list[int], carry: int = 1) -> HandState:
+    """A hand waiting for its deal."""
+    return HandState(table, hand_no, dealer, order, carry)
+
+
+def _idx(code: str) -> int:
+    i = _IDX.get(code)
+    if i is None:
+        i = C.parse(code)
+    return i
+
+
+def locate(s: HandState, b: int) -> str:
+    """Where a card is, in words, for error messages."""
+    if s.layout & b:
+        return "on the layout"
+    for seat in range(s.players):
+        if s.hands[seat] & b:
+            return f"in seat {seat}'s hand"
+        if s.piles[seat] & b:
+            return f"in seat {seat}'s pile"
+    if s.stock is not None and b in {1 << i for i in s.stock[s.stock_pos :]}:
+        return "in the stock"
+    if not s.table.deck & b:
+        return "not in this ruleset's deck"
+    if s.seen & b:
+        return "already played"
+    return "not known to be anywhere"
+
+
+def _illegal(rule: str, reason: str) -> IllegalAction:
+    return IllegalAction(rule, reason)
+
+
+def _expect_phase(s: HandState, phase: Phase, what: str) -> None:
+    if s.phase is not phase:
+        raise _illegal("turn_order", f"{what} is not expected now: {_waiting_for(s)}")
+
+
+def _waiting_for(s: HandState) -> str:
+    p = s.phase
+    if p is Phase.DEAL:
+        return "the hand waits for the deal"
+    if p is Phase.PLAY:
+        return f"seat {s.turn_seat} is to play a card"
+    if p in (Phase.FLIP, Phase.FLIP_AS_PLAY):
+        return f"seat {s.turn_seat} is to turn the stock"
+    if p is Phase.CUP:
+        return f"seat {s.decider} is to decide the September cup"
+    if p is Phase.DECIDE:
+        return f"seat {s.decider} is to say Go or Stop"
+    return "the hand is over"
+
+
+def _expect_seat(s: HandState, seat: int, who: int) -> None:
+    if seat != who:
+        raise _illegal("turn_order", f"seat {seat} cannot act now: {_waiting_for(s)}")
+
+
+def _take_from_hand(s: HandState, seat: int, i: int) -> None:
+    b = 1 << i
+    if s.hands[seat] & b:
+        s.hands[seat] ^= b
+        return
+    if s.hand_unknown[seat] and not s.seen & b and s.table.deck & b:
+        s.hand_unknown[seat] -= 1
+        s.seen |= b
+        return
+    raise _illegal("card_in_hand", f"seat {seat} does not hold {CODES[i]}: it is {locate(s, b)}")
+
+
+def _reveal_in_hand(s: HandState, seat: int, mask: int) -> None:
+    """Cards shown from a hand (a shake, a four) become known without leaving it."""
+    for i in C.indices(mask):
+        b = 1 << i
+        if s.hands[seat] & b:
+            continue
+        if s.hand_unknown[seat] and not s.seen & b and s.table.deck & b:
+            s.hand_unknown[seat] -= 1
+            s.hands[seat] |= b
+            s.seen |= b
+            continue
+        raise _illegal(
+            "card_in_hand", f"seat {seat} does not hold {CODES[i]}: it is {locate(s, b)}"
+        )
+
+
+def _cards_of(codes: list[str]) -> int:
+    m = 0
+    for code in codes:
+        b = 1 << _idx(code)
+        if m & b:
+            raise _illegal("card_twice", f"{code} is listed twice")
+        m |= b
+    return m
+
+
+# --- the deal ----------------------------------------------------------------------------
+
+
+def _deal(s: HandState, a: E.CardsDealt, out: Out, deck: int | None = None) -> None:
+    _expect_phase(s, Phase.DEAL, "a deal")
+    t = s.table
+    n = t.players
+    if len(a.hands) != n:
+        raise _illegal("deal_shape", f"the deal lists {len(a.hands)} hands for {n} players")
+    seen = 0
+
+    def take(code: str, where: str) -> int:
+        nonlocal seen
+        i = _idx(code)
+        b = 1 << i
+        if not t.deck & b:
+            raise _illegal("deck", f"{code} ({where}) is not in this ruleset's deck")
+        if seen & b:
+            raise _illegal("card_twice", f"{code} is dealt twice")
+        seen |= b
+        return b
+
+    for seat, hand in enumerate(a.hands):
+        if hand is None:
+            s.hand_unknown[seat] = t.hand_size
+            continue
+        if len(hand) != t.hand_size:
+            raise _illegal(
+                "deal_shape",
+                f"seat {seat} is dealt {len(hand)} cards; this ruleset deals {t.hand_size}",
+            )
+        m = 0
+        for code in hand:
+            m |= take(code, f"seat {seat}'s hand")
+        s.hands[seat] = m
+    if len(a.layout) != t.layout_size:
+        raise _illegal(
+            "deal_shape",
+            f"the layout has {len(a.layout)} cards; this ruleset deals {t.layout_size}",
+        )
+    layout = 0
+    for code in a.layout:
+        b = take(code, "layout")
+        if b & C.BONUS:
+            raise _illegal(
+                "bonus_at_deal",
+                f"bonus card {code} cannot stay on the layout: list it in bonus_to_pile "
+                "and put its replacement on the layout",
+            )
+        layout |= b
+    bonus = 0
+    for code in a.bonus_to_pile:
+        b = take(code, "bonus_to_pile")
+        if not b & C.BONUS:
+            raise _illegal("bonus_at_deal", f"{code} is not a bonus card")
+        bonus |= b
+    stock_count = t.deck_size - n * t.hand_size - t.layout_size - bonus.bit_count()
+    if a.stock is not None:
+        if len(a.stock) != stock_count:
+            raise _illegal(
+                "deal_shape", f"the stock has {len(a.stock)} cards; {stock_count} remain"
+            )
+        stock = [_idx(c) for c in a.stock]
+        for i in stock:
+            take(CODES[i], "stock")
+        s.stock = stock
+    s.stock_count = stock_count
+    if deck is not None and seen != deck:
+        raise _illegal(
+            "deal_matches_deck",
+            "the deal does not hold exactly the cards of the shuffled deck: "
+            + ", ".join(C.codes(seen ^ deck)),
+        )
+    s.seen = seen
+    s.layout = layout
+    if bonus:
+        s.piles[s.dealer] |= bonus
+        for i in C.indices(bonus):
+            out.append(E.BonusCardTaken(seat=s.dealer, card=CODES[i], source="layout"))
+    for m in range(1, 13):
+        if (layout & _MM[m]).bit_count() == 4:
+            out.append(E.DealVoided(reason="layout_four", month=m))
+            if t.rules.layout_four is LayoutFour.NAGARI:
+                _end(s, out, "nagari", None, "layout_four")
+            else:
+                _end(s, out, "void", None, "layout_four")
+            return
+    fours = 0
+    for seat in range(n):
+        if _fours_in(s.hands[seat]):
+            fours |= 1 << seat
+    s.fours_pending = fours
+    s.phase = Phase.PLAY
+    s.turn_index = 0
+    s.turn_seat = s.order[0]
+    s.turn = Turn(layout)
+
+
+def _fours_in(mask: int) -> int:
+    """Months (as a bitmask over 1..12) of which a set holds all four cards."""
+    out = 0
+    for m in range(1, 13):
+        if mask & _MM[m] == _MM[m]:
+            out |= 1 << m
+    return out
+
+
+def _first_play_pending(s: HandState) -> bool:
+    turn = s.turn
+    return (
+        s.phase is Phase.PLAY
+        and not any(s.turns_taken)
+        and turn is not None
+        and turn.played < 0
+        and not turn.bomb
+        and not turn.shake_month
+        and not turn.bonus_taken
+        and not any(s.shakes)
+    )
+
+
+def _fours(s: HandState, a: E.FourOfAMonthShown, out: Out) -> None:
+    if not _first_play_pending(s):
+        raise _illegal(
+            "four_before_first_play", "four of a month is shown at the deal, before any play"
+        )
+    t = s.table
+    if not a.shown:
+        raise _illegal("deal_shape", "no four of a month is listed")
+    holders: list[int] = []
+    shown_months = [0] * t.players
+    for f in a.shown:
+        if f.seat >= t.players:
+            raise _illegal("seat", f"there is no seat {f.seat}")
+        cards = _cards_of(f.cards)
+        if cards != _MM[f.month]:
+            raise _illegal(
+                "four_of_a_month",
+                f"seat {f.seat} shows {', '.join(f.cards)}: not the four cards of month "
+                f"{f.month:02d}",
+            )
+        if shown_months[f.seat] & (1 << f.month):
+            raise _illegal("card_twice", f"month {f.month:02d} is shown twice")
+        _reveal_in_hand(s, f.seat, cards)
+        shown_months[f.seat] |= 1 << f.month
+        if f.seat not in holders:
+            holders.append(f.seat)
+    for seat in range(t.players):
+        if not s.hand_unknown[seat]:
+            missing = _fours_in(s.hands[seat]) & ~shown_months[seat]
+            if missing:
+                months = [m for m in range(1, 13) if missing & (1 << m)]
+                raise _illegal(
+                    "hand_four_shown",
+                    f"seat {seat} also holds four of month {months[0]:02d}: every four is "
+                    "shown at the deal",
+                )
+    s.fours_pending = 0
+    in_order = [seat for seat in s.order if seat in holders]
+    if len(holders) == 1:
+        winner = holders[0]
+    else:
+        policy = (
+            t.rules.all_hand_fours if len(holders) == t.players else t.rules.some_hand_fours
+        )
+        if policy is HandFourTie.REDEAL:
+            out.append(E.DealVoided(reason="hand_fours"))
+            _end(s, out, "void", None, "hand_fours")
+            return
+        if policy is HandFourTie.NAGARI:
+            _end(s, out, "nagari", None, "hand_fours")
+            return
+        if policy is HandFourTie.DEALER_WINS and s.dealer in holders:
+            winner = s.dealer
+        else:
+            winner = in_order[0]
+    pts = t.rules.hand_four_points
+    _end(s, out, "instant", winner, "hand_four", _instant_dues(s, winner, pts, "hand_four"))
+
+
+def _instant_dues(
+    s: HandState, winner: int, pts: int, reason: str
+) -> list[tuple[int, int, int, str]]:
+    t = s.table
+    if t.rules.instant_win_multipliers:
+        pts *= s.carry
+        pts *= t.rules.shake_multiplier ** s.shakes[winner]
+        pts *= t.rules.bomb_multiplier ** s.bombs[winner]
+    return [(p, winner, pts, reason) for p in range(t.players) if p != winner]
+
+
+# --- ending a hand -----------------------------------------------------------------------
+
+
+def _end(
+    s: HandState,
+    out: Out,
+    outcome: str,
+    winner: int | None,
+    reason: str,
+    dues: list[tuple[int, int, int, str]] | None = None,
+) -> None:
+    rules = s.table.rules
+    if outcome == "nagari":
+        mode = rules.nagari_carry
+        if mode is NagariCarry.CUMULATIVE:
+            nxt = s.carry * 2
+            if rules.nagari_carry_cap is not None:
+                nxt = min(nxt, rules.nagari_carry_cap)
+        elif mode is NagariCarry.ONCE:
+            nxt = 2
+        else:
+            nxt = 1
+    elif outcome == "void":
+        nxt = s.carry
+    else:
+        nxt = 1
+    s.phase = Phase.ENDED
+    s.outcome = outcome
+    s.winner = winner
+    s.reason = reason
+    s.turn = None
+    out.append(
+        E.HandEnded(outcome=outcome, winner=winner, reason=reason, carry=s.carry, next_carry=nxt)
+    )
+    stake = s.table.stake
+    for payer, payee, pts, why in dues or ():
+        out.append(
+            E.PaymentDue(payer=payer, payee=payee, points=pts, chips=pts * stake, reason=why)
+        )
+
+
+def facts_of(s: HandState, winner: int) -> HandFacts:
+    return HandFacts(
+        winner=winner,
+        piles=tuple(s.piles),
+        cup_role=s.cup_role,
+        go_count=tuple(s.go_count),
+        go_order=tuple(s.go_order),
+        shakes=tuple(s.shakes),
+        bombs=tuple(s.bombs),
+        carry=s.carry,
+    )
+
+
+def _stop(s: HandState, seat: int, out: Out, auto: bool) -> Proof:
+    proof = settle(s.table, facts_of(s, seat))
+    dues = [(d.payer, d.payee, d.points, d.reason) for d in proof.dues]
+    _end(s, out, "stop", seat, "auto_stop" if auto else "stop", dues)
+    return proof
+
+
+# --- a turn ------------------------------------------------------------------------------
+
+
+def _turn(s: HandState) -> Turn:
+    turn = s.turn
+    assert turn is not None
+    return turn
+
+
+def _shake(s: HandState, a: E.Shaken, out: Out) -> None:
+    _expect_phase(s, Phase.PLAY, "a shake")
+    _expect_seat(s, a.seat, s.turn_seat)
+    mode = s.table.rules.shaking
+    if mode is Shaking.NONE:
+        raise _illegal("shaking", "this ruleset has no shaking (heundeum)")
+    turn = _turn(s)
+    if turn.played >= 0 or turn.bomb:
+        raise _illegal("shaking", "a shake is shown before the turn's card is played")
+    cards = _cards_of(a.cards)
+    if cards.bit_count() != 3 or cards & ~_MM[a.month]:
+        raise _illegal("shaking", f"a shake shows three cards of month {a.month:02d}")
+    if s.shaken_months[a.seat] & (1 << a.month):
+        raise _illegal("shaking", f"seat {a.seat} already shook month {a.month:02d}")
+    if mode is Shaking.ON_PLAY:
+        if turn.shake_month:
+            raise _illegal("shaking", "one shake per played card")
+        if s.layout & _MM[a.month]:
+            raise _illegal(
+                "shake_month_absent",
+                f"month {a.month:02d} is on the layout: shaking needs it absent "
+                "(with the fourth card face up, three in hand make a bomb)",
+            )
+        turn.shake_month = a.month
+    _reveal_in_hand(s, a.seat, cards)
+    s.shakes[a.seat] += 1
+    s.shaken_months[a.seat] |= 1 << a.month
+
+
+def _check_fours_shown(s: HandState) -> None:
+    if s.fours_pending and _first_play_pending(s):
+        seat = (s.fours_pending & -s.fours_pending).bit_length() - 1
+        raise _illegal(
+            "hand_four_shown",
+            f"seat {seat} holds four of a month: it is shown at the deal before any play",
+        )
+
+
+def _bomb(s: HandState, a: E.BombPlayed, out: Out) -> None:
+    _expect_phase(s, Phase.PLAY, "a bomb")
+    _expect_seat(s, a.seat, s.turn_seat)
+    rules = s.table.rules
+    if not rules.bombs:
+        raise _illegal("bombs", "this ruleset has no bombs")
+    _check_fours_shown(s)
+    turn = _turn(s)
+    if turn.played >= 0 or turn.shake_month:
+        raise _illegal("bombs", "a bomb is the turn's play: nothing else is played with it")
+    cards = _cards_of(a.cards)
+    k = cards.bit_count()
+    m = a.month
+    if cards & ~_MM[m] or k not in ((2, 3) if rules.two_card_bomb else (3,)):
+        need = "two or three" if rules.two_card_bomb else "three"
+        raise _illegal("bombs", f"a bomb plays {need} cards of month {m:02d}")
+    on = s.layout & _MM[m]
+    if on.bit_count() != 4 - k:
+        raise _illegal(
+            "bombs",
+            f"a bomb of {k} needs the other {4 - k} card(s) of month {m:02d} on the layout; "
+            f"it holds {on.bit_count()}",
+        )
+    if rules.shaking is Shaking.BEFORE_TURN and s.shaken_months[a.seat] & (1 << m):
+        raise _illegal("shaken_month_cannot_bomb", f"month {m:02d} was shaken: no bomb (G19)")
+    for i in C.indices(cards):
+        _take_from_hand(s, a.seat, i)
+    s.layout |= cards
+    turn.bomb = cards
+    turn.play_month = m
+    turn.play_n = 4 - k
+    s.flip_only[a.seat] += k - 1
+    s.bombs[a.seat] += 1
+    if rules.bomb_steal:
+        turn.steals.append(("bomb", rules.bomb_steal))
+    s.phase = Phase.FLIP
+
+
+def _flip_only(s: HandState, a: E.FlipOnlyPlayed, out: Out) -> None:
+    _expect_phase(s, Phase.PLAY, "a flip-only turn")
+    _expect_seat(s, a.seat, s.turn_seat)
+    turn = _turn(s)
+    if not s.flip_only[a.seat]:
+        raise _illegal("flip_only", f"seat {a.seat} has no flip-only turn (they follow a bomb)")
+    if turn.played >= 0 or turn.shake_month:
+        raise _illegal("flip_only", "a flip-only turn plays no card")
+    s.flip_only[a.seat] -= 1
+    s.phase = Phase.FLIP
+
+
+def _equivalent(a: int, b: int, t: Any) -> bool:
+    """Two layout cards whose choice changes nothing (two single junk of equal value)."""
+    return (
+        _KINDS[a] is C.Kind.JUNK
+        and _KINDS[b] is C.Kind.JUNK
+        and t.card_units(a) == t.card_units(b)
+    )
+
+
+def _choose(s: HandState, i: int, on: int, chosen: str | None, what: str) -> int:
+    """The layout card a card pairs with when its month shows two; -1 when no choice."""
+    n = on.bit_count()
+    if n == 2:
+        a = (on & -on).bit_length() - 1
+        b = on.bit_length() - 1
+        if chosen is None:
+            if _equivalent(a, b, s.table):
+                return a
+            raise _illegal(
+                "choice_required",
+                f"{CODES[i]} {what} matches {CODES[a]} and {CODES[b]} on the layout: "
+                "say which one it takes",
+            )
+        c = _idx(chosen)
+        if not on & (1 << c):
+            raise _illegal(
+                "choice_required",
+                f"{CODES[i]} can take {CODES[a]} or {CODES[b]}, not {chosen}",
+            )
+        return c
+    if chosen is not None and not (n == 1 and on == 1 << _idx(chosen)):
+        raise _illegal("no_choice", f"{CODES[i]} {what} has no choice to make ({chosen} given)")
+    return -1
+
+
+def _place_play(s: HandState, i: int, chosen: str | None, source: str) -> None:
+    turn = _turn(s)
+    m = i // 4 + 1
+    on = s.layout & _MM[m]
+    turn.chosen = _choose(s, i, on, chosen, "played")
+    turn.played = i
+    turn.play_month = m
+    turn.play_n = on.bit_count()
+    turn.play_source = source
+    s.layout |= 1 << i
+    s.phase = Phase.FLIP
+
+
+def _draw_stock(s: HandState) -> int:
+    """Top stock card when the stock is known, else -1 (one unknown card)."""
+    if s.stock is not None:
+        if s.stock_pos >= len(s.stock):
+            raise _illegal("stock_empty", "the stock is empty")
+        i = s.stock[s.stock_pos]
+        s.stock_pos += 1
+        return i
+    if s.stock_count <= 0:
+        raise _illegal("stock_empty", "the stock is empty")
+    s.stock_count -= 1
+    return -1
+
+
+def _take_bonus(s: HandState, seat: int, i: int, source: str, out: Out) -> None:
+    turn = _turn(s)
+    s.piles[seat] |= 1 << i
+    turn.bonus_taken = True
+    steal = s.table.rules.bonus_steal
+    if steal:
+        turn.steals.append(("bonus", steal))
+    replacement = None
+    if source == "hand" and s.table.rules.bonus_play is BonusPlay.DRAW_AND_PLAY_AGAIN:
+        r = _draw_stock(s)
+        if r >= 0:
+            s.hands[seat] |= 1 << r
+            replacement = CODES[r]
+        else:
+            s.hand_unknown[seat] += 1
+    out.append(E.BonusCardTaken(seat=seat, card=CODES[i], source=source, replacement=replacement))
+
+
+def _play(s: HandState, a: E.CardPlayed, out: Out) -> None:
+    _expect_phase(s, Phase.PLAY, "a played card")
+    _expect_seat(s, a.seat, s.turn_seat)
+    _check_fours_shown(s)
+    turn = _turn(s)
+    i = _idx(a.card)
+    _take_from_hand(s, a.seat, i)
+    if i >= 48:
+        if a.chosen is not None:
+            raise _illegal("no_choice", f"bonus card {a.card} takes no layout card")
+        _take_bonus(s, a.seat, i, "hand", out)
+        if s.table.rules.bonus_play is BonusPlay.FLIP_IN_PLACE:
+            s.phase = Phase.FLIP_AS_PLAY
+        return
+    if turn.shake_month and i // 4 + 1 != turn.shake_month:
+        raise _illegal(
+            "shaking", f"the shake showed month {turn.shake_month:02d}: play one of those cards"
+        )
+    _place_play(s, i, a.chosen, "hand")
+
+
+def _flip(s: HandState, a: E.CardFlipped, out: Out) -> None:
+    if s.phase is not Phase.FLIP_AS_PLAY:
+        _expect_phase(s, Phase.FLIP, "a flipped card")
+    _expect_seat(s, a.seat, s.turn_seat)
+    i = _idx(a.card)
+    b = 1 << i
+    if s.stock is not None:
+        top = s.stock_top()
+        if top is None:
+            raise _illegal("stock_empty", "the stock is empty")
+        if top != i:
+            raise _illegal(
+                "flip_is_stock_top", f"the next stock card is {CODES[top]}, not {a.card}"
+            )
+        s.stock_pos += 1
+    else:
+        if s.stock_count <= 0:
+            raise _illegal("stock_empty", "the stock is empty")
+        if not s.table.deck & b or s.seen & b:
+            raise _illegal("card_in_stock", f"{a.card} cannot come from the stock: it is "
+                           f"{locate(s, b)}")
+        s.stock_count -= 1
+        s.seen |= b
+    if i >= 48:
+        if a.chosen is not None:
+            raise _illegal("no_choice", f"bonus card {a.card} takes no layout card")
+        _take_bonus(s, a.seat, i, "flip", out)
+        return
+    if s.phase is Phase.FLIP_AS_PLAY:
+        _place_play(s, i, a.chosen, "hand")
+        return
+    _resolve(s, i, a.chosen, out)
+
+
+def _stack_take(
+    s: HandState, seat: int, m: int, ex: frozenset[LastTurnRule]
+) -> tuple[str, str, int]:
+    """Kind of a stack capture, and the steal it brings (reason, amount)."""
+    rules = s.table.rules
+    owner = s.owner[m]
+    s.owner[m] = -1
+    void = LastTurnRule.PPUK_TAKEN in ex
+    if owner == seat:
+        return "own_ppuk", "own_ppuk", 0 if void else rules.own_ppuk_steal
+    if owner >= 0:
+        return "ppuk_taken", "ppuk_taken", 0 if void else rules.ppuk_taken_steal
+    return "stack", "stack", 0 if void else rules.natural_stack_steal
+
+
+def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
+    """Captures, ppuk, steals and payments of a turn, once both steps are known."""
+    t = s.table
+    rules = t.rules
+    seat = s.turn_seat
+    turn = _turn(s)
+    last = s.turns_left(seat) == 0
+    ex = t.last_turn_exceptions if last else _NO_EXCEPTIONS
+    fb = 1 << f
+    fm = f // 4 + 1
+    p = turn.played
+    pm = turn.play_month
+    pn = turn.play_n
+    layout = s.layout
+    groups: list[tuple[int, str, str]] = []  # (cards, source, kind)
+    steals = turn.steals
+    ppuk = False
+    ttadak = False
+    flip_done = False
+
+    if turn.bomb:
+        groups.append((layout & _MM[pm], "hand", "bomb"))
+    elif p >= 0:
+        pb = 1 << p
+        if fm == pm:
+            flip_done = True
+            if f_chosen is not None:
+                raise _illegal("no_choice", f"{CODES[f]} joins the played card: no choice")
+            if pn == 0:
+                groups.append((pb | fb, "hand_and_flip", "jjok"))
+                if LastTurnRule.JJOK not in ex and rules.jjok_steal:
+                    steals.append(("jjok", rules.jjok_steal))
+            elif pn == 1:
+                if LastTurnRule.PPUK in ex:
+                    groups.append(((layout & _MM[pm]) | fb, "hand_and_flip", "last_turn_three"))
+                else:
+                    ppuk = True
+                    layout |= fb
+                    s.owner[pm] = seat
+                    s.ppuk_count[seat] += 1
+                    out.append(
+                        E.PpukMade(
+                            seat=seat,
+                            month=pm,
+                            cards=C.codes(layout & _MM[pm]),
+                            count=s.ppuk_count[seat],
+                        )
+                    )
+            else:  # pn == 2: the other two cards of the month were on the layout
+                ttadak = True
+                groups.append(((layout & _MM[pm]) | fb, "hand_and_flip", "ttadak"))
+                if LastTurnRule.TTADAK not in ex and rules.ttadak_steal:
+                    steals.append(("ttadak", rules.ttadak_steal))
+        elif pn == 1:
+            groups.append((layout & _MM[pm], "hand", "pair"))
+        elif pn == 2:
+            groups.append((pb | (1 << turn.chosen), "hand", "pair"))
+        elif pn == 3:
+            kind, reason, amount = _stack_take(s, seat, pm, ex)
+            groups.append((layout & _MM[pm], "hand", kind))
+            if amount:
+                steals.append((reason, amount))
+
+    if not flip_done:
+        on = layout & _MM[fm]
+        fn = on.bit_count()
+        if fn == 0:
+            if f_chosen is not None:
+                raise _illegal("no_choice", f"{CODES[f]} matches nothing: no choice")
+            layout |= fb
+        elif fn == 3:
+            if f_chosen is not None:
+                raise _illegal("no_choice", f"{CODES[f]} takes the whole stack: no choice")
+            kind, reason, amount = _stack_take(s, seat, fm, ex)
+            groups.append((on | fb, "flip", kind))
+            if amount:
+                steals.append((reason, amount))
+        else:
+            c = _choose(s, f, on, f_chosen, "flipped")
+            groups.append(((1 << c if c >= 0 else on) | fb, "flip", "pair"))
+
+    taken = 0
+    for cards, source, kind in groups:
+        taken |= cards
+        out.append(E.CardsCaptured(seat=seat, cards=C.codes(cards), source=source, kind=kind))
+    layout &= ~taken
+    s.layout = layout
+    s.piles[seat] |= taken
+    s.last_capture = taken
+
+    if rules.sseul_steal and LastTurnRule.SSEUL not in ex:
+        if rules.sseul_rule is SseulRule.FLOOR_EMPTY:
+            sweep = layout == 0 and taken != 0
+        else:
+            before = turn.layout_before
+            sweep = (
+                before.bit_count() == 2
+                and before & taken == before
+                and ((before & -before).bit_length() - 1) // 4 != (before.bit_length() - 1) // 4
+            )
+        if sweep:
+            steals.append(("sseul", rules.sseul_steal))
+
+    for reason, amount in steals:
+        for k in range(1, t.players):
+            opp = s.order[(s.turn_index + k) % t.players]
+            _take_junk(s, opp, seat, amount, reason, out)
+
+    first_turn = s.turns_taken[seat] == 0
+    if ttadak and first_turn and rules.first_ttadak_points:
+        _pay_now(s, seat, rules.first_ttadak_points, "first_ttadak", out)
+    if ppuk and s.ppuk_streak[seat] == s.turns_taken[seat]:
+        s.ppuk_streak[seat] += 1
+        k = s.ppuk_streak[seat]
+        if k <= len(rules.first_ppuk_points):
+            _pay_now(s, seat, rules.first_ppuk_points[k - 1], "first_ppuk", out)
+    s.turns_taken[seat] += 1
+
+    if (
+        ppuk
+        and rules.three_ppuk_points is not None
+        and s.ppuk_count[seat] >= 3
+    ):
+        pts = rules.three_ppuk_points
+        _end(s, out, "instant", seat, "three_ppuk", _instant_dues(s, seat, pts, "three_ppuk"))
+        return
+
+    if (
+        t.cup_mode is CupMode.PLAYER_CHOICE
+        and s.cup_role is None
+        and taken & C.CUP
+    ):
+        s.phase = Phase.CUP
+        s.decider = seat
+        return
+    _after_turn(s, out)
+
+
+def _pay_now(s: HandState, seat: int, pts: int, reason: str, out: Out) -> None:
+    """An instant payment during the hand: separate, never multiplied (A17)."""
+    stake = s.table.stake
+    for k in range(1, s.players):
+        payer = s.order[(s.turn_index + k) % s.players]
+        s.instant_dues.append((payer, seat, pts, reason))
+        out.append(
+            E.PaymentDue(payer=payer, payee=seat, points=pts, chips=pts * stake, reason=reason)
+        )
+
+
+def _take_junk(s: HandState, frm: int, to: int, amount: int, reason: str, out: Out) -> None:
+    """Hand over junk from one pile to another by the ruleset's count and order (A8)."""
+    t = s.table
+    rules = t.rules
+    pile = s.piles[frm]
+    cand = pile & t.stealable
+    if rules.cup_transferable and pile & C.CUP and cup_as_junk(t, pile, s.cup_role):
+        cand |= C.CUP
+    if not cand:
+        return
+    least = rules.transfer_order is TransferOrder.LEAST_VALUABLE_FIRST
+    by_units = rules.steal_count is StealCount.UNITS
+    due = amount
+    while due > 0 and cand:
+        pick = -1
+        best = None
+        for i in C.indices(cand):
+            u = t.card_units(i)
+            if least:
+                key = (u, i)
+                if best is None or key < best:
+                    best, pick = key, i
+            else:
+                fits = not by_units or u <= due
+                key = (0 if fits else 1, -u if fits else u, i)
+                if best is None or key < best:
+                    best, pick = key, i
+        b = 1 << pick
+        cand &= ~b
+        s.piles[frm] &= ~b
+        s.piles[to] |= b
+        out.append(E.JunkTransferred(from_seat=frm, to_seat=to, card=CODES[pick], reason=reason))
+        due -= t.card_units(pick) if by_units else 1
+
+
+def _after_turn(s: HandState, out: Out) -> None:
+    """Go/Stop for the mover at the end of their turn, else the next turn (C1.2, A15)."""
+    seat = s.turn_seat
+    sc = s.score_of(seat)
+    went = s.go_count[seat]
+    if (went == 0 and sc >= s.table.target) or (went and sc > s.go_score[seat]):
+        if s.turns_left(seat) == 0 and s.table.rules.last_turn_auto_stop:
+            out.append(E.StopCalled(seat=seat, score=sc, auto=True))
+            _stop(s, seat, out, auto=True)
+            return
+        s.phase = Phase.DECIDE
+        s.decider = seat
+        return
+    _next_turn(s, out)
+
+
+def _next_turn(s: HandState, out: Out) -> None:
+    n = s.players
+    for k in range(1, n + 1):
+        idx = (s.turn_index + k) % n
+        seat = s.order[idx]
+        if s.turns_left(seat) > 0:
+            s.turn_index = idx
+            s.turn_seat = seat
+            s.phase = Phase.PLAY
+            s.turn = Turn(s.layout)
+            return
+    _end(s, out, "nagari", None, "cards_exhausted")
+
+
+def _cup(s: HandState, a: E.CupAssigned, out: Out) -> None:
+    _expect_phase(s, Phase.CUP, "a cup decision")
+    _expect_seat(s, a.seat, s.decider)
+    s.cup_role = a.role
+    _after_turn(s, out)
+
+
+def _go(s: HandState, a: E.GoCalled, out: Out) -> None:
+    _expect_phase(s, Phase.DECIDE, "Go")
+    _expect_seat(s, a.seat, s.decider)
+    sc = s.score_of(a.seat)
+    want = s.go_count[a.seat] + 1
+    if a.count != want or a.score != sc:
+        raise _illegal(
+            "go_facts", f"this is Go number {want} at a score of {sc}, "
+            f"not number {a.count} at {a.score}"
+        )
+    s.go_count[a.seat] = want
+    s.go_score[a.seat] = sc
+    s.go_seq += 1
+    s.go_order[a.seat] = s.go_seq
+    _next_turn(s, out)
+
+
+def _stop_input(s: HandState, a: E.StopCalled, out: Out) -> None:
+    if a.auto:
+        raise _illegal("auto_stop", "an automatic Stop is derived by the rules, not entered")
+    _expect_phase(s, Phase.DECIDE, "Stop")
+    _expect_seat(s, a.seat, s.decider)
+    sc = s.score_of(a.seat)
+    if a.score != sc:
+        raise _illegal("stop_facts", f"the score at this Stop is {sc}, not {a.score}")
+    _stop(s, a.seat, out, auto=False)
+
+
+_HANDLERS: dict[type, Callable[[HandState, Any, Out], None]] = {
+    E.CardsDealt: _deal,
+    E.FourOfAMonthShown: _fours,
+    E.Shaken: _shake,
+    E.BombPlayed: _bomb,
+    E.CardPlayed: _play,
+    E.FlipOnlyPlayed: _flip_only,
+    E.CardFlipped: _flip,
+    E.CupAssigned: _cup,
+    E.GoCalled: _go,
+    E.StopCalled: _stop_input,
+}
+
+
+def apply(
+    state: HandState, action: Any, deck: int | None = None
+) -> tuple[HandState, list[Any]]:
+    """The state after an input, and the consequences it derives (in log order).
+
+    ``deck`` (a mask) is the shuffled deck of ``hand_started`` when known; the deal must
+    hold exactly its cards.
+    """
+    handler = _HANDLERS.get(type(action))
+    if handler is None:
+        raise _illegal("hand_input", f"{E.event_type(action)} is not an input to a hand")
+    if state.phase is Phase.ENDED:
+        raise _illegal("hand_over", f"the hand is over ({state.outcome}); no more plays")
+    seat = getattr(action, "seat", 0)
+    if seat >= state.players:
+        raise _illegal("seat", f"there is no seat {seat} with {state.players} players")
+    s = state.copy()
+    out: Out = []
+    if handler is _deal:
+        _deal(s, action, out, deck)
+    else:
+        handler(s, action, out)
+    return s, out

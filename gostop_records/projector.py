@@ -1,0 +1,332 @@
+"""Fold a game's log into its state, checking every recorded fact against the rules.
+
+The projector is the judge of a record. Each input (a play, a flip, a Go ...) is applied by
+the rules engine, which derives its consequences (captures, ppuk, transfers, payments due,
+the end of the hand); the consequences recorded in the log right after that input must be
+exactly those. Strict mode stops at the first fact that breaks the rules and names its seq,
+the rule and both versions. Lenient mode keeps going and returns every disagreement,
+because a record of a real table must be storable even when the table played wrongly: after
+an input the rules refuse, the rest of that hand is kept but not checked.
+
+Pure and deterministic: no I/O. ``project(envelopes)`` is the whole fold; a
+:class:`Projector` takes envelopes one at a time (the live recorder and the store use it to
+validate an append before it is written).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import events as E
+from .engine.game import GameState, HandResult, apply_game, start_game
+from .engine.state import Phase
+from .errors import GostopError, IllegalAction, ProjectionError
+
+__all__ = ["Issue", "Projection", "Projector", "project"]
+
+_CARD_LIST_TYPES = (E.CardsCaptured, E.PpukMade)
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """One disagreement between the record and the rules (or an unreadable fact)."""
+
+    seq: int | None
+    rule: str
+    reason: str
+    expected: Any = None
+    recorded: Any = None
+    hand: int | None = None
+    severity: str = "violation"  # or "warning" (kept but not checked)
+
+    def __str__(self) -> str:
+        where = f"seq {self.seq}: " if self.seq is not None else ""
+        return f"{where}{self.reason} [rule: {self.rule}]"
+
+
+@dataclass(slots=True)
+class Projection:
+    """The result of a fold: the game state, the issues found, where it stopped."""
+
+    game: GameState | None
+    issues: list[Issue] = field(default_factory=list)
+    last_seq: int = 0
+    last: E.Envelope | None = None
+    events: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not any(i.severity == "violation" for i in self.issues)
+
+
+def _same(expected: Any, recorded: Any) -> bool:
+    if expected == recorded:
+        return True
+    if type(expected) is not type(recorded) or not isinstance(expected, _CARD_LIST_TYPES):
+        return False
+    # card lists are sets: a hand-written log may list them in any order
+    return (
+        sorted(expected.cards) == sorted(recorded.cards)
+        and _without_cards(expected) == _without_cards(recorded)
+    )
+
+
+def _without_cards(ev: Any) -> Any:
+    import msgspec
+
+    return msgspec.structs.replace(ev, cards=[])
+
+
+def _show(ev: Any) -> str:
+    if ev is None:
+        return "nothing"
+    d = E.payload_to_dict(ev)
+    t = d.pop("type", "?")
+    body = ", ".join(f"{k}={v}" for k, v in d.items() if v not in (None, [], ""))
+    return f"{t}({body})"
+
+
+class Projector:
+    """Incremental fold of one game's envelopes; see the module docstring."""
+
+    __slots__ = (
+        "desync",
+        "events",
+        "expected",
+        "game",
+        "game_id",
+        "issues",
+        "last",
+        "last_seq",
+        "strict",
+        "undo",
+    )
+
+    def __init__(self, strict: bool = True) -> None:
+        self.strict = strict
+        self.game: GameState | None = None
+        self.game_id: str | None = None
+        self.expected: deque[Any] = deque()
+        self.issues: list[Issue] = []
+        self.last_seq = 0
+        self.last: E.Envelope | None = None
+        self.undo: list[tuple[int, GameState]] = []
+        self.desync: int | None = None  # lenient: hand whose rest is kept unchecked
+        self.events = 0
+
+    # --- reporting -----------------------------------------------------------------------
+
+    def _violation(
+        self,
+        seq: int | None,
+        rule: str,
+        reason: str,
+        expected: Any = None,
+        recorded: Any = None,
+        severity: str = "violation",
+    ) -> None:
+        hand = self.game.hand_no if self.game is not None else None
+        if self.strict and severity == "violation":
+            raise ProjectionError(
+                seq, rule, reason, expected=expected, recorded=recorded, game_id=self.game_id
+            )
+        self.issues.append(Issue(seq, rule, reason, expected, recorded, hand, severity))
+
+    # --- the fold ------------------------------------------------------------------------
+
+    def feed(self, env: E.Envelope) -> None:
+        """Apply one envelope; strict mode raises :class:`ProjectionError` on a violation."""
+        try:
+            self._feed(env)
+        except (ProjectionError, GostopError):
+            raise
+        except Exception as exc:  # a defect, never a user's fault: still a typed error
+            raise ProjectionError(
+                env.seq if isinstance(env, E.Envelope) else None,
+                "engine_error",
+                f"internal error while applying this event: {type(exc).__name__}: {exc}",
+                game_id=self.game_id,
+            ) from exc
+
+    def _feed(self, env: E.Envelope) -> None:
+        seq = env.seq
+        self.events += 1
+        if self.game_id is None:
+            self.game_id = env.game_id
+        elif env.game_id != self.game_id:
+            raise ProjectionError(
+                seq, "one_game", f"event of game {env.game_id!r} in the log of {self.game_id!r}"
+            )
+        if seq != self.last_seq + 1:
+            if seq <= self.last_seq:
+                why = f"seq {seq} follows seq {self.last_seq}: out of order or repeated"
+            else:
+                missing = self.last_seq + 1
+                why = f"seq {seq} follows seq {self.last_seq}: {missing} is missing"
+            raise ProjectionError(seq, "seq_dense", why, game_id=self.game_id)
+        self.last_seq = seq
+        self.last = env
+        ev = env.event
+
+        if type(ev) is E.UnknownEvent:
+            self._violation(
+                seq, "unknown_event_type",
+                f"event type {ev.type!r} is not known to this version: kept, not checked",
+                severity="warning",
+            )
+            return
+
+        if self.expected:
+            want = self.expected[0]
+            if not E.is_input(ev) and _same(want, ev):
+                self.expected.popleft()
+                return
+            if self.desync is None:
+                if E.is_input(ev):
+                    self._violation(
+                        seq, "consequence_missing",
+                        f"the rules derive {_show(want)} before the next input; the log has "
+                        f"{_show(ev)}",
+                        expected=want, recorded=ev,
+                    )
+                    self.expected.clear()
+                else:
+                    self._violation(
+                        seq, _rule_of(want),
+                        f"the log records {_show(ev)}; the rules derive {_show(want)}",
+                        expected=want, recorded=ev,
+                    )
+                    self.expected.popleft()
+                    return
+            else:
+                self.expected.clear()
+
+        game = self.game
+        if type(ev) is E.GameStarted:
+            if game is not None or seq != 1:
+                raise ProjectionError(seq, "game_started", "game_started is the first event only")
+            try:
+                self.game = start_game(env.game_id, ev)
+            except GostopError as exc:
+                raise ProjectionError(seq, "game_started", str(exc), game_id=self.game_id) from None
+            self._check_hand_field(env)
+            return
+        if game is None:
+            raise ProjectionError(
+                seq, "game_started", "the log does not start with game_started",
+                game_id=self.game_id,
+            )
+
+        if not E.is_input(ev):
+            if self.desync is None:
+                self._violation(
+                    seq, "unexpected_consequence",
+                    f"the log records {_show(ev)}, which no input before it derives",
+                    recorded=ev,
+                )
+            return
+
+        t = type(ev)
+        if t is E.EntryRetracted:
+            self._retract(seq, ev)
+            return
+
+        if self.desync is not None:
+            if t is E.HandStarted:
+                self._close_desynced_hand()
+                game = self.game
+                assert game is not None
+            elif t not in (E.PaymentRecorded, E.NoteAdded):
+                return
+
+        try:
+            new, derived = apply_game(game, ev)
+        except IllegalAction as exc:
+            self._violation(seq, exc.rule, exc.reason, recorded=ev)
+            if game.in_hand or t is E.HandStarted:
+                self.desync = game.hand_no if t is not E.HandStarted else game.hand_no + 1
+            return
+        if t is E.HandStarted:
+            self.undo.clear()
+        self.undo.append((seq, game))
+        self.game = new
+        if derived:
+            self.expected.extend(derived)
+        self._check_hand_field(env)
+
+    def _check_hand_field(self, env: E.Envelope) -> None:
+        want = self.game.hand_no if self.game is not None and self.game.hand_no else None
+        if env.hand != want:
+            self._violation(
+                env.seq, "hand_field",
+                f"the envelope says hand {env.hand}; the event belongs to hand {want}",
+            )
+
+    def _retract(self, seq: int, ev: E.EntryRetracted) -> None:
+        if not self.undo:
+            self._violation(seq, "retract_latest", "there is no input entry to retract")
+            return
+        target, before = self.undo[-1]
+        if ev.seq != target:
+            self._violation(
+                seq, "retract_latest",
+                f"only the latest input entry (seq {target}) can be retracted, not seq {ev.seq}",
+            )
+            return
+        self.undo.pop()
+        self.game = before
+        self.expected.clear()
+        if self.desync is not None and (before.hand is None or before.hand_no < self.desync):
+            self.desync = None
+
+    def _close_desynced_hand(self) -> None:
+        g = self.game
+        assert g is not None
+        if g.in_hand and g.hand is not None:
+            h = g.hand
+            out = g.copy()
+            out.results = (
+                *g.results,
+                HandResult(h.hand_no, h.dealer, "unchecked", None, "rule_violation", h.carry,
+                           h.carry, ()),
+            )
+            out.next_dealer = None
+            hand = h.copy()
+            hand.phase = Phase.ENDED
+            hand.outcome = "unchecked"
+            out.hand = hand
+            self.game = out
+        self.desync = None
+
+    def finish(self) -> Projection:
+        """Close the fold: consequences the log stops before are reported."""
+        if self.expected and self.desync is None:
+            want = self.expected[0]
+            self._violation(
+                None, "consequence_missing",
+                f"the log ends before {_show(want)}, which the rules derive from seq "
+                f"{self.last_seq} or earlier",
+                expected=want,
+            )
+        return Projection(self.game, self.issues, self.last_seq, self.last, self.events)
+
+
+def _rule_of(expected: Any) -> str:
+    return f"derive_{E.event_type(expected)}"
+
+
+def project(
+    envelopes: Iterable[E.Envelope], strict: bool = True, until_seq: int | None = None
+) -> Projection:
+    """Fold one game's envelopes; ``until_seq`` stops after that seq (the state at a point)."""
+    p = Projector(strict)
+    for env in envelopes:
+        if until_seq is not None and env.seq > until_seq:
+            break
+        p.feed(env)
+    if until_seq is not None:
+        return Projection(p.game, p.issues, p.last_seq, p.last, p.events)
+    return p.finish()
