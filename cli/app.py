@@ -1,11 +1,43 @@
-"""Entry point of the ``gostop`` command."""
+"""Entry point of the ``gostop`` command.
+
+Each command lives in its own module and is registered here with one line, so commands can
+be added without touching each other. Modules that need duckdb or pyarrow import them inside
+the command, which keeps ``gostop --help`` fast.
+"""
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="Go-Stop game records.")
+from . import common, rules_cmd, schema_cmd
+
+app = typer.Typer(
+    name=common.PROG,
+    cls=common.GostopGroup,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    help="Go-Stop game records: record, replay, score, audit and analyse games.",
+    epilog="Example: gostop rules show matgo",
+)
+
+app.add_typer(rules_cmd.app, name="rules")
+app.command("schema")(schema_cmd.schema)
 
 
 def main() -> None:
-    app()
+    """Run the app; a library error anywhere is one line on stderr and exit code 1."""
+    try:
+        app()
+    except common.USER_ERRORS as exc:
+        common.error_message(str(exc))
+        sys.exit(common.EXIT_REJECTED)
+    except KeyboardInterrupt:
+        common.error_message("interrupted")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+"""What every command shares: output streams, JSON, colour, exit codes, error handling.
+
+Results go to stdout (human text, or JSON with ``--json``); messages, warnings and progress go
+to stderr, so that ``gostop ... --json | jq`` always reads clean JSON. Exit codes: 0 success,
+1 the input was rejected (the reason on stderr), 2 a usage error (typer's own).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, NoReturn
+
+import typer
+from typer.core import TyperGroup
+
+from gostop_records.errors import CardCodeError, GostopError
+
+__all__ = [
+    "EXIT_OK",
+    "EXIT_REJECTED",
+    "EXIT_USAGE",
+    "PROG",
+    "USER_ERRORS",
+    "GostopGroup",
+    "color_enabled",
+    "echo",
+    "error_message",
+    "fail",
+    "print_json",
+    "quiet_broken_pipe",
+    "style",
+    "to_jsonable",
+    "warn",
+]
+
+PROG = "gostop"
+EXIT_OK = 0
+EXIT_REJECTED = 1
+EXIT_USAGE = 2
+
+#: Errors that mean "the input was rejected": one line per message line, exit 1.
+USER_ERRORS: tuple[type[BaseException], ...] = (GostopError, CardCodeError)
+
+
+def color_enabled(stream: Any = None) -> bool:
+    """Colour only for a terminal, and never when ``NO_COLOR`` is set (no-color.org)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    s = stream if stream is not None else sys.stdout
+    isatty = getattr(s, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def style(text: str, *, fg: str | None = None, bold: bool = False, stream: Any = None) -> str:
+    """``text`` in a colour when the stream takes colour, else unchanged."""
+    if not color_enabled(stream):
+        return text
+    return typer.style(text, fg=fg, bold=bold)
+
+
+def echo(text: str = "") -> None:
+    """A line of results on stdout."""
+    typer.echo(text)
+
+
+def warn(message: str) -> None:
+    """A warning on stderr; never mixed into results."""
+    for line in message.splitlines() or [""]:
+        typer.echo(f"{PROG}: warning: {line}", err=True)
+
+
+def error_message(message: str) -> None:
+    """An error on stderr, ``gostop: error: ...`` on every line of it."""
+    for line in message.splitlines() or [""]:
+        typer.echo(f"{PROG}: error: {line}", err=True)
+
+
+def fail(message: str, code: int = EXIT_REJECTED) -> NoReturn:
+    """Print an error and leave with ``code`` (1: the input was rejected)."""
+    error_message(message)
+    raise typer.Exit(code)
+
+
+def to_jsonable(value: Any) -> Any:
+    """Plain JSON values for sets, tuples and enums, so ``--json`` output is stable."""
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted(to_jsonable(v) for v in value)
+    if hasattr(value, "value") and isinstance(getattr(value, "value", None), str | int):
+        return value.value
+    return value
+
+
+def print_json(data: Any) -> None:
+    """Machine output on stdout: indented, UTF-8, keys in the order given."""
+    typer.echo(json.dumps(to_jsonable(data), indent=2, ensure_ascii=False))
+
+
+def _describe_os_error(exc: OSError) -> str:
+    where = f"{exc.filename}: " if exc.filename else ""
+    return f"{where}{exc.strerror or exc}"
+
+
+class GostopGroup(TyperGroup):
+    """The root command group: a library error in any command is a message, not a traceback.
+
+    Usage errors are raised while parsing, as click exceptions, and keep their exit code 2.
+    """
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except USER_ERRORS as exc:
+            fail(str(exc))
+        except BrokenPipeError:
+            quiet_broken_pipe()
+        except OSError as exc:
+            fail(_describe_os_error(exc))
+
+
+def quiet_broken_pipe() -> NoReturn:
+    """The reader of stdout went away (``gostop ... | head``): stop quietly, as Unix tools do."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    raise typer.Exit(EXIT_OK)
