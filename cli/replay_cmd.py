@@ -1,0 +1,287 @@
+"""``gostop replay``: the table at any point of a game, or a hand stepped through event by event.
+
+The log is folded by the projector in lenient mode, so a record of a table that played
+wrongly can still be looked at: its disagreements with the rules are listed on stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from gostop_records import events as E
+from gostop_records import log as L
+from gostop_records.engine.game import GameState
+from gostop_records.engine.state import Phase
+from gostop_records.errors import GostopError, ProjectionError
+from gostop_records.projector import Issue, Projector
+
+from . import common
+from .render import Painter, describe_event, game_to_json, proof_lines, render_game
+
+__all__ = ["Timeline", "load_game", "replay", "timeline"]
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    """A game folded once: the state after every event, so any point (forward or back) is a
+    lookup."""
+
+    game_id: str
+    envelopes: list[E.Envelope]
+    states: list[GameState | None]
+    issues: list[Issue]
+
+    def index_of_seq(self, seq: int) -> int:
+        for i, env in enumerate(self.envelopes):
+            if env.seq == seq:
+                return i
+        first, last = self.envelopes[0].seq, self.envelopes[-1].seq
+        raise GostopError(f"game {self.game_id} has no seq {seq} (seqs {first}..{last})")
+
+    def hand_range(self, hand: int) -> range:
+        idx = [i for i, env in enumerate(self.envelopes) if env.hand == hand]
+        if not idx:
+            hands = sorted({e.hand for e in self.envelopes if e.hand is not None})
+            have = f"hands 1..{hands[-1]}" if hands else "no hands"
+            raise GostopError(f"game {self.game_id} has no hand {hand} ({have})")
+        return range(idx[0], idx[-1] + 1)
+
+
+def timeline(game_id: str, envelopes: list[E.Envelope]) -> Timeline:
+    """Fold a game's envelopes, keeping the state after each (states are immutable)."""
+    proj = Projector(strict=False)
+    states: list[GameState | None] = []
+    kept: list[E.Envelope] = []
+    try:
+        for env in envelopes:
+            proj.feed(env)
+            kept.append(env)
+            states.append(proj.game)
+    except ProjectionError as exc:
+        proj.issues.append(Issue(exc.seq, exc.rule, f"{exc.reason} (replay stops here)"))
+    return Timeline(game_id, kept, states, proj.issues)
+
+
+def load_game(log: Path | None, db: Path | None, game: str | None) -> tuple[str, list[E.Envelope]]:
+    """One game's envelopes from a log file or the store; ``game`` picks among several."""
+    if log is not None:
+        games: dict[str, list[E.Envelope]] = {}
+        for env in L.read_log(log):
+            games.setdefault(env.game_id, []).append(env)
+        if not games:
+            raise GostopError(f"{log}: the log holds no events")
+        if game is None:
+            if len(games) > 1:
+                ids = ", ".join(list(games)[:10]) + (" ..." if len(games) > 10 else "")
+                raise typer.BadParameter(
+                    f"{log} holds {len(games)} games: pick one ({ids})", param_hint="--game"
+                )
+            game = next(iter(games))
+        if game not in games:
+            raise GostopError(f"{log}: there is no game {game!r}")
+        return game, games[game]
+    if game is None:
+        raise typer.BadParameter("name the game to replay from the store", param_hint="--game")
+    if db is None:
+        raise typer.BadParameter("give a LOG file or --db FILE --game ID", param_hint="LOG")
+    from gostop_records.store import Store
+
+    with Store(db, read_only=True) as store:
+        envs = store.events(game)
+    if not envs:
+        raise GostopError(f"{db}: there is no game {game!r}")
+    return game, envs
+
+
+def _state_json(tl: Timeline, i: int) -> dict[str, Any]:
+    state = tl.states[i]
+    env = tl.envelopes[i]
+    if state is None:
+        return {"game_id": tl.game_id, "seq": env.seq, "event": L.envelope_to_dict(env)}
+    out = game_to_json(state, env)
+    out["seq"] = env.seq
+    out["issues"] = [
+        {"seq": x.seq, "rule": x.rule, "reason": x.reason, "severity": x.severity}
+        for x in tl.issues
+        if x.seq is None or x.seq <= env.seq
+    ]
+    return out
+
+
+def _show(tl: Timeline, i: int, paint: Painter) -> str:
+    state = tl.states[i]
+    env = tl.envelopes[i]
+    if state is None:
+        return f"seq {env.seq}: {describe_event(env.event, [], paint)}"
+    head = paint(
+        f"-- seq {env.seq} of {tl.envelopes[-1].seq}"
+        + (f", hand {env.hand}" if env.hand else "")
+        + " --",
+        bold=True,
+    )
+    text = head + "\n" + render_game(state, paint=paint, last=env)
+    h = state.hand
+    if h is not None and h.phase is Phase.ENDED:
+        result = next((r for r in state.results if r.hand == h.hand_no), None)
+        proof = result.proof() if result is not None else None
+        if proof is not None:
+            text += "\n" + "\n".join(proof_lines(proof, state.players, paint))
+    return text
+
+
+def _read_key() -> str:
+    """One key press from a terminal: n/p/q, arrows as n/p, enter as n."""
+    import termios
+    import tty
+
+    fd = sys.stdin.fileno()
+    old = termios.tcgetattr(fd)
+    try:
+        tty.setcbreak(fd)
+        ch = sys.stdin.read(1)
+        if ch == "\x1b":
+            seq = sys.stdin.read(2)
+            ch = {"[C": "n", "[B": "n", "[D": "p", "[A": "p"}.get(seq, "")
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, old)
+    return "n" if ch in ("\n", "\r", " ") else ch
+
+
+def step_through(
+    tl: Timeline,
+    span: range,
+    start: int,
+    read: Callable[[], str | None],
+    paint: Painter,
+) -> None:
+    """Show one event at a time: n (or enter) next, p previous, a number goes to that seq,
+    q quits; the end of input quits."""
+    i = start
+    common.echo(_show(tl, i, paint))
+    while True:
+        cmd = read()
+        if cmd is None:
+            return
+        cmd = cmd.strip().lower()
+        if cmd in ("q", "quit", "exit"):
+            return
+        if cmd in ("", "n", "next", "j"):
+            if i + 1 >= span.stop:
+                common.echo("(at the last event; p goes back, q quits)")
+                continue
+            i += 1
+        elif cmd in ("p", "prev", "previous", "b", "k"):
+            if i <= span.start:
+                common.echo("(at the first event; n goes on, q quits)")
+                continue
+            i -= 1
+        elif cmd.isdigit():
+            try:
+                j = tl.index_of_seq(int(cmd))
+            except GostopError as exc:
+                common.echo(f"({exc})")
+                continue
+            if j not in span:
+                common.echo(f"(seq {cmd} is outside the events being stepped through)")
+                continue
+            i = j
+        else:
+            common.echo("(n or enter: next, p: previous, a number: that seq, q: quit)")
+            continue
+        common.echo(_show(tl, i, paint))
+
+
+def _line_reader() -> Callable[[], str | None]:
+    def read() -> str | None:
+        line = sys.stdin.readline()
+        return None if not line else line.rstrip("\r\n")
+
+    return read
+
+
+def replay(
+    log: Annotated[
+        Path | None, typer.Argument(metavar="LOG", help="A log file (.jsonl or .msgpack).")
+    ] = None,
+    db: Annotated[
+        Path | None, typer.Option("--db", metavar="FILE", help="Read the game from the store.")
+    ] = None,
+    game: Annotated[
+        str | None,
+        typer.Option(
+            "--game",
+            metavar="ID",
+            help="The game (needed with --db, or when the log holds several).",
+        ),
+    ] = None,
+    hand: Annotated[
+        int | None,
+        typer.Option(
+            "--hand",
+            metavar="N",
+            min=1,
+            help="The hand: alone, the table at its end; with --step, step through it.",
+        ),
+    ] = None,
+    at: Annotated[
+        int | None,
+        typer.Option("--at", metavar="SEQ", min=1, help="The table right after this seq."),
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="The table as JSON on stdout.")] = False,
+    step: Annotated[
+        bool,
+        typer.Option(
+            "--step",
+            help="Step through the hand (or the game) one event at a time: "
+            "n or enter next, p previous, q quit; reads lines when piped.",
+        ),
+    ] = False,
+) -> None:
+    """The table at a point of a game: layout, hands, stock, piles, itemised scores, Go counts.
+
+    Without --hand or --at: the table at the end of the log.
+
+    Rule disagreements are listed on stderr; the replay goes on past them.
+
+    Example: gostop replay friday.jsonl --hand 2 --at 40
+    """
+    if (log is None) == (db is None):
+        raise typer.BadParameter("give a LOG file or --db FILE --game ID", param_hint="LOG")
+    if step and json_out:
+        raise typer.BadParameter(
+            "--step shows the table for people; leave out --json", param_hint="--step"
+        )
+    gid, envs = load_game(log, db, game)
+    tl = timeline(gid, envs)
+    if not tl.envelopes:
+        raise GostopError(f"game {gid}: its first event does not replay")
+    for issue in tl.issues:
+        if issue.severity == "violation" or issue.rule != "unknown_event_type":
+            common.warn(f"game {gid}: {issue}")
+    span = tl.hand_range(hand) if hand is not None else range(len(tl.envelopes))
+    if at is not None:
+        i = tl.index_of_seq(at)
+        if i not in span:
+            raise GostopError(f"seq {at} is not in hand {hand}")
+    else:
+        i = span.start if step else span.stop - 1
+    paint = Painter(common.color_enabled(sys.stdout))
+    if step:
+        read = _line_reader()
+        if sys.stdin.isatty():
+
+            def read() -> str | None:
+                return _read_key()
+
+        step_through(tl, span, i, read, paint)
+        return
+    if json_out:
+        common.print_json(_state_json(tl, i))
+        return
+    common.echo(_show(tl, i, paint))

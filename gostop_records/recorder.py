@@ -1,0 +1,822 @@
+"""A live recording session: table inputs in, validated events out, each durable on return.
+
+A recorder at a real table enters what happens (the deal, each play and flip, choices, Go or
+Stop, the payments). The session checks every entry against the rules engine *before*
+anything is written: an impossible entry raises a typed error naming the rule and writes
+nothing. A legal entry is written as its input event followed by the consequences the engine
+derives (captures, ppuk, junk transfers, the end of the hand), one envelope at a time, each
+hash-chained and durable (flushed and synced, or committed) before the method returns, so a
+crash or a power loss never loses an acknowledged entry.
+
+The session's state is a strict :class:`~gostop_records.projector.Projector` fed with every
+envelope it writes, so what the recorder sees is exactly what a replay of the log shows, and
+:meth:`RecordingSession.undo` is an ``entry_retracted`` event that the projector answers by
+restoring the state before the latest input: compensating, never an edit.
+:meth:`RecordingSession.resume` rebuilds the state from the stored log and, when a crash cut
+an entry between its input and its consequences, writes the missing consequences (they are a
+function of the log), so the game continues at the exact point it stopped.
+
+Events go to a sink: :class:`JsonlSink` (a JSON Lines log file, locked against a second
+writer) or any object with the :class:`EventSink` methods, such as the DuckDB store.
+
+No terminal I/O here: the ``gostop record`` command is the user interface.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Protocol, runtime_checkable
+
+import msgspec
+
+from . import cards as C
+from . import events as E
+from . import log as L
+from .engine.actions import legal_actions
+from .engine.game import GameState, HandResult, apply_game, start_game
+from .engine.settlement import Proof
+from .engine.state import HandState, Phase
+from .errors import GostopError, IllegalAction, LogError, ProjectionError
+from .projector import Projector
+from .rules import Ruleset, resolve
+
+try:  # advisory file locks keep two recorders off one log (POSIX)
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = [
+    "ChoiceRequired",
+    "Entry",
+    "EventSink",
+    "JsonlSink",
+    "PendingDue",
+    "RecordingSession",
+    "StoreSink",
+    "Waiting",
+    "card_code",
+    "make_players",
+    "new_game_id",
+    "open_sink",
+    "open_store_sink",
+]
+
+_MM = C.MONTH_MASKS
+Clock = Callable[[], str]
+
+
+def card_code(text: str, where: str | None = None) -> str:
+    """The canonical code of a card typed in any case (``03r`` -> ``03R``, ``1g`` -> ``01G``)."""
+    return C.ALL_CARDS[C.parse(text, where)].code
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "-", name.strip().lower()).strip("-")
+
+
+def make_players(players: Sequence[str | E.Player]) -> list[E.Player]:
+    """Players in seat order; a bare name gets an id made from it (``Ann Lee``: ``ann-lee``)."""
+    out: list[E.Player] = []
+    for p in players:
+        if isinstance(p, E.Player):
+            out.append(p)
+            continue
+        name = p.strip()
+        pid = _slug(name)
+        if not pid:
+            raise GostopError(f"player name {p!r} is empty: give each seat a name")
+        out.append(E.Player(id=pid, name=name))
+    ids = [p.id for p in out]
+    for pid in ids:
+        if ids.count(pid) > 1:
+            raise GostopError(f"two players have the id {pid!r}: give each seat its own name")
+    return out
+
+
+def new_game_id(clock: Clock = L.now) -> str:
+    """A fresh game id: the date and six random hex digits (``2026-05-01-3fa2c1``)."""
+    return f"{clock()[:10]}-{uuid.uuid4().hex[:6]}"
+
+
+# --- sinks ---------------------------------------------------------------------------------
+
+
+@runtime_checkable
+class EventSink(Protocol):
+    """Where a session writes: every ``append`` is durable when it returns.
+
+    ``expected_version`` is the seq of the game's last stored event (0 for a new game); a
+    sink refuses an append when its stored version differs, which keeps two writers of one
+    game apart.
+    """
+
+    location: str
+
+    def version(self, game_id: str) -> int:
+        """The seq of the game's last stored event; 0 when the game is not stored."""
+        ...
+
+    def game_events(self, game_id: str) -> list[E.Envelope]:
+        """Every stored envelope of a game, in seq order."""
+        ...
+
+    def append(self, env: E.Envelope, expected_version: int) -> None:
+        """Store one sealed envelope, durably, or raise."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class JsonlSink:
+    """A log file (JSON Lines, or msgpack by suffix) appended one synced record at a time.
+
+    The file is locked while the sink is open, so a second recorder on the same file is
+    refused instead of interleaving. An incomplete last record (a crash during a write,
+    which was never acknowledged) is cut off on opening; ``repaired`` says how many bytes.
+    The file may hold other games: only the session's game is read back and appended to.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, create: bool = True, fsync: bool = True):
+        self.path = Path(path)
+        self.location = str(self.path)
+        self.fsync = fsync
+        L.log_format(self.path)  # refuse an unknown suffix before touching the file
+        if not create and not self.path.exists():
+            raise LogError("no such log file", file=self.location)
+        self._lock: IO[bytes] | None = None
+        self._writer: L.LogWriter | None = None
+        self._take_lock()
+        try:
+            self.repaired = L.repair_tail(self.path)
+            self._versions: dict[str, int] = {}
+            if self.path.exists():
+                for env in L.read_log(self.path):
+                    self._versions[env.game_id] = env.seq
+        except BaseException:
+            self.close()
+            raise
+
+    def _take_lock(self) -> None:
+        try:
+            self._lock = open(self.path, "ab")  # noqa: SIM115 - held for the sink's life
+        except OSError as exc:
+            raise LogError(f"cannot open for writing: {exc.strerror}", file=self.location) from None
+        if fcntl is None:
+            return
+        try:
+            fcntl.flock(self._lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock.close()
+            self._lock = None
+            raise LogError(
+                "the log is being written by another recording (it is locked); "
+                "close that one first",
+                file=self.location,
+            ) from None
+
+    def version(self, game_id: str) -> int:
+        return self._versions.get(game_id, 0)
+
+    def game_events(self, game_id: str) -> list[E.Envelope]:
+        if not self._versions.get(game_id):
+            return []
+        return [env for env in L.read_log(self.path) if env.game_id == game_id]
+
+    def append(self, env: E.Envelope, expected_version: int) -> None:
+        stored = self._versions.get(env.game_id, 0)
+        if stored != expected_version or env.seq != expected_version + 1:
+            raise LogError(
+                f"stale expected version: the log holds game {env.game_id!r} up to seq "
+                f"{stored}, this append of seq {env.seq} expected {expected_version}",
+                file=self.location,
+                seq=env.seq,
+            )
+        if self._writer is None:
+            self._writer = L.LogWriter(self.path, fsync=self.fsync, repair=True)
+        self._writer.write(env)
+        self._versions[env.game_id] = env.seq
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    def __enter__(self) -> JsonlSink:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_sink(log_path: str | os.PathLike[str], *, create: bool = True) -> EventSink:
+    """A sink for a log file (``.jsonl`` or ``.msgpack``)."""
+    return JsonlSink(log_path, create=create)
+
+
+class StoreSink:
+    """The DuckDB store (:mod:`gostop_records.store`) as a sink: one committed transaction
+    per event, with the expected version, so an append that races another writer is
+    refused (:class:`~gostop_records.store.ConcurrencyError`) and writes nothing."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, create: bool = True):
+        from .store import Store, default_path
+
+        p = Path(path) if path is not None else default_path()
+        if not create and not p.exists():
+            raise GostopError(f"{p}: no store here (record a game into it first)")
+        self.store = Store(p)
+        self.location = str(p)
+
+    def version(self, game_id: str) -> int:
+        return self.store.version(game_id)
+
+    def game_events(self, game_id: str) -> list[E.Envelope]:
+        return self.store.events(game_id)
+
+    def append(self, env: E.Envelope, expected_version: int) -> None:
+        self.store.append(env.game_id, [env], expected_version)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def open_store_sink(
+    path: str | os.PathLike[str] | None = None, *, create: bool = True
+) -> EventSink:
+    """The DuckDB store file as a sink (``$GOSTOP_DB`` or ``gostop.duckdb`` by default)."""
+    return StoreSink(path, create=create)
+
+
+# --- what a session returns ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One accepted input as stored, with the consequences the rules derived from it."""
+
+    input: E.Envelope
+    consequences: tuple[E.Envelope, ...]
+    before: GameState | None
+    after: GameState
+    #: For an undo: the envelope of the input entry it retracted.
+    retracted: E.Envelope | None = None
+
+    @property
+    def envelopes(self) -> tuple[E.Envelope, ...]:
+        return (self.input, *self.consequences)
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """What the table waits for next, and who acts.
+
+    ``kind``: ``deal`` (the next hand's deal), ``play``, ``flip``, ``cup`` (the September
+    cup's holder decides animal or junk), ``decide`` (Go or Stop), ``pay`` (the payments of a
+    finished hand), ``over`` (a single-hand game has ended).
+    """
+
+    kind: str
+    seat: int | None
+    hand: int
+    options: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PendingDue:
+    """A payment the rules made due in a hand that no ``payment_recorded`` answers yet."""
+
+    hand: int
+    payer: int
+    payee: int
+    points: int
+    chips: int
+    reason: str
+
+
+class ChoiceRequired(IllegalAction):
+    """A card matches two layout cards of its month: the recorder must say which it takes."""
+
+    def __init__(self, card: str, candidates: Sequence[str], step: str, reason: str) -> None:
+        self.card = card
+        self.candidates = tuple(candidates)
+        self.step = step
+        super().__init__("choice_required", reason)
+
+
+# --- the session ---------------------------------------------------------------------------
+
+
+class RecordingSession:
+    """A game being recorded; see the module docstring. Build with :meth:`start` or
+    :meth:`resume`."""
+
+    def __init__(
+        self,
+        sink: EventSink,
+        game_id: str,
+        projector: Projector,
+        envelopes: list[E.Envelope],
+        *,
+        by: str = "recorder",
+        clock: Clock = L.now,
+    ) -> None:
+        self.sink = sink
+        self.game_id = game_id
+        self.by = by
+        self.clock = clock
+        self._proj = projector
+        self.envelopes = envelopes
+        self._chain = L.Chain(envelopes[-1].hash if envelopes else L.GENESIS)
+        #: Consequences written by :meth:`resume` to finish an entry a crash cut short.
+        self.completed: list[E.Envelope] = []
+
+    # --- opening -----------------------------------------------------------------------
+
+    @classmethod
+    def start(
+        cls,
+        sink: EventSink,
+        players: Sequence[str | E.Player],
+        ruleset: str | Ruleset = "matgo",
+        *,
+        stake: int = 1,
+        game_id: str | None = None,
+        by: str = "recorder",
+        venue: str | None = None,
+        notes: str | None = None,
+        clock: Clock = L.now,
+    ) -> RecordingSession:
+        """A new game: writes ``game_started`` with the pinned ruleset, seats and stake."""
+        rules = ruleset if isinstance(ruleset, Ruleset) else resolve(ruleset)
+        plist = make_players(players)
+        if stake < 0:
+            raise GostopError(f"the stake is chips per point, 0 or more, not {stake}")
+        gid = game_id.strip() if game_id else new_game_id(clock)
+        if not gid:
+            raise GostopError("the game id is empty")
+        if sink.version(gid):
+            raise GostopError(
+                f"game {gid!r} already exists in {sink.location}: continue it with "
+                f"resume (gostop record --resume {gid})"
+            )
+        ev = E.GameStarted(
+            ruleset=rules.pinned(), players=plist, stake=stake, venue=venue, notes=notes
+        )
+        start_game(gid, ev)  # refuses a player count the ruleset is not played with
+        session = cls(sink, gid, Projector(strict=True), [], by=by, clock=clock)
+        session._write(ev, None)
+        return session
+
+    @classmethod
+    def resume(
+        cls,
+        sink: EventSink,
+        game_id: str,
+        *,
+        by: str = "recorder",
+        clock: Clock = L.now,
+    ) -> RecordingSession:
+        """The game as stored, at the exact point it stopped (chain and rules checked)."""
+        envs = sink.game_events(game_id)
+        if not envs:
+            raise GostopError(f"there is no game {game_id!r} in {sink.location}")
+        check = L.verify(envs)
+        if not check.ok:
+            raise LogError(
+                f"cannot resume: {check.reason}", file=sink.location, seq=check.first_bad_seq
+            )
+        proj = Projector(strict=True)
+        try:
+            for env in envs:
+                proj.feed(env)
+        except ProjectionError as exc:
+            raise ProjectionError(
+                exc.seq,
+                exc.rule,
+                f"cannot resume game {game_id!r} from {sink.location}: {exc.reason}",
+                game_id=game_id,
+            ) from None
+        session = cls(sink, game_id, proj, list(envs), by=by, clock=clock)
+        session._complete()
+        return session
+
+    def close(self) -> None:
+        self.sink.close()
+
+    def __enter__(self) -> RecordingSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- the state ---------------------------------------------------------------------
+
+    @property
+    def game(self) -> GameState:
+        g = self._proj.game
+        assert g is not None
+        return g
+
+    @property
+    def hand(self) -> HandState | None:
+        return self.game.hand
+
+    @property
+    def rules(self) -> Ruleset:
+        return self.game.rules
+
+    @property
+    def players(self) -> tuple[E.Player, ...]:
+        return self.game.players
+
+    @property
+    def last_seq(self) -> int:
+        return self._proj.last_seq
+
+    def waiting(self) -> Waiting:
+        """What the table waits for next (see :class:`Waiting`)."""
+        g = self.game
+        h = g.hand
+        if h is not None and h.phase is not Phase.ENDED:
+            p = h.phase
+            if p is Phase.DEAL:
+                return Waiting("deal", h.dealer, h.hand_no)
+            if p is Phase.PLAY:
+                return Waiting("play", h.turn_seat, h.hand_no)
+            if p in (Phase.FLIP, Phase.FLIP_AS_PLAY):
+                return Waiting("flip", h.turn_seat, h.hand_no)
+            if p is Phase.CUP:
+                return Waiting("cup", h.decider, h.hand_no, ("animal", "junk"))
+            return Waiting("decide", h.decider, h.hand_no, ("go", "stop"))
+        if self.pending_dues():
+            return Waiting("pay", None, g.hand_no)
+        if g.finished:
+            return Waiting("over", None, g.hand_no)
+        return Waiting("deal", g.next_dealer, g.hand_no + 1)
+
+    @property
+    def actor(self) -> int | None:
+        """The seat that acts next (None between hands)."""
+        w = self.waiting()
+        return w.seat if w.kind in ("play", "flip", "cup", "decide") else None
+
+    def legal_actions(self) -> list[Any]:
+        """Every input the rules allow next in the hand (empty between hands)."""
+        h = self.hand
+        return legal_actions(h) if h is not None else []
+
+    def candidates(self, card: str) -> list[str]:
+        """The layout cards ``card`` may take when it is played or flipped now and two of its
+        month lie on the layout; empty when there is no choice to make."""
+        h = self.hand
+        if h is None or h.phase not in (Phase.PLAY, Phase.FLIP, Phase.FLIP_AS_PLAY):
+            return []
+        code = card_code(card)
+        want = E.CardPlayed if h.phase is Phase.PLAY else E.CardFlipped
+        out = [
+            a.chosen
+            for a in legal_actions(h)
+            if type(a) is want and a.card == code and a.chosen is not None
+        ]
+        return out if len(out) > 1 else []
+
+    def pending_dues(self) -> list[PendingDue]:
+        """Payments due in the latest hand that no recorded payment answers yet.
+
+        A recorded payment from the same payer to the same payee answers a due whatever its
+        amount: a different amount is the table's record, for the audit to compare.
+        """
+        g = self.game
+        if not g.hand_no:
+            return []
+        dues: list[tuple[int, int, int, int, str]]
+        res = self.result(g.hand_no)
+        if res is not None:
+            dues = list(res.dues)
+        elif g.hand is not None:
+            dues = [(p, q, pts, pts * g.stake, why) for p, q, pts, why in g.hand.instant_dues]
+        else:
+            return []
+        open_ = [d for d in dues if d[3] > 0]
+        for hand, payer, payee, _chips in g.payments:
+            if hand != g.hand_no:
+                continue
+            for k, d in enumerate(open_):
+                if d[0] == payer and d[1] == payee:
+                    del open_[k]
+                    break
+        return [PendingDue(g.hand_no, *d) for d in open_]
+
+    def result(self, hand: int | None = None) -> HandResult | None:
+        """How a hand ended (the latest by default); None while it is in progress."""
+        g = self.game
+        n = g.hand_no if hand is None else hand
+        for r in reversed(g.results):
+            if r.hand == n:
+                return r
+        return None
+
+    def proof(self, hand: int | None = None) -> Proof | None:
+        """The payout proof of a hand won by a Stop (the latest hand by default)."""
+        r = self.result(hand)
+        return r.proof() if r is not None else None
+
+    def event(self, seq: int) -> E.Envelope | None:
+        """The stored envelope with this seq."""
+        if 1 <= seq <= len(self.envelopes):
+            env = self.envelopes[seq - 1]
+            if env.seq == seq:
+                return env
+        return next((e for e in self.envelopes if e.seq == seq), None)
+
+    def retractable(self) -> E.Envelope | None:
+        """The input entry :meth:`undo` would retract now."""
+        undo = self._proj.undo
+        return self.event(undo[-1][0]) if undo else None
+
+    # --- writing -----------------------------------------------------------------------
+
+    def _write(self, payload: Any, hand: int | None) -> E.Envelope:
+        stamp = self.clock()
+        seq = self._proj.last_seq + 1
+        env = L.envelope(self.game_id, seq, hand, payload, by=self.by, at=stamp, recorded_at=stamp)
+        prev, count = self._chain.prev, self._chain.count
+        sealed = self._chain.seal(env)
+        try:
+            self.sink.append(sealed, seq - 1)
+        except BaseException:
+            self._chain.prev, self._chain.count = prev, count
+            raise
+        self.envelopes.append(sealed)
+        self._proj.feed(sealed)
+        return sealed
+
+    def _complete(self) -> None:
+        """Write the consequences the stored log owes (a crash after an input)."""
+        while self._proj.expected:
+            payload = self._proj.expected[0]
+            g = self.game
+            self.completed.append(self._write(payload, g.hand_no or None))
+
+    @staticmethod
+    def _checked(payload: Any) -> Any:
+        """The payload as a log reader would decode it (card codes, seats, bounds)."""
+        try:
+            return msgspec.convert(msgspec.to_builtins(payload), type(payload))
+        except msgspec.ValidationError as exc:
+            raise IllegalAction("payload", f"{E.event_type(payload)}: {exc}") from None
+
+    def _simulate(self, payloads: Iterable[Any]) -> None:
+        """Apply inputs to a copy of the state: raises when any of them is refused."""
+        g = self.game
+        for p in payloads:
+            g, _ = self._apply(g, p)
+
+    def _apply(self, g: GameState, payload: Any) -> tuple[GameState, list[Any]]:
+        try:
+            return apply_game(g, payload)
+        except IllegalAction as exc:
+            if exc.rule == "choice_required":
+                card = getattr(payload, "card", "")
+                step = "play" if type(payload) is E.CardPlayed else "flip"
+                raise ChoiceRequired(card, self._choice_cards(card), step, exc.reason) from None
+            raise
+
+    def _choice_cards(self, card: str) -> list[str]:
+        h = self.hand
+        if h is None or card not in C.CODE_TO_INDEX:
+            return []
+        i = C.CODE_TO_INDEX[card]
+        return C.codes(h.layout & _MM[C.month_of(i)]) if i < 48 else []
+
+    def record(self, payload: Any) -> Entry:
+        """Validate one input payload and write it with its consequences.
+
+        Raises :class:`~gostop_records.errors.IllegalAction` (or :class:`ChoiceRequired`)
+        with the rule and the reason, having written nothing, when the rules refuse it.
+        """
+        if not E.is_input(payload):
+            raise IllegalAction(
+                "input_only", f"{E.event_type(payload)} is derived by the rules, not entered"
+            )
+        if type(payload) is E.EntryRetracted:
+            raise IllegalAction("retract_latest", "an entry is retracted with undo")
+        if type(payload) is E.GameStarted:
+            raise IllegalAction("game_started", "a game starts once, with its first event")
+        payload = self._checked(payload)
+        before = self.game
+        new, derived = self._apply(before, payload)
+        hand = new.hand_no or None
+        first = self._write(payload, hand)
+        cons = tuple(self._write(ev, hand) for ev in derived)
+        return Entry(first, cons, before, self.game)
+
+    # --- the inputs of a table ---------------------------------------------------------
+
+    def _seat(self, seat: int | None, who: str) -> int:
+        if seat is None:
+            raise IllegalAction("turn_order", f"no {who} is expected now")
+        return seat
+
+    def start_hand(self, dealer: int | None = None) -> Entry:
+        """``hand_started``: the next hand; the dealer is the rules' (the winner deals),
+        ``dealer`` for the first hand (default seat 0)."""
+        return self.record(self._hand_started(dealer))
+
+    def _hand_started(self, dealer: int | None) -> E.HandStarted:
+        g = self.game
+        n = g.table.players
+        d = g.next_dealer if g.next_dealer is not None and dealer is None else dealer
+        d = 0 if d is None else d
+        return E.HandStarted(hand=g.hand_no + 1, dealer=d, order=[(d + k) % n for k in range(n)])
+
+    def needs_hand_start(self) -> bool:
+        g = self.game
+        return g.hand is None or g.hand.phase is Phase.ENDED
+
+    def deal(
+        self,
+        layout: Sequence[str],
+        hands: Sequence[Sequence[str] | None] | None = None,
+        stock: Sequence[str] | None = None,
+        bonus_to_pile: Sequence[str] = (),
+        *,
+        dealer: int | None = None,
+    ) -> list[Entry]:
+        """``cards_dealt`` (starting the hand first when needed): the face-up layout is
+        required; a hand or the stock left out (None) is unknown to the record."""
+        g = self.game
+        n = g.table.players
+        hs = list(hands) if hands is not None else [None] * n
+        if len(hs) != n:
+            raise IllegalAction("deal_shape", f"{len(hs)} hands listed for {n} players")
+        deal = E.CardsDealt(
+            hands=[None if h is None else [card_code(c) for c in h] for h in hs],
+            layout=[card_code(c) for c in layout],
+            stock=None if stock is None else [card_code(c) for c in stock],
+            bonus_to_pile=[card_code(c) for c in bonus_to_pile],
+        )
+        if self.needs_hand_start():
+            started = self._hand_started(dealer)
+            self._simulate([self._checked(started), self._checked(deal)])
+            return [self.record(started), self.record(deal)]
+        if dealer is not None and g.hand is not None and dealer != g.hand.dealer:
+            raise IllegalAction(
+                "dealer", f"hand {g.hand_no} was started with seat {g.hand.dealer} dealing"
+            )
+        return [self.record(deal)]
+
+    def play(self, card: str, chosen: str | None = None) -> Entry:
+        """``card_played`` by the seat to play; ``chosen`` when two layout cards match."""
+        seat = self._seat(self.actor, "play")
+        return self.record(
+            E.CardPlayed(
+                seat=seat,
+                card=card_code(card),
+                chosen=None if chosen is None else card_code(chosen),
+            )
+        )
+
+    def flip(self, card: str, chosen: str | None = None) -> Entry:
+        """``card_flipped``: the stock card the mover turned."""
+        seat = self._seat(self.actor, "flip")
+        return self.record(
+            E.CardFlipped(
+                seat=seat,
+                card=card_code(card),
+                chosen=None if chosen is None else card_code(chosen),
+            )
+        )
+
+    def bomb(self, month: int, cards: Sequence[str] | None = None) -> Entry:
+        """``bomb_played``: the mover's cards of ``month`` (the ones not on the layout)."""
+        seat = self._seat(self.actor, "bomb")
+        _month_ok(month)
+        h = self.hand
+        assert h is not None
+        codes = [card_code(c) for c in cards] if cards else C.codes(_MM[month] & ~h.layout)
+        return self.record(E.BombPlayed(seat=seat, month=month, cards=codes))
+
+    def shake_cards(self, month: int) -> list[str] | None:
+        """The three cards the mover can shake in ``month``, when the record knows them."""
+        h = self.hand
+        seat = self.actor
+        if h is None or seat is None:
+            return None
+        mine = h.hands[seat] & _MM[month]
+        if mine.bit_count() == 3:
+            return C.codes(mine)
+        if h.hand_unknown[seat]:
+            pool = mine | (h.unknown_pool() & _MM[month])
+            if pool.bit_count() == 3:
+                return C.codes(pool)
+        return None
+
+    def shake(self, month: int, cards: Sequence[str] | None = None) -> Entry:
+        """``shaken``: the mover shows three cards of ``month`` (named when unknown)."""
+        seat = self._seat(self.actor, "shake")
+        _month_ok(month)
+        if cards:
+            codes = [card_code(c) for c in cards]
+        else:
+            known = self.shake_cards(month)
+            if known is None:
+                raise IllegalAction(
+                    "shaking",
+                    f"name the three cards of month {month:02d} shown "
+                    f"(e.g. shake {month:02d} {' '.join(C.codes(_MM[month])[:3])})",
+                )
+            codes = known
+        return self.record(E.Shaken(seat=seat, month=month, cards=codes))
+
+    def flip_only(self) -> Entry:
+        """``flip_only_played``: a turn with no hand card (after a bomb)."""
+        return self.record(E.FlipOnlyPlayed(seat=self._seat(self.actor, "flip-only turn")))
+
+    def show_fours(self, shown: Sequence[tuple[int, int]]) -> Entry:
+        """``four_of_a_month_shown``: (seat, month) of each four shown at the deal."""
+        for _seat, month in shown:
+            _month_ok(month)
+        return self.record(
+            E.FourOfAMonthShown(
+                shown=[E.FourShown(seat=seat, month=m, cards=C.codes(_MM[m])) for seat, m in shown]
+            )
+        )
+
+    def cup(self, role: str) -> Entry:
+        """``cup_assigned``: the September cup counts as ``animal`` or ``junk``."""
+        role = role.strip().lower()
+        if role not in ("animal", "junk"):
+            raise IllegalAction("cup", f"the cup counts as animal or junk, not {role!r}")
+        h = self.hand
+        seat = h.decider if h is not None and h.phase is Phase.CUP else self.actor
+        return self.record(E.CupAssigned(seat=self._seat(seat, "cup decision"), role=role))
+
+    def _decider(self) -> tuple[int, HandState]:
+        h = self.hand
+        if h is None or h.phase is not Phase.DECIDE:
+            w = self.waiting()
+            raise IllegalAction(
+                "go_stop", f"nobody may say Go or Stop now (the table waits for {w.kind})"
+            )
+        return h.decider, h
+
+    def go(self) -> Entry:
+        """``go_called`` by the seat that may say Go or Stop."""
+        seat, h = self._decider()
+        return self.record(
+            E.GoCalled(seat=seat, count=h.go_count[seat] + 1, score=h.score_of(seat))
+        )
+
+    def stop(self) -> Entry:
+        """``stop_called`` (chosen): ends the hand; the consequences carry the payments due."""
+        seat, h = self._decider()
+        return self.record(E.StopCalled(seat=seat, score=h.score_of(seat)))
+
+    def pay(self, payer: int, payee: int, chips: int, note: str | None = None) -> Entry:
+        """``payment_recorded``: what the table actually paid (audited against the dues)."""
+        if chips < 0:
+            raise IllegalAction("payment", f"a payment is 0 chips or more, not {chips}")
+        return self.record(E.PaymentRecorded(payer=payer, payee=payee, chips=chips, note=note))
+
+    def pay_due(self) -> list[Entry]:
+        """Record every pending due as paid at the computed amount."""
+        dues = self.pending_dues()
+        if not dues:
+            raise IllegalAction("payment", "no payment is due")
+        return [self.pay(d.payer, d.payee, d.chips) for d in dues]
+
+    def note(self, text: str, about_seq: int | None = None) -> Entry:
+        """``note_added``: free text, optionally about an earlier seq."""
+        text = text.strip()
+        if not text:
+            raise IllegalAction("note", "a note needs some text")
+        if about_seq is not None and not 1 <= about_seq <= self.last_seq:
+            raise IllegalAction("note", f"there is no seq {about_seq} to comment on")
+        return self.record(E.NoteAdded(text=text, about_seq=about_seq))
+
+    def undo(self, reason: str | None = None) -> Entry:
+        """``entry_retracted`` of the latest input entry still in force (within the hand)."""
+        target = self.retractable()
+        if target is None:
+            raise IllegalAction(
+                "retract_latest",
+                "there is no entry to undo (undo goes back to the start of the hand in progress)",
+            )
+        before = self.game
+        payload = E.EntryRetracted(seq=target.seq, reason=reason or None)
+        env = self._write(payload, before.hand_no or None)
+        return Entry(env, (), before, self.game, retracted=target)
+
+
+def _month_ok(month: int) -> None:
+    if not 1 <= month <= 12:
+        raise IllegalAction("month", f"a month is 1..12, not {month}")
