@@ -1,0 +1,144 @@
+"""``gostop audit``: the payout proof of a game's hands, payments and claims beside it.
+
+Exit codes: 0 when the record is sound and every payment and claim agrees with the rules;
+1 when a payment, a claim or the record disagrees (or the log cannot be read); 2 for a usage
+error, which includes a claim that cannot be read or names no player of the game and a
+hand the game does not have.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gostop_records import events as E
+from gostop_records import log as L
+from gostop_records.audit import AuditArgumentError, ClaimError, audit_game, parse_claim
+from gostop_records.audit.render import render_audit
+from gostop_records.errors import GostopError
+
+from . import common
+
+__all__ = ["audit", "read_store_game"]
+
+
+def read_store_game(db: Path, game: str) -> list[E.Envelope]:
+    """A game's envelopes from the store (:meth:`gostop_records.store.store.Store.events`)."""
+    from gostop_records.store.store import Store
+
+    with Store(db, read_only=True) as store:
+        envs = store.events(game)
+    if not envs:
+        raise GostopError(f"{db}: there is no game {game!r} in the store")
+    return envs
+
+
+def _read_log(log: Path, game: str | None) -> list[E.Envelope]:
+    games: dict[str, list[E.Envelope]] = {}
+    for env in L.read_log(log):
+        games.setdefault(env.game_id, []).append(env)
+    if not games:
+        raise GostopError(f"{log}: the log holds no events")
+    if game is None:
+        if len(games) > 1:
+            ids = ", ".join(list(games)[:10]) + (" ..." if len(games) > 10 else "")
+            common.fail(
+                f"{log} holds {len(games)} games: pick one with --game ({ids})", common.EXIT_USAGE
+            )
+        return next(iter(games.values()))
+    if game not in games:
+        raise GostopError(f"{log}: there is no game {game!r} (games: {', '.join(games)})")
+    return games[game]
+
+
+def _unicode_ok() -> bool:
+    enc = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    return enc.startswith("utf")
+
+
+def audit(
+    log: Annotated[
+        Path | None,
+        typer.Argument(metavar="LOG", help="A game log (.jsonl or .msgpack).", show_default=False),
+    ] = None,
+    db: Annotated[
+        Path | None,
+        typer.Option("--db", metavar="FILE", help="Read the game from this store instead."),
+    ] = None,
+    game: Annotated[
+        str | None,
+        typer.Option(
+            "--game",
+            metavar="ID",
+            help="The game to audit (needed with --db, or when the log holds several games).",
+        ),
+    ] = None,
+    hand: Annotated[
+        int | None, typer.Option("--hand", metavar="N", help="Audit only hand N.")
+    ] = None,
+    claim: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--claim",
+            metavar="PAYER->PAYEE=CHIPS",
+            help="A claimed payment to check (repeatable); payer and payee as seat numbers, "
+            "player ids or names. Claims are about --hand, else the last hand.",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine output on stdout.")] = False,
+    lenient: Annotated[
+        bool,
+        typer.Option(
+            "--lenient",
+            help="Audit a log that breaks the rules: list every "
+            "violation and audit every hand that can be checked.",
+        ),
+    ] = False,
+) -> None:
+    """Prove each hand's payout and check the recorded payments and claims against it.
+
+    Score lines, Go bonus, every multiplier with its condition, carry, stake and chips;
+    then each payment beside the computed amount, and for a difference the house rule
+    (one or two settings) that would explain it.
+    Exit 0 when everything agrees, 1 when a payment, claim or the record disagrees.
+
+    Example: gostop audit game.jsonl --claim "1->0=2400"
+    """
+    claims = claim or []
+    try:
+        parsed = [parse_claim(c) for c in claims]
+    except ClaimError as exc:
+        common.fail(f"--claim: {exc}", common.EXIT_USAGE)
+    if (log is None) == (db is None):
+        common.fail("give a LOG file or --db FILE --game ID (one of them)", common.EXIT_USAGE)
+    if db is not None:
+        if game is None:
+            common.fail("--db needs --game ID: the game to audit", common.EXIT_USAGE)
+        envs = read_store_game(db, game)
+    else:
+        assert log is not None
+        envs = _read_log(log, game)
+    try:
+        result = audit_game(envs, hand=hand, claims=parsed, lenient=lenient)
+    except ClaimError as exc:
+        common.fail(f"--claim: {exc}", common.EXIT_USAGE)
+    except AuditArgumentError as exc:
+        common.fail(str(exc), common.EXIT_USAGE)
+    if as_json:
+        common.print_json(result.to_dict())
+    else:
+        common.echo(render_audit(result, unicode=_unicode_ok()))
+    if not result.ok:
+        n = len(result.disagreements)
+        parts = []
+        if n:
+            parts.append(f"{n} payment(s) or claim(s) disagree")
+        if not result.record.ok:
+            parts.append("the record disagrees with the rules or its hash chain")
+        if result.conservation_problems:
+            parts.append("cards are not conserved")
+        typer.echo(f"{common.PROG}: audit: " + "; ".join(parts), err=True)
+        raise typer.Exit(common.EXIT_REJECTED)

@@ -1,0 +1,66 @@
+"""Payout proofs and dispute audits: what the rules make due, what was paid, and why not.
+
+``audit_game(envelopes, hand=None, claims=(), lenient=False) -> GameAudit`` is the entry
+point; the result is data (frozen dataclasses with ``to_dict()``), and
+:func:`gostop_records.audit.render.render_audit` turns it into text for people.
+
+- :mod:`.core`: the audit of a game, hand by hand.
+- :mod:`.context`: a hand's settlement facts, re-settled under any ruleset.
+- :mod:`.explain`: the search for the house rule that explains a disputed amount.
+- :mod:`.record`: hash chain, card conservation, the first rule violation.
+- :mod:`.claims`: "PAYER->PAYEE=CHIPS".
+- :mod:`.model`: the result types.
+- :mod:`.render`: the result as text.
+"""
+
+from __future__ import annotations
+
+from .claims import AuditArgumentError, Claim, ClaimError, parse_claim
+from .context import HandContext, Settlement, carry_of, settle_under
+from .core import audit_game
+from .explain import explain_amount
+from .model import (
+    AGREED,
+    DIFFERS,
+    UNCHECKED,
+    UNRECORDED,
+    ChainCheck,
+    Change,
+    Conservation,
+    Explanation,
+    GameAudit,
+    HandAudit,
+    InstantLine,
+    PaymentCheck,
+    RecordAudit,
+    Seat,
+    Violation,
+)
+
+__all__ = [
+    "AGREED",
+    "DIFFERS",
+    "UNCHECKED",
+    "UNRECORDED",
+    "AuditArgumentError",
+    "ChainCheck",
+    "Change",
+    "Claim",
+    "ClaimError",
+    "Conservation",
+    "Explanation",
+    "GameAudit",
+    "HandAudit",
+    "HandContext",
+    "InstantLine",
+    "PaymentCheck",
+    "RecordAudit",
+    "Seat",
+    "Settlement",
+    "Violation",
+    "audit_game",
+    "carry_of",
+    "explain_amount",
+    "parse_claim",
+    "settle_under",
+]

@@ -1,0 +1,495 @@
+"""Which house rule explains a disputed amount: re-settle the hand under modified rulesets.
+
+Most payout disputes are a table applying another rule than the one agreed: pi-bak with
+another threshold, a Go payout from another rulebook, a forgotten nagari carry or stake. So
+the audit settles the hand again with one setting changed (then two), keeps every change
+under which the rules make exactly the disputed amount due, and says it in words.
+
+Ranking: one setting before two; among those, changes closest to the pinned ruleset first
+(a threshold off by one before one off by five; another stake last, because any amount
+divisible by the points is "explained" by some stake). Values of one setting that give the
+same amount are folded into one explanation (``same_with``). When nothing explains the
+amount, the closest amounts found are returned instead.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engine.scoring import score
+from ..engine.table import table_for
+from ..rules import CupMode, GoBak, GoPayout, NagariCarry
+from .context import HandContext, Settlement, settle_under
+from .model import Change, Explanation
+from .words import instant_text, rule_text, value_text
+
+__all__ = ["Candidate", "breakdown", "candidates", "explain_amount"]
+
+_KEEP: Any = object()
+_RANGED = frozenset(
+    {
+        "pi_bak_max_units",
+        "meong_tta_min_animals",
+        "go_double_from",
+        "shake_multiplier",
+        "bomb_multiplier",
+        "nagari_carry_cap",
+        "hand_four_points",
+        "three_ppuk_points",
+        "first_ttadak_points",
+    }
+)
+_FIRST_PPUK_TABLES: tuple[tuple[int, ...], ...] = (
+    (),
+    (7, 14, 21),
+    (3, 6, 12),
+    (5, 10, 20),
+    (10, 20, 30),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One house rule: a change of one setting (with any field it needs to take effect)."""
+
+    key: str  # the setting, for grouping and for keeping pairs apart
+    value: Any
+    updates: dict[str, Any] = field(default_factory=dict)  # ruleset fields
+    stake: int | None = None
+    cup_role: Any = _KEEP
+    cost: float = 1.0
+    solved: bool = False  # a value solved from the disputed amount (another stake)
+
+    def fields(self) -> frozenset[str]:
+        names = set(self.updates)
+        if self.stake is not None:
+            names.add("stake")
+        if self.cup_role is not _KEEP:
+            names.add("cup_role")
+        return frozenset(names)
+
+
+def _near(value: int, pinned: int) -> float:
+    return 1.0 + 0.05 * abs(value - pinned)
+
+
+def candidates(ctx: HandContext) -> list[Candidate]:
+    """Every single change worth trying for this hand (settings that cannot change any
+    payment of the hand are left out)."""
+    r = ctx.rules
+    out: list[Candidate] = []
+
+    def flag(name: str) -> None:
+        out.append(Candidate(name, not getattr(r, name), {name: not getattr(r, name)}))
+
+    def ints(name: str, values: range | tuple[int | None, ...]) -> None:
+        pinned = getattr(r, name)
+        for v in values:
+            if v != pinned:
+                cost = _near(v, pinned) if v is not None and pinned is not None else 1.0
+                out.append(Candidate(name, v, {name: v}, cost=cost))
+
+    f = ctx.facts
+    if ctx.outcome == "stop" and f is not None:
+        w = f.winner
+        losers = [s for s in range(ctx.players) if s != w]
+        if f.go_count[w]:
+            top = max(f.go_count[w] + 1, r.go_double_from)
+            for mode in GoPayout:
+                if mode is GoPayout.GENERAL_PAGE:
+                    for d in range(1, top + 1):
+                        if mode is r.go_payout and d == r.go_double_from:
+                            continue
+                        key = "go_double_from" if r.go_payout is mode else "go_payout"
+                        value: Any = d if key == "go_double_from" else mode.value
+                        out.append(
+                            Candidate(
+                                key,
+                                value,
+                                {"go_payout": mode, "go_double_from": d},
+                                cost=_near(d, r.go_double_from),
+                            )
+                        )
+                elif mode is not r.go_payout:
+                    out.append(Candidate("go_payout", mode.value, {"go_payout": mode}))
+        flag("gwang_bak")
+        if r.pi_bak:
+            flag("pi_bak")
+            ints("pi_bak_max_units", range(0, 13))
+        else:
+            for u in range(0, 13):
+                out.append(
+                    Candidate(
+                        "pi_bak",
+                        True,
+                        {"pi_bak": True, "pi_bak_max_units": u},
+                        cost=_near(u, r.pi_bak_max_units),
+                    )
+                )
+        flag("pi_bak_zero_exempt")
+        if ctx.cup_holder is not None and ctx.cup_holder != w:
+            flag("loser_cup_protects")
+        if r.meong_tta:
+            flag("meong_tta")
+            ints("meong_tta_min_animals", range(5, 10))
+        else:
+            for m in range(5, 10):
+                out.append(
+                    Candidate(
+                        "meong_tta",
+                        True,
+                        {"meong_tta": True, "meong_tta_min_animals": m},
+                        cost=_near(m, r.meong_tta_min_animals),
+                    )
+                )
+        flag("meong_tta_loser_zero")
+        if any(f.go_count[lo] for lo in losers):
+            for mode in GoBak:
+                # dokbak moves shares between losers: with one loser it is no go-bak at all
+                if mode is not r.go_bak and not (mode is GoBak.PAYS_FOR_ALL and len(losers) < 2):
+                    out.append(Candidate("go_bak", mode.value, {"go_bak": mode}))
+        if f.shakes[w]:
+            ints("shake_multiplier", range(1, 5))
+        if f.bombs[w]:
+            ints("bomb_multiplier", range(1, 5))
+        if ctx.cup_holder is not None:
+            # the cup's role first: it names what the table did with the card
+            for role in ("animal", "junk"):
+                out.append(
+                    Candidate("cup_role", role, {"cup_mode": CupMode.PLAYER_CHOICE}, cup_role=role)
+                )
+            for mode in CupMode:
+                if mode is not r.cup_mode:
+                    out.append(Candidate("cup_mode", mode.value, {"cup_mode": mode}))
+    if ctx.nagari_streak and ctx.outcome in ("stop", "instant"):
+        for mode in NagariCarry:
+            if mode is not r.nagari_carry:
+                out.append(Candidate("nagari_carry", mode.value, {"nagari_carry": mode}))
+        if r.nagari_carry is NagariCarry.CUMULATIVE:
+            ints("nagari_carry_cap", (None, 2, 4, 8, 16))
+    reasons = {ev.reason for ev in ctx.instants}
+    if "hand_four" in reasons:
+        ints("hand_four_points", (5, 7, 10))
+    if "three_ppuk" in reasons:
+        ints("three_ppuk_points", (5, 7, 10))
+    if "first_ppuk" in reasons:
+        for table in _FIRST_PPUK_TABLES:
+            if table != r.first_ppuk_points:
+                out.append(Candidate("first_ppuk_points", table, {"first_ppuk_points": table}))
+    if "first_ttadak" in reasons:
+        ints("first_ttadak_points", (0, 5, 7, 10))
+    if reasons & {"hand_four", "three_ppuk"}:
+        flag("instant_win_multipliers")
+    if ctx.stake != 1:
+        out.append(Candidate("stake", 1, stake=1, cost=1.5))
+    return out
+
+
+def _solved_stake(base: Settlement, payer: int, payee: int, chips: int) -> Candidate | None:
+    """The stake under which this payment's points make ``chips``, if a whole one does."""
+    points = base.points(payer, payee)
+    if points <= 0 or chips <= 0 or chips % points:
+        return None
+    stake = chips // points
+    if stake in (1, base.stake):
+        return None
+    return Candidate("stake", stake, stake=stake, cost=2.5, solved=True)
+
+
+def _settle(ctx: HandContext, cands: tuple[Candidate, ...]) -> Settlement:
+    updates: dict[str, Any] = {}
+    stake = None
+    role: Any = _KEEP
+    for c in cands:
+        updates.update(c.updates)
+        if c.stake is not None:
+            stake = c.stake
+        if c.cup_role is not _KEEP:
+            role = c.cup_role
+    rules = ctx.rules.model_copy(update=updates) if updates else ctx.rules
+    if role is _KEEP:
+        return settle_under(ctx, rules, stake)
+    return settle_under(ctx, rules, stake, role)
+
+
+def _changes(ctx: HandContext, c: Candidate) -> tuple[Change, ...]:
+    pinned_rules = ctx.rules
+    new_rules = ctx.rules.model_copy(update=c.updates) if c.updates else ctx.rules
+    out = []
+    if c.key == "stake":
+        out.append(
+            Change(
+                "stake",
+                c.value,
+                ctx.stake,
+                rule_text("stake", c.value, new_rules),
+                rule_text("stake", ctx.stake, pinned_rules),
+            )
+        )
+        return tuple(out)
+    if c.key == "cup_role":
+        pinned_role = ctx.facts.cup_role if ctx.facts is not None else None
+        if pinned_role is None and ctx.facts is not None and ctx.cup_holder is not None:
+            t = table_for(pinned_rules, ctx.players, ctx.stake)
+            pinned_role = score(t, ctx.facts.piles[ctx.cup_holder], None).cup_role
+        out.append(
+            Change(
+                "cup_role",
+                c.value,
+                pinned_role,
+                rule_text("cup_role", c.value, new_rules, ctx.cup_holder),
+                rule_text("cup_role", pinned_role, pinned_rules, ctx.cup_holder)
+                + f" ({value_text(pinned_rules.cup_mode)} cup mode)",
+            )
+        )
+        return tuple(out)
+    # the key field first, then the fields it needs
+    names = sorted(c.updates, key=lambda n: (n != c.key, n))
+    for name in names:
+        value = c.updates[name]
+        pinned = getattr(pinned_rules, name)
+        if value == pinned:
+            continue
+        out.append(
+            Change(
+                name,
+                _json_value(value),
+                _json_value(pinned),
+                rule_text(name, value, new_rules, ctx.cup_holder),
+                rule_text(name, pinned, pinned_rules, ctx.cup_holder)
+                + f" ({name} = {value_text(pinned)})",
+            )
+        )
+    return tuple(out)
+
+
+def _json_value(v: Any) -> Any:
+    if hasattr(v, "value"):
+        return v.value
+    if isinstance(v, tuple):
+        return list(v)
+    return v
+
+
+def _eff(f: Any) -> int:
+    return f.factor if f is not None and f.applies else 1
+
+
+def effects(base: Settlement, alt: Settlement, payer: int, payee: int) -> tuple[str, ...]:
+    """What a change does to one payment, in words, factor by factor."""
+    out: list[str] = []
+    bp, ap = base.proof, alt.proof
+    if bp is not None and ap is not None:
+        if ap.score.total != bp.score.total:
+            out.append(f"the winner's score is {ap.score.total}, not {bp.score.total}")
+        if ap.go_count and (ap.go_points != bp.go_points or ap.go_formula != bp.go_formula):
+            out.append(f"Go payout {ap.go_formula} = {ap.go_points}")
+        bl = {lp.loser: lp for lp in bp.losers}
+        al = {lp.loser: lp for lp in ap.losers}
+        if payer in al and payer in bl:
+            bf = {f.name: f for f in bl[payer].factors}
+            af = {f.name: f for f in al[payer].factors}
+            for name in [*af, *(n for n in bf if n not in af)]:
+                a, b = af.get(name), bf.get(name)
+                if _eff(a) == _eff(b):
+                    continue
+                if a is not None and _eff(a) > 1:
+                    out.append(f"{name} x{a.factor} applies: {a.condition}")
+                elif a is not None:
+                    out.append(f"no {name}: {a.condition}")
+                elif b is not None:
+                    out.append(f"no {name} x{b.factor} where it applied: {b.condition}")
+            if al[payer].pays_chips != bl[payer].pays_chips and al[payer].note:
+                out.append(al[payer].note)
+    if alt.carry != base.carry and (bp is None or ap is None):
+        out.append(f"nagari carry x{alt.carry}, not x{base.carry}")
+    reasons = {d.reason for d in (*base.dues, *alt.dues) if d.reason != "stop"}
+    for why in sorted(reasons):
+        b_pts = sum(
+            d.points for d in base.dues if d.reason == why and d.payer == payer and d.payee == payee
+        )
+        a_pts = sum(
+            d.points for d in alt.dues if d.reason == why and d.payer == payer and d.payee == payee
+        )
+        if a_pts != b_pts:
+            out.append(f"{instant_text(why).split(' (')[0]}: {a_pts} points, not {b_pts}")
+    return tuple(out)
+
+
+def breakdown(s: Settlement, payer: int, payee: int) -> tuple[str, ...]:
+    """How the amount due from ``payer`` to ``payee`` is made up, line by line."""
+    out: list[str] = []
+    p = s.proof
+    if p is not None and p.winner == payee:
+        for lp in p.losers:
+            if lp.loser != payer:
+                continue
+            out.append(
+                f"score {p.score.total}, Go payout {p.go_formula} = {p.go_points} ({p.go_setting})"
+            )
+            for f in lp.factors:
+                if f.applies and f.factor > 1:
+                    out.append(f"x{f.factor} {f.name}: {f.condition}")
+            out.append(
+                f"{p.go_points} x {lp.multiplier} = {lp.points} points x {p.stake} chip(s) "
+                f"= {lp.chips} chips"
+            )
+            if lp.pays_chips != lp.chips:
+                out.append(
+                    f"{lp.note}: seat {payer} pays {lp.pays_points} points = {lp.pays_chips} chips"
+                )
+    k: dict[str, int] = {}
+    for d in s.dues:
+        if d.reason == "stop" or d.payer != payer or d.payee != payee:
+            continue
+        k[d.reason] = k.get(d.reason, 0) + 1
+        out.append(
+            f"{instant_text(d.reason, k[d.reason])}: {d.points} points x {s.stake} chip(s) "
+            f"= {d.chips} chips (instant, never multiplied by the hand's factors)"
+            if not s.rules.instant_win_multipliers or d.reason not in ("hand_four", "three_ppuk")
+            else f"{instant_text(d.reason)}: {d.points} points x {s.stake} chip(s) "
+            f"= {d.chips} chips"
+        )
+    parts = [d for d in s.dues if d.payer == payer and d.payee == payee]
+    if len(parts) > 1:
+        out.append(f"total {s.chips(payer, payee)} chips")
+    if not out:
+        out.append(f"nothing is due from seat {payer} to seat {payee} in this hand")
+    return tuple(out)
+
+
+@dataclass(slots=True)
+class _Hit:
+    cands: tuple[Candidate, ...]
+    settlement: Settlement
+    chips: int
+
+    @property
+    def cost(self) -> float:
+        return sum(c.cost for c in self.cands)
+
+
+def _ranged(c: Candidate) -> bool:
+    """Whether the candidate is one value of a numeric setting (folded with its neighbours)."""
+    return c.key in _RANGED or (c.key in ("pi_bak", "meong_tta") and len(c.updates) > 1)
+
+
+def _fold(hits: list[_Hit]) -> list[tuple[_Hit, list[_Hit]]]:
+    """Group hits that differ only in the value of one ranged setting."""
+    groups: dict[tuple[Any, ...], list[_Hit]] = {}
+    for h in hits:
+        key = tuple((c.key, "*" if _ranged(c) else repr(c.value)) for c in h.cands)
+        groups.setdefault(key, []).append(h)
+    out = []
+    for members in groups.values():
+        members.sort(key=lambda h: (len(h.cands), h.cost))
+        out.append((members[0], members[1:]))
+    # a solved stake explains any multiple of the points: the weakest explanation, last
+    out.sort(key=lambda g: (any(c.solved for c in g[0].cands), len(g[0].cands), g[0].cost))
+    return out
+
+
+def _value_label(c: Candidate) -> str:
+    if c.key in ("pi_bak", "meong_tta") and len(c.updates) > 1:
+        name = "pi_bak_max_units" if c.key == "pi_bak" else "meong_tta_min_animals"
+        return f"{name}={c.updates[name]}"
+    if c.key == "go_payout" and "go_double_from" in c.updates:
+        return f"go_double_from={c.updates['go_double_from']}"
+    return f"{c.key}={value_text(c.value)}"
+
+
+def _span(labels: tuple[str, ...]) -> str:
+    """``a=6, a=7, a=8`` as ``a=6..8`` when they are one setting's consecutive values."""
+    names = {lb.partition("=")[0] for lb in labels}
+    values = [lb.partition("=")[2] for lb in labels]
+    if len(names) == 1 and len(labels) > 2 and all(v.isdigit() for v in values):
+        nums = sorted(int(v) for v in values)
+        if nums == list(range(nums[0], nums[-1] + 1)):
+            return f"{names.pop()}={nums[0]}..{nums[-1]}"
+    return ", ".join(labels)
+
+
+def _explanation(
+    ctx: HandContext,
+    base: Settlement,
+    hit: _Hit,
+    others: list[_Hit],
+    payer: int,
+    payee: int,
+    verb: Callable[[str], str],
+) -> Explanation:
+    changes: list[Change] = []
+    heads: list[Change] = []  # the change that names each house rule
+    for c in hit.cands:
+        mine = _changes(ctx, c)
+        changes.extend(mine)
+        heads.extend(mine[:1])
+    eff = effects(base, hit.settlement, payer, payee)
+    used = " and ".join(ch.text for ch in heads)
+    pinned = " and ".join(ch.pinned_text for ch in heads)
+    detail = f" ({'; '.join(eff)})" if eff else ""
+    text = f"{verb(used)}{detail}, which makes {hit.chips} chips; this game's ruleset uses {pinned}"
+    same = tuple(" + ".join(_value_label(c) for c in o.cands) for o in others)
+    if same:
+        text += f"; the same amount also comes from {_span(same)}"
+    return Explanation(tuple(changes), hit.chips, eff, text, same)
+
+
+def explain_amount(
+    ctx: HandContext, payer: int, payee: int, chips: int, *, limit: int = 8, nearest: int = 3
+) -> tuple[tuple[Explanation, ...], int, tuple[Explanation, ...]]:
+    """(explanations, how many more were found, nearest candidates when none explains).
+
+    Explanations are changes of one setting (else two) under which the rules make exactly
+    ``chips`` due from ``payer`` to ``payee`` in this hand.
+    """
+    base = settle_under(ctx)
+    base_chips = base.chips(payer, payee)
+    singles = candidates(ctx)
+    solved = _solved_stake(base, payer, payee, chips)
+    if solved is not None:
+        singles.append(solved)
+    tried: list[_Hit] = []
+    for c in singles:
+        s = _settle(ctx, (c,))
+        tried.append(_Hit((c,), s, s.chips(payer, payee)))
+    hits = [h for h in tried if h.chips == chips]
+    if not any(not h.cands[0].solved for h in hits):
+        pairable = [c for c in singles if not c.solved]
+        for a, b in itertools.combinations(pairable, 2):
+            if a.key == b.key or a.fields() & b.fields():
+                continue
+            s = _settle(ctx, (a, b))
+            h = _Hit((a, b), s, s.chips(payer, payee))
+            tried.append(h)
+            if h.chips == chips:
+                hits.append(h)
+
+    def seems(used: str) -> str:
+        return f"the table appears to have used {used}"
+
+    folded = _fold(hits)
+    found = tuple(_explanation(ctx, base, h, o, payer, payee, seems) for h, o in folded[:limit])
+    more = max(0, len(folded) - limit)
+    near: tuple[Explanation, ...] = ()
+    if not hits:
+        pool = [h for h in tried if h.chips != base_chips]
+        pool.sort(key=lambda h: (abs(h.chips - chips), len(h.cands), h.cost))
+        seen: set[int] = set()
+        picked = []
+        for h in pool:
+            if h.chips in seen:
+                continue
+            seen.add(h.chips)
+            picked.append(h)
+            if len(picked) == nearest:
+                break
+
+        def would(used: str) -> str:
+            return f"with {used}"
+
+        near = tuple(_explanation(ctx, base, h, [], payer, payee, would) for h in picked)
+    return found, more, near

@@ -1,0 +1,299 @@
+"""What an audit returns: typed, frozen, JSON-ready records of every check and finding.
+
+The audit is read by people (through :mod:`.render`) and by programs (the store, other
+tools), so everything it finds is data first: each class has ``to_dict()`` giving plain JSON
+values, and nothing here formats text for a terminal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from ..engine.settlement import Due, Proof
+
+__all__ = [
+    "AGREED",
+    "DIFFERS",
+    "UNCHECKED",
+    "UNRECORDED",
+    "ChainCheck",
+    "Change",
+    "Conservation",
+    "Explanation",
+    "GameAudit",
+    "HandAudit",
+    "InstantLine",
+    "PaymentCheck",
+    "RecordAudit",
+    "Seat",
+    "Violation",
+    "plain",
+]
+
+#: Status of a payment check.
+AGREED = "agreed"  # the amount is what the rules make due
+DIFFERS = "differs"  # it is not: see the difference and the explanations
+UNRECORDED = "unrecorded"  # the rules make a payment due that the record does not show
+UNCHECKED = "unchecked"  # the hand could not be checked (the record breaks the rules in it)
+
+
+def plain(value: Any) -> Any:
+    """Plain JSON values for dataclasses, msgspec structs, enums, tuples and sets."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        to_dict = getattr(value, "to_dict", None)
+        if to_dict is not None:
+            return to_dict()
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, msgspec.Struct):
+        return plain(msgspec.to_builtins(value))
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted(plain(v) for v in value)
+    return value
+
+
+def _fields(obj: Any) -> dict[str, Any]:
+    return {f.name: plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """A seat and the player in it, as ``game_started`` names them."""
+
+    seat: int
+    id: str
+    name: str
+
+    def label(self) -> str:
+        return f"seat {self.seat} ({self.name})" if self.name else f"seat {self.seat}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return _fields(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One setting changed from the game's pinned ruleset (or the stake, or the cup's role).
+
+    ``setting`` is a ruleset field name, ``stake``, or ``cup_role`` (the September cup
+    counted as ``animal`` or ``junk`` whatever the ruleset's cup mode says).
+    """
+
+    setting: str
+    value: Any
+    pinned: Any
+    text: str  # the changed rule in words: "a pi-bak threshold of at most 7 junk units"
+    pinned_text: str  # the game's rule in words
+
+    def to_dict(self) -> dict[str, Any]:
+        return _fields(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """A change of one or two settings under which the rules make exactly ``chips`` due."""
+
+    changes: tuple[Change, ...]
+    chips: int
+    effects: tuple[str, ...]  # what the change does to this payment, factor by factor
+    text: str  # the explanation in plain words
+    same_with: tuple[str, ...] = ()  # other values giving the same amount: "pi_bak_max_units=9"
+
+    @property
+    def settings(self) -> tuple[str, ...]:
+        return tuple(c.setting for c in self.changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**_fields(self), "settings": list(self.settings)}
+
+
+@dataclass(frozen=True, slots=True)
+class PaymentCheck:
+    """A recorded payment, a claim or a due payment, beside what the rules make due."""
+
+    hand: int
+    payer: int
+    payee: int
+    source: str  # "recorded", "claim", or "due" (due but not recorded)
+    chips: int | None  # recorded or claimed chips; None when nothing is recorded
+    computed: int  # chips the rules make due from payer to payee in this hand
+    status: str  # AGREED, DIFFERS, UNRECORDED or UNCHECKED
+    difference: int  # chips - computed (0 unless DIFFERS)
+    difference_points: int | None  # the difference in points, when the stake divides it
+    seqs: tuple[int, ...] = ()  # the payment_recorded events summed
+    claim: str | None = None  # the claim as given
+    lines: tuple[str, ...] = ()  # how the computed amount is made up
+    explanations: tuple[Explanation, ...] = ()
+    more_explanations: int = 0  # explanations found beyond those listed
+    nearest: tuple[Explanation, ...] = ()  # when nothing explains it: the closest amounts
+    finding: str = ""
+
+    @property
+    def agreed(self) -> bool:
+        return self.status != DIFFERS
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**_fields(self), "agreed": self.agreed}
+
+
+@dataclass(frozen=True, slots=True)
+class InstantLine:
+    """An instant payment (four of a month, three ppuk, first-turn ppuk or ttadak)."""
+
+    payer: int
+    payee: int
+    points: int
+    chips: int
+    reason: str
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return _fields(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Conservation:
+    """Whether every card of the deck is in exactly one place at the end of a hand."""
+
+    hand: int
+    checked: bool
+    problems: tuple[str, ...] = ()
+    cards: int = 0  # cards accounted for (known places plus counted unknown ones)
+    deck: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**_fields(self), "ok": self.ok}
+
+
+@dataclass(frozen=True, slots=True)
+class HandAudit:
+    """One hand: how it ended, its payout proof, instant payments, payments vs computed."""
+
+    hand: int
+    dealer: int | None
+    outcome: str  # stop, instant, nagari, void, unchecked, in_progress, not_audited
+    winner: int | None
+    reason: str
+    carry: int
+    next_carry: int
+    stake: int
+    summary: str
+    proof: Proof | None
+    instants: tuple[InstantLine, ...]
+    dues: tuple[Due, ...]
+    payments: tuple[PaymentCheck, ...]
+    conservation: Conservation
+    #: multipliers this ruleset does not play, so the proof has no line for them
+    not_in_ruleset: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.conservation.ok and all(p.agreed for p in self.payments)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = _fields(self)
+        out["ok"] = self.ok
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ChainCheck:
+    """The hash chain and seq order of the log (:func:`gostop_records.log.verify`)."""
+
+    ok: bool
+    reason: str
+    first_bad_seq: int | None
+    events: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return _fields(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """A fact of the record that breaks the rules, with what the rules would have done."""
+
+    seq: int | None
+    hand: int | None
+    rule: str
+    reason: str
+    severity: str  # "violation" or "warning"
+    text: str  # the finding in one sentence
+    expected: dict[str, Any] | None = None  # what the rules derive (a payload)
+    recorded: dict[str, Any] | None = None  # what the log records (a payload)
+    legal: tuple[dict[str, Any], ...] = ()  # the inputs the rules allowed at that point
+    legal_text: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return _fields(self)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordAudit:
+    """The record itself: chain, rule violations (lenient logs), card conservation."""
+
+    chain: ChainCheck
+    lenient: bool
+    violations: tuple[Violation, ...]
+    warnings: tuple[Violation, ...]
+    first_violation: Violation | None
+    stopped_at: int | None  # strict audit: hands from this seq on were not audited
+
+    @property
+    def ok(self) -> bool:
+        return self.chain.ok and not self.violations
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**_fields(self), "ok": self.ok}
+
+
+@dataclass(frozen=True, slots=True)
+class GameAudit:
+    """The audit of a game: the record, then each hand's proof and payments."""
+
+    game_id: str
+    ruleset: str
+    ruleset_hash: str
+    seats: tuple[Seat, ...]
+    stake: int
+    record: RecordAudit
+    hands: tuple[HandAudit, ...]
+
+    @property
+    def disagreements(self) -> tuple[PaymentCheck, ...]:
+        return tuple(p for h in self.hands for p in h.payments if not p.agreed)
+
+    @property
+    def conservation_problems(self) -> tuple[Conservation, ...]:
+        return tuple(h.conservation for h in self.hands if not h.conservation.ok)
+
+    @property
+    def ok(self) -> bool:
+        """True when the record is sound and every payment and claim agrees."""
+        return self.record.ok and all(h.ok for h in self.hands)
+
+    def seat_label(self, seat: int) -> str:
+        for s in self.seats:
+            if s.seat == seat:
+                return s.label()
+        return f"seat {seat}"
+
+    def to_dict(self) -> dict[str, Any]:
+        out = _fields(self)
+        out["ok"] = self.ok
+        out["disagreements"] = len(self.disagreements)
+        return out

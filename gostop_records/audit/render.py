@@ -1,0 +1,195 @@
+"""A game audit as text for people: the record, each hand's proof, payments, explanations.
+
+The layout follows how a dispute is argued at a table: first whether the record can be
+trusted, then per hand the winner's score lines, the Go bonus, each multiplier with a tick
+or a cross and the condition behind it, the chips; then every payment beside the computed
+amount, and for a difference the house rules that would explain it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .model import (
+    AGREED,
+    DIFFERS,
+    UNRECORDED,
+    GameAudit,
+    HandAudit,
+    PaymentCheck,
+)
+
+__all__ = ["render_audit"]
+
+_MARKS = {True: ("✓", "✗"), False: ("yes", "no")}
+
+
+def render_audit(audit: GameAudit, *, unicode: bool = True) -> str:
+    """The whole audit as text; ``unicode=False`` writes yes/no instead of ticks."""
+    yes, no = _MARKS[unicode]
+    label = audit.seat_label
+    out: list[str] = []
+    out.append(
+        f"Game {audit.game_id}: ruleset {audit.ruleset} ({audit.ruleset_hash[:19]}...), "
+        f"stake {audit.stake} chip(s) per point"
+    )
+    out.append("Seats: " + ", ".join(s.label() for s in audit.seats))
+    out.append("")
+    out.extend(_record(audit, yes, no))
+    for h in audit.hands:
+        out.append("")
+        out.extend(_hand(h, label, yes, no))
+    out.append("")
+    out.append(_verdict(audit))
+    return "\n".join(out)
+
+
+def _record(audit: GameAudit, yes: str, no: str) -> list[str]:
+    rec = audit.record
+    out = ["Record"]
+    c = rec.chain
+    out.append(f"  hash chain  {yes if c.ok else no}  {c.reason}")
+    if rec.first_violation is None:
+        out.append(f"  rules       {yes}  every recorded fact follows the rules")
+    else:
+        n = len(rec.violations)
+        mode = (
+            "lenient: every hand that can be checked is audited"
+            if rec.lenient
+            else ("strict: the hands from there on are not audited")
+        )
+        out.append(f"  rules       {no}  first violation ({mode}):")
+        out.append(f"                 {rec.first_violation.text}")
+        expected = rec.first_violation.expected
+        if expected is not None:
+            out.append(f"                 the rules derive: {_payload(expected)}")
+        if rec.first_violation.legal_text:
+            out.append(f"                 {rec.first_violation.legal_text}")
+        for v in rec.violations[1:]:
+            out.append(f"                 also {v.text}")
+        if rec.lenient and n > 1:
+            out.append(f"                 ({n} violations in all)")
+    for w in rec.warnings:
+        out.append(f"  warning        {w.text}")
+    checked = [h.conservation for h in audit.hands if h.conservation.checked]
+    bad = [cv for cv in checked if not cv.ok]
+    if not checked:
+        out.append("  cards       -  no hand could be checked")
+    elif not bad:
+        out.append(
+            f"  cards       {yes}  every card in exactly one place at the end of "
+            f"{len(checked)} hand(s)"
+        )
+    else:
+        for cv in bad:
+            out.append(f"  cards       {no}  hand {cv.hand}: " + "; ".join(cv.problems))
+    return out
+
+
+def _payload(d: dict[str, object]) -> str:
+    body = ", ".join(f"{k}={v}" for k, v in d.items() if k != "type" and v not in (None, []))
+    return f"{d.get('type', '?')}({body})"
+
+
+def _hand(h: HandAudit, label: Callable[[int], str], yes: str, no: str) -> list[str]:
+    head = f"Hand {h.hand}: {h.outcome}"
+    if h.dealer is not None:
+        head += f", dealer seat {h.dealer}"
+    out = [head, f"  {h.summary}"]
+    p = h.proof
+    if p is not None:
+        sc = p.score
+        out.append(f"  Score of {label(p.winner)}: {sc.total} points")
+        width = max((len(ln.name) for ln in sc.lines), default=0)
+        for ln in sc.lines:
+            out.append(f"    {ln.name:<{width}}  {ln.points:>3}   {' '.join(ln.cards)}")
+        if sc.cup_role is not None:
+            out.append(f"    September cup: {sc.cup_role} ({sc.cup_reason})")
+        if p.go_count:
+            out.append(f"  Go bonus: {p.go_formula} = {p.go_points}  [{p.go_setting}]")
+        else:
+            out.append(f"  Go bonus: none (no Go called): {p.go_points} points")
+        if p.carry > 1:
+            out.append(f"  Nagari carry: x{p.carry} (previous hand(s) had no winner)")
+        for lp in p.losers:
+            out.append(f"  {label(lp.loser)} pays {label(p.winner)}:")
+            names = [f.name for f in lp.factors]
+            width = max((len(n) for n in names), default=0)
+            for f in lp.factors:
+                mark = yes if f.applies and f.factor > 1 else no
+                out.append(
+                    f"    {mark:<3} {f.name:<{width}}  x{f.factor:<2} {f.condition}  [{f.setting}]"
+                )
+            out.append(
+                f"    {p.go_points} x {lp.multiplier} = {lp.points} points x {p.stake} "
+                f"= {lp.chips} chips"
+            )
+            if lp.pays_chips != lp.chips:
+                out.append(f"    {lp.note}: pays {lp.pays_points} points = {lp.pays_chips} chips")
+    if h.not_in_ruleset:
+        out.append("  Not in this ruleset: " + ", ".join(h.not_in_ruleset))
+    if h.instants:
+        out.append("  Instant payments (separate, never multiplied by the hand's factors)")
+        for ln in h.instants:
+            out.append(f"    {ln.text}")
+    if h.payments:
+        out.append("  Payments")
+        for pc in h.payments:
+            out.extend(_payment(pc, label, yes, no))
+    elif h.outcome in ("stop", "instant"):
+        out.append("  Payments: none recorded")
+    return out
+
+
+def _payment(pc: PaymentCheck, label: Callable[[int], str], yes: str, no: str) -> list[str]:
+    who = f"{label(pc.payer)} -> {label(pc.payee)}"
+    if pc.source == "claim":
+        what = f"claim {pc.claim!r}: {pc.chips}"
+    elif pc.source == "recorded":
+        what = f"recorded {pc.chips} (seq {', '.join(str(s) for s in pc.seqs)})"
+    else:
+        what = "not recorded"
+    if pc.status == AGREED:
+        verdict = f"{yes} agreed"
+    elif pc.status == DIFFERS:
+        pts = f", {pc.difference_points:+d} points" if pc.difference_points is not None else ""
+        verdict = f"{no} differs by {pc.difference:+d} chips{pts}"
+    elif pc.status == UNRECORDED:
+        verdict = "- due, no payment recorded"
+    else:
+        verdict = "- not checked"
+    out = [f"    {who}: {what}; computed {pc.computed}; {verdict}"]
+    if pc.status != DIFFERS:
+        return out
+    out.append("      computed as:")
+    out.extend(f"        {ln}" for ln in pc.lines)
+    if pc.explanations:
+        out.append("      explanations (most likely first):")
+        for i, e in enumerate(pc.explanations, 1):
+            out.append(f"        {i}. {e.text}")
+        if pc.more_explanations:
+            out.append(f"        ... and {pc.more_explanations} more")
+    else:
+        out.append("      no change of one or two settlement settings explains this amount")
+        if pc.nearest:
+            out.append("      the nearest amounts found:")
+            for e in pc.nearest:
+                out.append(f"        {e.chips} chips {e.text}")
+    return out
+
+
+def _verdict(audit: GameAudit) -> str:
+    if audit.ok:
+        n = sum(1 for h in audit.hands for p in h.payments if p.status == AGREED)
+        return f"Result: everything agrees ({n} payment(s) and claim(s) checked)."
+    parts = []
+    d = len(audit.disagreements)
+    if d:
+        parts.append(f"{d} payment(s) or claim(s) differ from what the rules make due")
+    if not audit.record.chain.ok:
+        parts.append("the hash chain is broken")
+    if audit.record.violations:
+        parts.append(f"{len(audit.record.violations)} rule violation(s) in the record")
+    if audit.conservation_problems:
+        parts.append("cards are not conserved")
+    return "Result: " + "; ".join(parts) + "."
