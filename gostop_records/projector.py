@@ -23,7 +23,7 @@ from typing import Any
 from . import events as E
 from .engine.game import GameState, HandResult, apply_game, start_game
 from .engine.state import Phase
-from .errors import GostopError, IllegalAction, ProjectionError
+from .errors import CardCodeError, GostopError, IllegalAction, ProjectionError
 
 __all__ = ["Issue", "Projection", "Projector", "project"]
 
@@ -101,6 +101,7 @@ class Projector:
         "issues",
         "last",
         "last_seq",
+        "refused",
         "strict",
         "undo",
     )
@@ -115,6 +116,9 @@ class Projector:
         self.last: E.Envelope | None = None
         self.undo: list[tuple[int, GameState]] = []
         self.desync: int | None = None  # lenient: hand whose rest is kept unchecked
+        # lenient: (seq, desync before it) of the latest input when the rules refused it, so
+        # that retracting it (a typo corrected at the table) resumes the checks
+        self.refused: tuple[int, int | None] | None = None
         self.events = 0
 
     # --- reporting -----------------------------------------------------------------------
@@ -183,6 +187,7 @@ class Projector:
             want = self.expected[0]
             if not E.is_input(ev) and _same(want, ev):
                 self.expected.popleft()
+                self._check_hand_field(env)
                 return
             if self.desync is None:
                 if E.is_input(ev):
@@ -233,6 +238,7 @@ class Projector:
         if t is E.EntryRetracted:
             self._retract(seq, ev)
             return
+        self.refused = None  # a later input makes an earlier refused one no longer the latest
 
         if self.desync is not None:
             if t is E.HandStarted:
@@ -244,8 +250,14 @@ class Projector:
 
         try:
             new, derived = apply_game(game, ev)
-        except IllegalAction as exc:
-            self._violation(seq, exc.rule, exc.reason, recorded=ev)
+        except (IllegalAction, CardCodeError) as exc:
+            # a payload built in code (not decoded from a log) may hold a non-card string
+            if isinstance(exc, IllegalAction):
+                rule, reason = exc.rule, exc.reason
+            else:
+                rule, reason = "card_code", str(exc)
+            self._violation(seq, rule, reason, recorded=ev)
+            self.refused = (seq, self.desync)
             if game.in_hand or t is E.HandStarted:
                 self.desync = game.hand_no if t is not E.HandStarted else game.hand_no + 1
             return
@@ -266,6 +278,12 @@ class Projector:
             )
 
     def _retract(self, seq: int, ev: E.EntryRetracted) -> None:
+        if self.refused is not None and ev.seq == self.refused[0]:
+            # the latest input was refused and never applied: its retraction restores the
+            # checks as they were before it
+            self.desync = self.refused[1]
+            self.refused = None
+            return
         if not self.undo:
             self._violation(seq, "retract_latest", "there is no input entry to retract")
             return

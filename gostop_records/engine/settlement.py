@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import cards as C
-from ..rules import GoBak, GoPayout
+from ..rules import GoBak, GoPayout, Shaking
 from .scoring import Score, score
 from .table import Table
 
@@ -122,16 +122,23 @@ def _factors(t: Table, facts: HandFacts, win: Score, loser: int) -> list[Factor]
     lose = score(t, lpile, facts.cup_role)
     out: list[Factor] = []
 
+    # a ruleset without shaking or bombs (CARDAVIA C4.5) gives them no factor, even when the
+    # facts (e.g. a hand re-settled under other rules in an audit) hold some
     k = facts.shakes[w]
     if k:
         f = rules.shake_multiplier**k
-        out.append(Factor("shake", f, f > 1, f"the winner shook {k} time(s)", "shake_multiplier"))
+        cond = f"the winner shook {k} time(s)"
+        played = rules.shaking is not Shaking.NONE
+        if not played:
+            cond += "; this ruleset has no shaking"
+        out.append(Factor("shake", f, played and f > 1, cond, "shake_multiplier"))
     b = facts.bombs[w]
     if b:
         f = rules.bomb_multiplier**b
-        out.append(
-            Factor("bomb", f, f > 1, f"the winner bombed {b} time(s)", "bomb_multiplier")
-        )
+        cond = f"the winner bombed {b} time(s)"
+        if not rules.bombs:
+            cond += "; this ruleset has no bombs"
+        out.append(Factor("bomb", f, rules.bombs and f > 1, cond, "bomb_multiplier"))
 
     if rules.gwang_bak:
         applies = win.bright_points > 0 and lose.brights == 0

@@ -410,6 +410,7 @@ def _shake(s: HandState, a: E.Shaken, out: Out) -> None:
     mode = s.table.rules.shaking
     if mode is Shaking.NONE:
         raise _illegal("shaking", "this ruleset has no shaking (heundeum)")
+    _check_fours_shown(s)
     turn = _turn(s)
     if turn.played >= 0 or turn.bomb:
         raise _illegal("shaking", "a shake is shown before the turn's card is played")
