@@ -11,7 +11,18 @@ import sys
 
 import typer
 
-from . import common, rules_cmd, schema_cmd
+from . import (
+    audit_cmd,
+    common,
+    db_cmd,
+    play_cmd,
+    record_cmd,
+    replay_cmd,
+    rules_cmd,
+    schema_cmd,
+    simulate_cmd,
+    validate_cmd,
+)
 
 app = typer.Typer(
     name=common.PROG,
@@ -24,7 +35,14 @@ app = typer.Typer(
 )
 
 app.add_typer(rules_cmd.app, name="rules")
+app.add_typer(db_cmd.app, name="db")
 app.command("schema")(schema_cmd.schema)
+app.command("record")(record_cmd.record)
+app.command("replay")(replay_cmd.replay)
+app.command("play")(play_cmd.play)
+app.command("validate")(validate_cmd.validate)
+app.command("audit")(audit_cmd.audit)
+app.command("simulate")(simulate_cmd.simulate)
 
 
 def main() -> None:

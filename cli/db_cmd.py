@@ -1,0 +1,310 @@
+"""``gostop db``: the DuckDB store: import logs, query, stats, export, verify, rebuild.
+
+The store file is ``--db FILE``, else ``$GOSTOP_DB``, else ``gostop.duckdb`` in the current
+folder. One process owns the file at a time (DuckDB's rule), so a second command on the same
+file while an import runs is refused with a message naming the file. duckdb and pyarrow are
+imported inside the commands, which keeps ``gostop --help`` fast.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import decimal
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from . import common
+
+if TYPE_CHECKING:
+    from gostop_records.store import ImportProgress
+
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="The DuckDB store: import logs, query with SQL, stats, Parquet export, verify.",
+    epilog='Example: gostop db import logs/ && gostop db query "SELECT * FROM v_hand_summary"',
+)
+
+DbOption = Annotated[
+    Path,
+    typer.Option(
+        "--db",
+        metavar="FILE",
+        envvar="GOSTOP_DB",
+        help="The store file (default: gostop.duckdb in the current folder).",
+        show_default=False,
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Machine output on stdout.")]
+DEFAULT_DB = Path("gostop.duckdb")
+
+
+def _err(text: str) -> None:
+    typer.echo(f"{common.PROG}: {text}", err=True)
+
+
+class _Progress:
+    """Import progress on stderr: every committed batch, and at most twice a second else."""
+
+    def __init__(self) -> None:
+        self.last = 0.0
+
+    def __call__(self, p: ImportProgress) -> None:
+        now = time.monotonic()
+        if not p.committed and now - self.last < 0.5:
+            return
+        self.last = now
+        done = f"{p.games} game(s) and {p.events} event(s)"
+        read = f"{p.files_done}/{p.files_total} file(s) read"
+        if p.committed:
+            _err(f"import: committed {done} ({read})")
+        else:
+            _err(f"import: {read}, {done} committed so far")
+
+
+@app.command("import", epilog="Example: gostop db import logs/ game.jsonl --db club.duckdb")
+def import_(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="PATH...",
+            help="Log files, or folders searched for *.jsonl, *.ndjson, *.msgpack, *.mpk.",
+        ),
+    ],
+    db: DbOption = DEFAULT_DB,
+    lenient: Annotated[
+        bool,
+        typer.Option(
+            "--lenient",
+            help="Store games that break the rules as recorded, "
+            "with their violations, instead of rejecting them.",
+        ),
+    ] = False,
+    batch_events: Annotated[
+        int,
+        typer.Option(
+            "--batch-events",
+            min=1,
+            metavar="N",
+            help="Events written per transaction (whole games only).",
+        ),
+    ] = 50_000,
+    as_json: JsonOption = False,
+) -> None:
+    """Import game logs: validated per game, atomic per game, idempotent.
+
+    A game already stored is skipped; a stored prefix is extended.
+    A game that breaks the rules (strict mode) or conflicts with the stored one is reported
+    and left out; the others go in.
+    Exit code 1 when any game was rejected or in conflict.
+    """
+    from gostop_records.store import Store
+
+    with Store(db) as store:
+        report = store.import_paths(
+            paths, strict=not lenient, batch_events=batch_events, progress=_Progress()
+        )
+    if as_json:
+        common.print_json(report.to_dict())
+    else:
+        common.echo(report.summary())
+    for p in report.rejected:
+        common.error_message(f"rejected: {p.describe()}")
+    for p in report.conflicts:
+        common.error_message(f"conflict: {p.describe()}")
+    if not report.ok:
+        raise typer.Exit(common.EXIT_REJECTED)
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, dt.date | dt.datetime | dt.time):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, list | tuple):
+        return [_cell(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _cell(v) for k, v in value.items()}
+    return value
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_text(v) for v in value) + "]"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(_cell(value))
+
+
+def _print_table(columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
+    cells = [[_text(v) for v in r] for r in rows]
+    widths = [len(c) for c in columns]
+    for r in cells:
+        for i, c in enumerate(r):
+            widths[i] = max(widths[i], len(c))
+    head = "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip()
+    common.echo(common.style(head, bold=True))
+    common.echo("  ".join("-" * w for w in widths))
+    for r in cells:
+        common.echo("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    common.echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+
+
+@app.command(
+    "query",
+    epilog='Examples: gostop db query "SELECT ruleset, avg(chips) FROM v_hand_summary '
+    'GROUP BY ruleset" --format csv; gostop db query --file samples/queries/nagari_rate.sql',
+)
+def query(
+    sql: Annotated[
+        str | None,
+        typer.Argument(metavar="SQL", help="One or more read-only statements; the result "
+                       "of the last is shown. '-' reads them from stdin."),
+    ] = None,
+    file: Annotated[
+        Path | None, typer.Option("--file", "-f", metavar="FILE",
+                                  help="Read the SQL from a file."),
+    ] = None,
+    db: DbOption = DEFAULT_DB,
+    fmt: Annotated[
+        str, typer.Option("--format", metavar="table|csv|json", help="Output format."),
+    ] = "table",
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=0, metavar="N", help="Show at most N rows."),
+    ] = None,
+) -> None:
+    """Run SQL on the store, read-only: statements that write are refused.
+
+    Tables: events, games, hands, turns, captures, transfers, decisions, scores, payouts,
+    issues.
+    Views: v_hand_summary, v_payout_disputes, v_specials, v_specials_by_seat,
+    v_player_ledger, v_events.
+    Write "at" and "by" in double quotes (reserved words in SQL).
+    SQL that starts with a comment ('--') goes in --file, or after a lone '--'.
+    """
+    if fmt not in ("table", "csv", "json"):
+        raise typer.BadParameter("use table, csv or json", param_hint="--format")
+    if (sql is None) == (file is None):
+        raise typer.BadParameter("give the SQL as an argument or with --file (one of them)")
+    if file is not None:
+        try:
+            text = file.read_text(encoding="utf-8")
+        except OSError as exc:
+            common.fail(f"{file}: cannot read: {exc.strerror}")
+    else:
+        text = sys.stdin.read() if sql == "-" else str(sql)
+    from gostop_records.store import Store
+
+    with Store(db, read_only=True) as store:
+        result = store.query(text, limit=limit)
+    if fmt == "json":
+        common.print_json([_cell(r) for r in result.records()])
+    elif fmt == "csv":
+        w = csv.writer(sys.stdout, lineterminator="\n")
+        w.writerow(result.columns)
+        for r in result.rows:
+            w.writerow(["" if v is None else _text(v) for v in r])
+    else:
+        _print_table(result.columns, result.rows)
+
+
+@app.command("stats", epilog="Example: gostop db stats --json")
+def stats(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
+    """Games, hands, outcomes, average payouts by ruleset and players, specials' frequency."""
+    from gostop_records.store import Store
+
+    with Store(db, read_only=True) as store:
+        s = store.stats()
+    if as_json:
+        common.print_json(_cell(s))
+        return
+    common.echo(
+        f"{s['games']} game(s), {s['hands']} hand(s), {s['events']} event(s); "
+        f"{s['violations']} rule violation(s) stored, "
+        f"{s['disputed_payments']} disputed payment(s)"
+    )
+    common.echo("outcomes: " + ", ".join(f"{k} {v}" for k, v in s["outcomes"].items()))
+    if s["by_ruleset"]:
+        cols = tuple(s["by_ruleset"][0])
+        _print_table(cols, [tuple(r.values()) for r in s["by_ruleset"]])
+    common.echo(
+        "specials (count, per 100 hands): "
+        + ", ".join(f"{k} {v['count']} ({v['per_100_hands']})" for k, v in s["specials"].items())
+    )
+
+
+@app.command("export", epilog="Example: gostop db export --parquet out/")
+def export(
+    parquet: Annotated[
+        Path,
+        typer.Option(
+            "--parquet",
+            metavar="DIR",
+            help="Folder to write the Parquet "
+            "files to (events partitioned by date and type, and each table).",
+        ),
+    ],
+    db: DbOption = DEFAULT_DB,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace an earlier export in DIR.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Export the store to Parquet, readable by DuckDB, Polars, Spark and Trino."""
+    from gostop_records.store import Store
+
+    with Store(db, read_only=True) as store:
+        report = store.export_parquet(parquet, overwrite=overwrite)
+    if as_json:
+        common.print_json(report.to_dict())
+        return
+    common.echo(
+        f"exported {report.events} event(s) and {len(report.tables)} table(s) to "
+        f"{report.directory} ({report.files} file(s))"
+    )
+
+
+@app.command("verify", epilog="Example: gostop db verify --json")
+def verify(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
+    """Recompute every hash chain and check the projection tables equal a fresh rebuild.
+
+    Names the first broken seq of each game. Exit code 1 when anything is wrong.
+    """
+    from gostop_records.store import Store
+
+    with Store(db, read_only=True) as store:
+        report = store.verify()
+    if as_json:
+        common.print_json(report.to_dict())
+    elif report.ok:
+        common.echo(
+            f"{report.games} game(s), {report.events} event(s): every hash chain "
+            "intact, projection tables equal a fresh rebuild"
+        )
+    if not report.ok:
+        for line in report.problems():
+            common.error_message(line)
+        raise typer.Exit(common.EXIT_REJECTED)
+
+
+@app.command("rebuild", epilog="Example: gostop db rebuild")
+def rebuild(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
+    """Derive every projection table again from the events (one transaction)."""
+    from gostop_records.store import Store
+
+    with Store(db) as store:
+        report = store.rebuild()
+    if as_json:
+        common.print_json(report.to_dict())
+    else:
+        rows = ", ".join(f"{k} {v}" for k, v in report.rows.items())
+        common.echo(f"rebuilt the projections of {report.games} game(s): {rows}")
+    for f in report.failed:
+        common.warn(f"not projected: {f.describe()}")

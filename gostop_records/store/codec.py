@@ -1,0 +1,81 @@
+"""Envelopes to ``events`` rows and back, keeping every byte the hash covers.
+
+A row holds the payload as the JSON text of the ``event`` member, exactly as it was hashed:
+an envelope read in a non-typed form (an upcast payload, a sparse or unknown one) is stored
+in its stored form, so a row read back verifies and re-exports byte-exactly. Reading a row
+goes through the same decoder as a JSONL line (:func:`gostop_records.log.decode_json_line`),
+so old payloads are upcast and unknown types kept, as from a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+
+from .. import log as L
+from ..errors import LogError
+from ..events import Envelope, UnknownEvent
+
+__all__ = ["EventRow", "event_row", "row_to_envelope", "rows_to_envelopes"]
+
+EventRow = tuple[str, int, str, int | None, str, str, str, int, str, str, str]
+
+_enc = msgspec.json.Encoder()
+
+
+def event_row(env: Envelope) -> EventRow:
+    """The ``events`` row of a sealed envelope.
+
+    Raises :class:`LogError` for an envelope whose stored form has members a row cannot
+    keep (envelope fields added by a newer producer), since its hash could not be checked
+    from the store afterwards.
+    """
+    if type(env) is Envelope and type(env.event) is not UnknownEvent:
+        return (
+            env.game_id, env.seq, env.type, env.hand, env.at, env.recorded_at, env.by, env.v,
+            _enc.encode(env.event).decode(), env.prev, env.hash,
+        )
+    d = L.envelope_to_dict(env)
+    event = d.get("event")
+    row: EventRow = (
+        env.game_id, env.seq, env.type, d.get("hand"), d["at"], d["recorded_at"], d["by"],
+        d["v"], _enc.encode(event).decode(), env.prev, env.hash,
+    )
+    extra = sorted(set(d) - {"game_id", "seq", "hand", "at", "recorded_at", "by", "v",
+                             "event", "prev", "hash"})
+    if extra:
+        raise LogError(
+            f"envelope fields {', '.join(extra)} are not known to this version and a store "
+            "row cannot keep them (the hash would not verify)",
+            seq=env.seq,
+        )
+    return row
+
+
+def row_to_envelope(row: EventRow | tuple[Any, ...], *, source: str | None = None) -> Envelope:
+    """The envelope of a stored row (upcast and unknown payloads as from a log file)."""
+    game_id, seq, _t, hand, at, recorded_at, by, v, payload, prev, digest = row
+    head = _enc.encode(
+        {"game_id": game_id, "seq": seq, "hand": hand, "at": at, "recorded_at": recorded_at,
+         "by": by, "v": v}
+    )
+    text = payload.encode() if isinstance(payload, str) else _enc.encode(payload)
+    line = b"".join(
+        (head[:-1], b',"event":', text, b',"prev":', _enc.encode(prev), b',"hash":',
+         _enc.encode(digest), b"}")
+    )
+    try:
+        return L.decode_json_line(line, file=source)
+    except LogError as exc:
+        raise LogError(
+            f"game {game_id!r}: stored event does not decode: {exc.reason}",
+            file=source, seq=seq, field=exc.field,
+        ) from None
+
+
+def rows_to_envelopes(
+    rows: Iterable[EventRow | tuple[Any, ...]], *, source: str | None = None
+) -> list[Envelope]:
+    return [row_to_envelope(r, source=source) for r in rows]

@@ -1,0 +1,46 @@
+"""The store's typed errors: a busy file, a stale expected version, a refused statement.
+
+All derive from :class:`~gostop_records.errors.GostopError`, so the command line prints them
+as one sentence with exit code 1 and programs can catch the store's failures apart.
+"""
+
+from __future__ import annotations
+
+from ..errors import GostopError
+
+__all__ = ["ConcurrencyError", "StoreError", "StoreLockedError"]
+
+
+class StoreError(GostopError):
+    """The store cannot do what was asked: missing file, newer schema, refused statement."""
+
+
+class StoreLockedError(StoreError):
+    """Another process has the DuckDB file open; DuckDB lets one process own a file."""
+
+    def __init__(self, path: str, holder: str | None = None) -> None:
+        self.path = path
+        self.holder = holder
+        who = f" ({holder})" if holder else ""
+        super().__init__(
+            f"{path}: the store is in use by another process{who}. DuckDB lets one process "
+            "open a database file at a time, even to read it: wait for that process to end "
+            "or use another file with --db"
+        )
+
+
+class ConcurrencyError(StoreError):
+    """An append expected a game at one version and found it at another.
+
+    Another writer appended to the game first. The caller re-reads the game (its version is
+    ``actual``) and decides again; nothing of the rejected append was written.
+    """
+
+    def __init__(self, game_id: str, expected: int | None, actual: int) -> None:
+        self.game_id = game_id
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            f"game {game_id!r}: expected version {expected}, but the store holds {actual} "
+            "event(s): another writer appended first; re-read the game and try again"
+        )

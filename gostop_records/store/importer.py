@@ -1,0 +1,409 @@
+"""Bulk import of log files: validated per game, atomic per game, idempotent.
+
+Each game read from a file is checked on its own: its hash chain, then the rules (strict by
+default, or lenient), then against what the store already holds:
+
+- not stored yet: imported;
+- stored with the same hashes: skipped (importing the same logs twice adds nothing);
+- stored as a prefix of the file's game: the new events are appended;
+- stored with different events: a conflict, reported with the first differing seq; the
+  store keeps its version;
+- a file that starts a game at seq k > 1 continues the stored game if the store holds
+  seq 1..k-1 with the chain it continues.
+
+A rejected game leaves nothing behind and is reported with its file, seq and reason; the
+other games go in. Many games are written per transaction for speed, and a transaction
+only ever holds whole games, so an import killed at any moment leaves whole games only and
+running it again completes it. Rows go in through Arrow (or JSON Lines, see :mod:`.rows`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import log as L
+from ..errors import GostopError, LogError, ProjectionError
+from ..events import Envelope
+from ..projector import Issue, Projector
+from .codec import EventRow, event_row
+from .projections import derive, empty_rows
+from .writer import clear_games, insert_events, insert_projection, is_write_conflict, transaction
+
+if TYPE_CHECKING:
+    from ..engine.game import GameState
+    from .store import Store
+
+__all__ = [
+    "DEFAULT_BATCH_EVENTS",
+    "FOLDER_SUFFIXES",
+    "ImportProgress",
+    "ImportReport",
+    "Importer",
+    "Problem",
+    "discover",
+]
+
+#: Events per transaction: large enough for bulk speed, small enough to bound memory.
+DEFAULT_BATCH_EVENTS = 50_000
+#: The files a folder is searched for (recursively).
+FOLDER_SUFFIXES = (".jsonl", ".ndjson", *L.MSGPACK_SUFFIXES)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A game (or file) that was not imported, and why."""
+
+    file: str | None
+    game_id: str | None
+    seq: int | None
+    reason: str
+    rule: str | None = None
+    line: int | None = None
+
+    def describe(self) -> str:
+        parts = [p for p in (
+            self.file,
+            f"line {self.line}" if self.line is not None else None,
+            f"game {self.game_id}" if self.game_id else None,
+            f"seq {self.seq}" if self.seq is not None else None,
+        ) if p]
+        rule = f" [rule: {self.rule}]" if self.rule else ""
+        return f"{', '.join(parts)}: {self.reason}{rule}" if parts else self.reason + rule
+
+
+@dataclass(slots=True)
+class ImportReport:
+    """Counts and problems of one import run."""
+
+    files: int = 0
+    games: int = 0  # games read from the files
+    imported: int = 0  # new games
+    extended: int = 0  # stored games that got new events
+    skipped: int = 0  # games already stored in full
+    events: int = 0  # events written
+    violations: int = 0  # rule violations accepted in lenient mode
+    rejected: list[Problem] = field(default_factory=list)
+    conflicts: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.rejected and not self.conflicts
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["ok"] = self.ok
+        return d
+
+    def summary(self) -> str:
+        return (
+            f"{self.files} file(s), {self.games} game(s): {self.imported} imported, "
+            f"{self.extended} extended, {self.skipped} already stored, "
+            f"{len(self.rejected)} rejected, {len(self.conflicts)} in conflict; "
+            f"{self.events} event(s) written"
+            + (f"; {self.violations} rule violation(s) accepted (lenient)"
+               if self.violations else "")
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ImportProgress:
+    """Where an import is: after each file and after each committed batch."""
+
+    files_done: int
+    files_total: int
+    games: int
+    events: int
+    committed: bool
+    file: str | None
+
+
+@dataclass(slots=True)
+class _Planned:
+    """A validated game waiting for its batch's transaction."""
+
+    file: str
+    run: list[Envelope]  # as read from the file
+    new: list[EventRow]  # rows to insert
+    full: list[Envelope]  # every event of the game after the import
+    game: GameState
+    issues: list[Issue]
+    stored: int  # events the store held before
+    violations: int
+
+
+def discover(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[Problem]]:
+    """Log files named or found (recursively) in folders, and the paths that are neither."""
+    files: list[Path] = []
+    missing: list[Problem] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found = sorted(
+                f for f in p.rglob("*")
+                if f.is_file() and f.suffix.lower() in FOLDER_SUFFIXES
+            )
+            files.extend(found)
+        elif p.is_file():
+            files.append(p)
+        else:
+            missing.append(Problem(str(p), None, None, "no such file or folder"))
+    return files, missing
+
+
+def _check_run(run: Sequence[Envelope]) -> tuple[int, str] | None:
+    """The first break in a run's seq order or hash chain: (seq, reason)."""
+    first = run[0]
+    if first.seq == 1 and first.prev != L.GENESIS:
+        return 1, "prev of seq 1 is not the genesis value (64 zeros)"
+    prev_seq, prev_hash = first.seq - 1, first.prev
+    for env in run:
+        if env.seq != prev_seq + 1:
+            return env.seq, f"seq {env.seq} follows seq {prev_seq}: the seqs must be dense"
+        if env.prev != prev_hash:
+            return env.seq, (f"prev is not the hash of seq {prev_seq} (an event before it was "
+                             "changed, removed or inserted)")
+        if not env.hash or L.compute_hash(env.prev, env) != env.hash:
+            return env.seq, "hash does not match the content (changed after it was sealed)"
+        prev_seq, prev_hash = env.seq, env.hash
+    return None
+
+
+class Importer:
+    """One import run into a store."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        strict: bool = True,
+        batch_events: int | None = None,
+        progress: Callable[[ImportProgress], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.strict = strict
+        self.batch_events = max(1, batch_events or DEFAULT_BATCH_EVENTS)
+        self.progress = progress
+        self.report = ImportReport()
+        self._files_total = 0
+        self._file: str | None = None
+
+    # --- reading ---------------------------------------------------------------------
+
+    def import_paths(self, paths: Iterable[str | os.PathLike[str]]) -> ImportReport:
+        files, missing = discover(paths)
+        self.report.rejected.extend(missing)
+        self._files_total = len(files)
+        chunk: list[tuple[str, list[Envelope]]] = []
+        size = 0
+        for path in files:
+            name = str(path)
+            self._file = name
+            for run in self._runs(path):
+                chunk.append((name, run))
+                size += len(run)
+                if size >= self.batch_events:
+                    self._process(chunk)
+                    chunk, size = [], 0
+            self.report.files += 1
+            self._tell(committed=False)
+        self._process(chunk)
+        return self.report
+
+    def import_envelopes(self, envelopes: Iterable[Envelope], source: str) -> ImportReport:
+        self._files_total = 1
+        self._file = source
+        chunk: list[tuple[str, list[Envelope]]] = []
+        size = 0
+        for _, run in L.iter_games(envelopes):
+            chunk.append((source, run))
+            size += len(run)
+            if size >= self.batch_events:
+                self._process(chunk)
+                chunk, size = [], 0
+        self._process(chunk)
+        self.report.files += 1
+        return self.report
+
+    def _runs(self, path: Path) -> Iterator[list[Envelope]]:
+        """Runs of consecutive events of one game; a read error ends the file."""
+        name = str(path)
+        run: list[Envelope] = []
+        try:
+            for env in L.read_log(path):
+                if run and env.game_id != run[0].game_id:
+                    yield run
+                    run = []
+                run.append(env)
+        except LogError as exc:
+            gid = run[0].game_id if run else None
+            more = (f"; game {gid} (read up to seq {run[-1].seq}) is not imported"
+                    if run else "")
+            self.report.rejected.append(Problem(
+                name, gid, exc.seq, f"{exc.reason}{more}; the rest of the file was not read",
+                line=exc.line,
+            ))
+            return
+        if run:
+            yield run
+
+    # --- planning --------------------------------------------------------------------
+
+    def _process(self, chunk: list[tuple[str, list[Envelope]]]) -> None:
+        if not chunk:
+            return
+        ids = list(dict.fromkeys(run[0].game_id for _, run in chunk))
+        rows = self.store.conn.execute(
+            "SELECT game_id, hash FROM events WHERE game_id IN (SELECT unnest(?::VARCHAR[])) "
+            "ORDER BY game_id, seq",
+            [ids],
+        ).fetchall()
+        hashes: dict[str, list[str]] = {}
+        for gid, digest in rows:
+            hashes.setdefault(gid, []).append(digest)
+        pending: dict[str, _Planned] = {}
+        planned: list[_Planned] = []
+        for file, run in chunk:
+            self.report.games += 1
+            p = self._plan(file, run, hashes, pending)
+            if p is not None:
+                planned.append(p)
+                gid = run[0].game_id
+                pending[gid] = p
+                hashes[gid] = [e.hash for e in p.full]
+        self._flush(planned)
+
+    def _plan(
+        self,
+        file: str,
+        run: list[Envelope],
+        hashes: dict[str, list[str]],
+        pending: dict[str, _Planned],
+    ) -> _Planned | None:
+        gid = run[0].game_id
+        report = self.report
+        broken = _check_run(run)
+        if broken is not None:
+            report.rejected.append(Problem(file, gid, broken[0], broken[1], "hash_chain"))
+            return None
+        stored = hashes.get(gid, [])
+        n = len(stored)
+        for env in run:
+            if env.seq > n:
+                break
+            if stored[env.seq - 1] != env.hash:
+                report.conflicts.append(Problem(
+                    file, gid, env.seq,
+                    f"the store holds another event at seq {env.seq} (stored hash "
+                    f"{stored[env.seq - 1][:12]}..., file {env.hash[:12]}...); the stored "
+                    "events are kept",
+                ))
+                return None
+        new = [env for env in run if env.seq > n]
+        if not new:
+            report.skipped += 1
+            return None
+        first = run[0].seq
+        if first > n + 1:
+            report.rejected.append(Problem(
+                file, gid, first,
+                f"the file's events start at seq {first}, but the store holds {n}: "
+                f"seq {n + 1}..{first - 1} are missing",
+                "seq_dense",
+            ))
+            return None
+        if n and first == n + 1 and run[0].prev != stored[-1]:
+            report.conflicts.append(Problem(
+                file, gid, first, "does not continue the stored hash chain of the game",
+            ))
+            return None
+        if first == 1:
+            full = list(run)
+        else:
+            before = pending[gid].full if gid in pending else self.store.events(gid)
+            full = [*before[: first - 1], *run]
+        try:
+            p = Projector(strict=False)
+            for env in full[:n]:
+                p.feed(env)
+            p.strict = self.strict
+            for env in full[n:]:
+                p.feed(env)
+            if p.game is None:
+                raise ProjectionError(1, "game_started", "the log does not start with game_started")
+            rows = [event_row(env) for env in new]
+        except ProjectionError as exc:
+            report.rejected.append(Problem(file, gid, exc.seq, exc.reason, exc.rule))
+            return None
+        except GostopError as exc:
+            seq = getattr(exc, "seq", None)
+            reason = getattr(exc, "reason", None) or str(exc)
+            report.rejected.append(Problem(file, gid, seq, reason))
+            return None
+        violations = sum(
+            1 for i in p.issues
+            if i.severity == "violation" and (i.seq is None or i.seq > n)
+        )
+        return _Planned(file, run, rows, full, p.game, p.issues, n, violations)
+
+    # --- writing ---------------------------------------------------------------------
+
+    def _flush(self, planned: list[_Planned]) -> None:
+        if not planned:
+            return
+        last: dict[str, _Planned] = {}
+        for p in planned:
+            last[p.full[0].game_id] = p
+        # games the store held before: their projection rows are replaced whole
+        replace = sorted({p.full[0].game_id for p in planned if p.stored})
+        rows = empty_rows()
+        for p in last.values():
+            derive(p.full, p.game, p.issues, rows=rows)
+        events = [r for p in planned for r in p.new]
+        conn = self.store.conn
+        try:
+            with transaction(conn):
+                insert_events(conn, events)
+                clear_games(conn, replace)
+                insert_projection(conn, rows)
+        except Exception as exc:
+            if not is_write_conflict(exc):
+                raise
+            self._after_conflict(planned)
+            return
+        for gid in last:
+            self.store.cache.pop(gid, None)
+        report = self.report
+        for p in planned:
+            if p.stored:
+                report.extended += 1
+            else:
+                report.imported += 1
+            report.violations += p.violations
+        report.events += len(events)
+        self._tell(committed=True)
+
+    def _after_conflict(self, planned: list[_Planned]) -> None:
+        """Another writer touched a game of the batch: retry each game on its own."""
+        if len(planned) == 1:
+            p = planned[0]
+            self.report.conflicts.append(Problem(
+                p.file, p.full[0].game_id, p.new[0][1] if p.new else None,
+                "another writer appended to this game during the import; nothing was written",
+            ))
+            return
+        self.report.games -= len(planned)
+        for p in planned:
+            self._process([(p.file, p.run)])
+
+    def _tell(self, *, committed: bool) -> None:
+        if self.progress is not None:
+            r = self.report
+            self.progress(ImportProgress(
+                r.files, self._files_total, r.imported + r.extended, r.events, committed,
+                self._file,
+            ))
+

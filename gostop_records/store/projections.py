@@ -1,0 +1,451 @@
+"""Projection rows: typed tables for SQL, derived from a game's events and its projection.
+
+What happened at the table (turns, captures, transfers, decisions, recorded payments) comes
+from the events as recorded; what the rules make of it (final scores, payouts with their
+multipliers) comes from the projector's hand results (:class:`HandResult` and its proof).
+The two sit side by side, so a query can set the recorded payment beside the computed one.
+
+Rows are a pure function of the events and the projector's game state: :func:`derive` gives
+the rows of a whole game, or of some hands only (a live append re-derives just the hand it
+touched). Events undone by ``entry_retracted`` are left out, as the projector leaves them.
+
+Some columns are readings of the record rather than rules: ``turns.sseul`` is true when the
+turn left the layout empty after capturing, or brought a ``sseul`` junk transfer; a turn is
+the play (with its shake and any bonus card played before it), the flip and what follows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .. import cards as C
+from .. import events as E
+from ..engine.game import GameState, HandResult
+from ..engine.scoring import points, score
+from ..engine.table import Table
+from ..projector import Issue
+from .schema import TABLES
+
+__all__ = ["Rows", "derive", "empty_rows", "void_seqs"]
+
+Row = tuple[Any, ...]
+Rows = dict[str, list[Row]]
+
+_CARD: dict[str, tuple[int, int | None, str]] = {
+    c.code: (c.index, c.month or None, c.kind.value) for c in C.ALL_CARDS
+}
+
+
+def empty_rows() -> Rows:
+    return {name: [] for name in TABLES}
+
+
+def _bit(code: str) -> int:
+    return 1 << _CARD[code][0]
+
+
+def _mask(codes: Sequence[str]) -> int:
+    m = 0
+    for code in codes:
+        m |= 1 << _CARD[code][0]
+    return m
+
+
+def void_seqs(envelopes: Sequence[E.Envelope]) -> set[int]:
+    """Seqs undone by retractions: each retracted input, what followed it, the retraction.
+
+    Mirrors the projector: only the latest input entry of the current hand can be retracted
+    (a retraction of anything else is reported by the projector and changes nothing).
+    """
+    void: set[int] = set()
+    undo: list[int] = []
+    for env in envelopes:
+        ev = env.event
+        t = type(ev)
+        if t is E.UnknownEvent or t is E.GameStarted:
+            continue
+        if t is E.EntryRetracted:
+            if undo and undo[-1] == ev.seq:
+                void.update(range(ev.seq, env.seq + 1))
+                undo.pop()
+            continue
+        if E.is_input(ev):
+            if t is E.HandStarted:
+                undo.clear()
+            undo.append(env.seq)
+    return void
+
+
+@dataclass(slots=True)
+class _Turn:
+    number: int
+    seq: int
+    seat: int
+    action: str | None = None
+    played: str | None = None
+    played_month: int | None = None
+    played_kind: str | None = None
+    chosen: str | None = None
+    bomb_cards: list[str] | None = None
+    flipped: str | None = None
+    flips: int = 0
+    bonus: int = 0
+    shaken: bool = False
+    ppuk: bool = False
+    jjok: bool = False
+    ttadak: bool = False
+    sseul: bool = False
+    captured: int = 0
+    took: bool = False
+    junk_taken: int = 0
+
+    def open_for_play(self, seat: int) -> bool:
+        """A play continues this turn: after a shake, or after a bonus card from the hand."""
+        if seat != self.seat or self.flips:
+            return False
+        return self.action is None or (self.action == "card" and self.played_kind == "bonus")
+
+
+@dataclass(frozen=True, slots=True)
+class _Game:
+    game_id: str
+    ruleset: str
+    players: int
+    stake: int
+    table: Table
+
+
+class _HandWalk:
+    """Follows one hand's events: piles and layout as masks, the turn in progress, rows."""
+
+    def __init__(self, g: _Game, hand: int, rows: Rows) -> None:
+        self.g = g
+        self.hand = hand
+        self.rows = rows
+        n = g.players
+        self.piles = [0] * n
+        self.layout = 0
+        self.cup_role: str | None = None
+        self.turn: _Turn | None = None
+        self.turns = 0
+        self.go_counts = [0] * n
+        self.gos = 0
+        self.dealer: int | None = None
+        self.started_at: str | None = None
+        self.ended: E.HandEnded | None = None
+        self.stop_score: int | None = None
+        self.recorded: dict[tuple[int, int], int] = {}
+
+    # --- turns -----------------------------------------------------------------------
+
+    def _turn_number(self) -> int:
+        return self.turn.number if self.turn is not None else self.turns
+
+    def _start(self, seq: int, seat: int) -> _Turn:
+        self._close()
+        self.turns += 1
+        self.turn = _Turn(self.turns, seq, seat)
+        return self.turn
+
+    def _for_play(self, seq: int, seat: int) -> _Turn:
+        t = self.turn
+        if t is not None and t.open_for_play(seat):
+            return t
+        return self._start(seq, seat)
+
+    def _close(self) -> None:
+        t = self.turn
+        if t is None:
+            return
+        self.turn = None
+        if t.took and self.layout == 0:
+            t.sseul = True
+        g = self.g
+        score_after = points(g.table, self.piles[t.seat], self.cup_role)
+        fl = _CARD[t.flipped] if t.flipped is not None else None
+        self.rows["turns"].append((
+            g.game_id, self.hand, t.number, t.seq, t.seat, t.action, t.played, t.played_month,
+            t.played_kind, t.chosen, t.bomb_cards, t.flipped, fl[1] if fl else None,
+            fl[2] if fl else None, t.flips, t.bonus, t.shaken, t.action == "bomb",
+            t.action == "flip_only", t.ppuk, t.jjok, t.ttadak, t.sseul, t.captured,
+            t.junk_taken, score_after,
+        ))
+
+    # --- events ----------------------------------------------------------------------
+
+    def feed(self, env: E.Envelope) -> None:
+        ev = env.event
+        t = type(ev)
+        g = self.g
+        rows = self.rows
+        seq = env.seq
+        if t is E.HandStarted:
+            self.dealer = ev.dealer
+            self.started_at = env.at
+        elif t is E.CardsDealt:
+            self.layout = _mask(ev.layout)
+        elif t is E.Shaken:
+            turn = self._for_play(seq, ev.seat)
+            turn.shaken = True
+        elif t is E.CardPlayed:
+            turn = self._for_play(seq, ev.seat)
+            turn.action = "card"
+            _, month, kind = _CARD[ev.card]
+            if kind != "bonus" or turn.played is None:
+                turn.played, turn.played_month, turn.played_kind = ev.card, month, kind
+                turn.chosen = ev.chosen
+            if kind != "bonus":
+                self.layout |= _bit(ev.card)
+        elif t is E.BombPlayed:
+            turn = self._for_play(seq, ev.seat)
+            turn.action = "bomb"
+            turn.bomb_cards = list(ev.cards)
+            turn.played_month = ev.month
+            self.layout |= _mask(ev.cards)
+        elif t is E.FlipOnlyPlayed:
+            turn = self._for_play(seq, ev.seat)
+            turn.action = "flip_only"
+        elif t is E.CardFlipped:
+            turn = self.turn if self.turn is not None else self._start(seq, ev.seat)
+            turn.flipped = ev.card
+            turn.flips += 1
+            if _CARD[ev.card][2] != "bonus":
+                self.layout |= _bit(ev.card)
+        elif t is E.BonusCardTaken:
+            b = _bit(ev.card)
+            self.piles[ev.seat] |= b
+            self.layout &= ~b
+            _, month, kind = _CARD[ev.card]
+            rows["captures"].append((
+                g.game_id, self.hand, seq, self._turn_number(), ev.seat, ev.card, month, kind,
+                "bonus", ev.source,
+            ))
+            if self.turn is not None:
+                self.turn.bonus += 1
+                self.turn.captured += 1
+        elif t is E.CardsCaptured:
+            m = _mask(ev.cards)
+            self.piles[ev.seat] |= m
+            self.layout &= ~m
+            number = self._turn_number()
+            for code in ev.cards:
+                _, month, kind = _CARD[code]
+                rows["captures"].append((
+                    g.game_id, self.hand, seq, number, ev.seat, code, month, kind, ev.kind,
+                    ev.source,
+                ))
+            turn = self.turn
+            if turn is not None:
+                turn.captured += len(ev.cards)
+                turn.took = True
+                if ev.kind == "jjok":
+                    turn.jjok = True
+                elif ev.kind == "ttadak":
+                    turn.ttadak = True
+        elif t is E.PpukMade:
+            self.layout |= _mask(ev.cards)
+            if self.turn is not None:
+                self.turn.ppuk = True
+        elif t is E.JunkTransferred:
+            b = _bit(ev.card)
+            self.piles[ev.from_seat] &= ~b
+            self.piles[ev.to_seat] |= b
+            _, month, kind = _CARD[ev.card]
+            rows["transfers"].append((
+                g.game_id, self.hand, seq, self._turn_number(), ev.from_seat, ev.to_seat,
+                ev.card, month, kind, ev.reason,
+            ))
+            turn = self.turn
+            if turn is not None:
+                if ev.to_seat == turn.seat:
+                    turn.junk_taken += 1
+                if ev.reason == "sseul":
+                    turn.sseul = True
+        elif t is E.CupAssigned:
+            self.cup_role = ev.role
+            rows["decisions"].append((
+                g.game_id, self.hand, seq, self._turn_number(), ev.seat, "cup", None,
+                points(g.table, self.piles[ev.seat], self.cup_role), None, ev.role,
+            ))
+        elif t is E.GoCalled:
+            self.gos += 1
+            self.go_counts[ev.seat] = ev.count
+            rows["decisions"].append((
+                g.game_id, self.hand, seq, self._turn_number(), ev.seat, "go", ev.count,
+                ev.score, False, None,
+            ))
+        elif t is E.StopCalled:
+            self.stop_score = ev.score
+            rows["decisions"].append((
+                g.game_id, self.hand, seq, self._turn_number(), ev.seat, "stop",
+                self.go_counts[ev.seat], ev.score, ev.auto, None,
+            ))
+        elif t is E.HandEnded:
+            self._close()
+            self.ended = ev
+        elif t is E.PaymentRecorded:
+            key = (ev.payer, ev.payee)
+            self.recorded[key] = self.recorded.get(key, 0) + ev.chips
+
+    # --- the hand's own rows ---------------------------------------------------------
+
+    def finish(self, result: HandResult | None) -> None:
+        self._close()
+        g = self.g
+        rows = self.rows
+        ended = self.ended
+        checked = result is not None and result.outcome != "unchecked"
+        state = result.state if checked and result is not None else None
+        proof = result.proof() if checked and result is not None else None
+        winner = ended.winner if ended is not None else None
+        w_state = result.winner if result is not None else None
+        # the winner's combination score and Gos mean something for a hand won by a Stop
+        winner_score = go_count = None
+        if proof is not None:
+            winner_score = proof.score.total
+            go_count = proof.go_count
+        dues = result.dues if checked and result is not None else ()
+        hand_recorded = bool(self.recorded)
+        rows["hands"].append((
+            g.game_id, self.hand, g.ruleset, g.players, self.dealer, self.started_at,
+            self.started_at[:10] if self.started_at else None,
+            ended.outcome if ended else None, winner, ended.reason if ended else None,
+            ended.carry if ended else None, ended.next_carry if ended else None,
+            self.turns, self.gos, self.stop_score, winner_score, go_count,
+            proof.go_points if proof is not None else None,
+            sum(d[2] for d in dues) if checked else None,
+            sum(d[3] for d in dues) if checked else None,
+            sum(self.recorded.values()) if hand_recorded else None,
+            ended is not None, checked,
+        ))
+        if state is not None:
+            self._scores(state, w_state)
+        if checked and result is not None:
+            self._payouts(result, state, proof, hand_recorded)
+
+    def _scores(self, state: Any, winner: int | None) -> None:
+        g = self.g
+        for seat in range(g.players):
+            sc = score(g.table, state.piles[seat], state.cup_role)
+            cat = dict.fromkeys(
+                ("bright", "animal", "godori", "ribbon", "hongdan", "cheongdan", "chodan",
+                 "junk"), 0,
+            )
+            for ln in sc.lines:
+                name = ln.name
+                if "bright" in name:
+                    cat["bright"] += ln.points
+                elif name.endswith("animals"):
+                    cat["animal"] += ln.points
+                elif name.endswith("ribbons"):
+                    cat["ribbon"] += ln.points
+                elif name.startswith("junk"):
+                    cat["junk"] += ln.points
+                elif name in cat:
+                    cat[name] += ln.points
+            self.rows["scores"].append((
+                g.game_id, self.hand, seat, seat == winner, sc.total, sc.brights, sc.animals,
+                sc.ribbons, sc.junk_units, cat["bright"], cat["animal"], cat["godori"],
+                cat["ribbon"], cat["hongdan"], cat["cheongdan"], cat["chodan"], cat["junk"],
+                sc.cup_role, state.go_count[seat], state.shakes[seat], state.bombs[seat],
+                state.ppuk_count[seat],
+            ))
+
+    def _payouts(
+        self, result: HandResult, state: Any, proof: Any, hand_recorded: bool
+    ) -> None:
+        g = self.g
+        pairs: dict[tuple[int, int], list[Any]] = {}  # points, chips, instant chips, reasons
+        for payer, payee, pts, chips, why in result.dues:
+            a = pairs.setdefault((payer, payee), [0, 0, 0, []])
+            a[0] += pts
+            a[1] += chips
+            if why != "stop":
+                a[2] += chips
+            if why not in a[3]:
+                a[3].append(why)
+        losers = {}
+        if proof is not None:
+            for lp in proof.losers:
+                losers[lp.loser] = lp
+                pairs.setdefault((lp.loser, proof.winner), [0, 0, 0, []])
+        for key in self.recorded:
+            pairs.setdefault(key, [0, 0, 0, []])
+        for (payer, payee), (pts, chips, instant, reasons) in sorted(pairs.items()):
+            lp = losers.get(payer) if proof is not None and payee == proof.winner else None
+            if lp is not None and "stop" not in reasons:
+                reasons = ["stop", *reasons]
+            recorded = self.recorded.get((payer, payee))
+            diff = (recorded or 0) - chips if hand_recorded else None
+            if lp is not None:
+                applies = {f.name: f.applies for f in lp.factors}
+                w = proof.winner
+                extra: tuple[Any, ...] = (
+                    proof.score.total, proof.go_count, proof.go_points, lp.multiplier,
+                    applies.get("gwang-bak", False), applies.get("pi-bak", False),
+                    applies.get("meong-tta", False), applies.get("go-bak", False),
+                    state.shakes[w], state.bombs[w], proof.carry, bool(lp.note),
+                )
+            else:
+                extra = (None,) * 12
+            self.rows["payouts"].append((
+                g.game_id, self.hand, payer, payee, "+".join(reasons) or None, pts, chips,
+                instant, recorded, hand_recorded, diff, g.stake, *extra,
+            ))
+
+
+def derive(
+    envelopes: Sequence[E.Envelope],
+    game: GameState,
+    issues: Sequence[Issue] = (),
+    hands: Collection[int] | None = None,
+    rows: Rows | None = None,
+) -> Rows:
+    """The projection rows of one game (of ``hands`` only, when given), added to ``rows``.
+
+    ``envelopes`` are the game's events from seq 1, ``game`` the projector's state after
+    them and ``issues`` its findings. The game-level rows (``games``, ``issues``,
+    ``positions``) are always derived.
+    """
+    out = rows if rows is not None else empty_rows()
+    if not envelopes:
+        return out
+    void = void_seqs(envelopes)
+    first, last = envelopes[0], envelopes[-1]
+    g = _Game(game.game_id, game.rules.name, game.table.players, game.stake, game.table)
+    by_hand: dict[int, list[E.Envelope]] = {}
+    hands_seen: set[int] = set()
+    hands_ended = 0
+    for env in envelopes:
+        if env.seq in void or env.hand is None:
+            continue
+        t = type(env.event)
+        if t is E.HandStarted:
+            hands_seen.add(env.event.hand)
+        elif t is E.HandEnded:
+            hands_ended += 1
+        if hands is None or env.hand in hands:
+            by_hand.setdefault(env.hand, []).append(env)
+
+    started = first.event if type(first.event) is E.GameStarted else None
+    rules = game.rules
+    out["games"].append((
+        game.game_id, rules.name, rules.content_hash, g.players,
+        [p.id for p in game.players], [p.name for p in game.players], game.stake,
+        started.venue if started is not None else None, first.at, first.at[:10], last.at,
+        first.by, last.seq, len(hands_seen), hands_ended,
+        sum(1 for i in issues if i.severity == "violation"),
+    ))
+    for i in issues:
+        out["issues"].append((game.game_id, i.seq, i.hand, i.rule, i.reason, i.severity))
+    out["positions"].append((game.game_id, last.seq, last.hash))
+
+    results = {r.hand: r for r in game.results}
+    for hand in sorted(by_hand):
+        walk = _HandWalk(g, hand, out)
+        for env in by_hand[hand]:
+            walk.feed(env)
+        walk.finish(results.get(hand))
+    return out

@@ -1,0 +1,124 @@
+"""Deriving the projection tables again from the events, and the fresh rows for a check.
+
+The projection tables are caches of the events; :func:`rebuild` replaces all of them in
+one transaction (a crash leaves the old ones), and :func:`fresh_rows` gives the rows a
+rebuild would write, which :mod:`.verify` compares with the stored ones. Stored games are
+replayed leniently: they were validated when they were written, and a game accepted in
+lenient mode must still project.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import GostopError, LogError, ProjectionError
+from ..events import Envelope
+from ..projector import Projector
+from .codec import row_to_envelope
+from .projections import Rows, derive, empty_rows
+from .schema import TABLES
+from .writer import insert_projection, transaction
+
+if TYPE_CHECKING:
+    from .store import Store
+
+__all__ = ["GROUP_EVENTS", "Failure", "RebuildReport", "fresh_rows", "game_groups", "rebuild"]
+
+#: Events read per group of games (bounds memory on large stores).
+GROUP_EVENTS = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A stored game that cannot be projected: an event does not decode, or does not replay."""
+
+    game_id: str
+    seq: int | None
+    reason: str
+    decode: bool  # the stored payload itself is unreadable (changed by hand?)
+
+    def describe(self) -> str:
+        where = f"game {self.game_id}" + (f", seq {self.seq}" if self.seq is not None else "")
+        return f"{where}: {self.reason}"
+
+
+@dataclass(slots=True)
+class RebuildReport:
+    games: int = 0
+    rows: dict[str, int] = field(default_factory=dict)
+    #: Games whose events do not project (see ``gostop db verify``); they have no rows.
+    failed: list[Failure] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"games": self.games, "rows": self.rows,
+                "failed": [{"game_id": f.game_id, "seq": f.seq, "reason": f.reason}
+                           for f in self.failed]}
+
+
+def game_groups(store: Store, limit: int = GROUP_EVENTS) -> Iterator[list[str]]:
+    """Game ids in groups of about ``limit`` events."""
+    counts = store.conn.execute(
+        "SELECT game_id, count(*) FROM events GROUP BY game_id ORDER BY game_id"
+    ).fetchall()
+    group: list[str] = []
+    size = 0
+    for gid, n in counts:
+        group.append(gid)
+        size += n
+        if size >= limit:
+            yield group
+            group, size = [], 0
+    if group:
+        yield group
+
+
+def decode_game(store: Store, rows: Sequence[tuple[Any, ...]]) -> list[Envelope]:
+    return [row_to_envelope(r, source=str(store.path)) for r in rows]
+
+
+def fresh_rows(
+    store: Store, game_ids: Sequence[str], failed: list[Failure]
+) -> tuple[Rows, dict[str, list[Envelope]]]:
+    """The projection rows of these games derived from their stored events now.
+
+    Also returns the decoded events of every game that decodes, for the chain check.
+    """
+    rows = empty_rows()
+    decoded: dict[str, list[Envelope]] = {}
+    for gid, stored in store.games_events(game_ids).items():
+        try:
+            envs = decode_game(store, stored)
+        except LogError as exc:
+            failed.append(Failure(gid, exc.seq, exc.reason, True))
+            continue
+        decoded[gid] = envs
+        p = Projector(strict=False)
+        try:
+            for env in envs:
+                p.feed(env)
+        except (ProjectionError, GostopError) as exc:
+            failed.append(Failure(gid, getattr(exc, "seq", None),
+                                  f"does not replay: {getattr(exc, 'reason', exc)}", False))
+            continue
+        if p.game is None:
+            failed.append(Failure(gid, 1, "the events do not start with game_started", False))
+            continue
+        derive(envs, p.game, p.issues, rows=rows)
+    return rows, decoded
+
+
+def rebuild(store: Store) -> RebuildReport:
+    report = RebuildReport(rows=dict.fromkeys(TABLES, 0))
+    conn = store.conn
+    with transaction(conn):
+        for name in TABLES:
+            conn.execute(f"DELETE FROM {name}")
+        for group in game_groups(store):
+            rows, _ = fresh_rows(store, group, report.failed)
+            insert_projection(conn, rows)
+            report.games += len(group)
+            for name, r in rows.items():
+                report.rows[name] += len(r)
+    return report

@@ -1,0 +1,417 @@
+"""The store's tables, views and schema migrations.
+
+``events`` is the record: one row per envelope, the payload as JSON exactly as it was hashed,
+``PRIMARY KEY (game_id, seq)``. Every other table is a projection, derived from the events
+and the projector's results and rebuildable at any time (``gostop db rebuild``); ``positions``
+holds how far each game's projection rows go. ``meta`` holds the schema version.
+
+Column names follow the log. ``at`` and ``by`` are reserved words in DuckDB's SQL: write
+them ``"at"`` and ``"by"`` (or ``e.at``) in queries; the projection tables use
+``started_at`` and ``recorded_by`` instead.
+
+A file written by an older version is upgraded when a writer opens it: :data:`MIGRATIONS`
+maps a version to the step that brings a file from it to the next one, and the steps run
+in order, each in its own transaction, until :data:`SCHEMA_VERSION`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from .errors import StoreError
+
+if TYPE_CHECKING:
+    import duckdb
+
+__all__ = [
+    "EVENT_COLUMNS",
+    "MIGRATIONS",
+    "PROJECTIONS",
+    "SCHEMA_VERSION",
+    "TABLES",
+    "VIEWS",
+    "create_schema",
+    "file_version",
+    "migrate",
+    "quote",
+]
+
+#: The schema this version writes.
+SCHEMA_VERSION = 1
+
+Columns = tuple[tuple[str, str], ...]
+
+EVENT_COLUMNS: Columns = (
+    ("game_id", "VARCHAR"),
+    ("seq", "INTEGER"),
+    ("type", "VARCHAR"),
+    ("hand", "INTEGER"),
+    ("at", "VARCHAR"),
+    ("recorded_at", "VARCHAR"),
+    ("by", "VARCHAR"),
+    ("v", "INTEGER"),
+    ("payload", "JSON"),
+    ("prev", "VARCHAR"),
+    ("hash", "VARCHAR"),
+)
+
+#: Projection tables in the order they are derived; column order is the row tuple order.
+TABLES: dict[str, Columns] = {
+    "games": (
+        ("game_id", "VARCHAR"),
+        ("ruleset", "VARCHAR"),
+        ("ruleset_hash", "VARCHAR"),
+        ("players", "TINYINT"),
+        ("player_ids", "VARCHAR[]"),
+        ("player_names", "VARCHAR[]"),
+        ("stake", "INTEGER"),
+        ("venue", "VARCHAR"),
+        ("started_at", "VARCHAR"),
+        ("started_on", "DATE"),
+        ("last_at", "VARCHAR"),
+        ("recorded_by", "VARCHAR"),
+        ("events", "INTEGER"),
+        ("hands", "INTEGER"),
+        ("hands_ended", "INTEGER"),
+        ("violations", "INTEGER"),
+    ),
+    "hands": (
+        ("game_id", "VARCHAR"),
+        ("hand", "INTEGER"),
+        ("ruleset", "VARCHAR"),
+        ("players", "TINYINT"),
+        ("dealer", "TINYINT"),
+        ("started_at", "VARCHAR"),
+        ("date", "DATE"),
+        ("outcome", "VARCHAR"),
+        ("winner", "TINYINT"),
+        ("reason", "VARCHAR"),
+        ("carry", "INTEGER"),
+        ("next_carry", "INTEGER"),
+        ("turns", "INTEGER"),
+        ("gos", "INTEGER"),
+        ("stop_score", "INTEGER"),
+        ("winner_score", "INTEGER"),
+        ("go_count", "INTEGER"),
+        ("go_points", "INTEGER"),
+        ("points", "INTEGER"),
+        ("chips", "INTEGER"),
+        ("recorded_chips", "INTEGER"),
+        ("ended", "BOOLEAN"),
+        ("checked", "BOOLEAN"),
+    ),
+    "turns": (
+        ("game_id", "VARCHAR"),
+        ("hand", "INTEGER"),
+        ("turn", "INTEGER"),
+        ("seq", "INTEGER"),
+        ("seat", "TINYINT"),
+        ("action", "VARCHAR"),
+        ("played", "VARCHAR"),
+        ("played_month", "TINYINT"),
+        ("played_kind", "VARCHAR"),
+        ("chosen", "VARCHAR"),
+        ("bomb_cards", "VARCHAR[]"),
+        ("flipped", "VARCHAR"),
+        ("flipped_month", "TINYINT"),
+        ("flipped_kind", "VARCHAR"),
+        ("flips", "TINYINT"),
+        ("bonus_cards", "TINYINT"),
+        ("shaken", "BOOLEAN"),
+        ("bomb", "BOOLEAN"),
+        ("flip_only", "BOOLEAN"),
+        ("ppuk", "BOOLEAN"),
+        ("jjok", "BOOLEAN"),
+        ("ttadak", "BOOLEAN"),
+        ("sseul", "BOOLEAN"),
+        ("captured", "INTEGER"),
+        ("junk_taken", "INTEGER"),
+        ("score_after", "INTEGER"),
+    ),
+    "captures": (
+        ("game_id", "VARCHAR"),
+        ("hand", "INTEGER"),
+        ("seq", "INTEGER"),
+        ("turn", "INTEGER"),
+        ("seat", "TINYINT"),
+        ("card", "VARCHAR"),
+        ("month", "TINYINT"),
+        ("card_kind", "VARCHAR"),
+        ("capture_kind", "VARCHAR"),
+        ("source", "VARCHAR"),
+    ),
+    "transfers": (
+        ("game_id", "VARCHAR"),
+        ("hand", "INTEGER"),
+        ("seq", "INTEGER"),
+        ("turn", "INTEGER"),
+        ("from_seat", "TINYINT"),
+        ("to_seat", "TINYINT"),
+        ("card", "VARCHAR"),
+        ("month", "TINYINT"),
+        ("card_kind", "VARCHAR"),
+        ("reason", "VARCHAR"),
+    ),
+    "decisions": (
+        ("game_id", "VARCHAR"),
+        ("hand", "INTEGER"),
+        ("seq", "INTEGER"),
+        ("turn", "INTEGER"),
+        ("seat", "TINYINT"),
+        ("kind", "VARCHAR"),
+        ("go_count", "INTEGER"),
+        ("score", "INTEGER"),
+        ("auto", "BOOLEAN"),
+        ("cup_role", "VARCHAR"),
+    ),
+    "scores": (
+        ("game_id", "VARCHAR"),
+        ("hand", "INTEGER"),
+        ("seat", "TINYINT"),
+        ("winner", "BOOLEAN"),
+        ("total", "INTEGER"),
+        ("brights", "TINYINT"),
+        ("animals", "TINYINT"),
+        ("ribbons", "TINYINT"),
+        ("junk_units", "INTEGER"),
+        ("bright_points", "INTEGER"),
+        ("animal_points", "INTEGER"),
+        ("godori_points", "INTEGER"),
+        ("ribbon_points", "INTEGER"),
+        ("hongdan_points", "INTEGER"),
+        ("cheongdan_points", "INTEGER"),
+        ("chodan_points", "INTEGER"),
+        ("junk_points", "INTEGER"),
+        ("cup_role", "VARCHAR"),
+        ("go_count", "INTEGER"),
+        ("shakes", "INTEGER"),
+        ("bombs", "INTEGER"),
+        ("ppuk", "INTEGER"),
+    ),
+    "payouts": (
+        ("game_id", "VARCHAR"),
+        ("hand", "INTEGER"),
+        ("payer", "TINYINT"),
+        ("payee", "TINYINT"),
+        ("reason", "VARCHAR"),
+        ("points", "INTEGER"),
+        ("chips", "INTEGER"),
+        ("instant_chips", "INTEGER"),
+        ("recorded_chips", "INTEGER"),
+        ("hand_recorded", "BOOLEAN"),
+        ("difference", "INTEGER"),
+        ("stake", "INTEGER"),
+        ("score", "INTEGER"),
+        ("go_count", "INTEGER"),
+        ("go_points", "INTEGER"),
+        ("multiplier", "INTEGER"),
+        ("gwang_bak", "BOOLEAN"),
+        ("pi_bak", "BOOLEAN"),
+        ("meong_tta", "BOOLEAN"),
+        ("go_bak", "BOOLEAN"),
+        ("shakes", "INTEGER"),
+        ("bombs", "INTEGER"),
+        ("carry", "INTEGER"),
+        ("dokbak", "BOOLEAN"),
+    ),
+    "issues": (
+        ("game_id", "VARCHAR"),
+        ("seq", "INTEGER"),
+        ("hand", "INTEGER"),
+        ("rule", "VARCHAR"),
+        ("reason", "VARCHAR"),
+        ("severity", "VARCHAR"),
+    ),
+    "positions": (
+        ("game_id", "VARCHAR"),
+        ("seq", "INTEGER"),
+        ("hash", "VARCHAR"),
+    ),
+}
+
+#: Tables whose rows belong to one hand (re-derived per hand on a live append).
+HAND_TABLES = ("hands", "turns", "captures", "transfers", "decisions", "scores", "payouts")
+#: Tables with one set of rows per game (replaced whole on every change to the game).
+GAME_TABLES = ("games", "issues", "positions")
+PROJECTIONS = tuple(TABLES)
+
+VIEWS: dict[str, str] = {
+    "v_events": """
+        SELECT e.*, TRY_CAST(e."at" AS TIMESTAMPTZ) AS at_ts,
+               TRY_CAST(left(e."at", 10) AS DATE) AS date
+        FROM events e""",
+    "v_hand_summary": """
+        SELECT h.game_id, h.hand, g.ruleset, g.players, h.date, h.dealer,
+               g.player_names[h.dealer + 1] AS dealer_name, h.outcome, h.winner,
+               g.player_names[h.winner + 1] AS winner_name, h.reason, h.turns,
+               h.winner_score, h.go_count, h.go_points, h.carry, h.points, h.chips,
+               h.recorded_chips, h.recorded_chips - h.chips AS difference, h.checked
+        FROM hands h JOIN games g USING (game_id)""",
+    "v_payout_disputes": """
+        SELECT p.game_id, p.hand, g.ruleset, p.payer, g.player_names[p.payer + 1] AS payer_name,
+               p.payee, g.player_names[p.payee + 1] AS payee_name, p.reason,
+               p.chips AS computed_chips, coalesce(p.recorded_chips, 0) AS recorded_chips,
+               coalesce(p.recorded_chips, 0) - p.chips AS difference, p.multiplier,
+               p.gwang_bak, p.pi_bak, p.meong_tta, p.go_bak, p.shakes, p.bombs, p.carry,
+               p.go_count, p.go_points, p.score
+        FROM payouts p JOIN games g USING (game_id)
+        WHERE p.hand_recorded AND coalesce(p.recorded_chips, 0) <> p.chips""",
+    "v_specials_by_seat": """
+        SELECT t.game_id, t.hand, t.seat,
+               count(*) FILTER (WHERE t.ppuk) AS ppuk,
+               count(*) FILTER (WHERE t.jjok) AS jjok,
+               count(*) FILTER (WHERE t.ttadak) AS ttadak,
+               count(*) FILTER (WHERE t.sseul) AS sseul,
+               count(*) FILTER (WHERE t.bomb) AS bomb,
+               count(*) FILTER (WHERE t.shaken) AS shake
+        FROM turns t GROUP BY t.game_id, t.hand, t.seat""",
+    "v_specials": """
+        SELECT h.game_id, h.hand, h.outcome, h.winner,
+               count(t.turn) FILTER (WHERE t.ppuk) AS ppuk,
+               count(t.turn) FILTER (WHERE t.jjok) AS jjok,
+               count(t.turn) FILTER (WHERE t.ttadak) AS ttadak,
+               count(t.turn) FILTER (WHERE t.sseul) AS sseul,
+               count(t.turn) FILTER (WHERE t.bomb) AS bomb,
+               count(t.turn) FILTER (WHERE t.shaken) AS shake
+        FROM hands h LEFT JOIN turns t USING (game_id, hand)
+        GROUP BY h.game_id, h.hand, h.outcome, h.winner""",
+    "v_player_ledger": """
+        WITH flows AS (
+            SELECT game_id, payer AS seat, -chips AS computed,
+                   -coalesce(recorded_chips, 0) AS recorded
+            FROM payouts
+            UNION ALL
+            SELECT game_id, payee, chips, coalesce(recorded_chips, 0) FROM payouts
+        ), won AS (
+            SELECT game_id, winner AS seat, count(*) AS hands_won
+            FROM hands WHERE winner IS NOT NULL GROUP BY game_id, winner
+        )
+        SELECT f.game_id, g.ruleset, f.seat, g.player_ids[f.seat + 1] AS player_id,
+               g.player_names[f.seat + 1] AS player_name,
+               coalesce(any_value(w.hands_won), 0) AS hands_won,
+               sum(f.computed) AS computed_chips, sum(f.recorded) AS recorded_chips,
+               sum(f.recorded) - sum(f.computed) AS difference
+        FROM flows f JOIN games g USING (game_id)
+        LEFT JOIN won w ON w.game_id = f.game_id AND w.seat = f.seat
+        GROUP BY f.game_id, g.ruleset, f.seat, g.player_ids, g.player_names""",
+}
+
+
+def quote(name: str) -> str:
+    """A column or table name as a quoted SQL identifier (``at`` and ``by`` are reserved)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _table_ddl(name: str, cols: Columns, extra: str = "") -> str:
+    body = ", ".join(f"{quote(c)} {t}" for c, t in cols)
+    return f"CREATE TABLE IF NOT EXISTS {name} ({body}{extra})"
+
+
+def _events_ddl() -> str:
+    cols = []
+    for c, t in EVENT_COLUMNS:
+        null = "" if c == "hand" else " NOT NULL"
+        cols.append(f"{quote(c)} {t}{null}")
+    return f"CREATE TABLE IF NOT EXISTS events ({', '.join(cols)}, PRIMARY KEY (game_id, seq))"
+
+
+def _create_projections(conn: duckdb.DuckDBPyConnection) -> None:
+    for name, cols in TABLES.items():
+        conn.execute(_table_ddl(name, cols))
+    for name, sql in VIEWS.items():
+        conn.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
+
+
+def _set_version(conn: duckdb.DuckDBPyConnection, version: int) -> None:
+    conn.execute("CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+    conn.execute("DELETE FROM meta WHERE key = 'schema_version'")
+    conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(version)])
+
+
+def create_schema(conn: duckdb.DuckDBPyConnection) -> None:
+    """Every table and view of the current schema, in a new file."""
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        conn.execute(_events_ddl())
+        _create_projections(conn)
+        _set_version(conn, SCHEMA_VERSION)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _v0_to_v1(conn: duckdb.DuckDBPyConnection) -> None:
+    """Version 0 is a bare ``events`` table: add the projection tables and views.
+
+    The projection rows themselves are derived by the store after the migration (every
+    game is then behind its position).
+    """
+    _create_projections(conn)
+
+
+Migration = Callable[["duckdb.DuckDBPyConnection"], None]
+
+#: ``from_version -> step`` that upgrades a file from that version to the next.
+MIGRATIONS: dict[int, Migration] = {0: _v0_to_v1}
+
+
+def file_version(conn: duckdb.DuckDBPyConnection) -> int | None:
+    """The schema version of an open file; None for an empty file (no tables at all)."""
+    names = {r[0] for r in conn.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+    ).fetchall()}
+    if "meta" in names:
+        rows = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
+        row = rows[0] if rows else None
+        if row is None:
+            raise StoreError("the store's meta table has no schema_version")
+        return int(row[0])
+    if "events" in names:
+        return 0
+    if names:
+        raise StoreError(
+            "this DuckDB file holds other tables and no gostop events: not a gostop store"
+        )
+    return None
+
+
+def migrate(
+    conn: duckdb.DuckDBPyConnection,
+    *,
+    registry: Mapping[int, Migration] | None = None,
+    target: int | None = None,
+) -> list[int]:
+    """Bring the file up to ``target`` (default :data:`SCHEMA_VERSION`); the steps run.
+
+    An empty file gets the current schema directly. A file newer than this version is
+    refused rather than guessed at.
+    """
+    steps = MIGRATIONS if registry is None else registry
+    want = SCHEMA_VERSION if target is None else target
+    version = file_version(conn)
+    if version is None:
+        create_schema(conn)
+        return []
+    if version > want:
+        raise StoreError(
+            f"the store has schema version {version}; this version of gostop reads up to "
+            f"{want}: upgrade gostop-records"
+        )
+    ran = []
+    while version < want:
+        step = steps.get(version)
+        if step is None:
+            raise StoreError(f"no migration from schema version {version} to {version + 1}")
+        conn.execute("BEGIN TRANSACTION")
+        try:
+            step(conn)
+            _set_version(conn, version + 1)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        ran.append(version)
+        version += 1
+    return ran

@@ -1,0 +1,241 @@
+"""The :class:`Store`: one DuckDB file of game events and their projection tables.
+
+One process owns the file. While a :class:`Store` is open for writing, DuckDB refuses the
+file to every other process, readers included, and the store reports that as a
+:class:`~gostop_records.store.errors.StoreLockedError` naming the file; close the store (or
+end the program) to hand the file over. Inside one process several stores may be open on
+the same file (they share DuckDB's instance); expected versions keep their appends apart.
+Read-only stores cannot be mixed with writable ones in one process (a DuckDB rule).
+
+The store knows SQL, not rules: validation is the projector's, hashing is the log's.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import events as E
+from .codec import row_to_envelope
+from .connection import connect, default_path, fetch_one
+from .errors import StoreError
+from .schema import migrate
+from .writer import EVENT_SELECT
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from .append import AppendResult, GameCache
+    from .export import ExportReport
+    from .importer import ImportProgress, ImportReport
+    from .query import QueryResult
+    from .rebuild import RebuildReport
+    from .verify import VerifyReport
+
+__all__ = ["Store"]
+
+
+class Store:
+    """A store file: ``Store(path)`` opens (and creates or upgrades) it; use it as a context.
+
+    ``path`` defaults to ``$GOSTOP_DB`` or ``gostop.duckdb`` in the current folder.
+    ``read_only`` opens an existing file for queries, stats, verify and export only.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, read_only: bool = False):
+        self.path = Path(path) if path is not None else default_path()
+        self.read_only = read_only
+        self._conn: duckdb.DuckDBPyConnection | None = connect(self.path, read_only=read_only)
+        #: Per-game projector state for live appends (see :mod:`.append`).
+        self.cache: dict[str, GameCache] = {}
+        try:
+            self._check_schema()
+        except BaseException:
+            self.close()
+            raise
+
+    def _check_schema(self) -> None:
+        from .schema import SCHEMA_VERSION, file_version
+
+        if self.read_only:
+            version = file_version(self.conn)
+            if version is None:
+                raise StoreError(f"{self.path}: an empty DuckDB file, not a gostop store")
+            if version != SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.path}: schema version {version}, this version uses "
+                    f"{SCHEMA_VERSION}: open it for writing once (gostop db rebuild) to "
+                    "upgrade it" if version < SCHEMA_VERSION else
+                    f"{self.path}: schema version {version} is newer than this version of "
+                    f"gostop reads ({SCHEMA_VERSION})"
+                )
+            return
+        if migrate(self.conn):
+            # older files have events but no (or older) projection rows: derive them now
+            self.rebuild()
+
+    # --- plumbing --------------------------------------------------------------------
+
+    @property
+    def conn(self) -> duckdb.DuckDBPyConnection:
+        if self._conn is None:
+            raise StoreError(f"{self.path}: the store is closed")
+        return self._conn
+
+    def close(self) -> None:
+        """Close the file (and hand it over to other processes)."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        self.cache.clear()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise StoreError(f"{self.path}: opened read-only")
+
+    # --- reading ---------------------------------------------------------------------
+
+    def head(self, game_id: str) -> tuple[int, str | None]:
+        """(version, last hash) of a game: its number of events and the hash of the last."""
+        row = fetch_one(
+            self.conn,
+            "SELECT seq, hash FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1",
+            [game_id],
+        )
+        return (0, None) if row is None else (int(row[0]), str(row[1]))
+
+    def version(self, game_id: str) -> int:
+        """The number of stored events of a game (0 for an unknown game)."""
+        return self.head(game_id)[0]
+
+    def game_ids(self) -> list[str]:
+        return [r[0] for r in self.conn.execute(
+            "SELECT DISTINCT game_id FROM events ORDER BY game_id"
+        ).fetchall()]
+
+    def events(self, game_id: str, until_seq: int | None = None) -> list[E.Envelope]:
+        """A game's envelopes in seq order, decoded as from a log file."""
+        sql = f"SELECT {EVENT_SELECT} FROM events WHERE game_id = ?"
+        params: list[Any] = [game_id]
+        if until_seq is not None:
+            sql += " AND seq <= ?"
+            params.append(until_seq)
+        rows = self.conn.execute(sql + " ORDER BY seq", params).fetchall()
+        return [row_to_envelope(r, source=str(self.path)) for r in rows]
+
+    def games_events(self, game_ids: Sequence[str]) -> dict[str, list[tuple[Any, ...]]]:
+        """The stored rows of several games, grouped by game in seq order."""
+        out: dict[str, list[tuple[Any, ...]]] = {g: [] for g in game_ids}
+        rows = self.conn.execute(
+            f"SELECT {EVENT_SELECT} FROM events WHERE game_id IN "
+            "(SELECT unnest(?::VARCHAR[])) ORDER BY game_id, seq",
+            [list(game_ids)],
+        ).fetchall()
+        for r in rows:
+            out[r[0]].append(r)
+        return out
+
+    # --- writing ---------------------------------------------------------------------
+
+    def append(
+        self,
+        game_id: str,
+        envelopes_or_payloads: Iterable[Any],
+        expected_version: int | None,
+        *,
+        strict: bool = True,
+        by: str = "api",
+        at: str | None = None,
+    ) -> AppendResult:
+        """Append events to a game in one durable transaction; returns what was written.
+
+        Give payloads (seq, hand, time and hash are filled in, ``by`` and ``at`` as given)
+        or envelopes (their seq must follow the stored ones; sealed ones must continue the
+        stored hash chain, unsealed ones are sealed). ``expected_version`` is the number of
+        events the caller saw (0 for a new game); ``None`` skips the check.
+
+        Raises :class:`ConcurrencyError` when the game is at another version,
+        :class:`~gostop_records.errors.ProjectionError` (strict) at the first event the
+        rules refuse, :class:`~gostop_records.errors.LogError` for a bad seq or chain.
+        Nothing is written when it raises.
+        """
+        from .append import append
+
+        self._writable()
+        return append(
+            self, game_id, envelopes_or_payloads, expected_version, strict=strict, by=by, at=at
+        )
+
+    def import_paths(
+        self,
+        paths: Iterable[str | os.PathLike[str]],
+        *,
+        strict: bool = True,
+        batch_events: int | None = None,
+        progress: Callable[[ImportProgress], None] | None = None,
+    ) -> ImportReport:
+        """Import log files and folders (see :mod:`.importer`)."""
+        from .importer import Importer
+
+        self._writable()
+        return Importer(self, strict=strict, batch_events=batch_events,
+                        progress=progress).import_paths(paths)
+
+    def import_envelopes(
+        self,
+        envelopes: Iterable[E.Envelope],
+        *,
+        source: str = "<memory>",
+        strict: bool = True,
+        batch_events: int | None = None,
+    ) -> ImportReport:
+        """Import envelopes already in memory (a simulation, a converted log) as from a file."""
+        from .importer import Importer
+
+        self._writable()
+        return Importer(self, strict=strict, batch_events=batch_events).import_envelopes(
+            envelopes, source
+        )
+
+    def rebuild(self) -> RebuildReport:
+        """Derive every projection table again from the events, in one transaction."""
+        from .rebuild import rebuild
+
+        self._writable()
+        self.cache.clear()
+        return rebuild(self)
+
+    # --- checking and reading out ----------------------------------------------------
+
+    def verify(self) -> VerifyReport:
+        """Every hash chain, and every projection table against a fresh derivation."""
+        from .verify import verify
+
+        return verify(self)
+
+    def export_parquet(self, directory: str | os.PathLike[str], *, overwrite: bool = False
+                       ) -> ExportReport:
+        """Events as Parquet partitioned by date and type, and every projection table."""
+        from .export import export_parquet
+
+        return export_parquet(self, Path(directory), overwrite=overwrite)
+
+    def stats(self) -> dict[str, Any]:
+        """Games, hands, outcomes, average payouts and the frequency of each special."""
+        from .stats import stats
+
+        return stats(self)
+
+    def query(self, sql: str, *, limit: int | None = None) -> QueryResult:
+        """Run read-only SQL (statements that write are refused)."""
+        from .query import query
+
+        return query(self, sql, limit=limit)
