@@ -387,11 +387,19 @@ def event_type(event: Any) -> str:
     return event.__struct_config__.tag  # type: ignore[no-any-return]
 
 
+_INPUT_CLASSES: frozenset[type] = frozenset(
+    cls for tag, cls in EVENT_TYPES.items() if tag in INPUT_TYPES and tag != "stop_called"
+)
+
+
 def is_input(event: Any) -> bool:
-    t = event_type(event)
-    if t == "stop_called":
+    """Whether a payload is an input (entered or chosen) rather than a derived consequence."""
+    t = type(event)
+    if t in _INPUT_CLASSES:
+        return True
+    if t is StopCalled:
         return not event.auto
-    return t in INPUT_TYPES
+    return False
 
 
 def payload_to_dict(event: Any) -> dict[str, Any]:

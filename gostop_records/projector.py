@@ -93,11 +93,14 @@ class Projector:
     """Incremental fold of one game's envelopes; see the module docstring."""
 
     __slots__ = (
+        "checkpoint",
         "desync",
         "events",
         "expected",
         "game",
         "game_id",
+        "inplace",
+        "inputs",
         "issues",
         "last",
         "last_seq",
@@ -106,8 +109,14 @@ class Projector:
         "undo",
     )
 
-    def __init__(self, strict: bool = True) -> None:
+    def __init__(self, strict: bool = True, inplace: bool = False) -> None:
+        """``inplace``: the fast fold for a whole log. States are changed in place instead of
+        copied, so ``game`` is one object that moves on; undo and a refused input rebuild
+        the state from a copy taken at the start of the hand and the inputs since."""
         self.strict = strict
+        self.inplace = inplace
+        self.checkpoint: GameState | None = None
+        self.inputs: list[tuple[int, Any]] = []
         self.game: GameState | None = None
         self.game_id: str | None = None
         self.expected: deque[Any] = deque()
@@ -217,6 +226,8 @@ class Projector:
                 self.game = start_game(env.game_id, ev)
             except GostopError as exc:
                 raise ProjectionError(seq, "game_started", str(exc), game_id=self.game_id) from None
+            if self.inplace:
+                self.checkpoint = self.game.copy(deep=True)
             self._check_hand_field(env)
             return
         if game is None:
@@ -248,9 +259,15 @@ class Projector:
             elif t not in (E.PaymentRecorded, E.NoteAdded):
                 return
 
+        inplace = self.inplace
+        if inplace and t is E.HandStarted:
+            self.checkpoint = game.copy(deep=True)
+            self.inputs = []
         try:
-            new, derived = apply_game(game, ev)
+            new, derived = apply_game(game, ev, inplace)
         except (IllegalAction, CardCodeError) as exc:
+            if inplace:
+                self._rebuild()
             # a payload built in code (not decoded from a log) may hold a non-card string
             if isinstance(exc, IllegalAction):
                 rule, reason = exc.rule, exc.reason
@@ -261,9 +278,12 @@ class Projector:
             if game.in_hand or t is E.HandStarted:
                 self.desync = game.hand_no if t is not E.HandStarted else game.hand_no + 1
             return
-        if t is E.HandStarted:
-            self.undo.clear()
-        self.undo.append((seq, game))
+        if inplace:
+            self.inputs.append((seq, ev))
+        else:
+            if t is E.HandStarted:
+                self.undo.clear()
+            self.undo.append((seq, game))
         self.game = new
         if derived:
             self.expected.extend(derived)
@@ -271,7 +291,7 @@ class Projector:
 
     def _check_hand_field(self, env: E.Envelope) -> None:
         want = self.game.hand_no if self.game is not None and self.game.hand_no else None
-        if env.hand != want:
+        if env.hand != want:  # compared inline: this runs once per event
             self._violation(
                 env.seq, "hand_field",
                 f"the envelope says hand {env.hand}; the event belongs to hand {want}",
@@ -284,21 +304,36 @@ class Projector:
             self.desync = self.refused[1]
             self.refused = None
             return
-        if not self.undo:
+        stack = self.inputs if self.inplace else self.undo
+        if not stack:
             self._violation(seq, "retract_latest", "there is no input entry to retract")
             return
-        target, before = self.undo[-1]
+        target = stack[-1][0]
         if ev.seq != target:
             self._violation(
                 seq, "retract_latest",
                 f"only the latest input entry (seq {target}) can be retracted, not seq {ev.seq}",
             )
             return
-        self.undo.pop()
-        self.game = before
+        if self.inplace:
+            self.inputs.pop()
+            self._rebuild()
+            before = self.game
+            assert before is not None
+        else:
+            before = self.undo.pop()[1]
+            self.game = before
         self.expected.clear()
         if self.desync is not None and (before.hand is None or before.hand_no < self.desync):
             self.desync = None
+
+    def _rebuild(self) -> None:
+        """In-place mode: the state from the hand's checkpoint and its inputs since."""
+        assert self.checkpoint is not None
+        g = self.checkpoint.copy(deep=True)
+        for _seq, payload in self.inputs:
+            g, _ = apply_game(g, payload, True)
+        self.game = g
 
     def _close_desynced_hand(self) -> None:
         g = self.game
@@ -340,7 +375,7 @@ def project(
     envelopes: Iterable[E.Envelope], strict: bool = True, until_seq: int | None = None
 ) -> Projection:
     """Fold one game's envelopes; ``until_seq`` stops after that seq (the state at a point)."""
-    p = Projector(strict)
+    p = Projector(strict, inplace=True)
     for env in envelopes:
         if until_seq is not None and env.seq > until_seq:
             break

@@ -65,14 +65,18 @@ class GameState:
     finished: bool = False
     notes: tuple[tuple[int | None, str], ...] = field(default=())
 
-    def copy(self) -> GameState:
+    def copy(self, deep: bool = False) -> GameState:
+        """A copy; ``deep`` also copies the hand in progress (for in-place folds)."""
+        hand = self.hand
+        if deep and hand is not None:
+            hand = hand.copy()
         return GameState(
             self.game_id,
             self.rules,
             self.table,
             self.players,
             self.stake,
-            self.hand,
+            hand,
             self.hand_no,
             self.deck,
             self.carry,
@@ -123,7 +127,7 @@ def _illegal(rule: str, reason: str) -> IllegalAction:
     return IllegalAction(rule, reason)
 
 
-def _hand_started(g: GameState, ev: E.HandStarted) -> GameState:
+def _hand_started(g: GameState, ev: E.HandStarted, inplace: bool) -> GameState:
     if g.finished:
         raise _illegal("single_hand", "this ruleset plays a single hand; the game is over")
     if g.in_hand:
@@ -158,14 +162,16 @@ def _hand_started(g: GameState, ev: E.HandStarted) -> GameState:
                 "the shuffled deck does not hold this ruleset's cards: "
                 + ", ".join(C.codes(deck ^ g.table.deck)),
             )
-    out = g.copy()
+    out = g if inplace else g.copy()
     out.hand = new_hand(g.table, ev.hand, ev.dealer, list(ev.order), g.carry)
     out.hand_no = ev.hand
     out.deck = deck
     return out
 
 
-def _result_of(h: HandState, dues: list[tuple[int, int, int, int, str]]) -> HandResult:
+def _result_of(
+    h: HandState, dues: list[tuple[int, int, int, int, str]], next_carry: int
+) -> HandResult:
     return HandResult(
         hand=h.hand_no,
         dealer=h.dealer,
@@ -173,28 +179,33 @@ def _result_of(h: HandState, dues: list[tuple[int, int, int, int, str]]) -> Hand
         winner=h.winner,
         reason=h.reason,
         carry=h.carry,
-        next_carry=0,
+        next_carry=next_carry,
         dues=tuple(dues),
         state=h,
     )
 
 
-def apply_game(g: GameState, ev: Any) -> tuple[GameState, list[Any]]:
-    """The game after an input, and the consequences the rules derive from it."""
+def apply_game(g: GameState, ev: Any, inplace: bool = False) -> tuple[GameState, list[Any]]:
+    """The game after an input, and the consequences the rules derive from it.
+
+    ``inplace`` changes ``g`` itself instead of a copy: the fast path of a whole-log fold,
+    which keeps no earlier state. An input the rules refuse may then leave ``g`` half
+    changed; the caller rebuilds it (see ``projector``).
+    """
     t = type(ev)
     if t is E.HandStarted:
-        return _hand_started(g, ev), []
+        return _hand_started(g, ev, inplace), []
     if t is E.PaymentRecorded:
         n = g.table.players
         if ev.payer >= n or ev.payee >= n or ev.payer == ev.payee:
             raise _illegal("payment", f"a payment from seat {ev.payer} to seat {ev.payee}")
         if g.hand_no == 0:
             raise _illegal("payment", "a payment is recorded for a hand; no hand has started")
-        out = g.copy()
+        out = g if inplace else g.copy()
         out.payments = (*g.payments, (g.hand_no, ev.payer, ev.payee, ev.chips))
         return out, []
     if t is E.NoteAdded:
-        out = g.copy()
+        out = g if inplace else g.copy()
         out.notes = (*g.notes, (ev.about_seq, ev.text))
         return out, []
     if t is E.GameStarted:
@@ -202,27 +213,22 @@ def apply_game(g: GameState, ev: Any) -> tuple[GameState, list[Any]]:
     h = g.hand
     if h is None:
         raise _illegal("hand_order", f"{E.event_type(ev)} comes after hand_started")
-    new_h, derived = apply_hand(h, ev, g.deck)
-    out = g.copy()
+    early_dues = len(h.instant_dues)
+    new_h, derived = apply_hand(h, ev, g.deck, inplace)
+    out = g if inplace else g.copy()
     out.hand = new_h
     if new_h.phase is Phase.ENDED:
-        dues: list[tuple[int, int, int, int, str]] = []
+        # instant payments made earlier in the hand (first-turn ppuk) belong to its result
+        dues: list[tuple[int, int, int, int, str]] = [
+            (p, q, pts, pts * g.stake, why) for p, q, pts, why in new_h.instant_dues[:early_dues]
+        ]
         next_carry = g.carry
         for d in derived:
             if type(d) is E.PaymentDue:
                 dues.append((d.payer, d.payee, d.points, d.chips, d.reason))
             elif type(d) is E.HandEnded:
                 next_carry = d.next_carry
-        # instant payments made earlier in the hand (first-turn ppuk) belong to its result
-        early = [
-            (p, q, pts, pts * g.stake, why)
-            for p, q, pts, why in h.instant_dues
-        ]
-        res = _result_of(new_h, early + dues)
-        res = HandResult(
-            res.hand, res.dealer, res.outcome, res.winner, res.reason, res.carry, next_carry,
-            res.dues, new_h,
-        )
+        res = _result_of(new_h, dues, next_carry)
         out.results = (*g.results, res)
         out.carry = next_carry
         out.next_dealer = new_h.winner if new_h.winner is not None else new_h.dealer

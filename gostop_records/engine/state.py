@@ -118,12 +118,46 @@ class HandState:
         self.instant_dues: list[tuple[int, int, int, str]] = []  # payer, payee, points, reason
 
     def copy(self) -> HandState:
-        new = HandState.__new__(HandState)
-        for name in HandState.__slots__:
-            v = getattr(self, name)
-            if type(v) is list or type(v) is Turn:
-                v = v.copy()
-            setattr(new, name, v)
+        """A copy whose mutable parts are fresh; ``stock`` and ``order`` are never changed."""
+        new = _new_state(HandState)
+        new.table = self.table
+        new.hand_no = self.hand_no
+        new.dealer = self.dealer
+        new.order = self.order
+        new.carry = self.carry
+        new.phase = self.phase
+        new.turn_seat = self.turn_seat
+        new.turn_index = self.turn_index
+        new.hands = self.hands[:]
+        new.hand_unknown = self.hand_unknown[:]
+        new.layout = self.layout
+        new.owner = self.owner[:]
+        new.stock = self.stock
+        new.stock_pos = self.stock_pos
+        new.stock_count = self.stock_count
+        new.piles = self.piles[:]
+        new.seen = self.seen
+        new.flip_only = self.flip_only[:]
+        new.turns_taken = self.turns_taken[:]
+        new.go_count = self.go_count[:]
+        new.go_score = self.go_score[:]
+        new.go_order = self.go_order[:]
+        new.go_seq = self.go_seq
+        new.ppuk_count = self.ppuk_count[:]
+        new.ppuk_streak = self.ppuk_streak[:]
+        new.shakes = self.shakes[:]
+        new.bombs = self.bombs[:]
+        new.shaken_months = self.shaken_months[:]
+        new.cup_role = self.cup_role
+        new.decider = self.decider
+        turn = self.turn
+        new.turn = None if turn is None else turn.copy()
+        new.last_capture = self.last_capture
+        new.outcome = self.outcome
+        new.winner = self.winner
+        new.reason = self.reason
+        new.fours_pending = self.fours_pending
+        new.instant_dues = self.instant_dues[:]
         return new
 
     # --- derived views -----------------------------------------------------------------
@@ -268,11 +302,22 @@ class Turn:
         self.bonus_taken = False
 
     def copy(self) -> Turn:
-        new = Turn.__new__(Turn)
-        for name in Turn.__slots__:
-            v = getattr(self, name)
-            setattr(new, name, v.copy() if type(v) is list else v)
+        new = _new_turn(Turn)
+        new.layout_before = self.layout_before
+        new.played = self.played
+        new.play_month = self.play_month
+        new.play_n = self.play_n
+        new.chosen = self.chosen
+        new.bomb = self.bomb
+        new.shake_month = self.shake_month
+        new.play_source = self.play_source
+        new.steals = self.steals[:]
+        new.bonus_taken = self.bonus_taken
         return new
+
+
+_new_state = object.__new__
+_new_turn = object.__new__
 
 
 def render(state: HandState) -> str:

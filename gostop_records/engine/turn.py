@@ -907,12 +907,12 @@ _HANDLERS: dict[type, Callable[[HandState, Any, Out], None]] = {
 
 
 def apply(
-    state: HandState, action: Any, deck: int | None = None
+    state: HandState, action: Any, deck: int | None = None, inplace: bool = False
 ) -> tuple[HandState, list[Any]]:
     """The state after an input, and the consequences it derives (in log order).
 
     ``deck`` (a mask) is the shuffled deck of ``hand_started`` when known; the deal must
-    hold exactly its cards.
+    hold exactly its cards. ``inplace`` changes ``state`` itself (see ``game.apply_game``).
     """
     handler = _HANDLERS.get(type(action))
     if handler is None:
@@ -922,7 +922,7 @@ def apply(
     seat = getattr(action, "seat", 0)
     if seat >= state.players:
         raise _illegal("seat", f"there is no seat {seat} with {state.players} players")
-    s = state.copy()
+    s = state if inplace else state.copy()
     out: Out = []
     if handler is _deal:
         _deal(s, action, out, deck)

@@ -326,7 +326,7 @@ class Importer:
             before = pending[gid].full if gid in pending else self.store.events(gid)
             full = [*before[: first - 1], *run]
         try:
-            p = Projector(strict=False)
+            p = Projector(strict=False, inplace=True)
             for env in full[:n]:
                 p.feed(env)
             p.strict = self.strict

@@ -94,7 +94,7 @@ def fresh_rows(
             failed.append(Failure(gid, exc.seq, exc.reason, True))
             continue
         decoded[gid] = envs
-        p = Projector(strict=False)
+        p = Projector(strict=False, inplace=True)
         try:
             for env in envs:
                 p.feed(env)
