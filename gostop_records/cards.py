@@ -16,6 +16,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .errors import CardCodeError
 
@@ -254,7 +255,13 @@ def indices(mask: int) -> Iterator[int]:
 
 def codes(mask: int) -> list[str]:
     """The codes of the cards in a mask, in deck order."""
-    return [ALL_CARDS[i].code for i in indices(mask)]
+    return list(_codes(mask))
+
+
+@lru_cache(maxsize=8192)
+def _codes(mask: int) -> tuple[str, ...]:
+    # cached: the same small groups (a pair, a month) are named on every turn of a replay
+    return tuple(ALL_CARDS[i].code for i in indices(mask))
 
 
 def month_of(idx: int) -> int:

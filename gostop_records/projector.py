@@ -192,11 +192,14 @@ class Projector:
             )
             return
 
-        if self.expected:
-            want = self.expected[0]
-            if not E.is_input(ev) and _same(want, ev):
-                self.expected.popleft()
-                self._check_hand_field(env)
+        expected = self.expected
+        if expected:
+            want = expected[0]
+            if (want == ev or _same(want, ev)) and not E.is_input(ev):
+                expected.popleft()
+                game = self.game
+                if game is None or env.hand != (game.hand_no or None):
+                    self._check_hand_field(env)
                 return
             if self.desync is None:
                 if E.is_input(ev):

@@ -365,7 +365,23 @@ class Ruleset(BaseModel):
 
     @classmethod
     def from_pinned(cls, data: dict[str, Any]) -> Ruleset:
-        """Rebuild a pinned ruleset and check its hash; the hash names the rules, not the name."""
+        """Rebuild a pinned ruleset and check its hash; the hash names the rules, not the name.
+
+        A corpus pins the same few rulesets in every game: identical pinned forms are
+        validated once and share one (immutable) Ruleset.
+        """
+        key = json.dumps(data, sort_keys=True, default=str)
+        hit = _PINNED.get(key)
+        if hit is not None:
+            return hit
+        rs = cls._from_pinned(data)
+        if len(_PINNED) >= 256:
+            _PINNED.clear()
+        _PINNED[key] = rs
+        return rs
+
+    @classmethod
+    def _from_pinned(cls, data: dict[str, Any]) -> Ruleset:
         body = {k: v for k, v in data.items() if k != "hash"}
         try:
             rs = cls.model_validate(body)
@@ -384,6 +400,7 @@ class Ruleset(BaseModel):
         return {k: (f.description or "") for k, f in cls.model_fields.items()}
 
 
+_PINNED: dict[str, Ruleset] = {}
 _ALL_LAST_TURN = frozenset(LastTurnRule)
 
 PRESETS: dict[str, Ruleset] = {

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pytest
 from engine_helpers import mask, table, units_pile
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gostop_records import cards as C
 from gostop_records.engine import points, score
@@ -221,3 +223,19 @@ def test_empty_pile_scores_nothing() -> None:
     sc = score(table("matgo"), 0)
     assert sc.total == 0 and sc.lines == () and str(sc) == "0 points"
     assert C.codes(0) == []
+
+
+# --- the fast path and the itemised path agree ---------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    preset=st.sampled_from(ALL),
+    bits=st.integers(0, (1 << 53) - 1),
+    cup_role=st.sampled_from([None, "animal", "junk"]),
+)
+def test_fast_points_equal_the_itemised_score(preset: str, bits: int, cup_role: str | None) -> None:
+    t = table(preset)
+    pile = bits & t.deck
+    full = score(t, pile, cup_role)
+    assert points(t, pile, cup_role) == full.total == sum(ln.points for ln in full.lines)

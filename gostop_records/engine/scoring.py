@@ -66,27 +66,40 @@ def _bright_points(pile: int) -> int:
     return 0
 
 
-def _ribbon_mask(t: Table) -> int:
-    return C.RIBBONS if t.rules.december_ribbon_counts else C.RIBBONS & ~C.card("12R").bit
+_BRIGHTS, _ANIMALS, _GODORI = C.BRIGHTS, C.ANIMALS, C.GODORI
+_HONG, _CHEONG, _CHO = C.HONGDAN, C.CHEONGDAN, C.CHODAN
+_BRIGHT_POINTS = (0, 0, 0, 3, 4, 15)
 
 
 def _total(t: Table, pile: int, cup_junk: bool) -> int:
-    total = _bright_points(pile)
-    animals = pile & C.ANIMALS
+    """The combination score; written flat because it runs after every turn."""
+    nb = (pile & _BRIGHTS).bit_count()
+    total = 2 if nb == 3 and pile & _RAIN else _BRIGHT_POINTS[nb]
+    animals = pile & _ANIMALS
     if cup_junk:
         animals &= ~_CUP
     a = animals.bit_count()
     if a >= 5:
         total += a - 4
-    if pile & C.GODORI == C.GODORI:
+    if pile & _GODORI == _GODORI:
         total += 5
-    r = (pile & _ribbon_mask(t)).bit_count()
+    r = (pile & t.ribbons).bit_count()
     if r >= 5:
         total += r - 4
-    for dan in (C.HONGDAN, C.CHEONGDAN, C.CHODAN):
-        if pile & dan == dan:
+    if r >= 3:
+        if pile & _HONG == _HONG:
             total += 3
-    u = t.units(pile, cup_junk)
+        if pile & _CHEONG == _CHEONG:
+            total += 3
+        if pile & _CHO == _CHO:
+            total += 3
+    u = (
+        (pile & t.unit1).bit_count()
+        + 2 * (pile & t.unit2).bit_count()
+        + 3 * (pile & t.unit3).bit_count()
+    )
+    if cup_junk and pile & _CUP:
+        u += 2
     if u >= 10:
         total += u - 9
     return total
@@ -143,7 +156,7 @@ def score(t: Table, pile: int, decided: str | None = None) -> Score:
     if pile & C.GODORI == C.GODORI:
         lines.append(ScoreLine("godori", tuple(C.codes(C.GODORI)), 5, "the three birds"))
 
-    ribbons = pile & _ribbon_mask(t)
+    ribbons = pile & t.ribbons
     nr = ribbons.bit_count()
     if nr >= 5:
         lines.append(

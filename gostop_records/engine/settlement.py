@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from .. import cards as C
 from ..rules import GoBak, GoPayout, Shaking
-from .scoring import Score, score
+from .scoring import Score, cup_as_junk, score
 from .table import Table
 
 __all__ = ["Due", "Factor", "HandFacts", "LoserProof", "Proof", "go_points", "settle"]
@@ -119,7 +119,10 @@ def _factors(t: Table, facts: HandFacts, win: Score, loser: int) -> list[Factor]
     rules = t.rules
     w = facts.winner
     lpile = facts.piles[loser]
-    lose = score(t, lpile, facts.cup_role)
+    # the loser's counts only (no score lines): this runs at every Stop of a replay
+    lose_cup_junk = cup_as_junk(t, lpile, facts.cup_role)
+    lose_brights = (lpile & C.BRIGHTS).bit_count()
+    lose_animals = (lpile & C.ANIMALS & ~(C.CUP if lose_cup_junk else 0)).bit_count()
     out: list[Factor] = []
 
     # a ruleset without shaking or bombs (CARDAVIA C4.5) gives them no factor, even when the
@@ -141,15 +144,15 @@ def _factors(t: Table, facts: HandFacts, win: Score, loser: int) -> list[Factor]
         out.append(Factor("bomb", f, rules.bombs and f > 1, cond, "bomb_multiplier"))
 
     if rules.gwang_bak:
-        applies = win.bright_points > 0 and lose.brights == 0
+        applies = win.bright_points > 0 and lose_brights == 0
         cond = (
             f"winner scores brights ({win.bright_points}), loser holds "
-            f"{lose.brights} bright(s)"
+            f"{lose_brights} bright(s)"
         )
         out.append(Factor("gwang-bak", 2, applies, cond, "gwang_bak"))
 
     if rules.pi_bak:
-        units = t.units(lpile, lose.cup_role == "junk" or rules.loser_cup_protects)
+        units = t.units(lpile, lose_cup_junk or rules.loser_cup_protects)
         if win.junk_points <= 0:
             applies, cond = False, f"winner has no junk score ({win.junk_units} units)"
         elif rules.pi_bak_zero_exempt and units == 0:
@@ -169,8 +172,8 @@ def _factors(t: Table, facts: HandFacts, win: Score, loser: int) -> list[Factor]
         applies = win.animals >= rules.meong_tta_min_animals
         cond = f"winner holds {win.animals} animal(s), {rules.meong_tta_min_animals} needed"
         if rules.meong_tta_loser_zero:
-            applies = applies and lose.animals == 0
-            cond += f"; loser holds {lose.animals}"
+            applies = applies and lose_animals == 0
+            cond += f"; loser holds {lose_animals}"
         out.append(Factor("meong-tta", 2, applies, cond, "meong_tta_min_animals"))
 
     if rules.go_bak is GoBak.DOUBLE:

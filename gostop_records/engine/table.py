@@ -32,6 +32,7 @@ class Table:
     unit2: int  # cards worth two (double junk, two-unit bonus cards)
     unit3: int  # cards worth three (three-unit bonus cards)
     stealable: int  # cards a steal may take (junk and bonus cards; the cup is handled apart)
+    ribbons: int  # ribbons that count toward the ribbon total (12R per the ruleset)
     cup_mode: CupMode
     last_turn_exceptions: frozenset[LastTurnRule]
 
@@ -84,6 +85,7 @@ def _build(rules: Ruleset, players: int, stake: int) -> Table:
         unit2=doubles | b2,
         unit3=b3,
         stealable=C.JUNK | bonus,
+        ribbons=C.RIBBONS if rules.december_ribbon_counts else C.RIBBONS & ~C.bit("12R"),
         cup_mode=rules.cup_mode,
         last_turn_exceptions=rules.last_turn_exceptions,
     )
