@@ -23,12 +23,14 @@ from gostop_records.engine.state import HandState, Phase
 __all__ = [
     "Painter",
     "describe_event",
+    "describe_for",
     "game_to_json",
     "proof_lines",
     "proof_to_json",
     "render_game",
     "render_layout",
     "render_scores",
+    "render_seat_view",
     "seat_name",
 ]
 
@@ -346,6 +348,177 @@ def render_game(
         out.append("ledger  " + " | ".join(cells))
     if last is not None:
         out.append(f"event   seq {last.seq}: {describe_event(last.event, players, p)}")
+    return "\n".join(out)
+
+
+# --- the table as one seat sees it ------------------------------------------------------------
+
+
+def _subject(players: Sequence[E.Player], viewer: int | None, seat: int | None, verb: str) -> str:
+    """``you play`` for the viewer's seat, ``Ben plays`` for another."""
+    if seat is not None and seat == viewer:
+        return f"you {verb}"
+    return f"{_who(players, seat)} {verb}s"
+
+
+def _object(players: Sequence[E.Player], viewer: int | None, seat: int | None) -> str:
+    return "you" if seat is not None and seat == viewer else _who(players, seat)
+
+
+def describe_for(
+    ev: Any, players: Sequence[E.Player], viewer: int | None, paint: Painter | None = None
+) -> str:
+    """One sentence for a payload, told to the player in seat ``viewer`` ("you play 03R",
+    "Ben gives you 01J1 (jjok)"); events without a player read as :func:`describe_event`."""
+    p = paint or Painter()
+    t = E.event_type(ev)
+    if isinstance(ev, E.UnknownEvent):
+        return describe_event(ev, players, p)
+    seat = getattr(ev, "seat", None)
+
+    def s(verb: str) -> str:
+        return _subject(players, viewer, seat, verb)
+
+    if t == "hand_started":
+        who = _subject(players, viewer, ev.dealer, "deal")
+        return p(f"hand {ev.hand}: {who} and play{'' if ev.dealer == viewer else 's'} first",
+                 bold=True)
+    if t == "cards_dealt":
+        sizes = {len(h) for h in ev.hands if h is not None}
+        each = f"{sizes.pop()} cards each, " if len(sizes) == 1 else ""
+        stock = f", {len(ev.stock)} in the stock" if ev.stock is not None else ""
+        return f"dealt: {each}{len(ev.layout)} face up{stock}"
+    if t == "shaken":
+        return f"{s('shake')} month {ev.month:02d}: {p.cards(ev.cards)}"
+    if t == "bomb_played":
+        return f"{s('bomb')} month {ev.month:02d} with {p.cards(ev.cards)}"
+    if t == "card_played":
+        ch = f", taking {p.card(ev.chosen)}" if ev.chosen else ""
+        return f"{s('play')} {p.card(ev.card)}{ch}"
+    if t == "flip_only_played":
+        return f"{s('play')} no card (a flip-only turn)"
+    if t == "card_flipped":
+        ch = f", taking {p.card(ev.chosen)}" if ev.chosen else ""
+        return f"{s('flip')} {p.card(ev.card)}{ch}"
+    if t == "bonus_card_taken":
+        src = {"hand": "from the hand", "flip": "flipped", "layout": "dealt face up"}
+        rep = ""
+        if ev.replacement:
+            draws = "draw" if seat == viewer else "draws"
+            # the card drawn into a hand is seen by its holder only
+            drawn = p.card(ev.replacement) if seat == viewer or ev.source != "hand" else "a card"
+            rep = f"; {draws} {drawn}"
+        return f"{s('take')} bonus card {p.card(ev.card)} ({src[ev.source]}){rep}"
+    if t == "cards_captured":
+        kind = _CAPTURE_KINDS.get(ev.kind, ev.kind)
+        return f"{s('capture')} {p.cards(ev.cards)} ({kind}, {_SOURCES[ev.source]})"
+    if t == "ppuk_made":
+        return (
+            f"{p('ppuk', 'red', True)}: {s('leave')} {p.cards(ev.cards)} on the layout "
+            f"(ppuk {ev.count} this hand)"
+        )
+    if t == "junk_transferred":
+        giver = _subject(players, viewer, ev.from_seat, "give")
+        return f"{giver} {_object(players, viewer, ev.to_seat)} {p.card(ev.card)} ({ev.reason})"
+    if t == "cup_assigned":
+        return f"{s('count')} the September cup as {ev.role}"
+    if t == "go_called":
+        return p(f"{s('call')} Go {ev.count} at {ev.score} points", "cyan", True)
+    if t == "stop_called":
+        how = " (automatic: the last turn)" if ev.auto else ""
+        return p(f"{s('stop')} at {ev.score} points{how}", "cyan", True)
+    if t == "four_of_a_month_shown":
+        shown = "; ".join(
+            f"{_subject(players, viewer, f.seat, 'show')} four of month {f.month:02d}"
+            for f in ev.shown
+        )
+        return f"four of a month: {shown}"
+    if t == "hand_ended" and ev.outcome in ("stop", "instant"):
+        how = "by Stop" if ev.outcome == "stop" else f"instantly ({ev.reason})"
+        carry = f"; the next hand pays x{ev.next_carry}" if ev.next_carry > 1 else ""
+        return p(f"hand over: {_subject(players, viewer, ev.winner, 'win')} {how}", bold=True) + (
+            carry
+        )
+    if t == "payment_due":
+        payer = _subject(players, viewer, ev.payer, "owe")
+        return (
+            f"due: {payer} {_object(players, viewer, ev.payee)} {ev.chips} chips "
+            f"({ev.points} points, {ev.reason})"
+        )
+    if t == "payment_recorded":
+        payer = _subject(players, viewer, ev.payer, "pay")
+        note = f" ({ev.note})" if ev.note else ""
+        return f"paid: {payer} {_object(players, viewer, ev.payee)} {ev.chips} chips{note}"
+    return describe_event(ev, players, p)
+
+
+def render_seat_view(
+    game: GameState, viewer: int, *, paint: Painter | None = None, own_hand: bool = True
+) -> str:
+    """The table as the player in seat ``viewer`` sees it: the layout by month (stacks and
+    ppuk owners), the stock and every other hand as counts only, each pile by kind with its
+    itemised score and counters. ``own_hand=False`` leaves the viewer's hand to the caller
+    (a game lists it with what each card would do)."""
+    p = paint or Painter()
+    players = game.players
+    h = game.hand
+    if h is None:
+        return f"game {game.game_id}: no hand started yet"
+    dealer = "you" if h.dealer == viewer else _who(players, h.dealer)
+    head = f"hand {h.hand_no}  dealer {dealer}"
+    if h.carry > 1:
+        head += f"  carry x{h.carry} (nagari before)"
+    out = [p(head, bold=True)]
+    if h.phase is Phase.ENDED:
+        out.append(f"ended   {_outcome(h, players)}")
+    if h.phase is not Phase.DEAL:
+        out.append(render_layout(h, p, players))
+        out.append(f"stock   {h.stock_remaining()} card(s), face down")
+    names = [("you" if s == viewer else _who(players, s)) for s in range(h.players)]
+    width = max(len(n) for n in names)
+    pad = " " * (width + 2)
+    for s in range(h.players):
+        first = f"{p(names[s].ljust(width), bold=True)}  "
+        lines = []
+        if s != viewer:
+            n = h.hand_count(s)
+            fo = f" (+{h.flip_only[s]} flip-only)" if h.flip_only[s] else ""
+            lines.append(f"hand   {n} card{'s' if n != 1 else ''}, hidden{fo}")
+        elif own_hand:
+            lines.append(f"hand   {_hand_text(h, s, p)}")
+        pile = h.piles[s]
+        groups = []
+        for label, mask in (
+            ("brights", C.BRIGHTS),
+            ("animals", C.ANIMALS),
+            ("ribbons", C.RIBBONS),
+            ("junk", h.table.stealable),
+        ):
+            got = C.codes(pile & mask)
+            if got:
+                groups.append(f"{label} {p.cards(got)}")
+        sc = h.itemised(s)
+        units = h.table.units(pile, sc.cup_role == "junk")
+        junk = f" ({units} junk unit{'s' if units > 1 else ''})" if units else ""
+        lines.append(f"pile   {'; '.join(groups) or '-'}{junk}")
+        score = f"score  {_score_text(h, s)}"
+        if sc.cup_role:
+            score += f"; cup as {sc.cup_role}"
+        flags = [
+            f"{n} {word}"
+            for n, word in (
+                (h.go_count[s], "Go"),
+                (h.ppuk_count[s], "ppuk"),
+                (h.shakes[s], "shake"),
+                (h.bombs[s], "bomb"),
+            )
+            if n
+        ]
+        if flags:
+            score += f"  [{', '.join(flags)}]"
+        lines.append(score)
+        out.append(first + lines[0])
+        out.extend(pad + ln for ln in lines[1:])
     return "\n".join(out)
 
 
