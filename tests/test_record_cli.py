@@ -173,10 +173,14 @@ def test_guided_deal(tmp_path: Path) -> None:
 
 def test_names_notes_and_payments(tmp_path: Path) -> None:
     sim = sim_payloads("matgo", 2, 3)
+    due = [d for d in sim if type(d) is E.PaymentDue]
+    assert len(due) == 1 and (due[0].payer, due[0].payee) == (1, 0)
+    # the short payment is the event after the whole game but its one payment_recorded
+    pay_seq = sum(1 for p in sim if type(p) is not E.PaymentRecorded) + 1
     lines = [ln for ln in script_for(sim) if not ln.startswith("pay ")]
     lines += [
         "pay ben->ANN 10 paid short, disputed",
-        "note @66 they agreed on 10",
+        f"note @{pay_seq} they agreed on 10",
         "show",
         "log 2",
         "proof",
@@ -193,12 +197,15 @@ def test_names_notes_and_payments(tmp_path: Path) -> None:
         "chips": 10,
         "note": "paid short, disputed",
     }
-    assert got[-1] == {"type": "note_added", "text": "they agreed on 10", "about_seq": 66}
+    assert got[-1] == {"type": "note_added", "text": "they agreed on 10", "about_seq": pay_seq}
+    assert len(got) == pay_seq + 1
     out = res.stdout
-    assert "payments due: Ben->Ann 14" in out
-    assert "payout proof: Ann wins with 7 points" in out
+    assert f"payments due: Ben->Ann {due[0].chips}" in out
+    stop = next(p for p in sim if type(p) is E.StopCalled)
+    assert f"payout proof: Ann wins with {stop.score} points" in out
     assert "pay PAYER->PAYEE N [NOTE]" in out  # help
-    assert "ledger  Ann +14 due / +10 paid | Ben -14 due / -10 paid" in out  # show
+    c = due[0].chips
+    assert f"ledger  Ann +{c} due / +10 paid | Ben -{c} due / -10 paid" in out  # show
 
 
 def test_pay_accepts_the_amounts_due(tmp_path: Path) -> None:

@@ -312,15 +312,17 @@ def test_payments_due_and_recorded(tmp_path: Path) -> None:
     with _start(path) as s:
         _record_inputs(s, [p for p in sim if type(p) is not E.PaymentRecorded])
         assert s.waiting().kind == "pay"
+        want = [(d.payer, d.payee, d.chips) for d in sim if type(d) is E.PaymentDue]
+        assert len(want) == 1 and want[0][:2] == (1, 0)
         due = s.pending_dues()
-        assert [(d.payer, d.payee, d.chips) for d in due] == [(1, 0, 14)]
+        assert [(d.payer, d.payee, d.chips) for d in due] == want
         proof = s.proof()
-        assert proof is not None and proof.dues[0].chips == 14
+        assert proof is not None and proof.dues[0].chips == want[0][2]
         s.pay(1, 0, 10, "paid short")
         assert s.pending_dues() == []
         s.undo()
         entries = s.pay_due()
-        assert [e.input.event.chips for e in entries] == [14]
+        assert [e.input.event.chips for e in entries] == [want[0][2]]
         assert s.waiting().kind == "deal" and s.waiting().hand == 2
         with pytest.raises(IllegalAction):
             s.pay_due()

@@ -4,6 +4,12 @@ A simulated game records everything a digital table knows: the shuffled deck, ev
 and the stock at the deal, every input a bot chose and every consequence the engine
 derived, and a ``payment_recorded`` for each payment due, so that the log validates
 strictly and audits clean. The same seed gives the same bytes.
+
+Randomness comes from :class:`~.dealer.SplitMix64` streams named after the game: the deck of
+hand ``h`` from ``"{seed}/sim-{ruleset}-{n}p-{seed}/hand{h}"``, the first dealer from
+``"{seed}/sim-{ruleset}-{n}p-{seed}"`` and seat ``s``'s bot from the same key plus
+``"/bot{s}"``. The streams do not depend on the bots, the stake or the game id, so two bot
+line-ups meet the same deals on the same seed, which is what a fair comparison needs.
 """
 
 from __future__ import annotations
@@ -23,26 +29,59 @@ from ..rules import Ruleset
 from .bots import Bot, make_bot
 from .dealer import SplitMix64, deal, shuffled_deck
 
-__all__ = ["GameSpec", "play_game", "play_payloads", "simulate"]
+__all__ = [
+    "EPOCH",
+    "GameSpec",
+    "game_specs",
+    "game_start",
+    "iter_game",
+    "play_game",
+    "play_payloads",
+    "simulate",
+]
 
 CODES = tuple(c.code for c in C.ALL_CARDS)
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
+DEFAULT_BOT = "greedy"
 
 
 @dataclass(frozen=True, slots=True)
 class GameSpec:
-    """What to simulate: one game of ``hands`` hands (a single-hand ruleset plays one)."""
+    """What to simulate: one game of ``hands`` hands (a single-hand ruleset plays one).
+
+    ``bots`` are assigned to seats in turn (seat ``s`` plays ``bots[s % len(bots)]``).
+    """
 
     rules: Ruleset
     players: int = 2
     hands: int = 1
     seed: int = 0
-    bots: tuple[str, ...] = ("greedy",)
+    bots: tuple[str, ...] = (DEFAULT_BOT,)
     stake: int = 1
     game_id: str | None = None
 
+    def seat_bots(self) -> list[str]:
+        """The bot of every seat."""
+        names = self.bots or (DEFAULT_BOT,)
+        return [names[s % len(names)] for s in range(self.players)]
+
+    def stream_key(self) -> str:
+        """The name the game's random streams derive from (see the module docstring)."""
+        return f"sim-{self.rules.name}-{self.players}p-{self.seed}"
+
     def id(self) -> str:
-        return self.game_id or f"sim-{self.rules.name}-{self.players}p-{self.seed}"
+        """``game_id``, else ``sim-{ruleset}-{n}p[-{bots}][-x{stake}]-{seed}``.
+
+        The bots appear when a seat plays another bot than greedy and the stake when it is
+        not 1, so runs that differ in either never share a game id (a store keeps one game
+        per id).
+        """
+        if self.game_id:
+            return self.game_id
+        seats = self.seat_bots()
+        tag = "" if all(b == DEFAULT_BOT for b in seats) else "-" + "-".join(seats)
+        stake = f"-x{self.stake}" if self.stake != 1 else ""
+        return f"sim-{self.rules.name}-{self.players}p{tag}{stake}-{self.seed}"
 
 
 def _actor(gs: GameState) -> int:
@@ -57,20 +96,20 @@ def play_payloads(spec: GameSpec) -> Iterator[tuple[int | None, Any]]:
     """The (hand number, payload) pairs of a simulated game, in log order."""
     rules = spec.rules
     n = spec.players
-    gid = spec.id()
+    key = spec.stream_key()
     players = [E.Player(id=f"p{s + 1}", name=f"Player {s + 1}") for s in range(n)]
     started = E.GameStarted(ruleset=rules.pinned(), players=players, stake=spec.stake,
                             venue="simulator")
-    gs = start_game(gid, started)
+    gs = start_game(spec.id(), started)
     yield None, started
-    rng = SplitMix64(f"{spec.seed}/{gid}")
-    names = spec.bots or ("greedy",)
+    rng = SplitMix64(f"{spec.seed}/{key}")
     bots: list[Bot] = [
-        make_bot(names[s % len(names)], SplitMix64(f"{spec.seed}/{gid}/bot{s}")) for s in range(n)
+        make_bot(name, SplitMix64(f"{spec.seed}/{key}/bot{s}"))
+        for s, name in enumerate(spec.seat_bots())
     ]
     dealer = rng.below(n)
     for h in range(1, spec.hands + 1):
-        deck = shuffled_deck(gs.table, SplitMix64(f"{spec.seed}/{gid}/hand{h}"))
+        deck = shuffled_deck(gs.table, SplitMix64(f"{spec.seed}/{key}/hand{h}"))
         hs = E.HandStarted(
             hand=h, dealer=dealer, order=[(dealer + k) % n for k in range(n)],
             deck=[CODES[i] for i in deck],
@@ -111,21 +150,50 @@ def play_payloads(spec: GameSpec) -> Iterator[tuple[int | None, Any]]:
             break
 
 
-def play_game(spec: GameSpec, start: datetime | None = None) -> list[E.Envelope]:
-    """A complete, hash-chained simulated game log."""
+def iter_game(spec: GameSpec, start: datetime | None = None) -> Iterator[E.Envelope]:
+    """A simulated game as sealed envelopes, one at a time (constant memory per event).
+
+    Event ``seq`` is stamped ``start + seq`` seconds (default :data:`EPOCH`).
+    """
     base = start or EPOCH
     gid = spec.id()
     chain = L.Chain()
-    out: list[E.Envelope] = []
     for seq, (hand, payload) in enumerate(play_payloads(spec), start=1):
         stamp = _stamp(base + timedelta(seconds=seq))
-        out.append(chain.seal(L.envelope(gid, seq, hand, payload, at=stamp, recorded_at=stamp,
-                                         by="sim")))
-    return out
+        yield chain.seal(
+            L.envelope(gid, seq, hand, payload, at=stamp, recorded_at=stamp, by="sim")
+        )
+
+
+def play_game(spec: GameSpec, start: datetime | None = None) -> list[E.Envelope]:
+    """A complete, hash-chained simulated game log."""
+    return list(iter_game(spec, start))
 
 
 def _stamp(t: datetime) -> str:
-    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+    """RFC 3339 UTC with milliseconds, as ``log.now()`` writes it."""
+    return t.isoformat(timespec="milliseconds")[:-6] + "Z"  # "+00:00" -> "Z"
+
+
+def game_specs(
+    rules: Ruleset,
+    players: int,
+    games: int,
+    hands: int,
+    seed: int,
+    bots: Sequence[str] = (DEFAULT_BOT,),
+    stake: int = 1,
+) -> Iterator[GameSpec]:
+    """The specs of a run: game ``k`` (from 0) uses seed ``seed + k``."""
+    for k in range(games):
+        yield GameSpec(rules, players, hands, seed + k, tuple(bots), stake)
+
+
+def game_start(seed: int) -> datetime:
+    """When the game of a seed starts: a day per seed round a year, so that dates spread
+    (Parquet exports partition by date) and a game's bytes depend on its seed alone, not
+    on where it falls in a run: overlapping runs give identical games under one id."""
+    return EPOCH + timedelta(days=seed % 365, seconds=seed % 86400)
 
 
 def simulate(
@@ -134,11 +202,9 @@ def simulate(
     games: int,
     hands: int,
     seed: int,
-    bots: Sequence[str] = ("greedy",),
+    bots: Sequence[str] = (DEFAULT_BOT,),
     stake: int = 1,
 ) -> Iterator[list[E.Envelope]]:
     """``games`` simulated games, one log each; game ``k`` uses seed ``seed + k``."""
-    for k in range(games):
-        spec = GameSpec(rules, players, hands, seed + k, tuple(bots), stake)
-        start = EPOCH + timedelta(days=k % 365, seconds=k)
-        yield play_game(spec, start)
+    for spec in game_specs(rules, players, games, hands, seed, bots, stake):
+        yield play_game(spec, game_start(spec.seed))

@@ -1,0 +1,832 @@
+"""Scripted games: a complete, valid log from an explicit deal and a list of inputs.
+
+A sample log, a test fixture or a hand copied from a paper score sheet is a deal plus what the
+players did. A script states exactly that, and the rules engine derives every consequence
+(captures, ppuk, junk transfers, Go/Stop prompts, payments due, the end of the hand) with
+:func:`~gostop_records.engine.game.apply_game`, so a scripted log is a real game: it
+validates strictly, and a script with an illegal input fails at that line with the rule.
+
+The text form, one statement per line (``#`` starts a comment)::
+
+    game sample-ppuk ruleset=matgo players=2 stake=1 by=sample names=North,South
+    hand dealer=0                  # a new hand; deck=no leaves the shuffled deck out
+    seat0: 08G 01J1 03G ...        # a hand; "..." completes it (see below); "?" = unknown
+    seat1: 02R 05A ...
+    layout: 08A 01G 03J1 04J1 06R 07R 10J1 12A
+    bonus: B2                      # bonus cards dealt face up, moved to the dealer's pile
+    stock: auto                    # or the cards top first (may end in "..."), or "?"
+    deck: 01G 01R ...              # the shuffled deck; alone, it is dealt by the dealer
+    0 play 08G                     # seat 0 plays 08G
+    0 play 09R choose 09J1         # ... taking 09J1 when two cards of its month lie face up
+    0 play B2 draw 05A             # a bonus card from the hand; 05A is drawn to replace it
+    0 flip 01J1                    # seat 0 turns the stock ("0 flip": the top of a listed
+                                   # stock)
+    0 flip 08A choose 08G
+    1 flip-only                    # a turn without a hand card (after a bomb)
+    0 shake 08                     # show the three cards of month 08 (or list them)
+    0 bomb 10                      # play the three cards of month 10 (or list them)
+    fours                          # every four of a month held is shown ("fours 0:05 1:07")
+    0 cup junk                     # the September cup as junk (or animal)
+    1 go                           # Go at the current score (count and score are derived)
+    0 stop
+    pay 1->0 24 paid in cash       # what the table paid, with an optional note
+    pay due                        # every payment the rules made due in this hand, as due
+    note @12 the flip was dropped  # a note, optionally about a seq
+    retract typo                   # undo the latest input entry
+
+The game line also takes ``venue=``, ``notes=`` (quote values with spaces) and ``step=N``,
+the seconds between two inputs (timestamps start at ``build(start=...)``; consequences carry
+the time of their input). ``ruleset=`` is a preset name or a ruleset file.
+
+Completing a deal: a hand line ending in ``...`` gets the cards its seat plays, shakes or
+bombs in the script (unless they come from the stock), then filler cards (never a bonus card,
+never the fourth of a month). ``stock: auto`` stacks the stock with the cards the script
+flips and draws, in order, then the rest. Filler comes in an order shuffled by a seed drawn
+from the game id, so a completed deal looks like a real one and is the same on every run.
+When every card is known, ``hand_started`` records the deck order that
+:func:`~gostop_records.sim.dealer.deal` turns into exactly this deal, so a scripted hand is
+a game with a fixed deck order.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from .. import cards as C
+from .. import events as E
+from .. import log as L
+from ..engine.actions import legal_actions
+from ..engine.game import GameState, apply_game, start_game
+from ..engine.table import Table, table_for
+from ..errors import GostopError
+from ..rules import Ruleset, resolve
+from .dealer import SplitMix64, deal
+
+__all__ = [
+    "GameScript",
+    "HandScript",
+    "ScriptError",
+    "amend",
+    "build",
+    "deck_of",
+    "load",
+    "parse_input",
+    "parse_script",
+    "payloads",
+    "script_of",
+]
+
+CODES: tuple[str, ...] = tuple(c.code for c in C.ALL_CARDS)
+EPOCH = datetime(2026, 1, 1, 19, 0, tzinfo=UTC)
+_FILL = "..."
+_UNKNOWN = "?"
+
+
+class ScriptError(GostopError):
+    """A script that cannot be built: the line, its text and the reason (a rule, if any)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandScript:
+    """One hand: the deal (cards as given, before completion) and the input lines.
+
+    ``hands[s]`` is a seat's cards, or None when the record does not know them; ``fill[s]``
+    completes it (see the module docstring). ``stock`` is the cards top first, None when
+    unknown, or ``"auto"``; ``stock_fill`` completes an explicit stock. ``deck`` is the
+    shuffled deck to record; without seats and layout, :func:`~.dealer.deal` deals it.
+    """
+
+    dealer: int = 0
+    hands: tuple[tuple[str, ...] | None, ...] = ()
+    fill: tuple[bool, ...] = ()
+    layout: tuple[str, ...] = ()
+    bonus_to_pile: tuple[str, ...] = ()
+    stock: tuple[str, ...] | str | None = "auto"
+    stock_fill: bool = False
+    deck: tuple[str, ...] | None = None
+    record_deck: bool = True
+    inputs: tuple[tuple[int, str], ...] = ()  # (script line number, text)
+
+
+@dataclass(frozen=True, slots=True)
+class GameScript:
+    """A game: ruleset, seats, stake, who records it, and its hands."""
+
+    rules: Ruleset
+    players: int
+    game_id: str
+    hands: tuple[HandScript, ...] = ()
+    stake: int = 1
+    names: tuple[str, ...] = ()
+    by: str = "script"
+    venue: str | None = None
+    notes: str | None = None
+    pre: tuple[tuple[int, str], ...] = ()  # game-level lines before the first hand
+    where: str = "<script>"
+    step_seconds: int = 1
+
+
+@dataclass(slots=True)
+class _Deal:
+    hands: list[list[str] | None]
+    layout: list[str]
+    stock: list[str] | None
+    bonus: list[str]
+    deck: list[str] | None
+
+
+# --- parsing the text form ---------------------------------------------------------------
+
+
+def _canon(code: str, where: str) -> str:
+    try:
+        return CODES[C.parse(code)]
+    except GostopError as exc:
+        raise ScriptError(f"{where}: {exc}") from None
+
+
+def _cards(tokens: Iterable[str], where: str) -> tuple[str, ...]:
+    return tuple(_canon(t, where) for t in tokens)
+
+
+def _attrs(tokens: Sequence[str], where: str) -> dict[str, str]:
+    out = {}
+    for tok in tokens:
+        key, eq, value = tok.partition("=")
+        if not eq or not key:
+            raise ScriptError(f"{where}: expected key=value, got {tok!r}")
+        out[key.lower()] = value
+    return out
+
+
+def _int(value: str, what: str, where: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise ScriptError(f"{where}: {what} must be a whole number, not {value!r}") from None
+
+
+_SEAT_LINE = re.compile(r"^seat\s*(\d+)\s*:(.*)$", re.IGNORECASE)
+_HEAD_LINE = re.compile(r"^(layout|bonus|stock|deck)\s*:(.*)$", re.IGNORECASE)
+
+
+def parse_script(
+    text: str, *, where: str = "<script>", rules: Ruleset | None = None
+) -> GameScript:
+    """A :class:`GameScript` from its text form; ``rules`` overrides the ``ruleset=`` name."""
+    game: dict[str, Any] | None = None
+    hands: list[dict[str, Any]] = []
+    pre: list[tuple[int, str]] = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        here = f"{where}, line {n}"
+        head = line.split(None, 1)[0].lower()
+        if head == "game":
+            if game is not None:
+                raise ScriptError(f"{here}: one game per script")
+            tokens = shlex.split(line)[1:]
+            if not tokens or "=" in tokens[0]:
+                raise ScriptError(f"{here}: the game line starts with the game id")
+            game = {"id": tokens[0], "line": str(n), **_attrs(tokens[1:], here)}
+            continue
+        if game is None:
+            raise ScriptError(f"{here}: a script starts with a game line")
+        if head == "hand":
+            attrs = _attrs(line.split()[1:], here)
+            hands.append(
+                {
+                    "dealer": _int(attrs.pop("dealer", "0"), "dealer", here),
+                    "deck_flag": attrs.pop("deck", "yes").lower() not in ("no", "false", "0"),
+                    "seats": {},
+                    "layout": None,
+                    "bonus": (),
+                    "stock": "auto",
+                    "stock_fill": False,
+                    "deck": None,
+                    "inputs": [],
+                }
+            )
+            if attrs:
+                raise ScriptError(f"{here}: unknown hand attribute(s) {', '.join(attrs)}")
+            continue
+        m = _SEAT_LINE.match(line)
+        h = _HEAD_LINE.match(line)
+        if (m or h) and not hands:
+            raise ScriptError(f"{here}: deal lines belong to a hand (start it with 'hand')")
+        if m:
+            seat = int(m.group(1))
+            toks = m.group(2).split()
+            cur = hands[-1]
+            if toks == [_UNKNOWN]:
+                cur["seats"][seat] = (None, False)
+            else:
+                fill = bool(toks) and toks[-1] == _FILL
+                cur["seats"][seat] = (_cards(toks[:-1] if fill else toks, here), fill)
+            continue
+        if h:
+            key, toks = h.group(1).lower(), h.group(2).split()
+            cur = hands[-1]
+            if key == "layout":
+                cur["layout"] = _cards(toks, here)
+            elif key == "bonus":
+                cur["bonus"] = _cards(toks, here)
+            elif key == "deck":
+                cur["deck"] = _cards(toks, here)
+            elif toks == [_UNKNOWN]:
+                cur["stock"] = None
+            elif toks == ["auto"]:
+                cur["stock"] = "auto"
+            else:
+                fill = bool(toks) and toks[-1] == _FILL
+                cur["stock"] = _cards(toks[:-1] if fill else toks, here)
+                cur["stock_fill"] = fill
+            continue
+        (hands[-1]["inputs"] if hands else pre).append((n, line))
+    if game is None:
+        raise ScriptError(f"{where}: empty script (no game line)")
+    return _game_of(game, hands, pre, where, rules)
+
+
+def _game_of(
+    game: dict[str, Any],
+    hands: list[dict[str, Any]],
+    pre: list[tuple[int, str]],
+    where: str,
+    rules: Ruleset | None,
+) -> GameScript:
+    attrs = dict(game)
+    here = f"{where}, line {attrs.pop('line')}"
+    gid = attrs.pop("id")
+    name = attrs.pop("ruleset", None)
+    if rules is None:
+        if name is None:
+            raise ScriptError(f"{here}: ruleset=NAME is required")
+        rules = resolve(name)
+    players = _int(attrs.pop("players", "2"), "players", here)
+    stake = _int(attrs.pop("stake", "1"), "stake", here)
+    names = tuple(attrs.pop("names").split(",")) if "names" in attrs else ()
+    by = attrs.pop("by", "script")
+    venue = attrs.pop("venue", None)
+    notes = attrs.pop("notes", None)
+    step = _int(attrs.pop("step", "1"), "step", here)
+    if attrs:
+        raise ScriptError(f"{here}: unknown game attribute(s) {', '.join(attrs)}")
+    out = []
+    for k, hd in enumerate(hands, 1):
+        seats = hd["seats"]
+        hand_cards: list[tuple[str, ...] | None] = []
+        fill: list[bool] = []
+        if hd["deck"] is None or seats or hd["layout"] is not None:
+            for s in range(players):
+                if s not in seats:
+                    raise ScriptError(f"{where}: hand {k}: no line for seat{s}")
+                cards, f = seats[s]
+                hand_cards.append(cards)
+                fill.append(f)
+            if hd["layout"] is None:
+                raise ScriptError(f"{where}: hand {k}: no layout line")
+        out.append(
+            HandScript(
+                dealer=hd["dealer"],
+                hands=tuple(hand_cards),
+                fill=tuple(fill),
+                layout=tuple(hd["layout"] or ()),
+                bonus_to_pile=tuple(hd["bonus"]),
+                stock=hd["stock"],
+                stock_fill=hd["stock_fill"],
+                deck=hd["deck"],
+                record_deck=hd["deck_flag"],
+                inputs=tuple(hd["inputs"]),
+            )
+        )
+    return GameScript(
+        rules=rules, players=players, game_id=gid, hands=tuple(out), stake=stake, names=names,
+        by=by, venue=venue, notes=notes, pre=tuple(pre), where=where, step_seconds=step,
+    )
+
+
+# --- completing a deal -------------------------------------------------------------------
+
+
+def _words(line: str) -> list[str]:
+    return line.split()
+
+
+def _seat_of(words: list[str]) -> int | None:
+    return int(words[0]) if words and words[0].isdigit() else None
+
+
+def _draws(inputs: Sequence[tuple[int, str]], where: str) -> list[str]:
+    """The stock cards a hand's script turns or draws, in order."""
+    out = []
+    for n, line in inputs:
+        w = [x.lower() for x in _words(line)]
+        if len(w) >= 3 and w[1] == "flip" and w[2] not in ("choose", "draw"):
+            out.append(_canon(w[2], f"{where}, line {n}"))
+        if "draw" in w:
+            k = w.index("draw")
+            if k + 1 < len(w):
+                out.append(_canon(w[k + 1], f"{where}, line {n}"))
+    return out
+
+
+def _own_cards(inputs: Sequence[tuple[int, str]], seat: int, where: str) -> list[str]:
+    """Cards a seat plays, shakes or bombs from its hand in a script, in order."""
+    out = []
+    for n, line in inputs:
+        w = _words(line)
+        if _seat_of(w) != seat or len(w) < 3:
+            continue
+        verb = w[1].lower()
+        here = f"{where}, line {n}"
+        if verb == "play":
+            out.append(_canon(w[2], here))
+        elif verb in ("shake", "bomb") and len(w) > 3:
+            out.extend(_canon(x, here) for x in w[2:])
+    return out
+
+
+def _complete(t: Table, hs: HandScript, where: str, seed: str = "") -> _Deal:
+    """The full deal of a hand script: filled hands, stock and the deck order."""
+    if hs.deck is not None and not hs.hands:
+        idx = [C.parse(c) for c in hs.deck]
+        d = deal(t, idx, hs.dealer)
+        return _Deal(
+            [[CODES[i] for i in h] for h in d.hands],
+            [CODES[i] for i in d.layout],
+            [CODES[i] for i in d.stock],
+            [CODES[i] for i in d.bonus_to_pile],
+            list(hs.deck) if hs.record_deck else None,
+        )
+    n = t.players
+    if len(hs.hands) != n:
+        raise ScriptError(f"{where}: the deal lists {len(hs.hands)} hands for {n} players")
+    used: dict[str, str] = {}
+
+    def claim(code: str, place: str) -> None:
+        if code in used:
+            raise ScriptError(f"{where}: {code} is placed twice ({used[code]} and {place})")
+        if not t.deck & (1 << C.index(code)):
+            raise ScriptError(f"{where}: {code} ({place}) is not in this ruleset's deck")
+        used[code] = place
+
+    hands: list[list[str] | None] = []
+    for s, cards in enumerate(hs.hands):
+        hands.append(None if cards is None else list(cards))
+        for c in cards or ():
+            claim(c, f"seat {s}'s hand")
+    for c in hs.layout:
+        claim(c, "the layout")
+    for c in hs.bonus_to_pile:
+        claim(c, "bonus")
+    if hs.stock == "auto" and any(h is None for h in hands):
+        raise ScriptError(
+            f"{where}: 'stock: auto' needs every hand known; list the stock or give '?'"
+        )
+    draws = _draws(hs.inputs, where) if hs.stock == "auto" else []
+    explicit_stock = list(hs.stock) if isinstance(hs.stock, tuple) else []
+    for c in (*draws, *explicit_stock):
+        claim(c, "the stock")
+    for s in range(n):
+        h = hands[s]
+        if h is None or not (hs.fill and hs.fill[s]):
+            continue
+        for c in _own_cards(hs.inputs, s, where):
+            if c not in used:
+                claim(c, f"seat {s}'s hand")
+                h.append(c)
+    pool = [i for i in C.indices(t.deck) if CODES[i] not in used]
+    rng = SplitMix64(f"{seed}/fill")
+    for k in range(len(pool) - 1, 0, -1):  # filler in a shuffled order, like a real deal
+        j = rng.below(k + 1)
+        pool[k], pool[j] = pool[j], pool[k]
+    for s in range(n):
+        h = hands[s]
+        if h is None or not (hs.fill and hs.fill[s]):
+            continue
+        if len(h) > t.hand_size:
+            raise ScriptError(
+                f"{where}: seat {s} would hold {len(h)} cards; this ruleset deals {t.hand_size}"
+            )
+        mask = C.mask_of(h)
+        for i in list(pool):
+            if len(h) >= t.hand_size:
+                break
+            m = C.MONTH_MASKS[C.month_of(i)]
+            if i >= 48 or (m and (mask & m).bit_count() == 3):
+                continue
+            h.append(CODES[i])
+            mask |= 1 << i
+            pool.remove(i)
+        if len(h) < t.hand_size:
+            raise ScriptError(f"{where}: not enough cards left to complete seat {s}'s hand")
+    rest = [CODES[i] for i in pool]
+    stock: list[str] | None
+    if hs.stock is None:
+        stock = None
+    elif hs.stock == "auto":
+        stock = draws + rest
+    else:
+        stock = explicit_stock + (rest if hs.stock_fill else [])
+    known = stock is not None and all(h is not None for h in hands)
+    deck = list(hs.deck) if hs.deck is not None and hs.record_deck else None
+    if deck is None and known and hs.record_deck:
+        assert stock is not None
+        deck = deck_of(t, hs.dealer, hands, list(hs.layout), stock, list(hs.bonus_to_pile))
+    return _Deal(hands, list(hs.layout), stock, list(hs.bonus_to_pile), deck)
+
+
+def deck_of(
+    t: Table,
+    dealer: int,
+    hands: Sequence[Sequence[str] | None],
+    layout: Sequence[str],
+    stock: Sequence[str],
+    bonus_to_pile: Sequence[str] = (),
+) -> list[str] | None:
+    """The deck order that :func:`~gostop_records.sim.dealer.deal` turns into this deal.
+
+    Bonus cards dealt face up are put on the first layout places, so that their replacements
+    are the first layout cards, drawn from the stock top. None when a hand's size or the
+    layout's does not fit the dealer's scheme.
+    """
+    n = t.players
+    hand, lay = t.hand_size, t.layout_size
+    if len(layout) != lay or any(h is None or len(h) != hand for h in hands):
+        return None
+    k = len(bonus_to_pile)
+    dealt = [*bonus_to_pile, *layout[k:]]
+    stock_before = [*layout[:k], *stock]
+    seats = [(dealer + j) % n for j in range(1, n + 1)]
+    h1, l1 = (hand + 1) // 2, (lay + 1) // 2
+    out: list[str] = []
+    for lo, hi, llo, lhi in ((0, h1, 0, l1), (h1, hand, l1, lay)):
+        for s in seats:
+            out.extend(hands[s][lo:hi])  # type: ignore[index]
+        out.extend(dealt[llo:lhi])
+    out.extend(stock_before)
+    return out
+
+
+# --- inputs ------------------------------------------------------------------------------
+
+
+class _Pay:
+    """``pay due``: one payment_recorded per payment due in the hand."""
+
+
+def _month(tok: str, where: str) -> int:
+    if tok.isdigit() and 1 <= int(tok) <= 12:
+        return int(tok)
+    raise ScriptError(f"{where}: a month is 01..12, not {tok!r}")
+
+
+def _shown(gs: GameState, seat: int, rest: list[str], where: str) -> tuple[int, list[str]]:
+    """(month, cards) of a shake or bomb: ``MM`` (the hand's cards of it) or the cards."""
+    if len(rest) == 1 and rest[0].isdigit():
+        m = _month(rest[0], where)
+        h = gs.hand
+        assert h is not None
+        cards = C.codes(h.hands[seat] & C.MONTH_MASKS[m])
+        if not cards:
+            raise ScriptError(f"{where}: seat {seat}'s known hand holds no card of month {m:02d}")
+        return m, cards
+    cards = sorted(_cards(rest, where), key=C.index)
+    if not cards:
+        raise ScriptError(f"{where}: name the month or the cards")
+    return C.month_of(C.index(cards[0])), cards
+
+
+def parse_input(line: str, gs: GameState, where: str = "<input>") -> Any:
+    """The payload of one input line in the current game state (see the module docstring)."""
+    w = _words(line)
+    if not w:
+        raise ScriptError(f"{where}: empty input")
+    low = [x.lower() for x in w]
+    verb = low[0]
+    if verb == "pay":
+        if low[1:] == ["due"]:
+            return _Pay()
+        m = re.match(r"^(\d+)->(\d+)$", w[1]) if len(w) > 2 else None
+        if m is None:
+            raise ScriptError(f"{where}: a payment is 'pay PAYER->PAYEE CHIPS [note]' or 'pay due'")
+        note = " ".join(w[3:]) or None
+        return E.PaymentRecorded(
+            payer=int(m.group(1)), payee=int(m.group(2)), chips=_int(w[2], "chips", where),
+            note=note,
+        )
+    if verb == "note":
+        about = None
+        rest = w[1:]
+        if rest and rest[0].startswith("@"):
+            about = _int(rest[0][1:], "the seq of a note", where)
+            rest = rest[1:]
+        return E.NoteAdded(text=" ".join(rest), about_seq=about)
+    if verb == "retract":
+        return E.EntryRetracted(seq=1, reason=" ".join(w[1:]) or None)  # seq filled in later
+    h = gs.hand
+    if h is None:
+        raise ScriptError(f"{where}: {verb!r} comes after a hand is dealt")
+    if verb == "fours":
+        if len(w) == 1:
+            acts = [a for a in legal_actions(h) if type(a) is E.FourOfAMonthShown]
+            if not acts:
+                raise ScriptError(f"{where}: no known hand holds four of a month now")
+            return acts[0]
+        shown = []
+        for tok in w[1:]:
+            seat_s, _, month_s = tok.partition(":")
+            m = _month(month_s, where)
+            shown.append(
+                E.FourShown(seat=_int(seat_s, "seat", where), month=m,
+                            cards=C.codes(C.MONTH_MASKS[m]))
+            )
+        return E.FourOfAMonthShown(shown=shown)
+    seat = _seat_of(w)
+    if seat is None or len(w) < 2:
+        raise ScriptError(f"{where}: an input starts with the seat number, e.g. '0 play 03R'")
+    verb, rest, low_rest = low[1], w[2:], low[2:]
+    if verb in ("play", "flip"):
+        opts: dict[str, str] = {}
+        card: str | None = None
+        k = 0
+        while k < len(rest):
+            if low_rest[k] in ("choose", "draw") and k + 1 < len(rest):
+                opts[low_rest[k]] = _canon(rest[k + 1], where)
+                k += 2
+            elif card is None:
+                card = _canon(rest[k], where)
+                k += 1
+            else:
+                raise ScriptError(f"{where}: unexpected {rest[k]!r}")
+        if card is None:
+            top = h.stock_top() if verb == "flip" else None
+            if top is None:
+                what = "the card played" if verb == "play" else "the card turned (unknown stock)"
+                raise ScriptError(f"{where}: name {what}")
+            card = CODES[top]
+        chosen = opts.get("choose")
+        if verb == "play":
+            return E.CardPlayed(seat=seat, card=card, chosen=chosen)
+        return E.CardFlipped(seat=seat, card=card, chosen=chosen)
+    if verb in ("flip-only", "flip_only", "fliponly"):
+        return E.FlipOnlyPlayed(seat=seat)
+    if verb in ("shake", "bomb"):
+        m, cards = _shown(gs, seat, rest, where)
+        cls = E.Shaken if verb == "shake" else E.BombPlayed
+        return cls(seat=seat, month=m, cards=cards)
+    if verb == "cup":
+        if low_rest not in (["animal"], ["junk"]):
+            raise ScriptError(f"{where}: the cup is 'animal' or 'junk'")
+        return E.CupAssigned(seat=seat, role=low_rest[0])  # type: ignore[arg-type]
+    if verb == "go":
+        return E.GoCalled(seat=seat, count=h.go_count[seat] + 1, score=h.score_of(seat))
+    if verb == "stop":
+        return E.StopCalled(seat=seat, score=h.score_of(seat))
+    raise ScriptError(
+        f"{where}: unknown input {verb!r}: play, flip, flip-only, shake, bomb, cup, go, stop, "
+        "fours, pay, note, retract"
+    )
+
+
+def _draw_of(line: str) -> str | None:
+    low = [x.lower() for x in _words(line)]
+    if "draw" in low and low.index("draw") + 1 < len(low):
+        return CODES[C.parse(low[low.index("draw") + 1])]
+    return None
+
+
+# --- running a script --------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Run:
+    gs: GameState
+    seq: int = 0
+    undo: list[tuple[int, GameState]] = field(default_factory=list)
+    dues: list[E.PaymentDue] = field(default_factory=list)
+
+
+def payloads(script: GameScript) -> Iterator[tuple[int | None, bool, Any]]:
+    """(hand field, is input, payload) of every event of a scripted game, in log order."""
+    rules = script.rules
+    n = script.players
+    table = table_for(rules, n, script.stake)
+    names = script.names or tuple(f"Player {s + 1}" for s in range(n))
+    if len(names) != n:
+        raise ScriptError(f"{script.where}: {len(names)} names for {n} players")
+    started = E.GameStarted(
+        ruleset=rules.pinned(),
+        players=[E.Player(id=f"p{s + 1}", name=names[s]) for s in range(n)],
+        stake=script.stake, venue=script.venue, notes=script.notes,
+    )
+    run = _Run(start_game(script.game_id, started))
+    run.seq = 1
+    yield None, True, started
+    yield from _lines(run, script.pre, script.where)
+    for k, hs in enumerate(script.hands, 1):
+        where = f"{script.where}, hand {k}"
+        d = _complete(table, hs, where, f"{script.game_id}/hand{k}")
+        hand_no = run.gs.hand_no + 1
+        started_hand = E.HandStarted(
+            hand=hand_no, dealer=hs.dealer, order=[(hs.dealer + j) % n for j in range(n)],
+            deck=d.deck,
+        )
+        yield from _apply(run, started_hand, where)
+        dealt = E.CardsDealt(hands=d.hands, layout=d.layout, stock=d.stock, bonus_to_pile=d.bonus)
+        run.dues = []
+        yield from _apply(run, dealt, where)
+        yield from _lines(run, hs.inputs, script.where)
+
+
+def _lines(
+    run: _Run, lines: Sequence[tuple[int, str]], where: str
+) -> Iterator[tuple[int | None, bool, Any]]:
+    for n, text in lines:
+        here = f"{where}, line {n}: {text!r}"
+        payload = parse_input(text, run.gs, here)
+        if isinstance(payload, _Pay):
+            for due in run.dues:
+                if due.chips:
+                    pay = E.PaymentRecorded(payer=due.payer, payee=due.payee, chips=due.chips)
+                    yield from _apply(run, pay, here)
+            continue
+        if type(payload) is E.EntryRetracted:
+            if not run.undo:
+                raise ScriptError(f"{here}: there is no input entry to retract")
+            target, before = run.undo.pop()
+            run.gs = before
+            run.seq += 1
+            yield _hand_field(run.gs), True, msgspec.structs.replace(payload, seq=target)
+            continue
+        want = _draw_of(text)
+        for item in _apply(run, payload, here):
+            ev = item[2]
+            if want is not None and type(ev) is E.BonusCardTaken and ev.replacement != want:
+                raise ScriptError(f"{here}: the card drawn is {ev.replacement}, not {want}")
+            yield item
+
+
+def _hand_field(gs: GameState) -> int | None:
+    return gs.hand_no or None
+
+
+def _apply(run: _Run, payload: Any, where: str) -> Iterator[tuple[int | None, bool, Any]]:
+    before = run.gs
+    try:
+        run.gs, derived = apply_game(before, payload)
+    except GostopError as exc:
+        state = f"\n{before.hand}" if before.hand is not None else ""
+        raise ScriptError(f"{where}: {exc}{state}") from None
+    run.seq += 1
+    if type(payload) is E.HandStarted:
+        run.undo.clear()
+    run.undo.append((run.seq, before))
+    hand = _hand_field(run.gs)
+    yield hand, True, payload
+    for ev in derived:
+        run.seq += 1
+        if type(ev) is E.PaymentDue:
+            run.dues.append(ev)
+        yield hand, False, ev
+
+
+def build(
+    script: GameScript | str,
+    *,
+    start: datetime | None = None,
+    rules: Ruleset | None = None,
+    where: str = "<script>",
+) -> list[E.Envelope]:
+    """The sealed log of a script (a :class:`GameScript` or its text form).
+
+    Each input takes ``step`` seconds (a ``game`` attribute, default 1) from ``start``; the
+    consequences carry the time of the input they follow.
+    """
+    if isinstance(script, str):
+        script = parse_script(script, where=where, rules=rules)
+    t = start or EPOCH
+    step = timedelta(seconds=script.step_seconds)
+    chain = L.Chain()
+    out = []
+    stamp = _stamp(t)
+    for seq, (hand, is_input, payload) in enumerate(payloads(script), 1):
+        if is_input and seq > 1:
+            t += step
+            stamp = _stamp(t)
+        env = L.envelope(script.game_id, seq, hand, payload, by=script.by, at=stamp,
+                         recorded_at=stamp)
+        out.append(chain.seal(env))
+    return out
+
+
+def _stamp(t: datetime) -> str:
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+
+
+def amend(envelopes: Sequence[E.Envelope], seq: int, event: Any) -> list[E.Envelope]:
+    """The log with the payload at ``seq`` replaced and the chain sealed again.
+
+    For records of a table that broke a rule: the chain verifies, only the rules object.
+    """
+    if not any(env.seq == seq for env in envelopes):
+        raise ScriptError(f"no event with seq {seq}")
+    out = [
+        msgspec.structs.replace(env, event=event, prev="", hash="") if env.seq == seq else env
+        for env in envelopes
+    ]
+    return L.seal(out)
+
+
+# --- a log as a script -------------------------------------------------------------------
+
+
+def script_of(envelopes: Iterable[E.Envelope]) -> str:
+    """The text script of one game's log: its deals and inputs (consequences are derived).
+
+    Building the result gives the same payloads again, so a simulated or recorded hand can
+    be kept, read and edited as a script.
+    """
+    lines: list[str] = []
+    pending_draw: int | None = None
+    for env in envelopes:
+        ev = env.event
+        t = type(ev)
+        if t is E.GameStarted:
+            attrs = [f"ruleset={ev.ruleset.get('name', '?')}", f"players={len(ev.players)}",
+                     f"stake={ev.stake}", f"by={shlex.quote(env.by)}"]
+            lines.append(f"game {shlex.quote(env.game_id)} " + " ".join(attrs))
+            lines[-1] += " names=" + shlex.quote(",".join(p.name for p in ev.players))
+            for key in ("venue", "notes"):
+                value = getattr(ev, key)
+                if value is not None:
+                    lines[-1] += f" {key}={shlex.quote(value)}"
+        elif t is E.HandStarted:
+            deck_flag = "" if ev.deck is not None else " deck=no"
+            lines.append(f"hand dealer={ev.dealer}{deck_flag}")
+            if ev.deck is not None:
+                lines.append("deck: " + " ".join(ev.deck))
+        elif t is E.CardsDealt:
+            for s, h in enumerate(ev.hands):
+                lines.append(f"seat{s}: " + (" ".join(h) if h is not None else _UNKNOWN))
+            lines.append("layout: " + " ".join(ev.layout))
+            if ev.bonus_to_pile:
+                lines.append("bonus: " + " ".join(ev.bonus_to_pile))
+            lines.append("stock: " + (" ".join(ev.stock) if ev.stock is not None else _UNKNOWN))
+        elif t is E.BonusCardTaken and ev.source == "hand" and ev.replacement is not None:
+            if pending_draw is not None:
+                lines[pending_draw] += f" draw {ev.replacement}"
+                pending_draw = None
+        elif E.is_input(ev):
+            text = _input_text(ev)
+            if text is not None:
+                lines.append(text)
+                if t is E.CardPlayed and ev.card.startswith("B"):
+                    pending_draw = len(lines) - 1
+    return "\n".join(lines) + "\n"
+
+
+def _input_text(ev: Any) -> str | None:
+    t = type(ev)
+    if t is E.CardPlayed or t is E.CardFlipped:
+        verb = "play" if t is E.CardPlayed else "flip"
+        choose = f" choose {ev.chosen}" if ev.chosen else ""
+        return f"{ev.seat} {verb} {ev.card}{choose}"
+    if t is E.FlipOnlyPlayed:
+        return f"{ev.seat} flip-only"
+    if t is E.Shaken or t is E.BombPlayed:
+        verb = "shake" if t is E.Shaken else "bomb"
+        return f"{ev.seat} {verb} " + " ".join(ev.cards)
+    if t is E.FourOfAMonthShown:
+        return "fours " + " ".join(f"{f.seat}:{f.month:02d}" for f in ev.shown)
+    if t is E.CupAssigned:
+        return f"{ev.seat} cup {ev.role}"
+    if t is E.GoCalled:
+        return f"{ev.seat} go"
+    if t is E.StopCalled:
+        return f"{ev.seat} stop"
+    if t is E.PaymentRecorded:
+        note = f" {ev.note}" if ev.note else ""
+        return f"pay {ev.payer}->{ev.payee} {ev.chips}{note}"
+    if t is E.NoteAdded:
+        about = f"@{ev.about_seq} " if ev.about_seq is not None else ""
+        return f"note {about}{ev.text}"
+    if t is E.EntryRetracted:
+        return "retract" + (f" {ev.reason}" if ev.reason else "")
+    return None
+
+
+def load(path: str | Path, rules: Ruleset | None = None) -> list[E.Envelope]:
+    """Build the log of a script file."""
+    p = Path(path)
+    return build(p.read_text(encoding="utf-8"), where=str(p), rules=rules)
