@@ -15,6 +15,7 @@ from . import (
     audit_cmd,
     common,
     db_cmd,
+    demo_cmd,
     play_cmd,
     record_cmd,
     replay_cmd,
@@ -37,6 +38,7 @@ app = typer.Typer(
 app.add_typer(rules_cmd.app, name="rules")
 app.add_typer(db_cmd.app, name="db")
 app.command("schema")(schema_cmd.schema)
+app.command("demo")(demo_cmd.demo)
 app.command("record")(record_cmd.record)
 app.command("replay")(replay_cmd.replay)
 app.command("play")(play_cmd.play)

@@ -7,6 +7,8 @@ to stderr, so that ``gostop ... --json | jq`` always reads clean JSON. Exit code
 
 from __future__ import annotations
 
+import datetime as dt
+import decimal
 import json
 import os
 import sys
@@ -24,11 +26,14 @@ __all__ = [
     "PROG",
     "USER_ERRORS",
     "GostopGroup",
+    "cell",
+    "cell_text",
     "color_enabled",
     "echo",
     "error_message",
     "fail",
     "print_json",
+    "print_table",
     "quiet_broken_pipe",
     "style",
     "to_jsonable",
@@ -131,3 +136,42 @@ def quiet_broken_pipe() -> NoReturn:
     except (OSError, ValueError):
         pass
     raise typer.Exit(EXIT_OK)
+
+
+def cell(value: Any) -> Any:
+    """A SQL value as a JSON-ready value (dates as ISO text, decimals as floats)."""
+    if isinstance(value, dt.date | dt.datetime | dt.time):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, list | tuple):
+        return [cell(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): cell(v) for k, v in value.items()}
+    return value
+
+
+def cell_text(value: Any) -> str:
+    """A SQL value as table text (NULL for none)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(cell_text(v) for v in value) + "]"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(cell(value))
+
+
+def print_table(columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
+    """Rows under aligned column heads, and the row count."""
+    cells = [[cell_text(v) for v in r] for r in rows]
+    widths = [len(c) for c in columns]
+    for r in cells:
+        for i, c in enumerate(r):
+            widths[i] = max(widths[i], len(c))
+    head = "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip()
+    echo(style(head, bold=True))
+    echo("  ".join("-" * w for w in widths))
+    for r in cells:
+        echo("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")

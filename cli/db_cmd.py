@@ -9,12 +9,10 @@ imported inside the commands, which keeps ``gostop --help`` fast.
 from __future__ import annotations
 
 import csv
-import datetime as dt
-import decimal
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -121,42 +119,6 @@ def import_(
         raise typer.Exit(common.EXIT_REJECTED)
 
 
-def _cell(value: Any) -> Any:
-    if isinstance(value, dt.date | dt.datetime | dt.time):
-        return value.isoformat()
-    if isinstance(value, decimal.Decimal):
-        return float(value)
-    if isinstance(value, list | tuple):
-        return [_cell(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _cell(v) for k, v in value.items()}
-    return value
-
-
-def _text(value: Any) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_text(v) for v in value) + "]"
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(_cell(value))
-
-
-def _print_table(columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
-    cells = [[_text(v) for v in r] for r in rows]
-    widths = [len(c) for c in columns]
-    for r in cells:
-        for i, c in enumerate(r):
-            widths[i] = max(widths[i], len(c))
-    head = "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip()
-    common.echo(common.style(head, bold=True))
-    common.echo("  ".join("-" * w for w in widths))
-    for r in cells:
-        common.echo("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
-    common.echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
-
-
 @app.command(
     "query",
     epilog='Examples: gostop db query "SELECT ruleset, avg(chips) FROM v_hand_summary '
@@ -205,14 +167,14 @@ def query(
     with Store(db, read_only=True) as store:
         result = store.query(text, limit=limit)
     if fmt == "json":
-        common.print_json([_cell(r) for r in result.records()])
+        common.print_json([common.cell(r) for r in result.records()])
     elif fmt == "csv":
         w = csv.writer(sys.stdout, lineterminator="\n")
         w.writerow(result.columns)
         for r in result.rows:
-            w.writerow(["" if v is None else _text(v) for v in r])
+            w.writerow(["" if v is None else common.cell_text(v) for v in r])
     else:
-        _print_table(result.columns, result.rows)
+        common.print_table(result.columns, result.rows)
 
 
 @app.command("stats", epilog="Example: gostop db stats --json")
@@ -223,7 +185,7 @@ def stats(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
     with Store(db, read_only=True) as store:
         s = store.stats()
     if as_json:
-        common.print_json(_cell(s))
+        common.print_json(common.cell(s))
         return
     common.echo(
         f"{s['games']} game(s), {s['hands']} hand(s), {s['events']} event(s); "
@@ -233,7 +195,7 @@ def stats(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
     common.echo("outcomes: " + ", ".join(f"{k} {v}" for k, v in s["outcomes"].items()))
     if s["by_ruleset"]:
         cols = tuple(s["by_ruleset"][0])
-        _print_table(cols, [tuple(r.values()) for r in s["by_ruleset"]])
+        common.print_table(cols, [tuple(r.values()) for r in s["by_ruleset"]])
     common.echo(
         "specials (count, per 100 hands): "
         + ", ".join(f"{k} {v['count']} ({v['per_100_hands']})" for k, v in s["specials"].items())

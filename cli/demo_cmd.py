@@ -1,0 +1,92 @@
+"""``gostop demo``: the main job on an embedded default, shown step by step."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gostop_records import log as L
+from gostop_records.projector import project
+
+from . import common
+from .render import Painter, proof_lines, render_game
+
+DirOption = Annotated[
+    Path,
+    typer.Option(
+        "--dir",
+        help="Folder for the demo's files; made fresh (an earlier demo there is replaced, "
+        "any other content is left alone and a new folder name is used).",
+    ),
+]
+
+
+def demo(folder: DirOption = Path("gostop-demo")) -> None:
+    """Simulate a corpus of every preset into DuckDB, replay a hand, audit a disputed payment,
+    answer a few SQL questions, and say what to try next.
+
+    Example: gostop demo --dir /tmp/gostop-demo
+    """
+    from gostop_records.audit.render import render_audit
+    from gostop_records.demo import run_demo
+
+    def progress(msg: str) -> None:
+        print(f"demo: {msg} ...", file=sys.stderr, flush=True)
+
+    r = run_demo(folder, progress=progress)
+    paint = Painter(common.color_enabled())
+    echo = common.echo
+
+    def title(text: str) -> None:
+        echo()
+        echo(common.style(f"== {text} ==", bold=True))
+
+    title("1. a corpus of simulated games in a DuckDB store")
+    echo(
+        f"{r.games} games, {r.hands} hands, {r.events} events of every preset "
+        f"(cardavia, gamerules with 2 and 3 players, matgo, gostop3)"
+    )
+    echo(f"  store:  {r.db}")
+    echo(f"  log:    {r.corpus}")
+
+    title(f"2. replay: the end of hand {r.replay_hand} of {r.replay_game}")
+    assert r.replay_log is not None
+    envs = list(L.read_log(r.replay_log))
+    at = project(envs, strict=False, until_seq=r.replay_seq)
+    assert at.game is not None
+    echo(render_game(at.game, paint=paint, last=at.last))
+    result = at.game.results[-1] if at.game.results else None
+    proof = result.proof() if result is not None else None
+    if proof is not None:
+        echo()
+        for line in proof_lines(proof, at.game.players, paint):
+            echo(line)
+
+    title("3. a disputed payment, audited")
+    echo(r.dispute_story)
+    assert r.dispute is not None
+    unicode = (getattr(sys.stdout, "encoding", "") or "").lower().startswith("utf")
+    echo(render_audit(r.dispute, unicode=unicode))
+
+    title("4. questions answered in SQL")
+    for a in r.answers:
+        echo(common.style(a.question, bold=True))
+        common.print_table(a.columns, a.rows)
+        echo()
+
+    title("what to try next")
+    db, log = r.db, r.replay_log
+    for line in (
+        f"gostop replay {log} --hand 2 --step        step through a hand, event by event",
+        f"gostop audit {r.dispute_log} --json        the dispute as JSON",
+        f"gostop validate {r.corpus}                  check every game against the rules",
+        f'gostop db query --db {db} "SELECT * FROM v_hand_summary LIMIT 5"',
+        f"gostop db stats --db {db}",
+        "gostop play                                  play a hand against the computer",
+        "gostop record --log table.jsonl --players Ann,Ben --ruleset matgo   record a real table",
+        "gostop rules show matgo --diff cardavia       what two rulesets disagree on",
+    ):
+        echo(f"  {line}")
