@@ -1,0 +1,111 @@
+"""Benchmarks: figures and ratios measured side by side in one run on one generated corpus.
+
+Run with ``make bench`` (or ``python -m bench [--quick] [--hands N] [--million]``). Never run
+by the test suite. Every figure is printed beside its floor or peer, measured in the same run
+on the same machine, and written with the machine's description to ``bench/RESULTS.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .figures import Figure, render_markdown, render_table
+from .peer_chess import make_pgn, replay_pgn
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+
+def _machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    import duckdb
+    import msgspec
+
+    return (
+        f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()} "
+        f"({platform.python_implementation()}), {platform.system()} {platform.release()}; "
+        f"msgspec {msgspec.__version__}, duckdb {duckdb.__version__}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="a small smoke run (a few seconds)")
+    ap.add_argument("--hands", type=int, default=20_000, help="hands in the corpus")
+    ap.add_argument(
+        "--million", action="store_true", help="also time the queries on 1,000,000 hands"
+    )
+    ap.add_argument("--out", type=Path, default=None, help="work folder (default: a temp dir)")
+    ap.add_argument(
+        "--results", type=Path, default=HERE / "RESULTS.md", help="where to write the results"
+    )
+    args = ap.parse_args(argv)
+    hands = 400 if args.quick else args.hands
+
+    from . import runs
+
+    work = args.out or Path(tempfile.mkdtemp(prefix="gostop-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    figures: list[Figure] = []
+
+    def step(title: str) -> None:
+        print(f"[bench] {title}", file=sys.stderr, flush=True)
+
+    step(f"generating a corpus of {hands} hands")
+    corpus = runs.make_corpus(work / "corpus.jsonl", hands)
+    figures += runs.simulate_figures(corpus)
+
+    step("decoding")
+    figures += runs.decode_figures(corpus)
+
+    step("replay with strict validation, scores and payouts")
+    figures += runs.replay_figures(corpus)
+
+    step("peer: python-chess PGN replay")
+    pgn = make_pgn(60 if args.quick else 600)
+    peer = replay_pgn(pgn)
+    figures += runs.peer_figures(peer, figures)
+
+    step("import into DuckDB")
+    figures += runs.import_figures(corpus, work)
+
+    step("analytical queries")
+    figures += runs.query_figures(work / "bench.duckdb", ROOT / "samples" / "queries")
+
+    step("live recording latency")
+    figures += runs.live_figures(work, 50 if args.quick else 500)
+
+    step("peak memory of a streaming replay")
+    figures += runs.memory_figures(corpus, work)
+
+    if args.million:
+        step("queries on 1,000,000 hands")
+        figures += runs.million_figures(work, ROOT / "samples" / "queries")
+
+    print(render_table(figures))
+    if not args.quick:
+        text = render_markdown(figures, _machine(), hands, " ".join(sys.argv[1:]))
+        args.results.write_text(text, encoding="utf-8")
+        print(f"[bench] results written to {args.results}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    t0 = time.perf_counter()
+    rc = main()
+    print(f"[bench] done in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    raise SystemExit(rc)

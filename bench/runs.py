@@ -1,0 +1,344 @@
+"""The measurements: each returns figures, each timed beside its floor in the same run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+from gostop_records import log as L
+from gostop_records.projector import project
+from gostop_records.rules import PRESETS
+from gostop_records.sim.selfplay import simulate
+
+from .figures import Figure
+from .peer_chess import PeerResult
+
+#: The corpus mix: (preset, players, hands per game, share of the corpus).
+MIX = (
+    ("matgo", 2, 10, 0.30),
+    ("gostop3", 3, 10, 0.25),
+    ("gamerules", 2, 10, 0.15),
+    ("gamerules", 3, 10, 0.15),
+    ("cardavia", 2, 1, 0.15),
+)
+
+REPLAY_TARGET = 150_000  # events/s, one core
+PEER_TARGET = 3.0  # our replay events/s over the peer's moves/s
+IMPORT_TARGET = 3.0  # our import time at most 3x DuckDB's bare read_json
+QUERY_TARGET_MS = 1000.0
+LIVE_TARGET_MS = 20.0
+
+
+@dataclass(slots=True)
+class Corpus:
+    path: Path
+    hands: int
+    events: int
+    games: int
+    sim_rates: list[tuple[str, float]]
+
+
+def make_corpus(path: Path, hands: int) -> Corpus:
+    """Simulate the corpus mix to a JSONL file, timing each preset's simulation."""
+    enc = msgspec.json.Encoder()
+    events = games = made = 0
+    rates: list[tuple[str, float]] = []
+    with open(path, "wb") as f:
+        for k, (name, players, per_game, share) in enumerate(MIX):
+            want = max(per_game, int(hands * share))
+            n_games = max(1, want // per_game)
+            start = time.perf_counter()
+            done = 0
+            buf = bytearray()
+            for log in simulate(PRESETS[name], players, n_games, per_game, seed=1000 * k):
+                done += sum(1 for e in log if e.type == "hand_started")
+                for env in log:
+                    buf += enc.encode(env)
+                    buf += b"\n"
+                events += len(log)
+                games += 1
+                if len(buf) > 1 << 20:
+                    f.write(buf)
+                    buf.clear()
+            f.write(buf)
+            secs = time.perf_counter() - start
+            rates.append((f"{name} {players}p", done / secs if secs else 0.0))
+            made += done
+    return Corpus(path, made, events, games, rates)
+
+
+def simulate_figures(c: Corpus) -> list[Figure]:
+    return [Figure(f"simulate {label}", rate, "hands/s") for label, rate in c.sim_rates]
+
+
+def _dict_decode_rate(path: Path) -> tuple[float, int]:
+    dec = msgspec.json.Decoder()
+    start = time.perf_counter()
+    n = 0
+    with open(path, "rb") as f:
+        for line in f:
+            dec.decode(line)
+            n += 1
+    return n / (time.perf_counter() - start), n
+
+
+def decode_figures(c: Corpus) -> list[Figure]:
+    floor, _ = _dict_decode_rate(c.path)
+    start = time.perf_counter()
+    n = sum(1 for _ in L.iter_jsonl(c.path))
+    ours = n / (time.perf_counter() - start)
+    return [
+        Figure(
+            "decode JSONL into typed events",
+            ours,
+            "events/s",
+            beside=f"msgspec to plain dicts: {floor:,.0f} events/s",
+            ratio=f"{ours / floor:.2f}",
+        )
+    ]
+
+
+def _replay(path: Path) -> tuple[float, int, int]:
+    start = time.perf_counter()
+    events = hands = 0
+    for _gid, game in L.iter_games(L.iter_jsonl(path)):
+        p = project(game, strict=True)
+        events += p.events
+        if p.game is not None:
+            hands += len(p.game.results)
+    return time.perf_counter() - start, events, hands
+
+
+def replay_figures(c: Corpus) -> list[Figure]:
+    secs, events, hands = _replay(c.path)
+    ev_rate = events / secs
+    floor, _ = _dict_decode_rate(c.path)
+    met = "met" if ev_rate >= REPLAY_TARGET else "not met"
+    return [
+        Figure(
+            "replay + strict validation + scores + payouts (decode included)",
+            ev_rate,
+            "events/s",
+            beside=f"decode floor: {floor:,.0f} events/s",
+            ratio=f"{ev_rate / floor:.2f}",
+            target=f">= {REPLAY_TARGET:,} events/s: {met}",
+        ),
+        Figure("replay, hands", hands / secs, "hands/s"),
+    ]
+
+
+def peer_figures(peer: PeerResult, figures: list[Figure]) -> list[Figure]:
+    ours = next(f.value for f in figures if f.name.startswith("replay + strict"))
+    ratio = ours / peer.moves_per_second
+    met = "met" if ratio >= PEER_TARGET else "not met"
+    return [
+        Figure(
+            "peer: python-chess PGN parse + replay",
+            peer.moves_per_second,
+            "moves/s",
+            beside=f"our replay: {ours:,.0f} events/s",
+            ratio=f"ours/peer {ratio:.2f}",
+            target=f">= {PEER_TARGET:.0f}x: {met}",
+        )
+    ]
+
+
+# VmHWM, not getrusage: ru_maxrss survives exec, so a child would report its parent's peak
+_PEAK = """
+import sys
+from gostop_records import log as L
+from gostop_records.projector import project
+if sys.argv[1] != "-":
+    for _gid, game in L.iter_games(L.iter_jsonl(sys.argv[1])):
+        project(game)
+with open("/proc/self/status") as f:
+    print(next(line.split()[1] for line in f if line.startswith("VmHWM:")))
+"""
+
+
+def _peak_kib(path: str) -> int:
+    out = subprocess.run(
+        [sys.executable, "-c", _PEAK, path], capture_output=True, text=True, check=True
+    )
+    return int(out.stdout.strip().splitlines()[-1])
+
+
+def memory_figures(c: Corpus, work: Path) -> list[Figure]:
+    """Peak RSS replaying the corpus and its first half: equal when replay streams."""
+    half = work / "half.jsonl"
+    with open(c.path, "rb") as src, open(half, "wb") as dst:
+        size = c.path.stat().st_size
+        copied = 0
+        for line in src:
+            if copied > size // 2 and b'"game_started"' in line:
+                break
+            dst.write(line)
+            copied += len(line)
+    base = _peak_kib("-")
+    full = _peak_kib(str(c.path))
+    part = _peak_kib(str(half))
+    grow = (full - part) / 1024
+    return [
+        Figure(
+            "peak memory, streaming replay of the whole corpus",
+            full / 1024,
+            "MiB",
+            beside=f"half the corpus: {part / 1024:.1f} MiB; interpreter + imports: "
+            f"{base / 1024:.1f} MiB",
+            ratio=f"full/half {full / part:.2f}",
+            target=f"bounded: {'met' if grow < 16 else 'not met'} ({grow:+.1f} MiB for 2x data)",
+        )
+    ]
+
+
+def _fresh(path: Path) -> Path:
+    for p in (path, path.with_name(path.name + ".wal")):
+        if p.exists():
+            p.unlink()
+    return path
+
+
+def import_figures(c: Corpus, work: Path) -> list[Figure]:
+    """Import with validation and projections, beside DuckDB's bare read_json of the file."""
+    import duckdb
+
+    from gostop_records.store import Store
+
+    bare = duckdb.connect(str(_fresh(work / "bare.duckdb")))
+    bare.execute("SET enable_progress_bar = false")
+    start = time.perf_counter()
+    bare.execute(
+        "CREATE TABLE raw AS SELECT * FROM read_json(?, format = 'newline_delimited')",
+        [str(c.path)],
+    )
+    floor = time.perf_counter() - start
+    bare.close()
+
+    start = time.perf_counter()
+    with Store(_fresh(work / "bench.duckdb")) as store:
+        report = store.import_paths([c.path])
+    secs = time.perf_counter() - start
+    if report.rejected:
+        raise RuntimeError(f"the benchmark corpus was rejected: {report.rejected[0]}")
+    ratio = secs / floor
+    met = "met" if ratio <= IMPORT_TARGET else "not met"
+    return [
+        Figure(
+            "import into DuckDB with validation and projections",
+            c.events / secs,
+            "events/s",
+            beside=f"DuckDB read_json into a bare table: {c.events / floor:,.0f} events/s",
+            ratio=f"time {ratio:.2f}x the floor",
+            target=f"<= {IMPORT_TARGET:.0f}x: {met}",
+        )
+    ]
+
+
+def _queries(folder: Path) -> list[tuple[str, str]]:
+    return [(p.stem, p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.sql"))]
+
+
+def _time_queries(db: Path, folder: Path, label: str) -> list[Figure]:
+    from gostop_records.store import Store
+
+    out = []
+    with Store(db, read_only=True) as store:
+        hands = store.query("SELECT count(*) FROM hands").rows[0][0]
+        for name, sql in _queries(folder):
+            store.query(sql)  # warm: the first run pays for loading the columns
+            best = min(_timed(lambda s=sql: store.query(s)) for _ in range(3))
+            ms = best * 1000
+            met = "met" if ms < QUERY_TARGET_MS else "not met"
+            out.append(
+                Figure(
+                    f"query {name} ({label}, {hands:,} hands)",
+                    ms,
+                    "ms",
+                    target=f"< {QUERY_TARGET_MS:.0f} ms: {met}" if "million" in label else "",
+                )
+            )
+    return out
+
+
+def _timed(fn: object) -> float:
+    start = time.perf_counter()
+    fn()  # type: ignore[operator]
+    return time.perf_counter() - start
+
+
+def query_figures(db: Path, folder: Path) -> list[Figure]:
+    return _time_queries(db, folder, "corpus")
+
+
+def live_figures(work: Path, events: int) -> list[Figure]:
+    """Latency of live appends: one event per call, validated, sealed, committed."""
+    from gostop_records.sim.selfplay import GameSpec, play_payloads
+    from gostop_records.store import Store
+
+    payloads: list[object] = []
+    seed = 0
+    while len(payloads) < events:
+        spec = GameSpec(PRESETS["matgo"], 2, 10, seed, game_id=f"live-{seed}")
+        payloads.extend((spec.id(), p) for _h, p in play_payloads(spec))  # type: ignore[misc]
+        seed += 1
+    lat: list[float] = []
+    with Store(_fresh(work / "live.duckdb")) as store:
+        for gid, payload in payloads[:events]:  # type: ignore[misc]
+            version = store.version(gid)
+            start = time.perf_counter()
+            store.append(gid, [payload], version)
+            lat.append(time.perf_counter() - start)
+    lat.sort()
+    p50 = lat[len(lat) // 2] * 1000
+    p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
+    met = "met" if p99 < LIVE_TARGET_MS else "not met"
+    return [
+        Figure("live append latency, p50", p50, "ms", beside=f"{len(lat)} appends, one per call"),
+        Figure("live append latency, p99", p99, "ms", target=f"< {LIVE_TARGET_MS:.0f} ms: {met}"),
+    ]
+
+
+def million_figures(work: Path, folder: Path, hands: int = 1_000_000) -> list[Figure]:
+    """The queries on a million hands: the imported corpus's projection tables copied with
+    new game ids until they hold ``hands`` hands (simulating and importing a million hands
+    would take hours; the copies have the same distributions, which is what query speed
+    depends on). The events table is not copied: no sample query reads it."""
+    import duckdb
+
+    from gostop_records.store import Store
+    from gostop_records.store.schema import TABLES
+
+    src = work / "bench.duckdb"
+    dst = _fresh(work / "million.duckdb")
+    with Store(dst):
+        pass  # create the schema
+    con = duckdb.connect(str(dst))
+    con.execute("SET enable_progress_bar = false")
+    con.execute(f"ATTACH '{src}' AS src (READ_ONLY)")
+    base = con.execute("SELECT count(*) FROM src.hands").fetchone()[0]  # type: ignore[index]
+    copies = max(1, -(-hands // base))
+    for table in TABLES:
+        cols = con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE database_name = 'src' "
+            "AND table_name = ? ORDER BY column_index",
+            [table],
+        ).fetchall()
+        if not cols or "game_id" not in {c[0] for c in cols}:
+            continue
+        names = ", ".join(f'"{c[0]}"' for c in cols)
+        select = ", ".join(
+            "game_id || '-' || k::VARCHAR AS game_id" if c[0] == "game_id" else f'"{c[0]}"'
+            for c in cols
+        )
+        con.execute(
+            f'INSERT INTO "{table}" ({names}) SELECT {select} '
+            f'FROM src."{table}", range({copies}) AS r(k)'
+        )
+    con.execute("CHECKPOINT")
+    con.close()
+    return _time_queries(dst, folder, "million-hand copy")
