@@ -14,44 +14,12 @@ from typing import Annotated
 
 import typer
 
-from gostop_records import events as E
-from gostop_records import log as L
 from gostop_records.audit import AuditArgumentError, ClaimError, audit_game, parse_claim
 from gostop_records.audit.render import render_audit
-from gostop_records.errors import GostopError
 
 from . import common
 
-__all__ = ["audit", "read_store_game"]
-
-
-def read_store_game(db: Path, game: str) -> list[E.Envelope]:
-    """A game's envelopes from the store (:meth:`gostop_records.store.store.Store.events`)."""
-    from gostop_records.store.store import Store
-
-    with Store(db, read_only=True) as store:
-        envs = store.events(game)
-    if not envs:
-        raise GostopError(f"{db}: there is no game {game!r} in the store")
-    return envs
-
-
-def _read_log(log: Path, game: str | None) -> list[E.Envelope]:
-    games: dict[str, list[E.Envelope]] = {}
-    for env in L.read_log(log):
-        games.setdefault(env.game_id, []).append(env)
-    if not games:
-        raise GostopError(f"{log}: the log holds no events")
-    if game is None:
-        if len(games) > 1:
-            ids = ", ".join(list(games)[:10]) + (" ..." if len(games) > 10 else "")
-            common.fail(
-                f"{log} holds {len(games)} games: pick one with --game ({ids})", common.EXIT_USAGE
-            )
-        return next(iter(games.values()))
-    if game not in games:
-        raise GostopError(f"{log}: there is no game {game!r} (games: {', '.join(games)})")
-    return games[game]
+__all__ = ["audit"]
 
 
 def _unicode_ok() -> bool:
@@ -112,15 +80,7 @@ def audit(
         parsed = [parse_claim(c) for c in claims]
     except ClaimError as exc:
         common.fail(f"--claim: {exc}", common.EXIT_USAGE)
-    if (log is None) == (db is None):
-        common.fail("give a LOG file or --db FILE --game ID (one of them)", common.EXIT_USAGE)
-    if db is not None:
-        if game is None:
-            common.fail("--db needs --game ID: the game to audit", common.EXIT_USAGE)
-        envs = read_store_game(db, game)
-    else:
-        assert log is not None
-        envs = _read_log(log, game)
+    _gid, envs = common.load_game(log, db, game)
     try:
         result = audit_game(envs, hand=hand, claims=parsed, lenient=lenient)
     except ClaimError as exc:

@@ -12,12 +12,16 @@ import decimal
 import json
 import os
 import sys
-from typing import Any, NoReturn
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
 
 from gostop_records.errors import CardCodeError, GostopError
+
+if TYPE_CHECKING:
+    from gostop_records.events import Envelope
 
 __all__ = [
     "EXIT_OK",
@@ -32,6 +36,7 @@ __all__ = [
     "echo",
     "error_message",
     "fail",
+    "load_game",
     "print_json",
     "print_table",
     "quiet_broken_pipe",
@@ -175,3 +180,35 @@ def print_table(columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
     for r in cells:
         echo("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
     echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+
+
+def load_game(log: Path | None, db: Path | None, game: str | None) -> tuple[str, list[Envelope]]:
+    """One game's envelopes from a log file or the store: exactly one of ``log`` and ``db``;
+    ``game`` picks among several games of a log and is needed with the store (else exit 2)."""
+    from gostop_records import log as L
+
+    if (log is None) == (db is None):
+        fail("give a LOG file or --db FILE --game ID (one of them)", EXIT_USAGE)
+    if log is not None:
+        games: dict[str, list[Envelope]] = {}
+        for env in L.read_log(log):
+            games.setdefault(env.game_id, []).append(env)
+        if not games:
+            raise GostopError(f"{log}: the log holds no events")
+        if game is None:
+            if len(games) > 1:
+                ids = ", ".join(list(games)[:10]) + (" ..." if len(games) > 10 else "")
+                fail(f"{log} holds {len(games)} games: pick one with --game ({ids})", EXIT_USAGE)
+            game = next(iter(games))
+        if game not in games:
+            raise GostopError(f"{log}: there is no game {game!r} (games: {', '.join(games)})")
+        return game, games[game]
+    if game is None:
+        fail("--db needs --game ID: the game to read from the store", EXIT_USAGE)
+    from gostop_records.store import Store
+
+    with Store(db, read_only=True) as store:
+        envs = store.events(game)
+    if not envs:
+        raise GostopError(f"{db}: there is no game {game!r} in the store")
+    return game, envs

@@ -24,7 +24,7 @@ from gostop_records.projector import Issue, Projector
 from . import common
 from .render import Painter, describe_event, game_to_json, proof_lines, render_game
 
-__all__ = ["Timeline", "load_game", "replay", "timeline"]
+__all__ = ["Timeline", "replay", "timeline"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,37 +66,6 @@ def timeline(game_id: str, envelopes: list[E.Envelope]) -> Timeline:
     except ProjectionError as exc:
         proj.issues.append(Issue(exc.seq, exc.rule, f"{exc.reason} (replay stops here)"))
     return Timeline(game_id, kept, states, proj.issues)
-
-
-def load_game(log: Path | None, db: Path | None, game: str | None) -> tuple[str, list[E.Envelope]]:
-    """One game's envelopes from a log file or the store; ``game`` picks among several."""
-    if log is not None:
-        games: dict[str, list[E.Envelope]] = {}
-        for env in L.read_log(log):
-            games.setdefault(env.game_id, []).append(env)
-        if not games:
-            raise GostopError(f"{log}: the log holds no events")
-        if game is None:
-            if len(games) > 1:
-                ids = ", ".join(list(games)[:10]) + (" ..." if len(games) > 10 else "")
-                raise typer.BadParameter(
-                    f"{log} holds {len(games)} games: pick one ({ids})", param_hint="--game"
-                )
-            game = next(iter(games))
-        if game not in games:
-            raise GostopError(f"{log}: there is no game {game!r}")
-        return game, games[game]
-    if game is None:
-        raise typer.BadParameter("name the game to replay from the store", param_hint="--game")
-    if db is None:
-        raise typer.BadParameter("give a LOG file or --db FILE --game ID", param_hint="LOG")
-    from gostop_records.store import Store
-
-    with Store(db, read_only=True) as store:
-        envs = store.events(game)
-    if not envs:
-        raise GostopError(f"{db}: there is no game {game!r}")
-    return game, envs
 
 
 def _state_json(tl: Timeline, i: int) -> dict[str, Any]:
@@ -257,7 +226,7 @@ def replay(
         raise typer.BadParameter(
             "--step shows the table for people; leave out --json", param_hint="--step"
         )
-    gid, envs = load_game(log, db, game)
+    gid, envs = common.load_game(log, db, game)
     tl = timeline(gid, envs)
     if not tl.envelopes:
         raise GostopError(f"game {gid}: its first event does not replay")
