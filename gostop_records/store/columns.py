@@ -1,0 +1,570 @@
+"""What every table, column and view of the store means: one text for the README and the code.
+
+The column types come from :mod:`.schema` and the meanings from here, so the README section
+between ``<!-- tables:start -->`` and ``<!-- tables:end -->`` is rendered, never typed:
+``python -m gostop_records.store.columns --write-readme README.md`` refreshes it, and a test
+fails when it, the schema or these descriptions drift apart.
+
+Writing conventions (the test holds the descriptions to them): a name in backticks is a
+column of the table or view described, ``table.column``, a table or view, an event type,
+``event_type.field`` or ``rules.setting`` (a :class:`~gostop_records.rules.Ruleset` field);
+any other backticked text is a SQL expression or literal that runs on the table described.
+Seats are 0-based indices into the game's seat order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .schema import EVENT_COLUMNS, TABLES, VIEWS
+
+__all__ = [
+    "COLUMN_DOCS",
+    "EXAMPLES",
+    "JOINS",
+    "README_END",
+    "README_START",
+    "TABLE_DOCS",
+    "VIEW_DOCS",
+    "column_types",
+    "main",
+    "markdown",
+    "replace_section",
+    "write_readme",
+]
+
+README_START = "<!-- tables:start -->"
+README_END = "<!-- tables:end -->"
+
+_STOP_ONLY = "NULL except on a loser's row of a hand won by a Stop"
+
+TABLE_DOCS: dict[str, str] = {
+    "events": (
+        "The record: one row per envelope of a game's log, the payload exactly as it was "
+        "hashed. Key (`game_id`, `seq`), the one declared primary key; every other table is "
+        "derived from these rows."
+    ),
+    "games": (
+        "One row per game (one event stream: a sitting of hands with the same players and "
+        "ruleset), from its `game_started` event and the projector's findings. Key `game_id`."
+    ),
+    "hands": (
+        "One row per hand started: what the record says (`hand_started`, `hand_ended`, "
+        "`go_called`, `stop_called`, `payment_recorded`) beside what the rules compute for "
+        "it. Key (`game_id`, `hand`)."
+    ),
+    "turns": (
+        "One row per turn: a seat's play (with the shake before it and any bonus card played "
+        "from hand first), the stock flip(s) after it and what they brought. Key "
+        "(`game_id`, `hand`, `turn`)."
+    ),
+    "captures": (
+        "One row per card taken into a pile: every card of a `cards_captured` event and every "
+        "`bonus_card_taken`. Key (`game_id`, `seq`, `card`); the cards of one capture share "
+        "`seq`."
+    ),
+    "transfers": (
+        "One row per junk card handed from one pile to another (`junk_transferred`: a steal "
+        "for a jjok, ttadak, sseul, bomb, bonus card, stack or ppuk). Key (`game_id`, `seq`)."
+    ),
+    "decisions": (
+        "One row per decision after a turn: `go_called`, `stop_called` (chosen or "
+        "automatic) and `cup_assigned`. Key (`game_id`, `seq`)."
+    ),
+    "scores": (
+        "One row per seat of every hand the rules checked (`hands.checked`), whatever its "
+        "outcome: the seat's final pile scored by the game's ruleset, itemised by "
+        "combination. Key (`game_id`, `hand`, `seat`)."
+    ),
+    "payouts": (
+        "One row per payer and payee of a checked hand (`hands.checked`): the chips the rules "
+        "make due (`payment_due`, and the settlement proof of a Stop) beside the chips the "
+        "table recorded (`payment_recorded`). There is a row for every pair the rules "
+        "charge, for every loser of a hand won by a Stop (even at 0 chips) and for every "
+        "pair with a recorded payment. Key (`game_id`, `hand`, `payer`, `payee`)."
+    ),
+    "issues": (
+        "One row per disagreement the projector found between the record and the rules, or "
+        "per event it kept without checking. A strict import or append keeps only warnings; "
+        "a lenient one (`--lenient`) also keeps the violations of the games it stores. No "
+        "key."
+    ),
+    "positions": (
+        "One row per game: the last event its projection rows were derived through, which "
+        "equals the game's last `events` row when the projections are current. Key "
+        "`game_id`."
+    ),
+}
+
+COLUMN_DOCS: dict[str, dict[str, str]] = {
+    "events": {
+        "game_id": "the game (one stream per game)",
+        "seq": "position in the game's stream: 1, 2, 3 ..., dense",
+        "type": "the payload's type tag, e.g. `'card_played'` (see "
+                "[The event format](#the-event-format))",
+        "hand": "hand number within the game, from 1; NULL for game-level events such as "
+                "`game_started`",
+        "at": "when it happened at the table: RFC 3339 UTC text, e.g. "
+              "`'2026-01-08T00:00:08.000Z'`; a reserved word, write `\"at\"` "
+              "(parsed in `v_events.at_ts`)",
+        "recorded_at": "when it was recorded, same format as `at`",
+        "by": "who or what recorded it: a recorder's name, `'sim'`, `'play'`, `'import:...'`; "
+              "a reserved word, write `\"by\"`",
+        "v": "the payload's schema version (older payloads are upcast on read)",
+        "payload": "the event's payload as JSON, exactly as hashed, with its `type`; read a "
+                   "field with `payload ->> 'seat'`",
+        "prev": "`hash` of the game's previous event; 64 zeros for `seq` 1",
+        "hash": "SHA-256 (64 hex digits) of `prev` and the canonical bytes of every other "
+                "envelope field: the hash chain `gostop db verify` checks",
+    },
+    "games": {
+        "game_id": "the game",
+        "ruleset": "name of the ruleset pinned in `game_started`, e.g. `'matgo'`",
+        "ruleset_hash": "content hash of the pinned rules (`'sha256:'` and 64 hex digits): "
+                        "equal for equal rules whatever their name",
+        "players": "number of seats, 2 or 3",
+        "player_ids": "player ids in seat order: seat s is element s + 1 (DuckDB lists "
+                      "count from 1), e.g. `player_ids[1]` for seat 0",
+        "player_names": "display names in seat order, indexed like `player_ids`",
+        "stake": "chips per point: chips anywhere in the store are points times this",
+        "venue": "`game_started.venue`; NULL when not given",
+        "started_at": "`events.at` of the game's first event (RFC 3339 UTC text)",
+        "started_on": "the UTC date of `started_at`",
+        "last_at": "`events.at` of the game's last stored event",
+        "recorded_by": "`events.by` of the game's first event",
+        "events": "number of stored events (the last `events.seq`), retracted ones included",
+        "hands": "hands started (`hand_started` events not undone by a retraction)",
+        "hands_ended": "hands with a `hand_ended` event (not undone by a retraction)",
+        "violations": "the game's `issues` rows with severity `'violation'`; 0 unless the "
+                      "game was stored leniently",
+    },
+    "hands": {
+        "game_id": "the game",
+        "hand": "hand number within the game, from 1",
+        "ruleset": "the game's ruleset name (`games.ruleset`)",
+        "players": "number of seats (`games.players`)",
+        "dealer": "0-based seat that dealt and plays first (`hand_started.dealer`)",
+        "started_at": "`events.at` of the hand's `hand_started` event (RFC 3339 UTC text)",
+        "date": "the UTC date of `started_at`",
+        "outcome": "`hand_ended.outcome`: `'stop'`, `'instant'` (four of a month in hand, "
+                   "three ppuk), `'nagari'` (no winner: the next hand pays more) or `'void'` "
+                   "(the deal did not stand); NULL while the hand has not ended",
+        "winner": "0-based seat of `hand_ended.winner`; NULL for a nagari, a void deal or a "
+                  "hand not ended",
+        "reason": "`hand_ended.reason` as recorded: `'stop'`, `'auto_stop'`, `'hand_four'`, "
+                  "`'three_ppuk'`, `'cards_exhausted'`, `'layout_four'` or `'hand_fours'`; "
+                  "NULL while the hand has not ended",
+        "carry": "nagari factor this hand's payments were multiplied by (1 = none; "
+                 "`hand_ended.carry`); NULL while the hand has not ended",
+        "next_carry": "nagari factor the next hand starts with (`hand_ended.next_carry`); "
+                      "NULL while the hand has not ended",
+        "turns": "turns played: the hand's rows in `turns`",
+        "gos": "`go_called` events in the hand, all seats together",
+        "stop_score": "`stop_called.score`: the combination score the Stop was called on, "
+                      "as recorded (chosen or automatic); NULL without a Stop",
+        "winner_score": "the winner's combination score at the Stop as the rules compute it, "
+                        "before Go points; NULL unless `checked` and `outcome` is `'stop'`",
+        "go_count": "the winner's Gos in the hand; NULL unless `checked` and `outcome` is "
+                    "`'stop'`",
+        "go_points": "`winner_score` with the Go bonus by `rules.go_payout`: each loser's "
+                     "points before multipliers; NULL unless `checked` and `outcome` is "
+                     "`'stop'`",
+        "points": "points the rules make due in the hand, all payers together (Stop shares "
+                  "after multipliers plus instant payments; 0 for a nagari or void deal); "
+                  "NULL unless `checked`",
+        "chips": "`points` in chips (times `games.stake`); NULL unless `checked`",
+        "recorded_chips": "chips recorded as paid in the hand (`payment_recorded`, all "
+                          "pairs); NULL when no payment was recorded",
+        "ended": "whether the record holds the hand's `hand_ended` event",
+        "checked": "whether the rules re-derived the hand to its end; false for a hand in "
+                   "progress or one kept unchecked after a rule violation (lenient import), "
+                   "which have no `scores` or `payouts` rows",
+    },
+    "turns": {
+        "game_id": "the game",
+        "hand": "the hand",
+        "turn": "turn number within the hand, from 1, in the order played",
+        "seq": "`seq` of the turn's first event (shake, play or flip)",
+        "seat": "0-based seat whose turn it is",
+        "action": "how the turn was played: `'card'`, `'bomb'` or `'flip_only'`; NULL when "
+                  "the record holds no play for it",
+        "played": "code of the hand card played (after a bonus card played from hand, the "
+                  "card played next); NULL for a bomb or a flip-only turn",
+        "played_month": "month (1-12) of `played`, or the bomb's month; NULL for a flip-only "
+                        "turn and a bonus card",
+        "played_kind": "card kind of `played`: `'bright'`, `'animal'`, `'ribbon'`, `'junk'`, "
+                       "`'double_junk'` or `'bonus'`; NULL when `played` is",
+        "chosen": "the layout card taken when the played card matched two "
+                  "(`card_played.chosen`); NULL otherwise",
+        "bomb_cards": "the hand cards of a bomb (`bomb_played.cards`); NULL unless `bomb`",
+        "flipped": "code of the stock card flipped (the last one when a flipped bonus card "
+                   "made the seat flip again); NULL when the turn has no flip",
+        "flipped_month": "month (1-12) of `flipped`; NULL for a bonus card or no flip",
+        "flipped_kind": "card kind of `flipped`; NULL when `flipped` is",
+        "flips": "`card_flipped` events in the turn (more than 1 after a flipped bonus card)",
+        "bonus_cards": "bonus cards taken during the turn (also counted in `captured`)",
+        "shaken": "whether the seat shook (heundeum: showed three of a month) this turn",
+        "bomb": "whether the turn was a bomb (`action` is `'bomb'`)",
+        "flip_only": "whether the turn played no hand card (`action` is `'flip_only'`)",
+        "ppuk": "whether the turn made a ppuk (`ppuk_made`: three of a month left on the "
+                "layout)",
+        "jjok": "whether the turn made a jjok (a capture of kind `'jjok'`)",
+        "ttadak": "whether the turn made a ttadak (a capture of kind `'ttadak'`)",
+        "sseul": "whether the turn swept the layout: it captured and left the layout empty, "
+                 "or brought a `'sseul'` junk transfer (a reading of the record: also true "
+                 "where the ruleset gives that sweep nothing)",
+        "captured": "cards the turn took into piles (its `captures` rows: captured cards and "
+                    "bonus cards); junk received by steals is in `junk_taken`",
+        "junk_taken": "junk cards (not units) handed to `seat` by steals during the turn",
+        "score_after": "the seat's combination score after the turn, without Go points",
+    },
+    "captures": {
+        "game_id": "the game",
+        "hand": "the hand",
+        "seq": "`seq` of the `cards_captured` or `bonus_card_taken` event",
+        "turn": "`turns.turn` it happened in; 0 for a bonus card taken at the deal",
+        "seat": "0-based seat whose pile took the card",
+        "card": "the card's code, e.g. `'09A'`",
+        "month": "the card's month (1-12); NULL for a bonus card",
+        "card_kind": "the card's printed kind: `'bright'`, `'animal'`, `'ribbon'`, `'junk'`, "
+                     "`'double_junk'` or `'bonus'` (the September cup `'09A'` is "
+                     "`'animal'` whatever it scores as)",
+        "capture_kind": "`cards_captured.kind`: `'pair'`, `'stack'`, `'ppuk_taken'`, "
+                        "`'own_ppuk'`, `'ttadak'`, `'jjok'`, `'last_turn_three'`, `'bomb'`; "
+                        "`'bonus'` for a bonus card",
+        "source": "where the capture came from: `'hand'`, `'flip'` or `'hand_and_flip'`; for "
+                  "a bonus card where it was met: `'hand'`, `'flip'` or `'layout'`",
+    },
+    "transfers": {
+        "game_id": "the game",
+        "hand": "the hand",
+        "seq": "`seq` of the `junk_transferred` event",
+        "turn": "`turns.turn` it happened in",
+        "from_seat": "0-based seat whose pile gave the card",
+        "to_seat": "0-based seat whose pile received it: the one who earned the steal",
+        "card": "the card's code",
+        "month": "the card's month (1-12); NULL for a bonus card",
+        "card_kind": "the card's printed kind: `'junk'`, `'double_junk'`, `'bonus'`, or "
+                     "`'animal'` for the September cup where it counts as junk and "
+                     "`rules.cup_transferable` lets it be stolen",
+        "reason": "why it was handed over: `'jjok'`, `'ttadak'`, `'sseul'`, `'stack'`, "
+                  "`'ppuk_taken'`, `'own_ppuk'`, `'bomb'` or `'bonus'`",
+    },
+    "decisions": {
+        "game_id": "the game",
+        "hand": "the hand",
+        "seq": "`seq` of the decision's event",
+        "turn": "`turns.turn` the decision followed",
+        "seat": "0-based seat that decided",
+        "kind": "`'go'`, `'stop'` or `'cup'` (the September cup's role)",
+        "go_count": "for a Go, its number for this seat in the hand (`go_called.count`); for "
+                    "a Stop, the seat's Gos before it; NULL for `'cup'`",
+        "score": "for a Go or a Stop, the combination score recorded with it "
+                 "(`go_called.score`, `stop_called.score`); for `'cup'`, the seat's "
+                 "combination score with the role just chosen",
+        "auto": "for a Stop, whether it was automatic (`stop_called.auto`: qualifying on the "
+                "last turn); false for a Go; NULL for `'cup'`",
+        "cup_role": "for `'cup'`, the role chosen: `'animal'` or `'junk'`; NULL otherwise",
+    },
+    "scores": {
+        "game_id": "the game",
+        "hand": "the hand",
+        "seat": "0-based seat",
+        "winner": "whether this seat won the hand (by a Stop or an instant win)",
+        "total": "combination score of the final pile, without Go points (the winner's "
+                 "equals `hands.winner_score` after a Stop): the sum of the eight points "
+                 "columns",
+        "brights": "bright cards in the pile",
+        "animals": "animals in the pile, the September cup left out when it counts as junk",
+        "ribbons": "ribbons that count toward the ribbon total (`rules.december_ribbon_counts` "
+                   "decides for 12R)",
+        "junk_units": "junk units in the pile: junk 1, double junk 2, bonus cards 2 or 3, the "
+                      "cup 2 when it counts as junk",
+        "bright_points": "points for brights: three 3 (2 with the rain bright), four 4, "
+                         "five 15",
+        "animal_points": "points for five or more animals: 1, and 1 per animal over five",
+        "godori_points": "5 for godori (the three birds), else 0",
+        "ribbon_points": "points for five or more ribbons: 1, and 1 per ribbon over five",
+        "hongdan_points": "3 for hongdan (red poem ribbons of January to March), else 0",
+        "cheongdan_points": "3 for cheongdan (blue ribbons of June, September, October), "
+                            "else 0",
+        "chodan_points": "3 for chodan (plain red ribbons of April, May, July), else 0",
+        "junk_points": "points for 10 or more junk units: 1, and 1 per unit over ten",
+        "cup_role": "how the September cup in this pile counts, `'animal'` or `'junk'` (by "
+                    "`rules.cup_mode` or the holder's `cup_assigned`); NULL when the pile has "
+                    "no cup",
+        "go_count": "Gos this seat called in the hand",
+        "shakes": "times this seat shook in the hand",
+        "bombs": "bombs this seat played in the hand",
+        "ppuk": "ppuks this seat made in the hand",
+    },
+    "payouts": {
+        "game_id": "the game",
+        "hand": "the hand",
+        "payer": "0-based seat that owes",
+        "payee": "0-based seat that is owed",
+        "reason": "the reasons of the pair's dues joined by `'+'`: `'stop'`, `'hand_four'`, "
+                  "`'three_ppuk'`, `'first_ppuk'`, `'first_ttadak'` (e.g. "
+                  "`'first_ppuk+stop'`); a loser's row of a hand won by a Stop always "
+                  "includes `'stop'`; NULL for a pair with a recorded payment only",
+        "points": "points the payer owes the payee in the hand: the Stop share after "
+                  "multipliers and dokbak, plus instant payments; 0 when nothing is due",
+        "chips": "`points` in chips (times `stake`)",
+        "instant_chips": "the part of `chips` due for instant reasons (not `'stop'`); 0 "
+                         "when none",
+        "recorded_chips": "chips the table recorded for this pair (`payment_recorded`, "
+                          "summed); NULL when none was recorded for it",
+        "hand_recorded": "whether any payment was recorded for the hand; when false, payments "
+                         "were not entered and `difference` is NULL",
+        "difference": "recorded minus computed chips (a pair with no recorded payment counts "
+                      "0) when `hand_recorded`, else NULL; positive when the table paid more",
+        "stake": "chips per point (`games.stake`)",
+        "score": f"the winner's combination score, before Go points; {_STOP_ONLY}",
+        "go_count": f"the winner's Gos; {_STOP_ONLY}",
+        "go_points": f"`score` with the Go bonus by `rules.go_payout`; {_STOP_ONLY}",
+        "multiplier": "product of the factors that apply to this loser (shake, bomb, "
+                      "gwang-bak, pi-bak, meong-tta, go-bak, nagari `carry`; 1 = none): the "
+                      "Stop share is `go_points` times it before dokbak; "
+                      f"{_STOP_ONLY}",
+        "gwang_bak": "whether gwang-bak doubled this loser's payment (winner scored brights, "
+                     "loser holds none); false when the ruleset has no gwang-bak; "
+                     f"{_STOP_ONLY}",
+        "pi_bak": "whether pi-bak doubled this loser's payment (winner scored junk, loser "
+                  "held at most `rules.pi_bak_max_units` junk units; none at all is exempt "
+                  f"under `rules.pi_bak_zero_exempt`); {_STOP_ONLY}",
+        "meong_tta": "whether meong-tta doubled this loser's payment (winner holds at least "
+                     "`rules.meong_tta_min_animals` animals; with "
+                     "`rules.meong_tta_loser_zero`, only a loser holding none); "
+                     f"{_STOP_ONLY}",
+        "go_bak": "whether go-bak doubled this loser's payment (the loser had called Go, "
+                  f"`rules.go_bak` is `'double'`); {_STOP_ONLY}",
+        "shakes": f"times the winner shook in the hand; {_STOP_ONLY}",
+        "bombs": f"bombs the winner played in the hand; {_STOP_ONLY}",
+        "carry": f"the hand's nagari factor, also a factor of `multiplier`; {_STOP_ONLY}",
+        "dokbak": "whether dokbak moved the losers' shares (`rules.go_bak` is "
+                  "`'pays_for_all'`: the loser who called Go last pays every loser's Stop "
+                  "share, the others' is 0); true on every loser's row of that hand; "
+                  f"{_STOP_ONLY}",
+    },
+    "issues": {
+        "game_id": "the game",
+        "seq": "the event the issue is about; NULL when it is about the end of the log "
+               "(e.g. a consequence missing there)",
+        "hand": "number of the latest hand started when it was found; 0 before the first "
+                "hand",
+        "rule": "id of the rule or check, e.g. `'consequence_missing'`, "
+                "`'unknown_event_type'`",
+        "reason": "what disagrees, in words",
+        "severity": "`'violation'` (the record breaks a rule; after an input the rules "
+                    "refuse, the rest of its hand is kept unchecked) or `'warning'` (kept but "
+                    "not checked, e.g. an unknown event type)",
+    },
+    "positions": {
+        "game_id": "the game",
+        "seq": "`seq` of the last event the game's projection rows include",
+        "hash": "`hash` of that event",
+    },
+}
+
+VIEW_DOCS: dict[str, str] = {
+    "v_events": (
+        "The raw record with its time parsed: every `events` column plus `at_ts` (`at` as a "
+        "TIMESTAMPTZ, NULL when it does not parse) and `date` (the UTC date of `at`), to "
+        "filter events by time."
+    ),
+    "v_hand_summary": (
+        "How did each hand end and what did it pay? One row per hand with the seats named: "
+        "`game_id`, `hand`, `ruleset`, `players`, `date`, `dealer` and `dealer_name`, "
+        "`outcome`, `winner` and `winner_name`, `reason`, `turns`, `winner_score`, "
+        "`go_count`, `go_points`, `carry`, `points`, `chips` (computed), `recorded_chips`, "
+        "`difference` (`recorded_chips` minus `chips`, NULL when either is) and `checked`, "
+        "as in `hands`."
+    ),
+    "v_payout_disputes": (
+        "Which recorded payments differ from what the rules make due? The `payouts` rows of "
+        "hands with recorded payments where the recorded chips (none recorded counts 0) "
+        "differ from the computed ones: `game_id`, `hand`, `ruleset`, `payer`, `payer_name`, "
+        "`payee`, `payee_name`, `reason`, `computed_chips`, `recorded_chips`, `difference` "
+        "(recorded minus computed), and the settlement behind the computed amount: "
+        "`multiplier`, `gwang_bak`, `pi_bak`, `meong_tta`, `go_bak`, `shakes`, `bombs`, "
+        "`carry`, `go_count`, `go_points`, `score`."
+    ),
+    "v_specials_by_seat": (
+        "Which specials did each seat make in each hand? One row per `game_id`, `hand` and "
+        "`seat` that played a turn, counting its turns with `ppuk`, `jjok`, `ttadak`, "
+        "`sseul`, `bomb` and `shake` (a shaken turn)."
+    ),
+    "v_specials": (
+        "The same counts per hand, all seats together: `game_id`, `hand`, `outcome`, "
+        "`winner`, then the turns with `ppuk`, `jjok`, `ttadak`, `sseul`, `bomb` and `shake`; "
+        "every hand has a row (zeros when it had no turns)."
+    ),
+    "v_player_ledger": (
+        "Who won and lost how much in each game? One row per seat that appears in `payouts`: "
+        "`game_id`, `ruleset`, `seat`, `player_id`, `player_name`, `hands_won` (instant wins "
+        "included), `computed_chips` (net chips the rules make due: received minus paid), "
+        "`recorded_chips` (net chips recorded as paid) and `difference` (recorded minus "
+        "computed)."
+    ),
+}
+
+JOINS = """\
+A game is `game_id`, a hand (`game_id`, `hand`) with `hand` counted from 1 in each game, an
+event (`game_id`, `seq`). `games` joins `hands` on `game_id`; `hands` joins `turns`,
+`captures`, `transfers`, `decisions`, `scores` and `payouts` on (`game_id`, `hand`);
+`captures`, `transfers` and `decisions` reach their turn on (`game_id`, `hand`, `turn`) and
+their event, with every field of it in `payload`, on (`game_id`, `seq`). Seats are 0-based in
+the game's seat order: the name of seat s is `games.player_names[s + 1]` (DuckDB lists
+count from 1). Chips are points times `games.stake`. The keys below are not declared as
+constraints, except `events`' primary key. Events undone by `entry_retracted` stay in
+`events` and are left out of every other table. The rules' own numbers (`scores`, `payouts`,
+`hands.points` and the like) exist only for hands the rules could check (`hands.checked`).
+`meta` holds the schema version (key `'schema_version'`)."""
+
+#: Example questions and their SQL (one statement each); a test runs them on a simulated
+#: store and expects rows.
+EXAMPLES: tuple[tuple[str, str], ...] = (
+    (
+        "What does a loser pay in a hand won by a Stop, by the winner's number of Gos?",
+        """\
+SELECT h.ruleset, h.go_count AS winner_gos, count(*) AS loser_rows,
+       round(avg(p.chips), 2) AS avg_chips, max(p.multiplier) AS max_multiplier,
+       count(*) FILTER (WHERE p.pi_bak) AS pi_bak
+FROM payouts p
+JOIN hands h USING (game_id, hand)
+WHERE h.outcome = 'stop' AND h.checked AND p.payee = h.winner
+GROUP BY h.ruleset, h.go_count
+ORDER BY h.ruleset, winner_gos;""",
+    ),
+    (
+        "Each player's hands, wins and average final score, by name",
+        """\
+SELECT g.player_names[s.seat + 1] AS player, count(*) AS hands,
+       count(*) FILTER (WHERE s.winner) AS won, round(avg(s.total), 2) AS avg_score,
+       round(avg(s.junk_units), 1) AS avg_junk_units
+FROM scores s
+JOIN games g USING (game_id)
+GROUP BY player
+ORDER BY won DESC, player;""",
+    ),
+    (
+        "What do the flips take, by the kind of card flipped?",
+        """\
+SELECT t.flipped_kind, c.capture_kind, count(*) AS cards
+FROM captures c
+JOIN turns t USING (game_id, hand, turn)
+WHERE c.source IN ('flip', 'hand_and_flip')
+GROUP BY t.flipped_kind, c.capture_kind
+ORDER BY cards DESC, t.flipped_kind, c.capture_kind;""",
+    ),
+    (
+        "Recorded payments read straight from the log (note the quoted \"at\")",
+        """\
+SELECT game_id, hand, seq, "at",
+       CAST(payload ->> 'payer' AS INTEGER) AS payer,
+       CAST(payload ->> 'payee' AS INTEGER) AS payee,
+       CAST(payload ->> 'chips' AS INTEGER) AS chips, payload ->> 'note' AS note
+FROM events
+WHERE type = 'payment_recorded'
+ORDER BY game_id, seq
+LIMIT 10;""",
+    ),
+)
+
+
+def column_types(table: str) -> tuple[tuple[str, str], ...]:
+    """(column, SQL type) of ``events`` or a projection table, as :mod:`.schema` creates it."""
+    return EVENT_COLUMNS if table == "events" else TABLES[table]
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _table_section(table: str) -> list[str]:
+    docs = COLUMN_DOCS.get(table, {})
+    out = [f"#### `{table}`", "", TABLE_DOCS[table], "", "| column | type | meaning |",
+           "|---|---|---|"]
+    for col, sql_type in column_types(table):
+        if col not in docs:
+            raise KeyError(f"column {table}.{col} has no description in COLUMN_DOCS")
+        out.append(f"| `{col}` | {sql_type} | {_cell(docs[col])} |")
+    out.append("")
+    return out
+
+
+def markdown() -> str:
+    """The README section: keys and joins, every table with its columns, views, examples."""
+    out = ["### Keys and joins", "", JOINS, "", "### Tables", ""]
+    for table in ("events", *TABLES):
+        out.extend(_table_section(table))
+    out += ["### Views", ""]
+    for view in VIEWS:
+        out.append(f"- `{view}`: {VIEW_DOCS[view]}")
+    out += ["", "### Example queries", ""]
+    for question, sql in EXAMPLES:
+        out += ["```sql", f"-- {question}", sql, "```", ""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def replace_section(text: str, section: str) -> str:
+    """``text`` with what lies between the README markers replaced by ``section``."""
+    start, end = text.find(README_START), text.find(README_END)
+    once = text.count(README_START) == 1 and text.count(README_END) == 1
+    if not once or end < start:
+        raise ValueError(f"expected one {README_START} followed by one {README_END}")
+    head = text[: start + len(README_START)]
+    return f"{head}\n\n{section.strip(chr(10))}\n\n{text[end:]}"
+
+
+def write_readme(path: str | Path) -> bool:
+    """Refresh the generated section of the README at ``path``; whether the file changed."""
+    p = Path(path)
+    text = p.read_text(encoding="utf-8")
+    new = replace_section(text, markdown())
+    if new == text:
+        return False
+    p.write_text(new, encoding="utf-8")
+    return True
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m gostop_records.store.columns --write-readme README.md [--check]``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m gostop_records.store.columns",
+        description="Print the store's table documentation as Markdown, or refresh the "
+                    "README section between the tables markers.",
+    )
+    parser.add_argument("--write-readme", metavar="README", help="the README to refresh")
+    parser.add_argument("--check", action="store_true",
+                        help="with --write-readme: change nothing, exit 1 if it is stale")
+    args = parser.parse_args(argv)
+    if args.write_readme is None:
+        if args.check:
+            parser.error("--check needs --write-readme")
+        sys.stdout.write(markdown())
+        return 0
+    path = Path(args.write_readme)
+    try:
+        if not args.check:
+            write_readme(path)
+            return 0
+        text = path.read_text(encoding="utf-8")
+        stale = replace_section(text, markdown()) != text
+    except (OSError, ValueError) as exc:
+        sys.stderr.write(f"{path}: {exc}\n")
+        return 1
+    if stale:
+        sys.stderr.write(
+            f"{path}: the tables section is out of date: run python -m "
+            f"gostop_records.store.columns --write-readme {path}\n"
+        )
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
