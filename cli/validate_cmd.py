@@ -206,9 +206,11 @@ def _check_game(
 
 
 def validate_files(paths: list[Path], lenient: bool = False) -> Report:
-    """Check every file; a problem in one file never stops the others."""
+    """Check every file (folders are searched for logs); a problem in one file never stops
+    the others."""
     report = Report()
-    for p in paths:
+    files, missing = L.find_logs(paths)
+    for p in files + missing:
         report.files += 1
         _check_file(p, lenient, report)
     return report
@@ -216,7 +218,11 @@ def validate_files(paths: list[Path], lenient: bool = False) -> Report:
 
 def validate(
     logs: Annotated[
-        list[Path], typer.Argument(metavar="LOG...", help="Log files (.jsonl or .msgpack).")
+        list[Path],
+        typer.Argument(
+            metavar="LOG...",
+            help="Log files (.jsonl or .msgpack), or folders searched for them.",
+        ),
     ],
     lenient: Annotated[
         bool,
@@ -233,7 +239,7 @@ def validate(
 
     Exit code 0 when every file is valid, 1 otherwise.
 
-    Example: gostop validate friday.jsonl samples/*.jsonl --lenient
+    Example: gostop validate friday.jsonl samples/ --lenient
     """
     report = validate_files(logs, lenient)
     if json_out:

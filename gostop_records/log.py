@@ -47,6 +47,7 @@ from .errors import LogError
 from .events import EVENT_TYPES, Envelope, UnknownEvent, event_type
 
 __all__ = [
+    "FOLDER_SUFFIXES",
     "GENESIS",
     "JSONL_SUFFIXES",
     "MSGPACK_SUFFIXES",
@@ -63,6 +64,7 @@ __all__ = [
     "encode_msgpack",
     "envelope",
     "envelope_to_dict",
+    "find_logs",
     "iter_games",
     "iter_jsonl",
     "iter_msgpack",
@@ -639,6 +641,30 @@ def log_format(path: PathLike) -> Format:
         f"{', '.join(JSONL_SUFFIXES)} (JSON Lines) or {', '.join(MSGPACK_SUFFIXES)} (msgpack)",
         file=os.fspath(path),
     )
+
+
+#: Suffixes of the files taken from a folder (a ``.json`` file is read only when named).
+FOLDER_SUFFIXES = (".jsonl", ".ndjson", *MSGPACK_SUFFIXES)
+
+
+def find_logs(paths: Iterable[PathLike]) -> tuple[list[Path], list[Path]]:
+    """The log files named, or found (recursively, sorted) in the folders named; and the
+    paths that are neither a file nor a folder."""
+    files: list[Path] = []
+    missing: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            files.extend(
+                sorted(
+                    f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in FOLDER_SUFFIXES
+                )
+            )
+        elif p.is_file():
+            files.append(p)
+        else:
+            missing.append(p)
+    return files, missing
 
 
 def read_log(

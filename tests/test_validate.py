@@ -192,3 +192,19 @@ def test_unknown_event_types_are_warnings(tmp_path: Path, envs: list[E.Envelope]
     assert res.exit_code == 0, res.stdout
     assert "warning:" in res.stdout and "table_photo" in res.stdout
     assert "1 warning(s): valid" in res.stdout
+
+
+def test_a_folder_is_searched_for_logs(tmp_path: Path) -> None:
+    from gostop_cli.validate_cmd import validate_files
+
+    from gostop_records import log as L
+    from gostop_records.rules import PRESETS
+    from gostop_records.sim.selfplay import GameSpec, play_game
+
+    sub = tmp_path / "logs" / "june"
+    sub.mkdir(parents=True)
+    for seed in (1, 2):
+        L.write_jsonl(sub / f"g{seed}.jsonl", play_game(GameSpec(PRESETS["matgo"], 2, 1, seed)))
+    (sub / "notes.txt").write_text("not a log")
+    report = validate_files([tmp_path / "logs"])
+    assert report.valid and report.files == 2 and report.games == 2
