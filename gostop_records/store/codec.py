@@ -9,20 +9,23 @@ so old payloads are upcast and unknown types kept, as from a file.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import msgspec
 
 from .. import log as L
 from ..errors import LogError
-from ..events import Envelope, UnknownEvent
+from ..events import EVENT_TYPES, Envelope
+from .schema import EVENT_COLUMNS
 
-__all__ = ["EventRow", "event_row", "row_to_envelope", "rows_to_envelopes"]
+__all__ = ["EventRow", "event_columns", "event_row", "row_to_envelope", "rows_to_envelopes"]
 
 EventRow = tuple[str, int, str, int | None, str, str, str, int, str, str, str]
 
 _enc = msgspec.json.Encoder()
+#: The ``type`` tag of each typed payload class (an unknown payload is not in it).
+_TAGS: dict[type, str] = {cls: tag for tag, cls in EVENT_TYPES.items()}
 
 
 def event_row(env: Envelope) -> EventRow:
@@ -32,9 +35,10 @@ def event_row(env: Envelope) -> EventRow:
     keep (envelope fields added by a newer producer), since its hash could not be checked
     from the store afterwards.
     """
-    if type(env) is Envelope and type(env.event) is not UnknownEvent:
+    tag = _TAGS.get(type(env.event)) if type(env) is Envelope else None
+    if tag is not None:  # the typed form is the stored form: encode it directly
         return (
-            env.game_id, env.seq, env.type, env.hand, env.at, env.recorded_at, env.by, env.v,
+            env.game_id, env.seq, tag, env.hand, env.at, env.recorded_at, env.by, env.v,
             _enc.encode(env.event).decode(), env.prev, env.hash,
         )
     d = L.envelope_to_dict(env)
@@ -52,6 +56,34 @@ def event_row(env: Envelope) -> EventRow:
             seq=env.seq,
         )
     return row
+
+
+def event_columns(envelopes: Sequence[Envelope]) -> list[list[Any]]:
+    """The ``events`` rows of sealed envelopes as columns (see :func:`event_row`).
+
+    The bulk import's form: a list per column, built column by column when every envelope
+    is in its typed form (the usual case), which takes half the time of row tuples turned
+    into columns afterwards.
+    """
+    if not all(type(env) is Envelope and type(env.event) in _TAGS for env in envelopes):
+        rows = [event_row(env) for env in envelopes]
+        if not rows:
+            return [[] for _ in EVENT_COLUMNS]
+        return [list(col) for col in zip(*rows, strict=True)]
+    enc, tags = _enc.encode, _TAGS
+    return [
+        [env.game_id for env in envelopes],
+        [env.seq for env in envelopes],
+        [tags[type(env.event)] for env in envelopes],
+        [env.hand for env in envelopes],
+        [env.at for env in envelopes],
+        [env.recorded_at for env in envelopes],
+        [env.by for env in envelopes],
+        [env.v for env in envelopes],
+        [enc(env.event).decode() for env in envelopes],
+        [env.prev for env in envelopes],
+        [env.hash for env in envelopes],
+    ]
 
 
 def row_to_envelope(row: EventRow | tuple[Any, ...], *, source: str | None = None) -> Envelope:

@@ -60,6 +60,8 @@ def void_seqs(envelopes: Sequence[E.Envelope]) -> set[int]:
     (a retraction of anything else is reported by the projector and changes nothing).
     """
     void: set[int] = set()
+    if not any(type(env.event) is E.EntryRetracted for env in envelopes):
+        return void  # the usual case, found in a fraction of the time of the walk below
     undo: list[int] = []
     for env in envelopes:
         ev = env.event

@@ -17,6 +17,7 @@ import itertools
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -26,7 +27,16 @@ from .schema import Columns, quote
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["arrow_available", "insert_rows", "row_source"]
+__all__ = [
+    "SMALL_ROWS",
+    "Prepared",
+    "arrow_available",
+    "insert_rows",
+    "placeholder",
+    "prepare",
+    "prepare_columns",
+    "row_source",
+]
 
 _FORCE_JSON = False  # tests set this to exercise the path taken without pyarrow
 _counter = itertools.count()
@@ -48,7 +58,8 @@ def _cast(col: str, sql_type: str) -> str:
     return f"CAST({quote(col)} AS {sql_type}) AS {quote(col)}"
 
 
-def _param(sql_type: str) -> str:
+def placeholder(sql_type: str) -> str:
+    """The ``?`` of a value of this column type in a statement (with its cast)."""
     if sql_type == "DATE":
         return "TRY_CAST(? AS DATE)"
     if sql_type == "JSON":
@@ -68,9 +79,54 @@ def _arrow_type(sql_type: str) -> Any:
     return pa.string()
 
 
+def _arrow_table(columns: Columns, values: Sequence[Sequence[Any]]) -> Any:
+    import pyarrow as pa
+
+    return pa.Table.from_arrays(
+        [pa.array(col, type=_arrow_type(t)) for (_, t), col in zip(columns, values, strict=True)],
+        names=[name for name, _ in columns],
+    )
+
+
+#: Up to this many rows go in as one parameterised ``VALUES`` statement: registering an
+#: Arrow table costs a few milliseconds, which a live append of one event should not pay.
+SMALL_ROWS = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """Rows made ready to insert, as columns; many rows come with their Arrow table."""
+
+    values: Sequence[Sequence[Any]]  # one sequence per column
+    count: int
+    arrow: Any = None
+
+    def rows(self) -> list[tuple[Any, ...]]:
+        return list(zip(*self.values, strict=True))
+
+
+def prepare(columns: Columns, rows: Sequence[tuple[Any, ...]]) -> Prepared:
+    """Rows made ready for :func:`insert_rows` (see :func:`prepare_columns`)."""
+    # one pass turns the rows into column tuples, which pyarrow reads as they are
+    values = list(zip(*rows, strict=True)) if rows else [() for _ in columns]
+    return prepare_columns(columns, values, len(rows))
+
+
+def prepare_columns(columns: Columns, values: Sequence[Sequence[Any]], count: int) -> Prepared:
+    """``count`` rows given as columns, made ready for :func:`insert_rows`.
+
+    Building an Arrow table is Python work that holds the interpreter lock; the import does
+    it on its main thread, so that its writer thread takes the lock only for moments.
+    """
+    if count > SMALL_ROWS and arrow_available():
+        return Prepared(values, count, _arrow_table(columns, values))
+    return Prepared(values, count)
+
+
 @contextlib.contextmanager
 def row_source(
-    conn: duckdb.DuckDBPyConnection, columns: Columns, rows: Sequence[tuple[Any, ...]]
+    conn: duckdb.DuckDBPyConnection, columns: Columns,
+    rows: Sequence[tuple[Any, ...]] | Prepared,
 ) -> Iterator[str]:
     """An SQL ``SELECT`` of ``rows`` with typed columns, valid inside the ``with`` block.
 
@@ -78,16 +134,11 @@ def row_source(
     text; list columns take lists of strings.
     """
     select = ", ".join(_cast(c, t) for c, t in columns)
-    if arrow_available():
-        import pyarrow as pa
-
-        cols = list(zip(*rows, strict=True)) if rows else [()] * len(columns)
-        table = pa.table(
-            {
-                name: pa.array(list(values), type=_arrow_type(t))
-                for (name, t), values in zip(columns, cols, strict=True)
-            }
-        )
+    ready = rows if isinstance(rows, Prepared) else prepare(columns, rows)
+    table = ready.arrow
+    if table is None and arrow_available():
+        table = _arrow_table(columns, ready.values)
+    if table is not None:
         view = f"_gostop_rows_{os.getpid()}_{next(_counter)}"
         conn.register(view, table)
         try:
@@ -100,7 +151,7 @@ def row_source(
     try:
         enc = msgspec.json.Encoder()
         with os.fdopen(fd, "wb") as f:
-            for row in rows:
+            for row in ready.rows():
                 f.write(enc.encode(dict(zip(names, row, strict=True))))
                 f.write(b"\n")
         spec = ", ".join(
@@ -120,25 +171,22 @@ def _sql_str(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
 
 
-#: Up to this many rows go in as one parameterised ``VALUES`` statement: registering an
-#: Arrow table costs a few milliseconds, which a live append of one event should not pay.
-SMALL_ROWS = 64
-
-
 def insert_rows(
     conn: duckdb.DuckDBPyConnection, table: str, columns: Columns,
-    rows: Sequence[tuple[Any, ...]],
+    rows: Sequence[tuple[Any, ...]] | Prepared,
 ) -> int:
     """Insert rows in one statement; returns how many."""
-    if not rows:
+    n = rows.count if isinstance(rows, Prepared) else len(rows)
+    if not n:
         return 0
     names = ", ".join(quote(c) for c, _ in columns)
-    if len(rows) <= SMALL_ROWS:
-        one = "(" + ", ".join(_param(t) for _, t in columns) + ")"
-        values = ", ".join([one] * len(rows))
-        params = [v for row in rows for v in row]
+    if n <= SMALL_ROWS:
+        one = "(" + ", ".join(placeholder(t) for _, t in columns) + ")"
+        values = ", ".join([one] * n)
+        small = rows.rows() if isinstance(rows, Prepared) else rows
+        params = [v for row in small for v in row]
         conn.execute(f"INSERT INTO {table} ({names}) VALUES {values}", params)
-        return len(rows)
+        return n
     with row_source(conn, columns, rows) as source:
         conn.execute(f"INSERT INTO {table} ({names}) {source}")
-    return len(rows)
+    return n

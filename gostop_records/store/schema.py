@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EVENT_COLUMNS",
+    "GAME_TABLES",
+    "HAND_TABLES",
+    "KEYS",
     "MIGRATIONS",
     "PROJECTIONS",
     "SCHEMA_VERSION",
@@ -232,8 +235,22 @@ TABLES: dict[str, Columns] = {
 
 #: Tables whose rows belong to one hand (re-derived per hand on a live append).
 HAND_TABLES = ("hands", "turns", "captures", "transfers", "decisions", "scores", "payouts")
-#: Tables with one set of rows per game (replaced whole on every change to the game).
+#: Tables with one set of rows per game (derived again on every change to the game).
 GAME_TABLES = ("games", "issues", "positions")
+#: Columns that tell a game's rows of a table apart, so that a live append can update or
+#: delete single rows. Not constraints: the writer checks that they are unique and falls
+#: back to replacing the rows when they are not. ``issues`` has none.
+KEYS: dict[str, tuple[str, ...]] = {
+    "games": ("game_id",),
+    "hands": ("game_id", "hand"),
+    "turns": ("game_id", "hand", "turn"),
+    "captures": ("game_id", "hand", "seq", "card"),
+    "transfers": ("game_id", "hand", "seq", "card"),
+    "decisions": ("game_id", "hand", "seq"),
+    "scores": ("game_id", "hand", "seat"),
+    "payouts": ("game_id", "hand", "payer", "payee"),
+    "positions": ("game_id",),
+}
 PROJECTIONS = tuple(TABLES)
 
 VIEWS: dict[str, str] = {

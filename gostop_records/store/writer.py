@@ -1,31 +1,34 @@
 """Writing inside a transaction: event rows, projection rows, and DuckDB's write errors.
 
 Shared by the live append, the bulk import and the rebuild, so that the three keep the
-projection tables the same way: a game's rows are replaced whole (import, rebuild) or hand
-by hand (a live append), always in the transaction that writes the events, so the tables
-never disagree with the events after a crash.
+projection tables the same way: a game's rows are replaced whole (import, rebuild) or, on a
+live append, only where they changed, always in the transaction that writes the events, so
+the tables never disagree with the events after a crash.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .codec import EventRow
-from .projections import Rows
-from .rows import insert_rows
-from .schema import EVENT_COLUMNS, GAME_TABLES, TABLES, quote
+from .projections import Row, Rows
+from .rows import Prepared, insert_rows, placeholder, prepare, prepare_columns
+from .schema import EVENT_COLUMNS, GAME_TABLES, KEYS, TABLES, Columns, quote
 
 if TYPE_CHECKING:
     import duckdb
 
 __all__ = [
     "EVENT_SELECT",
+    "ROW_STATEMENTS",
     "clear_games",
     "insert_events",
     "insert_projection",
     "is_write_conflict",
+    "prepare_events",
+    "prepare_projection",
     "replace_changed",
     "transaction",
 ]
@@ -62,15 +65,27 @@ def transaction(conn: duckdb.DuckDBPyConnection) -> Iterator[None]:
         raise
 
 
-def insert_events(conn: duckdb.DuckDBPyConnection, rows: Sequence[EventRow]) -> int:
+def insert_events(conn: duckdb.DuckDBPyConnection, rows: Sequence[EventRow] | Prepared) -> int:
     return insert_rows(conn, "events", EVENT_COLUMNS, rows)
 
 
-def insert_projection(conn: duckdb.DuckDBPyConnection, rows: Rows) -> int:
+def insert_projection(
+    conn: duckdb.DuckDBPyConnection, rows: Mapping[str, Sequence[Row] | Prepared]
+) -> int:
     n = 0
     for name, cols in TABLES.items():
-        n += insert_rows(conn, name, cols, rows.get(name, []))
+        n += insert_rows(conn, name, cols, rows.get(name, ()))
     return n
+
+
+def prepare_events(columns: Sequence[Sequence[Any]]) -> Prepared:
+    """Event rows given as columns (:func:`.codec.event_columns`) made ready to insert."""
+    return prepare_columns(EVENT_COLUMNS, columns, len(columns[0]))
+
+
+def prepare_projection(rows: Rows) -> dict[str, Prepared]:
+    """Projection rows made ready to insert (see :func:`.rows.prepare`)."""
+    return {name: prepare(cols, rows.get(name, [])) for name, cols in TABLES.items()}
 
 
 def clear_games(
@@ -84,17 +99,26 @@ def clear_games(
         conn.execute(f"DELETE FROM {name} WHERE game_id IN (SELECT unnest(?::VARCHAR[]))", [ids])
 
 
+#: A table with more changed or removed rows than this (a retraction, a hand that ends)
+#: gets its rows of the touched hands deleted and inserted again, in two statements.
+ROW_STATEMENTS = 4
+
+
 def replace_changed(
     conn: duckdb.DuckDBPyConnection, game_id: str, hands: set[int], old: Rows, fresh: Rows
 ) -> Rows:
-    """Replace the rows that changed (game-level rows, rows of the touched hands).
+    """Write what changed in the game-level rows and the rows of the touched hands.
 
-    Tables whose rows for these hands did not change are not touched: a played card
-    changes the turn and the hand, rarely the payouts, and each statement costs time.
+    ``old`` is the game's rows as stored, ``fresh`` the rows derived now for ``hands``;
+    returns the game's rows after the write. A live append changes few rows: the game's,
+    its position, the hand's, the turn in progress, and it adds a capture or two. Each
+    statement costs a good part of a millisecond, and a parameter more costs more, so rows
+    that stay are not touched, a changed row is updated in its changed columns only, new
+    rows are inserted, and only a table where much changed is rewritten.
     """
     merged: Rows = {}
     for name, cols in TABLES.items():
-        keep: list[tuple[Any, ...]] = []
+        keep: list[Row] = []
         if name in GAME_TABLES:
             before = old.get(name, [])
         else:
@@ -102,8 +126,17 @@ def replace_changed(
             before = [r for r in old.get(name, []) if r[1] in hands]
         now = fresh.get(name, [])
         merged[name] = keep + now
-        if before == now:
-            continue
+        if before != now:
+            _write_changes(conn, name, cols, game_id, hands, before, now)
+    return merged
+
+
+def _write_changes(
+    conn: duckdb.DuckDBPyConnection, name: str, cols: Columns, game_id: str,
+    hands: set[int], before: list[Row], now: list[Row],
+) -> None:
+    diff = _row_diff(name, cols, before, now)
+    if diff is None:
         if before:
             if name in GAME_TABLES:
                 conn.execute(f"DELETE FROM {name} WHERE game_id = ?", [game_id])
@@ -114,4 +147,52 @@ def replace_changed(
                     [game_id, sorted(hands)],
                 )
         insert_rows(conn, name, cols, now)
-    return merged
+        return
+    removed, changed, added = diff
+    key = KEYS[name]
+    where = " AND ".join(f"{quote(c)} = ?" for c in key)
+    at = [i for i, (c, _) in enumerate(cols) if c in key]
+    for row in removed:
+        conn.execute(f"DELETE FROM {name} WHERE {where}", [row[i] for i in at])
+    for was, row in changed:
+        sets = [(c, t, v) for (c, t), a, v in zip(cols, was, row, strict=True) if a != v]
+        assignments = ", ".join(f"{quote(c)} = {placeholder(t)}" for c, t, _ in sets)
+        conn.execute(
+            f"UPDATE {name} SET {assignments} WHERE {where}",
+            [v for _, _, v in sets] + [row[i] for i in at],
+        )
+    insert_rows(conn, name, cols, added)
+
+
+def _row_diff(
+    name: str, cols: Columns, before: list[Row], now: list[Row]
+) -> tuple[list[Row], list[tuple[Row, Row]], list[Row]] | None:
+    """(removed, changed as (was, now), added) rows by key; None to rewrite the rows whole.
+
+    None when the table has no key, when a key is missing or repeated (the rows could not
+    be told apart), or when more rows changed than single statements are worth.
+    """
+    key = KEYS.get(name)
+    if key is None:
+        return None
+    at = [i for i, (c, _) in enumerate(cols) if c in key]
+    old = _by_key(before, at)
+    new = _by_key(now, at)
+    if old is None or new is None:
+        return None
+    removed = [r for k, r in old.items() if k not in new]
+    changed = [(old[k], r) for k, r in new.items() if k in old and old[k] != r]
+    if len(removed) + len(changed) > ROW_STATEMENTS:
+        return None
+    added = [r for k, r in new.items() if k not in old]
+    return removed, changed, added
+
+
+def _by_key(rows: list[Row], at: list[int]) -> dict[tuple[Any, ...], Row] | None:
+    out: dict[tuple[Any, ...], Row] = {}
+    for r in rows:
+        k = tuple(r[i] for i in at)
+        if None in k or k in out:
+            return None
+        out[k] = r
+    return out
