@@ -40,9 +40,11 @@ class HandResult:
     state: HandState | None = None  # the final hand state: piles, counters, for proofs
 
     def proof(self) -> Proof | None:
-        """The payout proof of a hand won by a Stop (recomputed from the final state)."""
+        """The payout proof of a hand won by a Stop (the one its settlement made)."""
         if self.outcome != "stop" or self.state is None or self.winner is None:
             return None
+        if self.state.proof is not None:
+            return self.state.proof  # type: ignore[no-any-return]
         return settle(self.state.table, facts_of(self.state, self.winner))
 
 

@@ -62,6 +62,7 @@ class HandState:
         "piles",
         "ppuk_count",
         "ppuk_streak",
+        "proof",
         "reason",
         "seen",
         "shaken_months",
@@ -116,6 +117,7 @@ class HandState:
         self.reason = ""
         self.fours_pending = 0  # seats (bitmask) whose known hand holds a four of a month
         self.instant_dues: list[tuple[int, int, int, str]] = []  # payer, payee, points, reason
+        self.proof: Any = None  # the settlement proof of a hand won by a Stop, once settled
 
     def copy(self) -> HandState:
         """A copy whose mutable parts are fresh; ``stock`` and ``order`` are never changed."""
@@ -158,6 +160,7 @@ class HandState:
         new.reason = self.reason
         new.fours_pending = self.fours_pending
         new.instant_dues = self.instant_dues[:]
+        new.proof = self.proof
         return new
 
     # --- derived views -----------------------------------------------------------------

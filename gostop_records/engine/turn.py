@@ -390,6 +390,7 @@ def facts_of(s: HandState, winner: int) -> HandFacts:
 
 def _stop(s: HandState, seat: int, out: Out, auto: bool) -> Proof:
     proof = settle(s.table, facts_of(s, seat))
+    s.proof = proof
     dues = [(d.payer, d.payee, d.points, d.reason) for d in proof.dues]
     _end(s, out, "stop", seat, "auto_stop" if auto else "stop", dues)
     return proof
