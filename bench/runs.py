@@ -89,24 +89,31 @@ def _dict_decode_rate(path: Path) -> tuple[float, int]:
 
 def decode_figures(c: Corpus) -> list[Figure]:
     floor, _ = _dict_decode_rate(c.path)
-    start = time.perf_counter()
-    n = sum(1 for _ in L.iter_jsonl(c.path))
-    ours = n / (time.perf_counter() - start)
-    return [
-        Figure(
-            "decode JSONL into typed events",
-            ours,
-            "events/s",
-            beside=f"msgspec to plain dicts: {floor:,.0f} events/s",
-            ratio=f"{ours / floor:.2f}",
+    out = []
+    for name, exact in (
+        ("decode JSONL into typed events", False),
+        ("decode, keeping each line's stored form (for hash checks)", True),
+    ):
+        start = time.perf_counter()
+        n = sum(1 for _ in L.iter_jsonl(c.path, exact=exact))
+        ours = n / (time.perf_counter() - start)
+        out.append(
+            Figure(
+                name,
+                ours,
+                "events/s",
+                beside=f"msgspec to plain dicts: {floor:,.0f} events/s",
+                ratio=f"{ours / floor:.2f}",
+            )
         )
-    ]
+    return out
 
 
 def _replay(path: Path) -> tuple[float, int, int]:
     start = time.perf_counter()
     events = hands = 0
-    for _gid, game in L.iter_games(L.iter_jsonl(path)):
+    # read as `gostop replay` reads: typed events, no stored form (only hash checks need it)
+    for _gid, game in L.iter_games(L.iter_jsonl(path, exact=False)):
         p = project(game, strict=True)
         events += p.events
         if p.game is not None:
@@ -154,7 +161,7 @@ import sys
 from gostop_records import log as L
 from gostop_records.projector import project
 if sys.argv[1] != "-":
-    for _gid, game in L.iter_games(L.iter_jsonl(sys.argv[1])):
+    for _gid, game in L.iter_games(L.iter_jsonl(sys.argv[1], exact=False)):
         project(game)
 with open("/proc/self/status") as f:
     print(next(line.split()[1] for line in f if line.startswith("VmHWM:")))

@@ -182,16 +182,19 @@ def print_table(columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
     echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
 
 
-def load_game(log: Path | None, db: Path | None, game: str | None) -> tuple[str, list[Envelope]]:
+def load_game(
+    log: Path | None, db: Path | None, game: str | None, *, exact: bool = True
+) -> tuple[str, list[Envelope]]:
     """One game's envelopes from a log file or the store: exactly one of ``log`` and ``db``;
-    ``game`` picks among several games of a log and is needed with the store (else exit 2)."""
+    ``game`` picks among several games of a log and is needed with the store (else exit 2).
+    ``exact=False`` skips keeping each line's stored form, which only hash checks need."""
     from gostop_records import log as L
 
     if (log is None) == (db is None):
         fail("give a LOG file or --db FILE --game ID (one of them)", EXIT_USAGE)
     if log is not None:
         games: dict[str, list[Envelope]] = {}
-        for env in L.read_log(log):
+        for env in L.read_log(log, exact=exact):
             games.setdefault(env.game_id, []).append(env)
         if not games:
             raise GostopError(f"{log}: the log holds no events")

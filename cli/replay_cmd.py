@@ -226,7 +226,7 @@ def replay(
         raise typer.BadParameter(
             "--step shows the table for people; leave out --json", param_hint="--step"
         )
-    gid, envs = common.load_game(log, db, game)
+    gid, envs = common.load_game(log, db, game, exact=False)  # no hash checks here
     tl = timeline(gid, envs)
     if not tl.envelopes:
         raise GostopError(f"game {gid}: its first event does not replay")

@@ -164,3 +164,23 @@ def test_the_file_comes_from_db_then_env_then_default(
     done = gostop("db", "stats", "--json", cwd=tmp_path, env={"GOSTOP_DB": ""})
     assert done.returncode == 0, done.stderr
     assert '"games": 0' in done.stdout
+
+
+def test_a_version_1_file_gains_capture_positions(tmp_path: Path) -> None:
+    path = tmp_path / "v1.duckdb"
+    with Store(path) as st:
+        st.import_envelopes([e for g in games("matgo", 2, count=2, hands=1, seed=91) for e in g])
+        want = st.conn.execute(
+            "SELECT count(*) FILTER (WHERE position = 1), count(DISTINCT (game_id, seq)) "
+            "FROM captures").fetchall()[0]
+        # make it a version 1 file: no position column
+        st.conn.execute("ALTER TABLE captures DROP COLUMN position")
+        st.conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    assert want[0] == want[1] > 0
+    with Store(path) as st:
+        assert schema.file_version(st.conn) == schema.SCHEMA_VERSION
+        got = st.conn.execute(
+            "SELECT count(*) FILTER (WHERE position = 1), count(DISTINCT (game_id, seq)) "
+            "FROM captures").fetchall()[0]
+        assert got == want
+        assert st.verify().ok

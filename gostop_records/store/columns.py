@@ -237,6 +237,8 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
                         "`'bonus'` for a bonus card",
         "source": "where the capture came from: `'hand'`, `'flip'` or `'hand_and_flip'`; for "
                   "a bonus card where it was met: `'hand'`, `'flip'` or `'layout'`",
+        "position": "the card's place (1, 2, ...) among the cards of its capture event, as the "
+                    "event lists them: `count(*) FILTER (WHERE position = 1)` counts captures",
     },
     "transfers": {
         "game_id": "the game",

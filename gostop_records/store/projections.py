@@ -222,7 +222,7 @@ class _HandWalk:
             _, month, kind = _CARD[ev.card]
             rows["captures"].append((
                 g.game_id, self.hand, seq, self._turn_number(), ev.seat, ev.card, month, kind,
-                "bonus", ev.source,
+                "bonus", ev.source, 1,
             ))
             if self.turn is not None:
                 self.turn.bonus += 1
@@ -232,11 +232,11 @@ class _HandWalk:
             self.piles[ev.seat] |= m
             self.layout &= ~m
             number = self._turn_number()
-            for code in ev.cards:
+            for position, code in enumerate(ev.cards, 1):
                 _, month, kind = _CARD[code]
                 rows["captures"].append((
                     g.game_id, self.hand, seq, number, ev.seat, code, month, kind, ev.kind,
-                    ev.source,
+                    ev.source, position,
                 ))
             turn = self.turn
             if turn is not None:

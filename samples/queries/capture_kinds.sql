@@ -2,7 +2,7 @@
 -- (pair, stack, ppuk_taken, own_ppuk, ttadak, jjok, bomb, bonus, ...)
 SELECT capture_kind,
        count(*) AS cards,
-       count(DISTINCT (game_id, seq)) AS captures,
+       count(*) FILTER (WHERE position = 1) AS captures,
        round(100.0 * count(*) / sum(count(*)) OVER (), 2) AS pct_of_cards
 FROM captures
 GROUP BY capture_kind
