@@ -56,5 +56,31 @@ def render_markdown(figures: list[Figure], machine: str, hands: int, args: str) 
     ]
     for f in figures:
         out.append(f"| {f.name} | {f.shown()} | {f.beside} | {f.ratio} | {f.target} |")
+    out += ["", "How the figures are made:", ""]
+    out += [f"- {note}" for note in NOTES]
     out.append("")
     return "\n".join(out)
+
+
+NOTES = (
+    "The corpus is simulated by `gostop_records.sim` (greedy and random bots, every preset) "
+    "and written as JSON Lines; every figure reads that one file.",
+    "Replay reads the file as `gostop replay` does (typed events, without keeping each "
+    "line's stored form, which only hash checks need) and folds every game with the strict "
+    "projector: every consequence re-derived and compared, scores and payout proofs computed. "
+    "The decode figure \"keeping each line's stored form\" is how `validate`, `audit` and "
+    "`db import` read, since they check the hash chain.",
+    "The peer is python-chess 1.x: random legal games exported to PGN, then parsed with "
+    "`chess.pgn.read_game` and replayed move by move on a board that checks legality.",
+    "Import is `Store.import_paths` on an empty store: decode, hash chain, strict rules, "
+    "projection tables, DuckDB writes (events with their primary key, and eight projection "
+    "tables). The floor is DuckDB's `read_json` of the same file into a bare table.",
+    "Live append is `Store.append` of one event per call, each validated by the rules, "
+    "sealed into the hash chain and committed, over real games from their first event.",
+    "Peak memory is the high-water mark (VmHWM) of a fresh interpreter replaying the whole "
+    "corpus and then half of it: equal figures mean the replay streams.",
+    "The million-hand queries run on the imported corpus's projection tables copied with new "
+    "game ids until they hold 1,000,000 hands (simulating and importing a million hands takes "
+    "hours on this machine; the copies keep the distributions query speed depends on). The "
+    "sample queries read only projection tables.",
+)
