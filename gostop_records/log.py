@@ -74,6 +74,7 @@ __all__ = [
     "repair_tail",
     "seal",
     "stored_bytes",
+    "timestamp",
     "verify",
     "verify_file",
     "verify_games",
@@ -241,10 +242,18 @@ def seal(envelopes: Iterable[Envelope], prev: str = GENESIS) -> list[Envelope]:
     return out
 
 
-def now() -> str:
-    """The current time, RFC 3339 UTC with milliseconds: ``2024-05-01T12:34:56.789Z``."""
-    t = datetime.now(UTC)
+def timestamp(t: datetime) -> str:
+    """A UTC time as the logs write it: RFC 3339 with milliseconds, ``...T12:34:56.789Z``.
+
+    A naive ``datetime`` is taken as UTC already."""
+    if t.tzinfo is not None:
+        t = t.astimezone(UTC)
     return f"{t:%Y-%m-%dT%H:%M:%S}.{t.microsecond // 1000:03d}Z"
+
+
+def now() -> str:
+    """The current time as the logs write it (see :func:`timestamp`)."""
+    return timestamp(datetime.now(UTC))
 
 
 def envelope(

@@ -719,19 +719,15 @@ def build(
     step = timedelta(seconds=script.step_seconds)
     chain = L.Chain()
     out = []
-    stamp = _stamp(t)
+    stamp = L.timestamp(t)
     for seq, (hand, is_input, payload) in enumerate(payloads(script), 1):
         if is_input and seq > 1:
             t += step
-            stamp = _stamp(t)
+            stamp = L.timestamp(t)
         env = L.envelope(script.game_id, seq, hand, payload, by=script.by, at=stamp,
                          recorded_at=stamp)
         out.append(chain.seal(env))
     return out
-
-
-def _stamp(t: datetime) -> str:
-    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
 
 
 def amend(envelopes: Sequence[E.Envelope], seq: int, event: Any) -> list[E.Envelope]:

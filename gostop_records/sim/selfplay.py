@@ -159,7 +159,7 @@ def iter_game(spec: GameSpec, start: datetime | None = None) -> Iterator[E.Envel
     gid = spec.id()
     chain = L.Chain()
     for seq, (hand, payload) in enumerate(play_payloads(spec), start=1):
-        stamp = _stamp(base + timedelta(seconds=seq))
+        stamp = L.timestamp(base + timedelta(seconds=seq))
         yield chain.seal(
             L.envelope(gid, seq, hand, payload, at=stamp, recorded_at=stamp, by="sim")
         )
@@ -168,11 +168,6 @@ def iter_game(spec: GameSpec, start: datetime | None = None) -> Iterator[E.Envel
 def play_game(spec: GameSpec, start: datetime | None = None) -> list[E.Envelope]:
     """A complete, hash-chained simulated game log."""
     return list(iter_game(spec, start))
-
-
-def _stamp(t: datetime) -> str:
-    """RFC 3339 UTC with milliseconds, as ``log.now()`` writes it."""
-    return t.isoformat(timespec="milliseconds")[:-6] + "Z"  # "+00:00" -> "Z"
 
 
 def game_specs(
