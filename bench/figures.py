@@ -68,7 +68,7 @@ NOTES = (
     "Replay reads the file as `gostop replay` does (typed events, without keeping each "
     "line's stored form, which only hash checks need) and folds every game with the strict "
     "projector: every consequence re-derived and compared, scores and payout proofs computed. "
-    "The decode figure \"keeping each line's stored form\" is how `validate`, `audit` and "
+    'The decode figure "keeping each line\'s stored form" is how `validate`, `audit` and '
     "`db import` read, since they check the hash chain.",
     "The peer is python-chess 1.x: random legal games exported to PGN, then parsed with "
     "`chess.pgn.read_game` and replayed move by move on a board that checks legality.",

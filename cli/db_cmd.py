@@ -127,19 +127,24 @@ def import_(
 def query(
     sql: Annotated[
         str | None,
-        typer.Argument(metavar="SQL", help="One or more read-only statements; the result "
-                       "of the last is shown. '-' reads them from stdin."),
+        typer.Argument(
+            metavar="SQL",
+            help="One or more read-only statements; the result "
+            "of the last is shown. '-' reads them from stdin.",
+        ),
     ] = None,
     file: Annotated[
-        Path | None, typer.Option("--file", "-f", metavar="FILE",
-                                  help="Read the SQL from a file."),
+        Path | None,
+        typer.Option("--file", "-f", metavar="FILE", help="Read the SQL from a file."),
     ] = None,
     db: DbOption = DEFAULT_DB,
     fmt: Annotated[
-        str, typer.Option("--format", metavar="table|csv|json", help="Output format."),
+        str,
+        typer.Option("--format", metavar="table|csv|json", help="Output format."),
     ] = "table",
     limit: Annotated[
-        int | None, typer.Option("--limit", min=0, metavar="N", help="Show at most N rows."),
+        int | None,
+        typer.Option("--limit", min=0, metavar="N", help="Show at most N rows."),
     ] = None,
 ) -> None:
     """Run SQL on the store, read-only: statements that write are refused.

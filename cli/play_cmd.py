@@ -84,9 +84,7 @@ class Answers:
     answer is echoed after its prompt, so the transcript reads like a session.
     """
 
-    def __init__(
-        self, stream: IO[str], interactive: bool, out: Callable[[str], None]
-    ) -> None:
+    def __init__(self, stream: IO[str], interactive: bool, out: Callable[[str], None]) -> None:
         self.stream = stream
         self.interactive = interactive
         self.out = out
@@ -226,10 +224,15 @@ class PlayLoop:
                 ended = ended or env.type == "hand_ended"
             if t == "hand_started" and entry.input.hand == 1:
                 self.out("  (the first player is chosen at random)")
-        if not entries or ended or entries[-1].input.type not in (
-            "card_flipped",
-            "cup_assigned",
-            "go_called",
+        if (
+            not entries
+            or ended
+            or entries[-1].input.type
+            not in (
+                "card_flipped",
+                "cup_assigned",
+                "go_called",
+            )
         ):
             return
         nxt = self.ps.next_step()
@@ -272,8 +275,10 @@ class PlayLoop:
             for payer, payee, pts, chips, why in r.dues:
                 payer_name = "you" if payer == HUMAN else players[payer].name
                 payee_name = "you" if payee == HUMAN else players[payee].name
-                self.out(f"  {payer_name} pay{'' if payer == HUMAN else 's'} {payee_name} "
-                         f"{chips} chips ({pts} points, {why})")
+                self.out(
+                    f"  {payer_name} pay{'' if payer == HUMAN else 's'} {payee_name} "
+                    f"{chips} chips ({pts} points, {why})"
+                )
         elif r.outcome == "nagari":
             carry = f"; the next hand pays x{r.next_carry}" if r.next_carry > 1 else ""
             draw = "a draw" if self.ps.rules.single_hand else "nagari"
@@ -283,8 +288,9 @@ class PlayLoop:
         if not self.ps.multi_hand:
             return
         net = self.ps.game.recorded_ledger()
-        cells = [f"{'you' if s == HUMAN else p.name} {net[s]:+d}"
-                 for s, p in enumerate(self.ps.players)]
+        cells = [
+            f"{'you' if s == HUMAN else p.name} {net[s]:+d}" for s, p in enumerate(self.ps.players)
+        ]
         self.out(f"chips so far: {', '.join(cells)}")
 
     # --- the human's moves ---------------------------------------------------------------
@@ -461,7 +467,9 @@ def play(
     db: Annotated[
         Path | None,
         typer.Option(
-            "--db", metavar="FILE", help="Write to this DuckDB store instead of a log file.",
+            "--db",
+            metavar="FILE",
+            help="Write to this DuckDB store instead of a log file.",
             show_default=False,
         ),
     ] = None,
@@ -495,7 +503,13 @@ def play(
         sink = _open_sink(db, log, game_id)
         stack.callback(sink.close)
         ps = PlaySession.start(
-            sink, rules, players=n, bot=bot, seed=s, name=name, stake=stake,
+            sink,
+            rules,
+            players=n,
+            bot=bot,
+            seed=s,
+            name=name,
+            stake=stake,
             game_id=game_id,
         )
         if interactive:
@@ -503,8 +517,11 @@ def play(
                 import readline  # noqa: F401 - line editing and history at the prompt
         foes = " and ".join(p.name for p in ps.players[1:])
         common.echo(
-            paint(f"gostop play: {ps.rules.name} rules, you against {foes} ({bot} bot"
-                  f"{'s' if n > 2 else ''}), stake {stake} per point", bold=True)
+            paint(
+                f"gostop play: {ps.rules.name} rules, you against {foes} ({bot} bot"
+                f"{'s' if n > 2 else ''}), stake {stake} per point",
+                bold=True,
+            )
         )
         common.echo(f"seed {s}: the same seed and answers play this game again (--seed {s})")
         common.echo(f"recording game {ps.game_id} in {ps.location}")

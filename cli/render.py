@@ -381,8 +381,9 @@ def describe_for(
 
     if t == "hand_started":
         who = _subject(players, viewer, ev.dealer, "deal")
-        return p(f"hand {ev.hand}: {who} and play{'' if ev.dealer == viewer else 's'} first",
-                 bold=True)
+        return p(
+            f"hand {ev.hand}: {who} and play{'' if ev.dealer == viewer else 's'} first", bold=True
+        )
     if t == "cards_dealt":
         sizes = {len(h) for h in ev.hands if h is not None}
         each = f"{sizes.pop()} cards each, " if len(sizes) == 1 else ""

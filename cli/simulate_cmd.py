@@ -114,8 +114,9 @@ class Progress:
             self.stream.flush()
 
 
-def _stream(specs: list[GameSpec], summary: RunSummary, progress: Progress,
-            per_game: int) -> Iterator[tuple[int, Iterator[E.Envelope]]]:
+def _stream(
+    specs: list[GameSpec], summary: RunSummary, progress: Progress, per_game: int
+) -> Iterator[tuple[int, Iterator[E.Envelope]]]:
     """(game index, its envelopes) of each game; counting hands and events on the way."""
     for k, spec in enumerate(specs):
         before = k * per_game
@@ -133,8 +134,9 @@ def _stream(specs: list[GameSpec], summary: RunSummary, progress: Progress,
         yield k, events()
 
 
-def _write_dir(out: Path, games: Iterator[tuple[int, Iterator[E.Envelope]]],
-               specs: list[GameSpec]) -> list[str]:
+def _write_dir(
+    out: Path, games: Iterator[tuple[int, Iterator[E.Envelope]]], specs: list[GameSpec]
+) -> list[str]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for k, envs in games:
@@ -178,60 +180,81 @@ def _text_summary(s: dict[str, Any]) -> str:
     ]
     for b in s["bots"]:
         seats = ", ".join(str(x) for x in b["seats"])
-        lines.append(f"bot {b['bot']} (seat {seats}): {b['wins']} win(s), "
-                     f"{b['net_chips']:+d} chips")
+        lines.append(
+            f"bot {b['bot']} (seat {seats}): {b['wins']} win(s), {b['net_chips']:+d} chips"
+        )
     if "out" in s:
         lines.append(f"wrote {len(s['files'])} log(s) to {s['out']}")
     else:
         imp = s["import"]
-        lines.append(f"store {s['db']}: {imp['imported']} imported, {imp['extended']} extended, "
-                     f"{imp['skipped']} already stored, {imp['events']} event(s) written")
+        lines.append(
+            f"store {s['db']}: {imp['imported']} imported, {imp['extended']} extended, "
+            f"{imp['skipped']} already stored, {imp['events']} event(s) written"
+        )
     return "\n".join(lines)
 
 
 def simulate(
     ruleset: Annotated[
         str,
-        typer.Option("--ruleset", "-r", metavar="NAME|FILE",
-                     help=f"A preset ({', '.join(PRESETS)}) or a .toml/.json ruleset file."),
+        typer.Option(
+            "--ruleset",
+            "-r",
+            metavar="NAME|FILE",
+            help=f"A preset ({', '.join(PRESETS)}) or a .toml/.json ruleset file.",
+        ),
     ] = "matgo",
     players: Annotated[
         int | None,
-        typer.Option("--players", "-p", metavar="N", min=2, max=3,
-                     help="Players, 2 or 3 as the ruleset allows (default: the ruleset's "
-                     "first player count)."),
+        typer.Option(
+            "--players",
+            "-p",
+            metavar="N",
+            min=2,
+            max=3,
+            help="Players, 2 or 3 as the ruleset allows (default: the ruleset's "
+            "first player count).",
+        ),
     ] = None,
     games: Annotated[
         int, typer.Option("--games", "-g", metavar="G", min=1, help="Games to simulate.")
     ] = 1,
     hands: Annotated[
         int,
-        typer.Option("--hands", metavar="H", min=1,
-                     help="Hands per game (a single-hand ruleset plays one)."),
+        typer.Option(
+            "--hands", metavar="H", min=1, help="Hands per game (a single-hand ruleset plays one)."
+        ),
     ] = 1,
     seed: Annotated[
         int,
-        typer.Option("--seed", "-s", metavar="S", min=0,
-                     help="Seed of the first game; game k uses S + k."),
+        typer.Option(
+            "--seed", "-s", metavar="S", min=0, help="Seed of the first game; game k uses S + k."
+        ),
     ] = 0,
     bot: Annotated[
         list[str] | None,
-        typer.Option("--bot", "-b", metavar="NAME",
-                     help=f"Bot of the next seat ({', '.join(BOTS)}); repeat for seat 1, 2; "
-                     "seats without one take the list from the start (default: greedy)."),
+        typer.Option(
+            "--bot",
+            "-b",
+            metavar="NAME",
+            help=f"Bot of the next seat ({', '.join(BOTS)}); repeat for seat 1, 2; "
+            "seats without one take the list from the start (default: greedy).",
+        ),
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", metavar="DIR",
-                     help="Write one JSONL log per game into DIR (created if missing)."),
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="DIR",
+            help="Write one JSONL log per game into DIR (created if missing).",
+        ),
     ] = None,
     db: Annotated[
         Path | None,
         typer.Option("--db", metavar="FILE", help="Import the games into this DuckDB store."),
     ] = None,
-    stake: Annotated[
-        int, typer.Option("--stake", metavar="N", min=1, help="Chips per point.")
-    ] = 1,
+    stake: Annotated[int, typer.Option("--stake", metavar="N", min=1, help="Chips per point.")] = 1,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the summary as JSON on stdout.")
     ] = False,
@@ -251,8 +274,9 @@ def simulate(
     Example: gostop simulate -r matgo -g 100 --hands 5 --bot greedy --bot random --out sims/
     """
     if (out is None) == (db is None):
-        raise typer.BadParameter("give exactly one of --out DIR or --db FILE",
-                                 param_hint="'--out' / '--db'")
+        raise typer.BadParameter(
+            "give exactly one of --out DIR or --db FILE", param_hint="'--out' / '--db'"
+        )
     if out is not None and out.exists() and not out.is_dir():
         raise _usage(f"{out} exists and is not a folder", "--out")
     try:
@@ -262,8 +286,7 @@ def simulate(
     n = players if players is not None else rules.players[0]
     if n not in rules.players:
         allowed = " or ".join(str(p) for p in rules.players)
-        raise _usage(f"ruleset {rules.name!r} is played by {allowed} players, not {n}",
-                     "--players")
+        raise _usage(f"ruleset {rules.name!r} is played by {allowed} players, not {n}", "--players")
     bots = tuple(b.strip().lower() for b in (bot or ["greedy"]))
     for b in bots:
         if b not in BOTS:
@@ -310,4 +333,3 @@ def simulate(
         for p in [*report.rejected, *report.conflicts]:
             common.error_message(p.describe())
         raise typer.Exit(common.EXIT_REJECTED)
-

@@ -206,8 +206,12 @@ def parse(code: str, where: str | None = None) -> int:
     """Index of a card code, case-insensitive (``11d`` is ``11D``); ``1G`` is ``01G``."""
     key = code.strip().upper() if isinstance(code, str) else code
     idx = CODE_TO_INDEX.get(key)  # type: ignore[arg-type]
-    if idx is None and isinstance(key, str) and len(key) >= 2 and key[0].isdigit() and not (
-        key[1].isdigit()
+    if (
+        idx is None
+        and isinstance(key, str)
+        and len(key) >= 2
+        and key[0].isdigit()
+        and not (key[1].isdigit())
     ):
         idx = CODE_TO_INDEX.get("0" + key)
     if idx is None:

@@ -112,8 +112,11 @@ def fresh_folder(folder: Path) -> Path:
 def _dispute(folder: Path) -> tuple[Path, str]:
     """A matgo hand won with pi-bak, paid as if the table had forgotten the pi-bak."""
     for seed in range(1, 500):
-        envs = play_game(GameSpec(PRESETS["matgo"], 2, 1, seed, ("greedy", "random"),
-                                  game_id=f"demo-dispute-{seed}"))
+        envs = play_game(
+            GameSpec(
+                PRESETS["matgo"], 2, 1, seed, ("greedy", "random"), game_id=f"demo-dispute-{seed}"
+            )
+        )
         game = project(envs).game
         if game is None or not game.results:
             continue
@@ -158,8 +161,11 @@ def run_demo(
     say("simulating a corpus of every preset")
     logs: list[list[E.Envelope]] = []
     for k, (name, players, games, hands) in enumerate(CORPUS):
-        logs.extend(simulate(PRESETS[name], players, games, hands, seed=100 * k + 1,
-                             bots=("greedy", "random")))
+        logs.extend(
+            simulate(
+                PRESETS[name], players, games, hands, seed=100 * k + 1, bots=("greedy", "random")
+            )
+        )
     with open(result.corpus, "wb") as f:
         for envs in logs:
             L.write_jsonl(f, envs)

@@ -319,7 +319,8 @@ Event = (
 
 EVENT_CLASSES: tuple[type[Struct], ...] = Event.__args__  # type: ignore[attr-defined]
 EVENT_TYPES: dict[str, type[Struct]] = {
-    cls.__struct_config__.tag: cls for cls in EVENT_CLASSES  # type: ignore[misc]
+    cls.__struct_config__.tag: cls
+    for cls in EVENT_CLASSES  # type: ignore[misc]
 }
 #: Current payload version per type; a stored payload with a lower ``v`` is upcast on read.
 EVENT_VERSIONS: dict[str, int] = dict.fromkeys(EVENT_TYPES, 1)

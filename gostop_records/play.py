@@ -163,9 +163,7 @@ class Option:
         for a in self.actions:
             if a.chosen == chosen:
                 return a
-        raise PlayInputError(
-            f"{self.label} can take {' or '.join(self.takes)}, not {chosen}"
-        )
+        raise PlayInputError(f"{self.label} can take {' or '.join(self.takes)}, not {chosen}")
 
 
 class PlaySession:
@@ -175,9 +173,7 @@ class PlaySession:
     each with its input envelope and the consequences the rules derived.
     """
 
-    def __init__(
-        self, rec: RecordingSession, *, seed: int, bots: Sequence[str], key: str
-    ) -> None:
+    def __init__(self, rec: RecordingSession, *, seed: int, bots: Sequence[str], key: str) -> None:
         self.rec = rec
         self.seed = seed
         self.key = key

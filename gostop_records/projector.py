@@ -68,10 +68,9 @@ def _same(expected: Any, recorded: Any) -> bool:
     if type(expected) is not type(recorded) or not isinstance(expected, _CARD_LIST_TYPES):
         return False
     # card lists are sets: a hand-written log may list them in any order
-    return (
-        sorted(expected.cards) == sorted(recorded.cards)
-        and _without_cards(expected) == _without_cards(recorded)
-    )
+    return sorted(expected.cards) == sorted(recorded.cards) and _without_cards(
+        expected
+    ) == _without_cards(recorded)
 
 
 def _without_cards(ev: Any) -> Any:
@@ -186,7 +185,8 @@ class Projector:
 
         if type(ev) is E.UnknownEvent:
             self._violation(
-                seq, "unknown_event_type",
+                seq,
+                "unknown_event_type",
                 f"event type {ev.type!r} is not known to this version: kept, not checked",
                 severity="warning",
             )
@@ -204,17 +204,21 @@ class Projector:
             if self.desync is None:
                 if E.is_input(ev):
                     self._violation(
-                        seq, "consequence_missing",
+                        seq,
+                        "consequence_missing",
                         f"the rules derive {_show(want)} before the next input; the log has "
                         f"{_show(ev)}",
-                        expected=want, recorded=ev,
+                        expected=want,
+                        recorded=ev,
                     )
                     self.expected.clear()
                 else:
                     self._violation(
-                        seq, _rule_of(want),
+                        seq,
+                        _rule_of(want),
                         f"the log records {_show(ev)}; the rules derive {_show(want)}",
-                        expected=want, recorded=ev,
+                        expected=want,
+                        recorded=ev,
                     )
                     self.expected.popleft()
                     return
@@ -235,14 +239,17 @@ class Projector:
             return
         if game is None:
             raise ProjectionError(
-                seq, "game_started", "the log does not start with game_started",
+                seq,
+                "game_started",
+                "the log does not start with game_started",
                 game_id=self.game_id,
             )
 
         if not E.is_input(ev):
             if self.desync is None:
                 self._violation(
-                    seq, "unexpected_consequence",
+                    seq,
+                    "unexpected_consequence",
                     f"the log records {_show(ev)}, which no input before it derives",
                     recorded=ev,
                 )
@@ -296,7 +303,8 @@ class Projector:
         want = self.game.hand_no if self.game is not None and self.game.hand_no else None
         if env.hand != want:  # compared inline: this runs once per event
             self._violation(
-                env.seq, "hand_field",
+                env.seq,
+                "hand_field",
                 f"the envelope says hand {env.hand}; the event belongs to hand {want}",
             )
 
@@ -314,7 +322,8 @@ class Projector:
         target = stack[-1][0]
         if ev.seq != target:
             self._violation(
-                seq, "retract_latest",
+                seq,
+                "retract_latest",
                 f"only the latest input entry (seq {target}) can be retracted, not seq {ev.seq}",
             )
             return
@@ -346,8 +355,9 @@ class Projector:
             out = g.copy()
             out.results = (
                 *g.results,
-                HandResult(h.hand_no, h.dealer, "unchecked", None, "rule_violation", h.carry,
-                           h.carry, ()),
+                HandResult(
+                    h.hand_no, h.dealer, "unchecked", None, "rule_violation", h.carry, h.carry, ()
+                ),
             )
             out.next_dealer = None
             hand = h.copy()
@@ -362,7 +372,8 @@ class Projector:
         if self.expected and self.desync is None:
             want = self.expected[0]
             self._violation(
-                None, "consequence_missing",
+                None,
+                "consequence_missing",
                 f"the log ends before {_show(want)}, which the rules derive from seq "
                 f"{self.last_seq} or earlier",
                 expected=want,

@@ -215,8 +215,11 @@ class Ruleset(BaseModel):
     # Turn specials
     shaking: Shaking = Field(Shaking.NONE, description="Heundeum, if played, and when (A26).")
     shake_multiplier: int = Field(2, ge=1, le=4, description="Payment factor per shake (G33).")
-    bombs: bool = Field(False, description="Three of a month in hand with the fourth face up "
-                        "may be played at once to take all four (G19, A31: always optional).")
+    bombs: bool = Field(
+        False,
+        description="Three of a month in hand with the fourth face up "
+        "may be played at once to take all four (G19, A31: always optional).",
+    )
     two_card_bomb: bool = Field(
         False, description="Two in hand with the other two face up may also bomb (variant)."
     )
@@ -278,9 +281,11 @@ class Ruleset(BaseModel):
     target_3p: int = Field(3, ge=1, le=20, description="Points to Stop with 3 players (G25).")
     go_payout: GoPayout = Field(GoPayout.STANDARD, description="How Gos raise a payout (A16).")
     go_double_from: int = Field(
-        4, ge=1, le=10,
+        4,
+        ge=1,
+        le=10,
         description="general_page Go payout: the Go count from which the payout doubles "
-        "(\"more than 3 times\" = 4).",
+        '("more than 3 times" = 4).',
     )
 
     # Settlement
@@ -289,7 +294,9 @@ class Ruleset(BaseModel):
     )
     pi_bak: bool = Field(True, description="x2 when the winner scores junk and the loser has few.")
     pi_bak_max_units: int = Field(
-        7, ge=0, le=20,
+        7,
+        ge=0,
+        le=20,
         description="Pi-bak applies when the loser holds at most this many junk units "
         "(general page 5, CARDAVIA fewer than 5 = 4, matgo 7, 3 players 5; A19).",
     )
@@ -571,12 +578,12 @@ def load_ruleset_file(path: str | Path) -> Ruleset:
     data = dict(data)
     base_name = data.pop("base", None)
     if base_name is None:
-        raise RulesetError(f"{where}: field base: missing; name the preset to start from "
-                           f"({', '.join(PRESETS)})")
+        raise RulesetError(
+            f"{where}: field base: missing; name the preset to start from ({', '.join(PRESETS)})"
+        )
     if not isinstance(base_name, str) or base_name.lower() not in PRESETS:
         raise RulesetError(
-            f"{where}: field base: {base_name!r} is not a preset; presets are "
-            f"{', '.join(PRESETS)}"
+            f"{where}: field base: {base_name!r} is not a preset; presets are {', '.join(PRESETS)}"
         )
     rules = data.pop("rules", {})
     if not isinstance(rules, dict):

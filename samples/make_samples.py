@@ -57,35 +57,66 @@ class Sample:
     start: datetime = datetime(2026, 1, 10, 19, 0, tzinfo=UTC)
 
 
-def stop(winner: int, score: int, dues: list[tuple[int, int, int]], go: int = 0,
-         paid: list[tuple[int, int, int]] | None = None, hand: int = 1,
-         reason: str = "stop") -> dict[str, Any]:
+def stop(
+    winner: int,
+    score: int,
+    dues: list[tuple[int, int, int]],
+    go: int = 0,
+    paid: list[tuple[int, int, int]] | None = None,
+    hand: int = 1,
+    reason: str = "stop",
+) -> dict[str, Any]:
     """A hand won by a Stop: ``dues`` are (payer, points, chips) to the winner."""
-    due = [{"payer": p, "payee": winner, "points": pts, "chips": ch, "reason": "stop"}
-           for p, pts, ch in dues]
+    due = [
+        {"payer": p, "payee": winner, "points": pts, "chips": ch, "reason": "stop"}
+        for p, pts, ch in dues
+    ]
     return {
-        "hand": hand, "outcome": "stop", "reason": reason, "winner": winner, "score": score,
-        "go": go, "due": due,
-        "paid": [{"payer": p, "payee": q, "chips": c} for p, q, c in paid] if paid is not None
+        "hand": hand,
+        "outcome": "stop",
+        "reason": reason,
+        "winner": winner,
+        "score": score,
+        "go": go,
+        "due": due,
+        "paid": [{"payer": p, "payee": q, "chips": c} for p, q, c in paid]
+        if paid is not None
         else [{"payer": d["payer"], "payee": winner, "chips": d["chips"]} for d in due],
     }
 
 
-def instant(winner: int, reason: str, dues: list[tuple[int, int, int, str]],
-            hand: int = 1) -> dict[str, Any]:
+def instant(
+    winner: int, reason: str, dues: list[tuple[int, int, int, str]], hand: int = 1
+) -> dict[str, Any]:
     """A hand won at once: ``dues`` are (payer, points, chips, reason)."""
-    due = [{"payer": p, "payee": winner, "points": pts, "chips": ch, "reason": why}
-           for p, pts, ch, why in dues]
+    due = [
+        {"payer": p, "payee": winner, "points": pts, "chips": ch, "reason": why}
+        for p, pts, ch, why in dues
+    ]
     return {
-        "hand": hand, "outcome": "instant", "reason": reason, "winner": winner, "score": None,
-        "go": 0, "due": due,
+        "hand": hand,
+        "outcome": "instant",
+        "reason": reason,
+        "winner": winner,
+        "score": None,
+        "go": 0,
+        "due": due,
         "paid": [{"payer": d["payer"], "payee": winner, "chips": d["chips"]} for d in due],
     }
 
 
 def no_winner(outcome: str, reason: str, next_carry: int, hand: int = 1) -> dict[str, Any]:
-    return {"hand": hand, "outcome": outcome, "reason": reason, "winner": None, "score": None,
-            "go": 0, "due": [], "paid": [], "next_carry": next_carry}
+    return {
+        "hand": hand,
+        "outcome": outcome,
+        "reason": reason,
+        "winner": None,
+        "score": None,
+        "go": 0,
+        "due": [],
+        "paid": [],
+        "next_carry": next_carry,
+    }
 
 
 # --- the scripts ---------------------------------------------------------------------------
@@ -218,9 +249,7 @@ pay due
 """
 
 SSEUL_FLOOR_EMPTY = "game sample-sseul-floor-empty ruleset=matgo players=2 by=sample\n" + SSEUL_BODY
-SSEUL_TWO_CARDS = (
-    "game sample-sseul-two-cards ruleset=cardavia players=2 by=sample\n" + SSEUL_BODY
-)
+SSEUL_TWO_CARDS = "game sample-sseul-two-cards ruleset=cardavia players=2 by=sample\n" + SSEUL_BODY
 
 BOMB = """
 game sample-bomb ruleset=matgo players=2 by=sample
@@ -845,16 +874,31 @@ SAMPLES: list[Sample] = [
         "it; the bomb doubles the payment",
         BOMB,
         [stop(0, 7, [(1, 14, 14)])],
-        {"bomb_played": 1, "flip_only_played": 1, "junk_transferred:bomb": 1,
-         "junk_transferred:stack": 1, "junk_transferred:sseul": 1},
+        {
+            "bomb_played": 1,
+            "flip_only_played": 1,
+            "junk_transferred:bomb": 1,
+            "junk_transferred:stack": 1,
+            "junk_transferred:sseul": 1,
+        },
     ),
     Sample(
         "three-ppuk.jsonl",
         "ppuk on each of seat 0's first three turns: first-turn ppuk payments of 7, 14 and "
         "21, then three ppuk win the hand for 7 more (49 in all)",
         THREE_PPUK,
-        [instant(0, "three_ppuk", [(1, 7, 7, "first_ppuk"), (1, 14, 14, "first_ppuk"),
-                                   (1, 21, 21, "first_ppuk"), (1, 7, 7, "three_ppuk")])],
+        [
+            instant(
+                0,
+                "three_ppuk",
+                [
+                    (1, 7, 7, "first_ppuk"),
+                    (1, 14, 14, "first_ppuk"),
+                    (1, 21, 21, "first_ppuk"),
+                    (1, 7, 7, "three_ppuk"),
+                ],
+            )
+        ],
         {"ppuk_made": 3},
     ),
     Sample(
@@ -977,8 +1021,7 @@ SAMPLES: list[Sample] = [
         "a nagari: seat 1 calls Go twice and never raises its score, the cards run out and "
         "nobody wins (a simulated hand); the next hand, dealt by the same dealer, pays double",
         NAGARI_CARRY,
-        [no_winner("nagari", "cards_exhausted", 2),
-         stop(1, 8, [(0, 16, 16)], hand=2)],
+        [no_winner("nagari", "cards_exhausted", 2), stop(1, 8, [(0, 16, 16)], hand=2)],
         {"go_called": 2},
     ),
     Sample(
@@ -1005,8 +1048,10 @@ SAMPLES: list[Sample] = [
         LENIENT,
         [],
         validation="lenient",
-        failure={"seq": _seq_of(LENIENT, "card_played", seat=1, card="02J1"),
-                 "rule": "card_in_hand"},
+        failure={
+            "seq": _seq_of(LENIENT, "card_played", seat=1, card="02J1"),
+            "rule": "card_in_hand",
+        },
         amend=_card_not_held,
     ),
     Sample(
@@ -1060,15 +1105,24 @@ def outcomes(p: Projection) -> list[dict[str, Any]]:
         if r.outcome == "unchecked":
             continue
         h = r.state
-        paid = [{"payer": a, "payee": b, "chips": c} for hand, a, b, c in p.game.payments
-                if hand == r.hand]
+        paid = [
+            {"payer": a, "payee": b, "chips": c}
+            for hand, a, b, c in p.game.payments
+            if hand == r.hand
+        ]
         d: dict[str, Any] = {
-            "hand": r.hand, "outcome": r.outcome, "reason": r.reason, "winner": r.winner,
-            "score": h.score_of(r.winner) if r.outcome == "stop" and h is not None
-            and r.winner is not None else None,
+            "hand": r.hand,
+            "outcome": r.outcome,
+            "reason": r.reason,
+            "winner": r.winner,
+            "score": h.score_of(r.winner)
+            if r.outcome == "stop" and h is not None and r.winner is not None
+            else None,
             "go": h.go_count[r.winner] if h is not None and r.winner is not None else 0,
-            "due": [{"payer": a, "payee": b, "points": pts, "chips": ch, "reason": why}
-                    for a, b, pts, ch, why in r.dues],
+            "due": [
+                {"payer": a, "payee": b, "points": pts, "chips": ch, "reason": why}
+                for a, b, pts, ch, why in r.dues
+            ],
             "paid": paid,
         }
         if r.outcome in ("nagari", "void"):
@@ -1130,8 +1184,16 @@ def build_corpus() -> tuple[Envelopes, dict[str, Any]]:
     for name, players, games, hands, seed, bots in CORPUS_RUNS:
         for game in simulate(PRESETS[name], players, games, hands, seed, bots):
             envs.extend(game)
-        runs.append({"ruleset": name, "players": players, "games": games, "hands": hands,
-                     "seed": seed, "bots": list(bots)})
+        runs.append(
+            {
+                "ruleset": name,
+                "players": players,
+                "games": games,
+                "hands": hands,
+                "seed": seed,
+                "bots": list(bots),
+            }
+        )
     return envs, {"runs": runs}
 
 
@@ -1142,8 +1204,12 @@ def corpus_stats(envs: Envelopes) -> dict[str, Any]:
         games.add(env.game_id)
         if type(env.event) is E.HandEnded:
             results[env.event.outcome] += 1
-    return {"games": len(games), "hands": sum(results.values()), "events": len(envs),
-            "outcomes": dict(sorted(results.items()))}
+    return {
+        "games": len(games),
+        "hands": sum(results.values()),
+        "events": len(envs),
+        "outcomes": dict(sorted(results.items())),
+    }
 
 
 def summary(s: Sample) -> str:
@@ -1155,18 +1221,23 @@ def summary(s: Sample) -> str:
             gos = f" after {h['go']} Go" if h["go"] else ""
             pays = ", ".join(f"seat {d['payer']} pays {d['chips']}" for d in h["due"])
             text = f"seat {h['winner']} stops at {h['score']}{gos}; {pays}"
-            if h["paid"] != [{"payer": d["payer"], "payee": d["payee"], "chips": d["chips"]}
-                             for d in h["due"]]:
-                text += " (recorded: " + ", ".join(
-                    f"seat {p['payer']} paid {p['chips']}" for p in h["paid"]) + ")"
+            if h["paid"] != [
+                {"payer": d["payer"], "payee": d["payee"], "chips": d["chips"]} for d in h["due"]
+            ]:
+                text += (
+                    " (recorded: "
+                    + ", ".join(f"seat {p['payer']} paid {p['chips']}" for p in h["paid"])
+                    + ")"
+                )
         elif h["outcome"] == "instant":
             total: dict[int, list[int]] = {}
             for d in h["due"]:
                 total.setdefault(d["payer"], []).append(d["chips"])
             pays = ", ".join(
-                f"seat {p} pays " + (" + ".join(map(str, c)) + f" = {sum(c)}" if len(c) > 1
-                                     else str(c[0]))
-                for p, c in total.items())
+                f"seat {p} pays "
+                + (" + ".join(map(str, c)) + f" = {sum(c)}" if len(c) > 1 else str(c[0]))
+                for p, c in total.items()
+            )
             text = f"seat {h['winner']} wins at once ({h['reason']}); {pays}"
         elif h["outcome"] == "nagari":
             text = f"nagari, next hand x{h['next_carry']}"
@@ -1175,8 +1246,10 @@ def summary(s: Sample) -> str:
         parts.append(pre + text)
     if s.validation == "lenient":
         assert s.failure is not None
-        parts.append(f"strict: rejected at seq {s.failure['seq']} ({s.failure['rule']}); "
-                     "lenient: that one violation, the rest of the hand kept unchecked")
+        parts.append(
+            f"strict: rejected at seq {s.failure['seq']} ({s.failure['rule']}); "
+            "lenient: that one violation, the rest of the hand kept unchecked"
+        )
     if s.validation == "tampered":
         assert s.failure is not None
         parts.append(f"hash chain broken at seq {s.failure['seq']}")
@@ -1248,21 +1321,34 @@ bots, for SQL examples. It is the output of these runs, one after another:
 def readme(entries: list[dict[str, Any]], corpus: dict[str, Any]) -> str:
     rows = []
     for e in entries:
-        cells = [f"[{e['file']}]({e['file']})", e["ruleset"], str(e["players"]), e["shows"],
-                 e["outcome"]]
+        cells = [
+            f"[{e['file']}]({e['file']})",
+            e["ruleset"],
+            str(e["players"]),
+            e["shows"],
+            e["outcome"],
+        ]
         rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     runs = "\n".join(
         f"    gostop simulate --ruleset {r['ruleset']} --players {r['players']} "
         f"--games {r['games']} --hands {r['hands']} --seed {r['seed']} "
-        + " ".join(f"--bot {b}" for b in r["bots"]) + " --out DIR"
+        + " ".join(f"--bot {b}" for b in r["bots"])
+        + " --out DIR"
         for r in corpus["runs"]
     )
-    tail = README_TAIL.format(corpus=CORPUS, games=corpus["stats"]["games"],
-                              hands=corpus["stats"]["hands"], events=corpus["stats"]["events"],
-                              runs=runs)
-    row = (f"| [{CORPUS}]({CORPUS}) | all presets | 2 and 3 | a simulated corpus for SQL "
-           "(see below) | "
-           + ", ".join(f"{n} {k}" for k, n in corpus["stats"]["outcomes"].items()) + " |")
+    tail = README_TAIL.format(
+        corpus=CORPUS,
+        games=corpus["stats"]["games"],
+        hands=corpus["stats"]["hands"],
+        events=corpus["stats"]["events"],
+        runs=runs,
+    )
+    row = (
+        f"| [{CORPUS}]({CORPUS}) | all presets | 2 and 3 | a simulated corpus for SQL "
+        "(see below) | "
+        + ", ".join(f"{n} {k}" for k, n in corpus["stats"]["outcomes"].items())
+        + " |"
+    )
     return README_HEAD + "\n".join(rows) + "\n" + row + "\n" + tail
 
 
@@ -1301,8 +1387,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     files = generate()
     if args.check:
-        stale = [n for n, data in files.items()
-                 if not (HERE / n).exists() or (HERE / n).read_bytes() != data]
+        stale = [
+            n
+            for n, data in files.items()
+            if not (HERE / n).exists() or (HERE / n).read_bytes() != data
+        ]
         for n in stale:
             print(f"samples/{n} is out of date: run samples/make_samples.py", file=sys.stderr)
         return 1 if stale else 0

@@ -18,8 +18,9 @@ from gostop_records.sim.selfplay import GameSpec, play_game, simulate
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def games(preset: str = "matgo", players: int = 2, count: int = 3, hands: int = 2,
-          seed: int = 1) -> list[list[E.Envelope]]:
+def games(
+    preset: str = "matgo", players: int = 2, count: int = 3, hands: int = 2, seed: int = 1
+) -> list[list[E.Envelope]]:
     return list(simulate(PRESETS[preset], players, count, hands, seed))
 
 
@@ -32,13 +33,19 @@ def every_preset(count: int = 2, hands: int = 2, seed: int = 11) -> list[list[E.
     return out
 
 
-def one_game(preset: str = "gostop3", players: int = 3, hands: int = 2, seed: int = 5,
-             game_id: str | None = None) -> list[E.Envelope]:
+def one_game(
+    preset: str = "gostop3",
+    players: int = 3,
+    hands: int = 2,
+    seed: int = 5,
+    game_id: str | None = None,
+) -> list[E.Envelope]:
     return play_game(GameSpec(PRESETS[preset], players, hands, seed, game_id=game_id))
 
 
-def write_games(folder: Path, logs: Sequence[list[E.Envelope]], per_file: int = 1,
-                suffix: str = ".jsonl") -> list[Path]:
+def write_games(
+    folder: Path, logs: Sequence[list[E.Envelope]], per_file: int = 1, suffix: str = ".jsonl"
+) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for k in range(0, len(logs), per_file):
@@ -59,21 +66,29 @@ def break_a_rule(game: list[E.Envelope]) -> tuple[list[E.Envelope], int]:
     for k, env in enumerate(out):
         ev = env.event
         if type(ev) is E.CardPlayed:
-            other = next(c for c in dealt.hands[(ev.seat + 1) % len(dealt.hands)]
-                         if not c.startswith("B"))
+            other = next(
+                c for c in dealt.hands[(ev.seat + 1) % len(dealt.hands)] if not c.startswith("B")
+            )
             out[k] = msgspec.structs.replace(
-                env, event=msgspec.structs.replace(ev, card=other, chosen=None),
-                prev="", hash="",
+                env,
+                event=msgspec.structs.replace(ev, card=other, chosen=None),
+                prev="",
+                hash="",
             )
             return log.seal(out), env.seq
     raise AssertionError("no card_played in the game")
 
 
-def gostop(*args: str, env: dict[str, str] | None = None,
-           cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def gostop(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run the command line in a fresh interpreter (what a user runs)."""
     full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "gostop_cli.app", *args],
-        capture_output=True, text=True, env=full_env, cwd=cwd, timeout=120,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        cwd=cwd,
+        timeout=120,
     )

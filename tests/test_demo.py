@@ -47,8 +47,13 @@ def test_demo_command_prints_every_step(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["demo", "--dir", str(tmp_path / "demo")])
     assert res.exit_code == 0, res.output
     out = res.stdout
-    for heading in ("1. a corpus", "2. replay", "3. a disputed payment", "4. questions",
-                    "what to try next"):
+    for heading in (
+        "1. a corpus",
+        "2. replay",
+        "3. a disputed payment",
+        "4. questions",
+        "what to try next",
+    ):
         assert heading in out
     assert "payout proof:" in out and "explanations" in out
     assert "\x1b[" not in out  # no colour codes when not a terminal

@@ -67,8 +67,13 @@ def test_layout_four(preset: str, players: int, outcome: str, next_carry: int) -
 
 @pytest.mark.parametrize(
     ("preset", "players", "points"),
-    [("cardavia", 2, 5), ("gamerules", 2, 5), ("gamerules", 3, 5), ("matgo", 2, 10),
-     ("gostop3", 3, 10)],
+    [
+        ("cardavia", 2, 5),
+        ("gamerules", 2, 5),
+        ("gamerules", 3, 5),
+        ("matgo", 2, 10),
+        ("gostop3", 3, 10),
+    ],
 )
 def test_hand_four_is_an_instant_win(preset: str, players: int, points: int) -> None:
     sc = Scenario(preset, players, stake=10)
@@ -85,9 +90,7 @@ def test_hand_four_is_an_instant_win(preset: str, players: int, points: int) -> 
     assert exc.value.rule == "hand_four_shown"
     out = sc.fours((1, 5))
     assert ended(out) == E.HandEnded(outcome="instant", winner=1, reason="hand_four")
-    assert dues(out) == [
-        (p, 1, points, points * 10, "hand_four") for p in range(players) if p != 1
-    ]
+    assert dues(out) == [(p, 1, points, points * 10, "hand_four") for p in range(players) if p != 1]
     assert sc.game.next_dealer == 1
     assert sc.game.ledger()[1] == points * 10 * (players - 1)
 
@@ -232,8 +235,9 @@ def test_short_hand_and_wrong_stock_are_refused() -> None:
     with pytest.raises(IllegalAction) as exc:
         sc2.input(short_stock)
     assert exc.value.rule == "deal_shape"
-    wrong_card = E.CardsDealt(hands=good.hands, layout=good.layout,
-                              stock=[*good.stock[:-1], good.layout[0]])
+    wrong_card = E.CardsDealt(
+        hands=good.hands, layout=good.layout, stock=[*good.stock[:-1], good.layout[0]]
+    )
     with pytest.raises(IllegalAction) as exc:
         sc2.input(wrong_card)
     assert exc.value.rule == "card_twice"

@@ -40,8 +40,11 @@ def stop_proof(sc: Scenario) -> Proof:
 @pytest.mark.parametrize("preset", TWO_P)
 def test_prompt_at_7_not_at_6_then_only_above_the_score_at_the_go(preset: str) -> None:
     sc = Scenario(preset)
-    sc.deal([["12A", "01J1", "06R", "02J1"], ["05A", "05R", "09J1"]], LAYOUT,
-            ["11G", "09R", "12R", "07J1", "10R", "11J1", "03G"])
+    sc.deal(
+        [["12A", "01J1", "06R", "02J1"], ["05A", "05R", "09J1"]],
+        LAYOUT,
+        ["11G", "09R", "12R", "07J1", "10R", "11J1", "03G"],
+    )
     sc.preload_units(0, 15)
     assert sc.score(0) == 6
     sc.turn(0, "12A")  # nothing taken: still 6
@@ -50,7 +53,8 @@ def test_prompt_at_7_not_at_6_then_only_above_the_score_at_the_go(preset: str) -
     sc.turn(0, "01J1")  # one junk unit more: 7
     assert sc.score(0) == 7 and deciding(sc, 0)
     assert legal_actions(sc.hand) == [
-        E.GoCalled(seat=0, count=1, score=7), E.StopCalled(seat=0, score=7)
+        E.GoCalled(seat=0, count=1, score=7),
+        E.StopCalled(seat=0, score=7),
     ]
     sc.go(0)
     assert sc.hand.go_score[0] == 7 and sc.hand.turn_seat == 1
@@ -73,8 +77,9 @@ def test_go_at_8_junk_stolen_then_recovered_needs_9(preset: str) -> None:
     """[P2P G2]: Go at 8, a steal drops it to 7, a capture brings it back to 8: no prompt;
     the threshold is the combination score at the Go, plus one (A14)."""
     sc = Scenario(preset)
-    sc.deal([["01J1", "02J1", "03J1"], ["05A", "12A"]], LAYOUT,
-            ["11G", "05J1", "09R", "07J1", "10R"])
+    sc.deal(
+        [["01J1", "02J1", "03J1"], ["05A", "12A"]], LAYOUT, ["11G", "05J1", "09R", "07J1", "10R"]
+    )
     sc.preload_units(0, 16)
     sc.turn(0, "01J1")
     assert sc.score(0) == 8 and deciding(sc, 0)
@@ -96,8 +101,11 @@ def test_three_players_prompt_at_3(preset: str) -> None:
     4 is asked again. The payout differs per loser (A18): seat 2 holds no junk, which
     gostop3 exempts from pi-bak and the general page does not."""
     sc = Scenario(preset, 3)
-    sc.deal([["12A", "01J1", "02J1"], ["05A", "05R"], ["08A", "08G"]], LAYOUT_3P,
-            ["11G", "09R", "10R", "12R", "09J1", "10A", "03G"])
+    sc.deal(
+        [["12A", "01J1", "02J1"], ["05A", "05R"], ["08A", "08G"]],
+        LAYOUT_3P,
+        ["11G", "09R", "10R", "12R", "09J1", "10A", "03G"],
+    )
     sc.preload_units(0, 11)
     sc.turn(0, "12A")
     assert sc.score(0) == 2 and sc.hand.turn_seat == 1
@@ -175,8 +183,12 @@ def test_go_bak_when_the_go_caller_loses(preset: str, points: int, last_card: bo
     Seat 0: three brights (3) + 12 junk units (3); seat 1: godori (5) + 10 units (1) and a
     bright (no gwang-bak); each is one junk card short of 7."""
     sc = Scenario(small_deal(preset, hand=2 if last_card else 3, layout=4))
-    sc.deal([["12A", "07J1"], ["02J1"]], ["01G", "02R", "06A", "07R"], ["09R", "10R", "12R"],
-            reserve=["03G", "08G", "11G", "02A", "04A", "08A", "12G"])
+    sc.deal(
+        [["12A", "07J1"], ["02J1"]],
+        ["01G", "02R", "06A", "07R"],
+        ["09R", "10R", "12R"],
+        reserve=["03G", "08G", "11G", "02A", "04A", "08A", "12G"],
+    )
     sc.preload(0, ["03G", "08G", "11G"])
     sc.preload_units(0, 12)
     sc.preload(1, ["02A", "04A", "08A", "12G"])
@@ -210,9 +222,7 @@ def test_gostop3_dokbak_the_go_caller_pays_for_both_losers() -> None:
     out = sc.stop(2)
     assert dues(out) == [(1, 2, 6, 6, "stop")]
     proof = stop_proof(sc)
-    assert [(lp.loser, lp.points, lp.pays_points) for lp in proof.losers] == [
-        (0, 3, 0), (1, 3, 6)
-    ]
+    assert [(lp.loser, lp.points, lp.pays_points) for lp in proof.losers] == [(0, 3, 0), (1, 3, 6)]
     assert "dokbak" in proof.losers[1].note
     # seat 0 holds no junk: exempt from pi-bak in gostop3, so its own share is the base 3
     assert sc.game.ledger() == [0, -6, 6]
@@ -233,8 +243,7 @@ def test_gostop3_each_loser_has_their_own_baks() -> None:
     assert dues(out) == [(1, 0, 4, 4, "stop"), (2, 0, 16, 16, "stop")]
     proof = stop_proof(sc)
     conds = {
-        lp.loser: {f.name: f.condition for f in lp.factors if f.applies}
-        for lp in proof.losers
+        lp.loser: {f.name: f.condition for f in lp.factors if f.applies} for lp in proof.losers
     }
     assert conds == {
         1: {},
@@ -252,8 +261,12 @@ def test_gostop3_each_loser_has_their_own_baks() -> None:
 def test_a_shake_doubles_the_stop_payment(preset: str) -> None:
     """Seat 0 (godori 5 + 10 junk units) shakes month 5 and makes a jjok: 9 points, x2."""
     sc = Scenario(small_deal(preset, hand=3, layout=4))
-    sc.deal([["05A", "05R", "05J1"], []], ["01G", "03R", "06A", "07R"], ["05J2"],
-            reserve=["02A", "04A", "08A"])
+    sc.deal(
+        [["05A", "05R", "05J1"], []],
+        ["01G", "03R", "06A", "07R"],
+        ["05J2"],
+        reserve=["02A", "04A", "08A"],
+    )
     sc.preload(0, ["02A", "04A", "08A"])
     sc.preload_units(0, 10)
     sc.preload_units(1, 9)

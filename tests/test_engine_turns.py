@@ -29,8 +29,13 @@ LAYOUT = ["01G", "02A", "03R", "04J1", "06A", "07R", "08J1", "10A"]
 TWO_P = ["cardavia", "gamerules", "matgo"]
 
 
-def started(preset: str, hands: list[list[str]], stock: list[str], layout: list[str] = LAYOUT,
-            stake: int = 1) -> Scenario:
+def started(
+    preset: str,
+    hands: list[list[str]],
+    stock: list[str],
+    layout: list[str] = LAYOUT,
+    stake: int = 1,
+) -> Scenario:
     sc = Scenario(preset, stake=stake)
     sc.deal(hands, layout, stock)
     return sc
@@ -342,18 +347,32 @@ def test_gamerules_has_no_three_ppuk_win() -> None:
 def test_gostop3_three_ppuk_both_opponents_pay() -> None:
     layout = ["01G", "02A", "03R", "04J1", "06A", "08J1"]
     sc = Scenario("gostop3", 3)
-    sc.deal([["03G", "06R", "08A"], ["12A", "05A"], ["10A", "07A"]], layout,
-            ["03J1", "11G", "09A", "06J1", "11D", "12G", "08J2"])
+    sc.deal(
+        [["03G", "06R", "08A"], ["12A", "05A"], ["10A", "07A"]],
+        layout,
+        ["03J1", "11G", "09A", "06J1", "11D", "12G", "08J2"],
+    )
     out = []
-    for seat, card in [(0, "03G"), (1, "12A"), (2, "10A"), (0, "06R"), (1, "05A"), (2, "07A"),
-                       (0, "08A")]:
+    for seat, card in [
+        (0, "03G"),
+        (1, "12A"),
+        (2, "10A"),
+        (0, "06R"),
+        (1, "05A"),
+        (2, "07A"),
+        (0, "08A"),
+    ]:
         out += sc.turn(seat, card)
     # 3-player first-ppuk amounts (3, 6, 12) from each opponent, then 7 each for three ppuk
     assert [(d[0], d[2], d[4]) for d in dues(out)] == [
-        (1, 3, "first_ppuk"), (2, 3, "first_ppuk"),
-        (1, 6, "first_ppuk"), (2, 6, "first_ppuk"),
-        (1, 12, "first_ppuk"), (2, 12, "first_ppuk"),
-        (1, 7, "three_ppuk"), (2, 7, "three_ppuk"),
+        (1, 3, "first_ppuk"),
+        (2, 3, "first_ppuk"),
+        (1, 6, "first_ppuk"),
+        (2, 6, "first_ppuk"),
+        (1, 12, "first_ppuk"),
+        (2, 12, "first_ppuk"),
+        (1, 7, "three_ppuk"),
+        (2, 7, "three_ppuk"),
     ]
 
 
@@ -405,8 +424,11 @@ def test_cardavia_has_no_shaking() -> None:
 
 @pytest.mark.parametrize(("preset", "steal", "factor"), [("matgo", 1, 2), ("gamerules", 0, 1)])
 def test_bomb_and_its_two_flip_only_turns(preset: str, steal: int, factor: int) -> None:
-    sc = started(preset, [["01R", "01J1", "01J2"], ["12A", "11G", "09R"]],
-                 ["05A", "11J1", "10R", "09J1", "09J2"])
+    sc = started(
+        preset,
+        [["01R", "01J1", "01J2"], ["12A", "11G", "09R"]],
+        ["05A", "11J1", "10R", "09J1", "09J2"],
+    )
     sc.preload(1, ["10J1", "10J2"])
     sc.bomb(0, 1, ["01R", "01J1", "01J2"])
     out = sc.flip(0)
@@ -427,8 +449,9 @@ def test_bomb_and_its_two_flip_only_turns(preset: str, steal: int, factor: int) 
     with pytest.raises(IllegalAction) as exc:
         sc.input(E.FlipOnlyPlayed(seat=1))  # flip-only turns follow one's own bomb only
     assert exc.value.rule == "flip_only"
-    bomb = next(x for x in settle(sc.table, facts_of(sc.hand, 0)).losers[0].factors
-                if x.name == "bomb")
+    bomb = next(
+        x for x in settle(sc.table, facts_of(sc.hand, 0)).losers[0].factors if x.name == "bomb"
+    )
     assert bomb.factor == factor and bomb.applies == (factor > 1)
 
 
@@ -493,7 +516,8 @@ def test_matgo_cup_decision_is_an_input() -> None:
     h = sc.hand
     assert h.phase is Phase.CUP and h.decider == 0
     assert legal_actions(h) == [
-        E.CupAssigned(seat=0, role="animal"), E.CupAssigned(seat=0, role="junk")
+        E.CupAssigned(seat=0, role="animal"),
+        E.CupAssigned(seat=0, role="junk"),
     ]
     with pytest.raises(IllegalAction):
         sc.play(1, "05A")
@@ -532,8 +556,13 @@ def test_cardavia_cup_is_automatic_and_never_transferred() -> None:
 # --- last-turn exceptions (A12) -----------------------------------------------------------
 
 
-def _last_turn(preset: str, layout: list[str], card: str, flip: str, chosen: str | None = None,
-               ) -> tuple[Scenario, list]:
+def _last_turn(
+    preset: str,
+    layout: list[str],
+    card: str,
+    flip: str,
+    chosen: str | None = None,
+) -> tuple[Scenario, list]:
     """Seat 0 plays its only card: its first turn is its last."""
     sc = Scenario(small_deal(preset, hand=1, layout=len(layout)))
     sc.deal([[card], []], layout, [flip])
@@ -541,8 +570,9 @@ def _last_turn(preset: str, layout: list[str], card: str, flip: str, chosen: str
     return sc, sc.turn(0, card, chosen=chosen)
 
 
-@pytest.mark.parametrize(("preset", "ppuk"), [("matgo", False), ("cardavia", False),
-                                              ("gamerules", True)])
+@pytest.mark.parametrize(
+    ("preset", "ppuk"), [("matgo", False), ("cardavia", False), ("gamerules", True)]
+)
 def test_last_turn_ppuk(preset: str, ppuk: bool) -> None:
     """matgo and CARDAVIA (A12 standard): no ppuk on the last card, all three are taken and
     none is counted; the general page states no exception."""

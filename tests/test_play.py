@@ -287,8 +287,13 @@ def test_refused_answers_are_asked_again_and_write_nothing(tmp_path: Path) -> No
     hidden = dealt.stock[-1]  # deep in the stock: never flipped before the first prompt
     bad = ["zz", "99", hidden.lower(), "bomb 05", "flip-only", "3r 01g 02g"]
     log = tmp_path / "cli.jsonl"
-    res = invoke_play("--seed", str(seed), "--log", str(log),
-                      stdin="".join(b + "\n" for b in bad) + reader.stdin())
+    res = invoke_play(
+        "--seed",
+        str(seed),
+        "--log",
+        str(log),
+        stdin="".join(b + "\n" for b in bad) + reader.stdin(),
+    )
     assert res.exit_code == 0, res.output
     # nothing was written for the refused answers: the log is the clean game's
     assert payloads(list(L.read_log(log))) == payloads(ps.envelopes)
@@ -446,11 +451,23 @@ def test_piped_output_has_no_colour(tmp_path: Path) -> None:
 def _on_a_terminal(tmp_path: Path, env: dict[str, str]) -> str:
     """``gostop play`` with stdout on a pseudo-terminal; answers piped on stdin."""
     master, slave = pty.openpty()
-    cmd = [sys.executable, "-m", "gostop_cli.app", "play", "--seed", "4", "--log",
-           str(tmp_path / "tty.jsonl")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "gostop_cli.app",
+        "play",
+        "--seed",
+        "4",
+        "--log",
+        str(tmp_path / "tty.jsonl"),
+    ]
     proc = subprocess.Popen(
-        cmd, stdin=subprocess.PIPE, stdout=slave, stderr=subprocess.DEVNULL,
-        env=env, cwd=tmp_path,
+        cmd,
+        stdin=subprocess.PIPE,
+        stdout=slave,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=tmp_path,
     )
     os.close(slave)
     assert proc.stdin is not None
@@ -496,8 +513,13 @@ def test_quit_keeps_a_valid_log_and_says_where(tmp_path: Path, monkeypatch: Any)
 def test_answers_that_run_out_exit_1(tmp_path: Path) -> None:
     reader = Scripted()
     play_in_process(tmp_path / "lib.jsonl", "cardavia", 11, reader)
-    res = invoke_play("--seed", "11", "--log", str(tmp_path / "g.jsonl"),
-                      stdin=reader.stdin().split("\n", 1)[0] + "\n")
+    res = invoke_play(
+        "--seed",
+        "11",
+        "--log",
+        str(tmp_path / "g.jsonl"),
+        stdin=reader.stdin().split("\n", 1)[0] + "\n",
+    )
     if len(reader.answers) > 1:
         assert res.exit_code == 1
         assert "answers ran out" in res.stderr

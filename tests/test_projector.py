@@ -35,8 +35,11 @@ def to_log(entries: Entries, game_id: str = "g") -> list[E.Envelope]:
 def base() -> Scenario:
     """matgo, one hand: a quiet turn, two pairs, a jjok that steals, a choice of two."""
     sc = Scenario("matgo", game_id="g")
-    sc.deal([["12A", "05A", "10J1"], ["01J1", "04J1"]], LAYOUT,
-            ["11G", "02J1", "05J1", "09R", "09J1", "10A"])
+    sc.deal(
+        [["12A", "05A", "10J1"], ["01J1", "04J1"]],
+        LAYOUT,
+        ["11G", "02J1", "05J1", "09R", "09J1", "10A"],
+    )
     sc.turn(0, "12A")  # seq 4, 5
     sc.turn(1, "01J1")  # seq 6, 7; captures 8, 9
     sc.turn(0, "05A")  # seq 10, 11; jjok 12, transfer 13
@@ -87,8 +90,10 @@ def strict_error(entries: Entries) -> ProjectionError:
 # --- a clean log --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("preset", "players"), [("cardavia", 2), ("gamerules", 2),
-                                                 ("gamerules", 3), ("matgo", 2), ("gostop3", 3)])
+@pytest.mark.parametrize(
+    ("preset", "players"),
+    [("cardavia", 2), ("gamerules", 2), ("gamerules", 3), ("matgo", 2), ("gostop3", 3)],
+)
 def test_simulated_game_projects_to_the_engine_state(preset: str, players: int) -> None:
     envs = play_game(GameSpec(PRESETS[preset], players, hands=3, seed=11, bots=("greedy",)))
     p = project(envs)
@@ -172,18 +177,29 @@ def test_extra_consequence() -> None:
     ("which", "replacement", "rule", "reason"),
     [
         # a card the player does not hold
-        ((E.CardPlayed, 2), E.CardPlayed(seat=0, card="04J1"), "card_in_hand",
-         "seat 0 does not hold 04J1: it is in seat 1's hand"),
+        (
+            (E.CardPlayed, 2),
+            E.CardPlayed(seat=0, card="04J1"),
+            "card_in_hand",
+            "seat 0 does not hold 04J1: it is in seat 1's hand",
+        ),
         # the stock is known: the flip must be its top card
-        ((E.CardFlipped, 2), E.CardFlipped(seat=0, card="10A"), "flip_is_stock_top",
-         "the next stock card is 05J1, not 10A"),
+        (
+            (E.CardFlipped, 2),
+            E.CardFlipped(seat=0, card="10A"),
+            "flip_is_stock_top",
+            "the next stock card is 05J1, not 10A",
+        ),
         # two layout cards match and no choice is recorded
-        ((E.CardPlayed, 3), E.CardPlayed(seat=1, card="04J1"), "choice_required",
-         "04J1 played matches 04A and 04R on the layout: say which one it takes"),
+        (
+            (E.CardPlayed, 3),
+            E.CardPlayed(seat=1, card="04J1"),
+            "choice_required",
+            "04J1 played matches 04A and 04R on the layout: say which one it takes",
+        ),
     ],
 )
-def test_illegal_inputs(which: tuple[type, int], replacement: Any, rule: str, reason: str
-                        ) -> None:
+def test_illegal_inputs(which: tuple[type, int], replacement: Any, rule: str, reason: str) -> None:
     entries = base().entries
     seq = seq_of(entries, *which)
     hand, original = entries[seq - 1]
@@ -271,8 +287,12 @@ def test_lenient_mode_keeps_every_consequence_issue() -> None:
     for cls in (E.CardsCaptured, E.JunkTransferred):
         seq = seq_of(entries, cls)
         hand, right = entries[seq - 1]
-        entries[seq - 1] = (hand, msgspec.structs.replace(right, seat=0) if cls is
-                            E.CardsCaptured else msgspec.structs.replace(right, card="02J1"))
+        entries[seq - 1] = (
+            hand,
+            msgspec.structs.replace(right, seat=0)
+            if cls is E.CardsCaptured
+            else msgspec.structs.replace(right, card="02J1"),
+        )
     p = project(to_log(entries), strict=False)
     assert [i.rule for i in p.issues] == ["derive_cards_captured", "derive_junk_transferred"]
     assert all(i.severity == "violation" and i.expected != i.recorded for i in p.issues)
@@ -335,7 +355,8 @@ def test_lenient_retraction_of_a_refused_entry_resumes_the_checks() -> None:
     entries[cap - 1] = (hand, msgspec.structs.replace(right, seat=0))
     p = project(to_log(entries), strict=False)
     assert [(i.seq, i.rule) for i in p.issues] == [
-        (4, "card_in_hand"), (cap, "derive_cards_captured")
+        (4, "card_in_hand"),
+        (cap, "derive_cards_captured"),
     ]
 
 
@@ -404,9 +425,7 @@ def test_unknown_event_types_are_kept_as_warnings() -> None:
     entries.insert(5, (1, E.UnknownEvent(type="table_photo", payload={"url": "x"})))
     p = project(to_log(entries))  # strict mode: a warning does not stop the fold
     assert p.ok
-    assert [(i.seq, i.rule, i.severity) for i in p.issues] == [
-        (6, "unknown_event_type", "warning")
-    ]
+    assert [(i.seq, i.rule, i.severity) for i in p.issues] == [(6, "unknown_event_type", "warning")]
 
 
 def test_a_seq_gap_or_repeat_is_rejected() -> None:

@@ -71,15 +71,21 @@ def test_real_logs_agree() -> None:
         _agree(list(envs))
 
 
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(envs=mutated_log())
 def test_fuzzed_logs_agree(envs: list[E.Envelope]) -> None:
     _agree(envs)
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(data=st.data())
 def test_logs_with_retractions_agree(data: st.DataObject) -> None:
     envs = list(data.draw(st.sampled_from(real_logs())))

@@ -37,8 +37,11 @@ from gostop_records.sim.selfplay import GameSpec, play_game
 
 CODES = tuple(c.code for c in C.ALL_CARDS)
 MAX_INPUTS_PER_HAND = 400  # a hand has at most ~60 inputs; this bounds a runaway loop
-FAST = settings(max_examples=25, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FAST = settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 Entries = list[tuple[int | None, Any]]
 
@@ -46,8 +49,7 @@ Entries = list[tuple[int | None, Any]]
 # --- random legal play --------------------------------------------------------------------
 
 
-def random_game(preset: str, players: int, seed: int, hands: int = 2
-                ) -> tuple[GameState, Entries]:
+def random_game(preset: str, players: int, seed: int, hands: int = 2) -> tuple[GameState, Entries]:
     """Play ``hands`` hands by a seeded uniform choice among the legal inputs, checking card
     conservation after every input. Returns the final state and the log entries."""
     rules = PRESETS[preset]
@@ -73,14 +75,23 @@ def random_game(preset: str, players: int, seed: int, hands: int = 2
     dealer = rng.randrange(players)
     for k in range(1, hands + 1):
         deck = shuffled_deck(g.table, SplitMix64(rng.getrandbits(64)))
-        step(E.HandStarted(hand=k, dealer=dealer,
-                           order=[(dealer + i) % players for i in range(players)],
-                           deck=[CODES[i] for i in deck]))
+        step(
+            E.HandStarted(
+                hand=k,
+                dealer=dealer,
+                order=[(dealer + i) % players for i in range(players)],
+                deck=[CODES[i] for i in deck],
+            )
+        )
         d = deal(g.table, deck, dealer)
-        step(E.CardsDealt(hands=[[CODES[i] for i in h] for h in d.hands],
-                          layout=[CODES[i] for i in d.layout],
-                          stock=[CODES[i] for i in d.stock],
-                          bonus_to_pile=[CODES[i] for i in d.bonus_to_pile]))
+        step(
+            E.CardsDealt(
+                hands=[[CODES[i] for i in h] for h in d.hands],
+                layout=[CODES[i] for i in d.layout],
+                stock=[CODES[i] for i in d.stock],
+                bonus_to_pile=[CODES[i] for i in d.bonus_to_pile],
+            )
+        )
         for _ in range(MAX_INPUTS_PER_HAND):
             if not g.in_hand:
                 break
@@ -113,7 +124,11 @@ def snapshot(g: GameState) -> Any:
     return (
         g.hand.to_dict() if g.hand is not None else None,
         [(r.hand, r.outcome, r.winner, r.carry, r.next_carry, r.dues) for r in g.results],
-        g.ledger(), g.recorded_ledger(), g.carry, g.next_dealer, g.finished,
+        g.ledger(),
+        g.recorded_ledger(),
+        g.carry,
+        g.next_dealer,
+        g.finished,
     )
 
 
@@ -142,7 +157,11 @@ def test_random_play_is_deterministic_for_a_seed(case: tuple[str, int], seed: in
 
 def test_every_preset_and_player_count_is_played() -> None:
     assert sorted(PRESET_SEATS) == [
-        ("cardavia", 2), ("gamerules", 2), ("gamerules", 3), ("gostop3", 3), ("matgo", 2)
+        ("cardavia", 2),
+        ("gamerules", 2),
+        ("gamerules", 3),
+        ("gostop3", 3),
+        ("matgo", 2),
     ]
 
 
@@ -259,8 +278,11 @@ def mutated_log(draw: st.DrawFn) -> list[E.Envelope]:
     return envs
 
 
-@settings(max_examples=120, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(envs=mutated_log())
 def test_projector_raises_only_projection_errors_on_mutated_logs(envs: list[E.Envelope]) -> None:
     fold_never_crashes(envs)
@@ -286,13 +308,17 @@ def random_log(draw: st.DrawFn) -> list[E.Envelope]:
         ev = draw(payload(cls))
         if ev is not None:
             events.append(ev)
-    hands = draw(st.lists(st.none() | st.integers(1, 3), min_size=len(events),
-                          max_size=len(events)))
+    hands = draw(
+        st.lists(st.none() | st.integers(1, 3), min_size=len(events), max_size=len(events))
+    )
     return to_log(list(zip(hands, events, strict=True)), game_id="fuzz")
 
 
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(envs=random_log())
 def test_projector_raises_only_projection_errors_on_random_payloads(
     envs: list[E.Envelope],
@@ -302,8 +328,12 @@ def test_projector_raises_only_projection_errors_on_random_payloads(
 
 def test_unknown_payloads_in_a_real_log_never_crash() -> None:
     envs = list(real_logs()[0])
-    envs.insert(3, msgspec.structs.replace(
-        envs[3], event=E.UnknownEvent(type="dealer_coffee", payload={"cups": 2})))
+    envs.insert(
+        3,
+        msgspec.structs.replace(
+            envs[3], event=E.UnknownEvent(type="dealer_coffee", payload={"cups": 2})
+        ),
+    )
     envs = _renumbered(envs)
     p = project(envs)
     assert p.ok and [i.rule for i in p.issues] == ["unknown_event_type"]

@@ -182,8 +182,9 @@ def _pi_bak_hands(c: Corpus) -> set[tuple[str, int]]:
         assert game is not None
         for r in game.results:
             proof = r.proof() if r.outcome == "stop" else None
-            if proof and any(f.name == "pi-bak" and f.applies
-                             for lp in proof.losers for f in lp.factors):
+            if proof and any(
+                f.name == "pi-bak" and f.applies for lp in proof.losers for f in lp.factors
+            ):
                 out.add((gid, r.hand))
     return out
 
@@ -193,8 +194,7 @@ def specials_before_pi_bak(c: Corpus, st: Store) -> list[tuple[Any, ...]]:
     # a sweep is read from the layout, which the events give only through a replay:
     # take that one flag from the turns table
     sweeps = Counter(
-        (g, h, s) for g, h, s in st.query(
-            "SELECT game_id, hand, seat FROM turns WHERE sseul").rows
+        (g, h, s) for g, h, s in st.query("SELECT game_id, hand, seat FROM turns WHERE sseul").rows
     )
     having: Counter[str] = Counter()
     with_pi: Counter[str] = Counter()
@@ -205,8 +205,7 @@ def specials_before_pi_bak(c: Corpus, st: Store) -> list[tuple[Any, ...]]:
         made = {
             "ppuk": any(ev.seat == w for ev in h.of(E.PpukMade)),
             "jjok": any(ev.seat == w and ev.kind == "jjok" for ev in h.of(E.CardsCaptured)),
-            "ttadak": any(ev.seat == w and ev.kind == "ttadak"
-                          for ev in h.of(E.CardsCaptured)),
+            "ttadak": any(ev.seat == w and ev.kind == "ttadak" for ev in h.of(E.CardsCaptured)),
             "sseul": sweeps[(h.game_id, h.hand, w)] > 0,
             "bomb": any(ev.seat == w for ev in h.of(E.BombPlayed)),
             "shake": any(ev.seat == w for ev in h.of(E.Shaken)),
@@ -249,8 +248,9 @@ def dealer_wins(c: Corpus, _: Store) -> list[tuple[Any, ...]]:
         if h.winner is not None:
             won[(h.ruleset, h.players)] += 1
             dealer[(h.ruleset, h.players)] += h.winner == h.dealer
-    return [(r, p, won[(r, p)], dealer[(r, p)], dealer[(r, p)] / won[(r, p)])
-            for r, p in sorted(won)]
+    return [
+        (r, p, won[(r, p)], dealer[(r, p)], dealer[(r, p)] / won[(r, p)]) for r, p in sorted(won)
+    ]
 
 
 def capture_kinds(c: Corpus, _: Store) -> list[tuple[Any, ...]]:
@@ -297,8 +297,9 @@ def disputed_payments(c: Corpus, _: Store) -> list[tuple[Any, ...]]:
             continue
         for pair in sorted(set(recorded) | set(due)):
             if recorded[pair] != due[pair]:
-                rows.append((gid, hand, *pair, due[pair], recorded[pair],
-                             recorded[pair] - due[pair]))
+                rows.append(
+                    (gid, hand, *pair, due[pair], recorded[pair], recorded[pair] - due[pair])
+                )
     assert rows, "the corpus has no disputed payment"
     return sorted(rows, key=lambda r: (-abs(r[6]), r[0], r[1], r[2]))
 
@@ -327,7 +328,7 @@ def _same(got: Any, want: Any, digits: int) -> bool:
     if isinstance(want, float) or isinstance(got, float):
         if got is None or want is None:
             return got is want
-        return math.isclose(float(got), want, abs_tol=0.5 * 10.0 ** -digits + 1e-9)
+        return math.isclose(float(got), want, abs_tol=0.5 * 10.0**-digits + 1e-9)
     return bool(got == want)
 
 
@@ -348,4 +349,6 @@ def test_sample_query(path: Path, corpus: Corpus, store: Store) -> None:
     assert len(got) == len(want), (got, want)
     for g, w in zip(got, want, strict=True):
         assert len(g) == len(w) and all(_same(a, b, digits) for a, b in zip(g, w, strict=True)), (
-            g, w)
+            g,
+            w,
+        )

@@ -45,15 +45,31 @@ def test_the_index_covers_every_situation_of_the_brief() -> None:
     for e in ENTRIES:
         have.update(k for k, n in e["features"].items() if n)
     for key in (
-        "ppuk_made", "cards_captured:ppuk_taken", "cards_captured:own_ppuk",
-        "cards_captured:ttadak", "cards_captured:jjok", "junk_transferred:sseul",
-        "bomb_played", "flip_only_played", "shaken", "four_of_a_month_shown", "deal_voided",
-        "bonus_card_taken", "cup_assigned", "go_called", "entry_retracted",
+        "ppuk_made",
+        "cards_captured:ppuk_taken",
+        "cards_captured:own_ppuk",
+        "cards_captured:ttadak",
+        "cards_captured:jjok",
+        "junk_transferred:sseul",
+        "bomb_played",
+        "flip_only_played",
+        "shaken",
+        "four_of_a_month_shown",
+        "deal_voided",
+        "bonus_card_taken",
+        "cup_assigned",
+        "go_called",
+        "entry_retracted",
     ):
         assert have[key], key
     rulesets = {(e["ruleset"], e["players"]) for e in ENTRIES}
-    assert {("matgo", 2), ("gamerules", 2), ("gamerules", 3), ("cardavia", 2),
-            ("gostop3", 3)} <= rulesets
+    assert {
+        ("matgo", 2),
+        ("gamerules", 2),
+        ("gamerules", 3),
+        ("cardavia", 2),
+        ("gostop3", 3),
+    } <= rulesets
     assert {e["validation"] for e in ENTRIES} == {"strict", "lenient", "tampered"}
     gos = {h["go"] for e in ENTRIES for h in e["hands"]}
     assert {1, 2, 3, 4} <= gos
@@ -80,10 +96,15 @@ def _hands(p: Projection) -> list[dict[str, Any]]:
             "winner": r.winner,
             "score": h.score_of(r.winner) if won and r.outcome == "stop" else None,
             "go": h.go_count[r.winner] if won else 0,
-            "due": [{"payer": a, "payee": b, "points": pts, "chips": ch, "reason": why}
-                    for a, b, pts, ch, why in r.dues],
-            "paid": [{"payer": a, "payee": b, "chips": c}
-                     for n, a, b, c in p.game.payments if n == r.hand],
+            "due": [
+                {"payer": a, "payee": b, "points": pts, "chips": ch, "reason": why}
+                for a, b, pts, ch, why in r.dues
+            ],
+            "paid": [
+                {"payer": a, "payee": b, "chips": c}
+                for n, a, b, c in p.game.payments
+                if n == r.hand
+            ],
         }
         if r.outcome in ("nagari", "void"):
             hand["next_carry"] = r.next_carry
@@ -159,8 +180,13 @@ def test_the_corpus_validates_and_matches_its_index() -> None:
         presets.add((p.game.rules.name, p.game.table.players))
     assert dict(sorted(outcomes.items())) == CORPUS["stats"]["outcomes"]
     assert len(envs) == CORPUS["stats"]["events"]
-    assert presets == {("matgo", 2), ("gamerules", 2), ("gamerules", 3), ("cardavia", 2),
-                       ("gostop3", 3)}
+    assert presets == {
+        ("matgo", 2),
+        ("gamerules", 2),
+        ("gamerules", 3),
+        ("cardavia", 2),
+        ("gostop3", 3),
+    }
 
 
 def _generator() -> ModuleType:
@@ -177,7 +203,6 @@ def _generator() -> ModuleType:
 
 def test_the_generator_reproduces_every_file() -> None:
     files = _generator().generate()
-    assert set(files) == {p.name for p in SAMPLES.glob("*.jsonl")} | {"index.json",
-                                                                       "README.md"}
+    assert set(files) == {p.name for p in SAMPLES.glob("*.jsonl")} | {"index.json", "README.md"}
     for name, data in files.items():
         assert (SAMPLES / name).read_bytes() == data, f"samples/{name} is out of date"

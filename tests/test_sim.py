@@ -43,12 +43,17 @@ def test_splitmix64_matches_the_reference_sequence() -> None:
     # The published outputs of SplitMix64 (Steele, Lea, Flood 2014) for seeds 0 and 1234567.
     r = SplitMix64(0)
     assert [r.next64() for _ in range(3)] == [
-        0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4, 0x06C45D188009454F,
+        0xE220A8397B1DCDAF,
+        0x6E789E6AA1B965F4,
+        0x06C45D188009454F,
     ]
     r = SplitMix64(1234567)
     assert [r.next64() for _ in range(5)] == [
-        6457827717110365317, 3203168211198807973, 9817491932198370423,
-        4593380528125082431, 16408922859458223821,
+        6457827717110365317,
+        3203168211198807973,
+        9817491932198370423,
+        4593380528125082431,
+        16408922859458223821,
     ]
 
 
@@ -124,7 +129,8 @@ def test_every_simulated_log_validates_strictly(
 def test_simulate_runs_games_on_consecutive_seeds() -> None:
     logs = list(simulate(PRESETS["matgo"], 2, games=3, hands=1, seed=10, bots=("random",)))
     assert [log[0].game_id for log in logs] == [
-        "sim-matgo-2p-random-random-10", "sim-matgo-2p-random-random-11",
+        "sim-matgo-2p-random-random-10",
+        "sim-matgo-2p-random-random-11",
         "sim-matgo-2p-random-random-12",
     ]
     specs = list(game_specs(PRESETS["matgo"], 2, 3, 1, 10, ("random",)))
@@ -249,23 +255,27 @@ stock: auto
 
 
 def test_greedy_bombs_and_takes_a_stack() -> None:
-    bomb = _greedy(_hand("""
+    bomb = _greedy(
+        _hand("""
 game t ruleset=matgo players=2
 hand dealer=0
 seat0: 03R 03J1 03J2 05A ...
 seat1: ...
 layout: 03G 05J1 06J1 07J1 08J1 09J1 10J1 11J1
 stock: auto
-"""))
+""")
+    )
     assert type(bomb) is E.BombPlayed and bomb.month == 3
-    stack = _greedy(_hand("""
+    stack = _greedy(
+        _hand("""
 game t ruleset=matgo players=2
 hand dealer=0
 seat0: 06A 05A 01J1 02J1 03J1 04J1 07A 08A 12A 11D
 seat1: ...
 layout: 06J1 06J2 06R 05J1 01G 09J1 10J1 11J1
 stock: auto
-"""))
+""")
+    )
     assert stack == E.CardPlayed(seat=0, card="06A", chosen=None)
 
 

@@ -32,9 +32,25 @@ def run(*args: str) -> tuple[int, str, str]:
 
 def test_out_writes_one_log_per_game_that_validates(tmp_path: Path) -> None:
     out = tmp_path / "sims"
-    code, stdout, _ = run("--ruleset", "gamerules", "--players", "3", "--games", "3",
-                          "--hands", "2", "--seed", "4", "--bot", "greedy", "--bot", "random",
-                          "--out", str(out), "--no-progress")
+    code, stdout, _ = run(
+        "--ruleset",
+        "gamerules",
+        "--players",
+        "3",
+        "--games",
+        "3",
+        "--hands",
+        "2",
+        "--seed",
+        "4",
+        "--bot",
+        "greedy",
+        "--bot",
+        "random",
+        "--out",
+        str(out),
+        "--no-progress",
+    )
     assert code == 0
     files = sorted(out.iterdir())
     assert [f.name for f in files] == [
@@ -53,17 +69,35 @@ def test_out_writes_one_log_per_game_that_validates(tmp_path: Path) -> None:
 
 
 def test_json_summary_agrees_with_the_logs(tmp_path: Path) -> None:
-    code, stdout, stderr = run("-r", "matgo", "-g", "4", "--hands", "3", "-s", "1",
-                               "-b", "greedy", "-b", "random", "--stake", "10",
-                               "-o", str(tmp_path), "--json", "--no-progress")
+    code, stdout, stderr = run(
+        "-r",
+        "matgo",
+        "-g",
+        "4",
+        "--hands",
+        "3",
+        "-s",
+        "1",
+        "-b",
+        "greedy",
+        "-b",
+        "random",
+        "--stake",
+        "10",
+        "-o",
+        str(tmp_path),
+        "--json",
+        "--no-progress",
+    )
     assert code == 0 and stderr == ""
     s = json.loads(stdout)
     envs = [e for f in sorted(tmp_path.iterdir()) for e in L.read_log(f)]
     ended = [e.event for e in envs if type(e.event) is E.HandEnded]
     due = sum(e.event.chips for e in envs if type(e.event) is E.PaymentDue)
     assert (s["games"], s["hands"], s["events"]) == (4, len(ended), len(envs))
-    assert s["outcomes"] == {k: sum(h.outcome == k for h in ended)
-                             for k in ("stop", "instant", "nagari", "void")}
+    assert s["outcomes"] == {
+        k: sum(h.outcome == k for h in ended) for k in ("stop", "instant", "nagari", "void")
+    }
     assert s["nagari_rate"] == round(s["outcomes"]["nagari"] / len(ended), 4)
     assert s["chips_due"] == due and s["avg_chips_per_hand"] == round(due / len(ended), 3)
     assert (s["ruleset"], s["players"], s["seed"], s["stake"]) == ("matgo", 2, 1, 10)
@@ -80,8 +114,22 @@ def test_the_same_command_writes_the_same_bytes(tmp_path: Path) -> None:
     a = {f.name: f.read_bytes() for f in (tmp_path / "a").iterdir()}
     b = {f.name: f.read_bytes() for f in (tmp_path / "b").iterdir()}
     assert a == b and len(a) == 2
-    assert run("-r", "gostop3", "-g", "2", "--hands", "2", "-s", "10", "--no-progress",
-               "-o", str(tmp_path / "c"))[0] == 0
+    assert (
+        run(
+            "-r",
+            "gostop3",
+            "-g",
+            "2",
+            "--hands",
+            "2",
+            "-s",
+            "10",
+            "--no-progress",
+            "-o",
+            str(tmp_path / "c"),
+        )[0]
+        == 0
+    )
     c = {f.name: f.read_bytes() for f in (tmp_path / "c").iterdir()}
     assert set(c) != set(a)  # game ids carry the seed
     assert c["sim-gostop3-3p-10.jsonl"] == a["sim-gostop3-3p-10.jsonl"]  # seed 9 + 1
@@ -100,8 +148,7 @@ def test_progress_goes_to_stderr_without_colour_codes(tmp_path: Path) -> None:
 
 def test_db_imports_the_games_once(tmp_path: Path) -> None:
     db = tmp_path / "sim.duckdb"
-    args = ("-r", "matgo", "-g", "2", "--hands", "2", "--db", str(db), "--json",
-            "--no-progress")
+    args = ("-r", "matgo", "-g", "2", "--hands", "2", "--db", str(db), "--json", "--no-progress")
     code, stdout, _ = run(*args)
     assert code == 0
     s = json.loads(stdout)
@@ -126,9 +173,7 @@ def test_db_imports_the_games_once(tmp_path: Path) -> None:
         (["-r", "missing.toml"], "no ruleset file missing.toml"),
     ],
 )
-def test_bad_arguments_exit_2_with_a_message(
-    tmp_path: Path, args: list[str], message: str
-) -> None:
+def test_bad_arguments_exit_2_with_a_message(tmp_path: Path, args: list[str], message: str) -> None:
     code, stdout, stderr = run(*args, "--out", str(tmp_path / "x"))
     assert code == 2
     assert message in _flat(stderr) and stdout == ""
@@ -154,8 +199,7 @@ def test_a_bad_ruleset_file_is_rejected_input(tmp_path: Path) -> None:
     assert stderr.startswith("gostop: error: ") and "field bombs" in stderr
     good = tmp_path / "quick.toml"
     good.write_text('base = "matgo"\ntarget_2p = 3\n', encoding="utf-8")
-    code, stdout, _ = run("-r", str(good), "-o", str(tmp_path / "out"), "--json",
-                          "--no-progress")
+    code, stdout, _ = run("-r", str(good), "-o", str(tmp_path / "out"), "--json", "--no-progress")
     assert code == 0 and json.loads(stdout)["ruleset"] == "quick"
 
 

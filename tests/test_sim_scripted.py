@@ -69,8 +69,13 @@ def test_a_script_builds_a_log_that_validates_strictly() -> None:
 def test_consequences_follow_their_input_and_share_its_time() -> None:
     envs = scripted.build(JJOK)
     assert _types(envs)[:7] == [
-        "game_started", "hand_started", "cards_dealt", "card_played", "card_flipped",
-        "cards_captured", "cards_captured",
+        "game_started",
+        "hand_started",
+        "cards_dealt",
+        "card_played",
+        "card_flipped",
+        "cards_captured",
+        "cards_captured",
     ]
     assert envs[5].at == envs[4].at != envs[3].at
     assert [e.hand for e in envs] == [None] + [1] * (len(envs) - 1)
@@ -106,8 +111,9 @@ def test_deck_of_inverts_the_dealer_with_bonus_cards_face_up(preset: str, player
         log = play_game(GameSpec(PRESETS[preset], players, hands=1, seed=seed))
         dealt = next(e.event for e in log if type(e.event) is E.CardsDealt)
         dealer = next(e.event.dealer for e in log if type(e.event) is E.HandStarted)
-        deck = scripted.deck_of(t, dealer, dealt.hands, dealt.layout, dealt.stock,
-                                dealt.bonus_to_pile)
+        deck = scripted.deck_of(
+            t, dealer, dealt.hands, dealt.layout, dealt.stock, dealt.bonus_to_pile
+        )
         assert deck is not None
         d = deal(t, [C.index(c) for c in deck], dealer)
         assert [[C.ALL_CARDS[i].code for i in h] for h in d.hands] == dealt.hands
@@ -167,17 +173,31 @@ def test_an_illegal_input_names_the_line_and_the_rule() -> None:
         ("hand dealer=0\n", "starts with a game line"),
         ("game x players=2\n", "ruleset=NAME is required"),
         ("game x ruleset=matgo\nhand dealer=0\nseat0: ...\nlayout: 01G\n", "no line for seat1"),
-        ("game x ruleset=matgo\nhand dealer=0\nseat0: 01G ...\nseat1: 01G ...\n"
-         "layout: 02J1\n", "01G is placed twice"),
-        ("game x ruleset=matgo\nhand dealer=0\nseat0: ...\nseat1: ...\n"
-         "layout: 08A 01G 05R 10J1 03J1 04J1 12A 06J1\n0 dance\n", "unknown input 'dance'"),
-        ("game x ruleset=matgo\nhand dealer=0\nseat0: ...\nseat1: ...\n"
-         "layout: 08A 01G 05R 10J1 03J1 04J1 12A 06J1\n0 play 13X\n", "unknown card code"),
-        ("game x ruleset=matgo\nhand dealer=0\nseat0: ...\nseat1: ...\n"
-         "layout: 08A 01G 05R 10J1 03J1 04J1 12A 06J1\n0 shake 14\n", "a month is 01..12"),
+        (
+            "game x ruleset=matgo\nhand dealer=0\nseat0: 01G ...\nseat1: 01G ...\nlayout: 02J1\n",
+            "01G is placed twice",
+        ),
+        (
+            "game x ruleset=matgo\nhand dealer=0\nseat0: ...\nseat1: ...\n"
+            "layout: 08A 01G 05R 10J1 03J1 04J1 12A 06J1\n0 dance\n",
+            "unknown input 'dance'",
+        ),
+        (
+            "game x ruleset=matgo\nhand dealer=0\nseat0: ...\nseat1: ...\n"
+            "layout: 08A 01G 05R 10J1 03J1 04J1 12A 06J1\n0 play 13X\n",
+            "unknown card code",
+        ),
+        (
+            "game x ruleset=matgo\nhand dealer=0\nseat0: ...\nseat1: ...\n"
+            "layout: 08A 01G 05R 10J1 03J1 04J1 12A 06J1\n0 shake 14\n",
+            "a month is 01..12",
+        ),
         ("game x ruleset=matgo wind=east\n", "line 1: unknown game attribute(s) wind"),
-        ("game x ruleset=matgo\nhand dealer=0\nseat0: ?\nseat1: ...\n"
-         "layout: 08A 01G 05R 10J1 03J1 04J1 12A 06J1\nstock: auto\n", "needs every hand known"),
+        (
+            "game x ruleset=matgo\nhand dealer=0\nseat0: ?\nseat1: ...\n"
+            "layout: 08A 01G 05R 10J1 03J1 04J1 12A 06J1\nstock: auto\n",
+            "needs every hand known",
+        ),
     ],
 )
 def test_script_errors_are_clear(text: str, message: str) -> None:
@@ -214,8 +234,7 @@ stock: auto
 """
     envs = scripted.build(text)
     types = _types(envs)
-    for t in ("bomb_played", "shaken", "bonus_card_taken", "cup_assigned",
-              "flip_only_played"):
+    for t in ("bomb_played", "shaken", "bonus_card_taken", "cup_assigned", "flip_only_played"):
         assert t in types
     bomb = next(e.event for e in envs if type(e.event) is E.BombPlayed)
     assert bomb.cards == ["03R", "03J1", "03J2"]
@@ -229,7 +248,8 @@ stock: auto
 
 def test_retract_undoes_the_latest_input() -> None:
     text = JJOK.replace("1 play 12G\n", "1 play 12R\nretract typo\n1 play 12G\n").replace(
-        "seat1: 12G 02J1 11J1 ...", "seat1: 12G 12R 02J1 11J1 ...")
+        "seat1: 12G 02J1 11J1 ...", "seat1: 12G 12R 02J1 11J1 ..."
+    )
     envs = scripted.build(text)
     played = next(e for e in envs if type(e.event) is E.CardPlayed and e.event.card == "12R")
     retract = envs[played.seq]  # the next envelope
@@ -255,7 +275,8 @@ pay 2->1 3 short by two
     envs = scripted.build(text)
     shown = envs[3].event
     assert shown == E.FourOfAMonthShown(
-        shown=[E.FourShown(seat=1, month=5, cards=["05A", "05R", "05J1", "05J2"])])
+        shown=[E.FourShown(seat=1, month=5, cards=["05A", "05R", "05J1", "05J2"])]
+    )
     notes = [e.event for e in envs if type(e.event) is E.NoteAdded]
     assert notes == [E.NoteAdded(text="seat 1 showed May", about_seq=4)]
     pays = [e.event for e in envs if type(e.event) is E.PaymentRecorded]

@@ -116,8 +116,13 @@ def test_racing_threads_exactly_one_wins(tmp_path: Path) -> None:
             barrier = threading.Barrier(2)
             outcome: list[str] = []
 
-            def write(st: Store, step: int = step, version: int = version,
-                      barrier: threading.Barrier = barrier, outcome: list[str] = outcome) -> None:
+            def write(
+                st: Store,
+                step: int = step,
+                version: int = version,
+                barrier: threading.Barrier = barrier,
+                outcome: list[str] = outcome,
+            ) -> None:
                 barrier.wait()
                 try:
                     st.append(GID, [pl[step]], version)
@@ -155,8 +160,13 @@ def test_stale_version_from_another_process(tmp_path: Path) -> None:
         "with Store(sys.argv[1]) as st:\n"
         "    st.append(sys.argv[2], [pl[4]], 4)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code, str(path), GID], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(path), GID],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     with Store(path) as st:
         with pytest.raises(ConcurrencyError, match="expected version 4"):
@@ -178,8 +188,9 @@ def test_cache_is_rebuilt_when_another_store_wrote(tmp_path: Path) -> None:
 def test_retraction_removes_the_entry_from_the_projections(tmp_path: Path) -> None:
     pl = payloads()
     # a played card with no consequence of its own (the flip comes next)
-    k = next(i for i, p in enumerate(pl)
-             if type(p) is E.CardPlayed and type(pl[i + 1]) is E.CardFlipped)
+    k = next(
+        i for i, p in enumerate(pl) if type(p) is E.CardPlayed and type(pl[i + 1]) is E.CardFlipped
+    )
     path = tmp_path / "s.duckdb"
     with Store(path) as st:
         st.append(GID, pl[:k], 0)
@@ -197,10 +208,13 @@ def test_retraction_removes_the_entry_from_the_projections(tmp_path: Path) -> No
         assert st.verify().ok
     with Store(tmp_path / "plain.duckdb") as plain:
         plain.append(GID, pl, 0)
-        assert turns == plain.conn.execute(
-            "SELECT seat, played, flipped FROM turns WHERE game_id = ? ORDER BY hand, turn",
-            [GID],
-        ).fetchall()
+        assert (
+            turns
+            == plain.conn.execute(
+                "SELECT seat, played, flipped FROM turns WHERE game_id = ? ORDER BY hand, turn",
+                [GID],
+            ).fetchall()
+        )
 
 
 def test_a_game_must_start_with_game_started(tmp_path: Path) -> None:

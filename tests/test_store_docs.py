@@ -158,7 +158,8 @@ def test_joins_paragraph_names_real_tables_and_columns(catalog: Catalog) -> None
 def test_the_checks_catch_a_stale_name(catalog: Catalog, store: Store) -> None:
     """The resolver is not vacuous: a dropped column, a bad setting, a bad SQL span fail."""
     assert _unresolved("see `pi_bak` and `hands.pi_bak`", "scores", catalog, store) == [
-        "pi_bak", "hands.pi_bak",
+        "pi_bak",
+        "hands.pi_bak",
     ]
     assert _unresolved("`rules.no_such_setting`", "payouts", catalog, store)
     assert _unresolved("`payload ->> 'seat'`", "hands", catalog, store)
@@ -204,7 +205,7 @@ def test_markdown_refuses_an_undocumented_column(monkeypatch: pytest.MonkeyPatch
 
 def _section(text: str) -> str:
     start = text.index(docs.README_START) + len(docs.README_START)
-    return text[start:text.index(docs.README_END)].strip("\n")
+    return text[start : text.index(docs.README_END)].strip("\n")
 
 
 def test_readme_carries_the_generated_section() -> None:
@@ -236,8 +237,9 @@ def test_write_readme_replaces_only_the_section(tmp_path: Path) -> None:
     assert docs.write_readme(readme) is False
 
 
-def test_write_readme_without_markers_fails(tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_write_readme_without_markers_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     readme = tmp_path / "README.md"
     readme.write_text("# no markers\n", encoding="utf-8")
     assert docs.main(["--write-readme", str(readme)]) == 1

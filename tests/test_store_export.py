@@ -18,11 +18,12 @@ def test_export_writes_readable_partitioned_parquet(tmp_path: Path) -> None:
     db = tmp_path / "s.duckdb"
     with Store(db) as st:
         st.import_envelopes([e for g in logs for e in g])
-        counts = {t: st.conn.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0]
-                  for t in TABLES}
-        by_part = dict(st.conn.execute(
-            """SELECT left("at", 10) || '/' || type, count(*) FROM events GROUP BY ALL"""
-        ).fetchall())
+        counts = {t: st.conn.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0] for t in TABLES}
+        by_part = dict(
+            st.conn.execute(
+                """SELECT left("at", 10) || '/' || type, count(*) FROM events GROUP BY ALL"""
+            ).fetchall()
+        )
     out = tmp_path / "export"
     done = gostop("db", "export", "--parquet", str(out), "--db", str(db), "--json")
     assert done.returncode == 0, done.stderr
@@ -41,8 +42,9 @@ def test_export_writes_readable_partitioned_parquet(tmp_path: Path) -> None:
     ).fetchall()
     assert payload[0][0] == payload[0][1]
     for table, n in counts.items():
-        assert con.execute(
-            f"SELECT count(*) FROM '{out}/{table}.parquet'").fetchall() == [(n,)], table
+        assert con.execute(f"SELECT count(*) FROM '{out}/{table}.parquet'").fetchall() == [(n,)], (
+            table
+        )
     with Store(db, read_only=True) as st, pytest.raises(StoreError, match="--overwrite"):
         st.export_parquet(out)
     with Store(db, read_only=True) as st:

@@ -18,9 +18,7 @@ from gostop_records.store import Store, rows
 
 
 def _counts(st: Store) -> dict[str, int]:
-    return dict(st.conn.execute(
-        "SELECT game_id, count(*) FROM events GROUP BY game_id"
-    ).fetchall())
+    return dict(st.conn.execute("SELECT game_id, count(*) FROM events GROUP BY game_id").fetchall())
 
 
 def test_import_folder_of_jsonl_and_msgpack_then_again(tmp_path: Path) -> None:
@@ -101,7 +99,10 @@ def test_a_rules_violation_is_rejected_strict_and_kept_lenient(tmp_path: Path) -
         assert report.imported == 3
         [problem] = report.rejected
         assert (problem.game_id, problem.seq, problem.rule) == (
-            bad[0].game_id, bad_seq, "card_in_hand")
+            bad[0].game_id,
+            bad_seq,
+            "card_in_hand",
+        )
         assert problem.file == str(tmp_path / "logs" / "games-00000.jsonl")
         assert "does not hold" in problem.reason
         assert st.version(bad[0].game_id) == 0
@@ -114,7 +115,8 @@ def test_a_rules_violation_is_rejected_strict_and_kept_lenient(tmp_path: Path) -
         assert report.ok and report.imported == 4 and report.violations >= 1
         issues = st.conn.execute(
             "SELECT seq, rule FROM issues WHERE game_id = ? AND severity = 'violation' "
-            "ORDER BY seq", [bad[0].game_id],
+            "ORDER BY seq",
+            [bad[0].game_id],
         ).fetchall()
         assert issues[0] == (bad_seq, "card_in_hand")
         assert st.verify().ok
@@ -160,8 +162,10 @@ def test_json_lines_path_without_pyarrow_gives_the_same_tables(
     write_games(tmp_path / "logs", logs, per_file=3)
     with Store(tmp_path / "arrow.duckdb") as st:
         st.import_paths([tmp_path / "logs"], batch_events=400)
-        expected = {t: sorted(st.conn.execute(f"SELECT * FROM {t}").fetchall(), key=repr)
-                    for t in ("events", "hands", "turns", "payouts", "games")}
+        expected = {
+            t: sorted(st.conn.execute(f"SELECT * FROM {t}").fetchall(), key=repr)
+            for t in ("events", "hands", "turns", "payouts", "games")
+        }
     monkeypatch.setattr(rows, "_FORCE_JSON", True)
     with Store(tmp_path / "json.duckdb") as st:
         report = st.import_paths([tmp_path / "logs"], batch_events=400)
@@ -178,9 +182,22 @@ def test_killed_import_leaves_whole_games_and_a_second_run_completes(tmp_path: P
     want = {g[0].game_id: len(g) for g in logs}
     db = tmp_path / "s.duckdb"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gostop_cli.app", "db", "import", str(tmp_path / "logs"),
-         "--db", str(db), "--batch-events", "1500"],
-        cwd=ROOT, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+        [
+            sys.executable,
+            "-m",
+            "gostop_cli.app",
+            "db",
+            "import",
+            str(tmp_path / "logs"),
+            "--db",
+            str(db),
+            "--batch-events",
+            "1500",
+        ],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
         env={**os.environ, "NO_COLOR": "1"},
     )
     try:

@@ -18,11 +18,14 @@ from gostop_records.store.connection import default_path
 def test_a_new_file_gets_the_current_schema(tmp_path: Path) -> None:
     with Store(tmp_path / "s.duckdb") as st:
         assert schema.file_version(st.conn) == schema.SCHEMA_VERSION
-        names = {r[0] for r in st.conn.execute(
-            "SELECT table_name FROM information_schema.tables").fetchall()}
+        names = {
+            r[0]
+            for r in st.conn.execute("SELECT table_name FROM information_schema.tables").fetchall()
+        }
         assert {"events", "meta", *schema.TABLES, *schema.VIEWS} <= names
-        assert st.conn.execute(
-            "SELECT current_setting('enable_progress_bar')").fetchall() == [(False,)]
+        assert st.conn.execute("SELECT current_setting('enable_progress_bar')").fetchall() == [
+            (False,)
+        ]
 
 
 def test_migrations_run_in_order_from_the_registry(tmp_path: Path) -> None:
@@ -62,8 +65,9 @@ def test_a_bare_events_file_is_upgraded_and_projected(tmp_path: Path) -> None:
     conn.execute(schema._events_ddl())
     for g in logs:
         for env in g:
-            conn.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                         list(event_row(env)))
+            conn.execute(
+                "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", list(event_row(env))
+            )
     conn.close()
     with Store(path) as st:
         assert schema.file_version(st.conn) == schema.SCHEMA_VERSION
@@ -92,10 +96,17 @@ def test_the_lock_error_names_the_file(tmp_path: Path) -> None:
     path = tmp_path / "busy.duckdb"
     Store(path).close()
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys\nfrom gostop_records.store import Store\n"
-         "s = Store(sys.argv[1])\nprint('ready', flush=True)\nsys.stdin.read()\n", str(path)],
-        cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import sys\nfrom gostop_records.store import Store\n"
+            "s = Store(sys.argv[1])\nprint('ready', flush=True)\nsys.stdin.read()\n",
+            str(path),
+        ],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
@@ -141,8 +152,15 @@ def test_query_is_read_only(tmp_path: Path) -> None:
         assert st.query("SELECT count(*) FROM events").rows[0][0] > 0
     done = gostop("db", "query", "INSERT INTO meta VALUES ('a', 'b')", "--db", str(path))
     assert done.returncode == 1 and "read-only" in done.stderr and "INSERT" in done.stderr
-    done = gostop("db", "query", "SELECT game_id, players FROM games ORDER BY 1",
-                  "--db", str(path), "--format", "csv")
+    done = gostop(
+        "db",
+        "query",
+        "SELECT game_id, players FROM games ORDER BY 1",
+        "--db",
+        str(path),
+        "--format",
+        "csv",
+    )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "game_id,players" and len(lines) == 3
@@ -172,7 +190,8 @@ def test_a_version_1_file_gains_capture_positions(tmp_path: Path) -> None:
         st.import_envelopes([e for g in games("matgo", 2, count=2, hands=1, seed=91) for e in g])
         want = st.conn.execute(
             "SELECT count(*) FILTER (WHERE position = 1), count(DISTINCT (game_id, seq)) "
-            "FROM captures").fetchall()[0]
+            "FROM captures"
+        ).fetchall()[0]
         # make it a version 1 file: no position column
         st.conn.execute("ALTER TABLE captures DROP COLUMN position")
         st.conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
@@ -181,6 +200,7 @@ def test_a_version_1_file_gains_capture_positions(tmp_path: Path) -> None:
         assert schema.file_version(st.conn) == schema.SCHEMA_VERSION
         got = st.conn.execute(
             "SELECT count(*) FILTER (WHERE position = 1), count(DISTINCT (game_id, seq)) "
-            "FROM captures").fetchall()[0]
+            "FROM captures"
+        ).fetchall()[0]
         assert got == want
         assert st.verify().ok

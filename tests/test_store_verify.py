@@ -22,8 +22,7 @@ def filled(tmp_path: Path) -> tuple[Path, list[list[E.Envelope]]]:
 
 
 def _snapshot(st: Store) -> dict[str, list[tuple[object, ...]]]:
-    return {t: sorted(st.conn.execute(f"SELECT * FROM {t}").fetchall(), key=repr)
-            for t in TABLES}
+    return {t: sorted(st.conn.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in TABLES}
 
 
 def test_projection_tables_equal_a_fresh_rebuild(filled: tuple[Path, list]) -> None:
@@ -36,8 +35,19 @@ def test_projection_tables_equal_a_fresh_rebuild(filled: tuple[Path, list]) -> N
         rebuilt = st.rebuild()
         assert rebuilt.games == len(logs) and not rebuilt.failed
         assert _snapshot(st) == before
-        assert all(before[t] for t in ("games", "hands", "turns", "captures", "scores",
-                                       "payouts", "decisions", "positions"))
+        assert all(
+            before[t]
+            for t in (
+                "games",
+                "hands",
+                "turns",
+                "captures",
+                "scores",
+                "payouts",
+                "decisions",
+                "positions",
+            )
+        )
 
 
 def test_a_payload_changed_with_sql_is_found(filled: tuple[Path, list]) -> None:
@@ -45,11 +55,14 @@ def test_a_payload_changed_with_sql_is_found(filled: tuple[Path, list]) -> None:
     game = logs[2]
     target = next(e for e in game if type(e.event) is E.CardFlipped and e.seq > 10)
     other = "01G" if target.event.card != "01G" else "02A"
-    payload = json.dumps({"type": "card_flipped", "seat": target.event.seat, "card": other,
-                          "chosen": None})
+    payload = json.dumps(
+        {"type": "card_flipped", "seat": target.event.seat, "card": other, "chosen": None}
+    )
     with Store(db) as st:
-        st.conn.execute("UPDATE events SET payload = ? WHERE game_id = ? AND seq = ?",
-                        [payload, target.game_id, target.seq])
+        st.conn.execute(
+            "UPDATE events SET payload = ? WHERE game_id = ? AND seq = ?",
+            [payload, target.game_id, target.seq],
+        )
     with Store(db, read_only=True) as st:
         report = st.verify()
     assert not report.ok
@@ -66,8 +79,10 @@ def test_an_unreadable_payload_is_a_break_at_its_seq(filled: tuple[Path, list]) 
     gid = logs[0][0].game_id
     with Store(db) as st:
         st.conn.execute(
-            "UPDATE events SET payload = '{\"type\": \"card_played\", \"seat\": 9}' "
-            "WHERE game_id = ? AND seq = 5", [gid])
+            'UPDATE events SET payload = \'{"type": "card_played", "seat": 9}\' '
+            "WHERE game_id = ? AND seq = 5",
+            [gid],
+        )
         report = st.verify()
     assert [(b.game_id, b.seq) for b in report.breaks] == [(gid, 5)]
 
@@ -78,10 +93,12 @@ def test_a_projection_edited_by_hand_is_found_and_rebuild_repairs_it(
     db, logs = filled
     gid = logs[1][0].game_id
     with Store(db) as st:
-        st.conn.execute("UPDATE payouts SET chips = chips + 5 WHERE game_id = ? AND hand = 1",
-                        [gid])
+        st.conn.execute(
+            "UPDATE payouts SET chips = chips + 5 WHERE game_id = ? AND hand = 1", [gid]
+        )
         [(third,)] = st.conn.execute(
-            "SELECT count(*) FROM turns WHERE game_id = ? AND turn = 3", [gid]).fetchall()
+            "SELECT count(*) FROM turns WHERE game_id = ? AND turn = 3", [gid]
+        ).fetchall()
         st.conn.execute("DELETE FROM turns WHERE game_id = ? AND turn = 3", [gid])
         report = st.verify()
         assert not report.breaks
@@ -107,8 +124,9 @@ def test_a_type_column_changed_with_sql_is_found(filled: tuple[Path, list]) -> N
     db, logs = filled
     gid = logs[3][0].game_id
     with Store(db) as st:
-        st.conn.execute("UPDATE events SET type = 'note_added' WHERE game_id = ? AND seq = 2",
-                        [gid])
+        st.conn.execute(
+            "UPDATE events SET type = 'note_added' WHERE game_id = ? AND seq = 2", [gid]
+        )
         report = st.verify()
     assert [(b.game_id, b.seq) for b in report.breaks] == [(gid, 2)]
     assert "'note_added'" in report.breaks[0].reason

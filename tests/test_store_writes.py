@@ -39,8 +39,9 @@ def payloads() -> list[E.Event]:
 
 def _table(st: Store, name: str) -> list[tuple[Any, ...]]:
     """A table's rows in a set order, dates as the text the derived rows hold."""
-    cols = ", ".join(f'CAST("{c}" AS VARCHAR)' if t == "DATE" else f'"{c}"'
-                     for c, t in TABLES[name])
+    cols = ", ".join(
+        f'CAST("{c}" AS VARCHAR)' if t == "DATE" else f'"{c}"' for c, t in TABLES[name]
+    )
     return sorted(st.conn.execute(f"SELECT {cols} FROM {name}").fetchall(), key=repr)
 
 
@@ -60,8 +61,9 @@ def test_tables_equal_a_rebuild_after_appends_of_every_size_and_retractions(
             inputs += n == 1 and entry
             if n == 1 and entry and inputs % 4 == 1:
                 # undo the entry and enter it again (lenient: its consequences may be due)
-                version = st.append(GID, [E.EntryRetracted(seq=version, reason="typo")],
-                                    version, strict=False).version
+                version = st.append(
+                    GID, [E.EntryRetracted(seq=version, reason="typo")], version, strict=False
+                ).version
                 assert st.verify().ok, st.verify().problems()
                 version = st.append(GID, [last], version, strict=False).version
                 retracted += 1
@@ -94,8 +96,11 @@ def _replace(tmp_path: Path, old: Rows, fresh: Rows, gid: str, hands: set[int]) 
             merged = replace_changed(st.conn, gid, hands, old, fresh)
         for name in TABLES:
             assert _table(st, name) == sorted(merged[name], key=repr), name
-            kept = [r for r in old[name] if name in ("games", "issues", "positions")
-                    or r[1] not in hands]
+            kept = [
+                r
+                for r in old[name]
+                if name in ("games", "issues", "positions") or r[1] not in hands
+            ]
             if name not in ("games", "issues", "positions"):
                 assert sorted(merged[name], key=repr) == sorted(kept + fresh[name], key=repr)
 
@@ -261,8 +266,15 @@ def test_stored_forms_go_in_and_come_out_byte_exact(tmp_path: Path) -> None:
     back exactly as read."""
     game = games("matgo", 2, count=1, hands=1, seed=41)[0]
     lines = [json.loads(log.encode_json(e)) for e in game]
-    lines.insert(1, {**lines[1], "hand": None, "v": 1,
-                     "event": {"type": "table_photo_taken", "url": "https://example.org/1"}})
+    lines.insert(
+        1,
+        {
+            **lines[1],
+            "hand": None,
+            "v": 1,
+            "event": {"type": "table_photo_taken", "url": "https://example.org/1"},
+        },
+    )
     sparse = next(d for d in lines if d["event"]["type"] == "card_played")
     del sparse["event"]["chosen"]  # a producer that leaves out defaults
     unsealed = []
@@ -279,7 +291,8 @@ def test_stored_forms_go_in_and_come_out_byte_exact(tmp_path: Path) -> None:
         assert type(stored[1].event) is E.UnknownEvent
         assert log.verify(stored).ok
         assert [log.encode_json(e) + b"\n" for e in stored] == path.read_bytes().splitlines(
-            keepends=True)
+            keepends=True
+        )
         assert st.verify().ok
 
 

@@ -115,4 +115,3 @@ def legal_actions(s: HandState) -> list[Any]:
             E.StopCalled(seat=who, score=sc),
         ]
     return out
-

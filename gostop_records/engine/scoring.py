@@ -189,14 +189,16 @@ def score(t: Table, pile: int, decided: str | None = None) -> Score:
             cup_reason = "this ruleset counts the cup as an animal only"
         elif mode is CupMode.PLAYER_CHOICE:
             cup_reason = (
-                "the holder chose junk" if decided == "junk" else
-                "the holder chose animal" if decided == "animal" else "animal until decided"
+                "the holder chose junk"
+                if decided == "junk"
+                else "the holder chose animal"
+                if decided == "animal"
+                else "animal until decided"
             )
         else:
             a, j = _total(t, pile, False), _total(t, pile, True)
-            cup_reason = (
-                f"as junk the pile scores {j}, as an animal {a}"
-                + ("; animal wins ties" if a == j else "")
+            cup_reason = f"as junk the pile scores {j}, as an animal {a}" + (
+                "; animal wins ties" if a == j else ""
             )
 
     return Score(

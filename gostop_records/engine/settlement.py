@@ -145,10 +145,7 @@ def _factors(t: Table, facts: HandFacts, win: Score, loser: int) -> list[Factor]
 
     if rules.gwang_bak:
         applies = win.bright_points > 0 and lose_brights == 0
-        cond = (
-            f"winner scores brights ({win.bright_points}), loser holds "
-            f"{lose_brights} bright(s)"
-        )
+        cond = f"winner scores brights ({win.bright_points}), loser holds {lose_brights} bright(s)"
         out.append(Factor("gwang-bak", 2, applies, cond, "gwang_bak"))
 
     if rules.pi_bak:
@@ -183,8 +180,9 @@ def _factors(t: Table, facts: HandFacts, win: Score, loser: int) -> list[Factor]
 
     if facts.carry > 1:
         out.append(
-            Factor("nagari carry", facts.carry, True, "previous hand(s) had no winner",
-                   "nagari_carry")
+            Factor(
+                "nagari carry", facts.carry, True, "previous hand(s) had no winner", "nagari_carry"
+            )
         )
     return out
 

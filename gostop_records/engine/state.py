@@ -351,7 +351,10 @@ def render(state: HandState) -> str:
         pile = state.piles[s]
         groups = []
         for name, mask in (
-            ("G", C.BRIGHTS), ("A", C.ANIMALS), ("R", C.RIBBONS), ("J", t.stealable)
+            ("G", C.BRIGHTS),
+            ("A", C.ANIMALS),
+            ("R", C.RIBBONS),
+            ("J", t.stealable),
         ):
             got = C.codes(pile & mask)
             if got:

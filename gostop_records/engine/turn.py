@@ -305,9 +305,7 @@ def _fours(s: HandState, a: E.FourOfAMonthShown, out: Out) -> None:
     if len(holders) == 1:
         winner = holders[0]
     else:
-        policy = (
-            t.rules.all_hand_fours if len(holders) == t.players else t.rules.some_hand_fours
-        )
+        policy = t.rules.all_hand_fours if len(holders) == t.players else t.rules.some_hand_fours
         if policy is HandFourTie.REDEAL:
             out.append(E.DealVoided(reason="hand_fours"))
             _end(s, out, "void", None, "hand_fours")
@@ -497,9 +495,7 @@ def _flip_only(s: HandState, a: E.FlipOnlyPlayed, out: Out) -> None:
 def _equivalent(a: int, b: int, t: Any) -> bool:
     """Two layout cards whose choice changes nothing (two single junk of equal value)."""
     return (
-        _KINDS[a] is C.Kind.JUNK
-        and _KINDS[b] is C.Kind.JUNK
-        and t.card_units(a) == t.card_units(b)
+        _KINDS[a] is C.Kind.JUNK and _KINDS[b] is C.Kind.JUNK and t.card_units(a) == t.card_units(b)
     )
 
 
@@ -614,8 +610,9 @@ def _flip(s: HandState, a: E.CardFlipped, out: Out) -> None:
         if s.stock_count <= 0:
             raise _illegal("stock_empty", "the stock is empty")
         if not s.table.deck & b or s.seen & b:
-            raise _illegal("card_in_stock", f"{a.card} cannot come from the stock: it is "
-                           f"{locate(s, b)}")
+            raise _illegal(
+                "card_in_stock", f"{a.card} cannot come from the stock: it is {locate(s, b)}"
+            )
         s.stock_count -= 1
         s.seen |= b
     if i >= 48:
@@ -762,20 +759,12 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
             _pay_now(s, seat, rules.first_ppuk_points[k - 1], "first_ppuk", out)
     s.turns_taken[seat] += 1
 
-    if (
-        ppuk
-        and rules.three_ppuk_points is not None
-        and s.ppuk_count[seat] >= 3
-    ):
+    if ppuk and rules.three_ppuk_points is not None and s.ppuk_count[seat] >= 3:
         pts = rules.three_ppuk_points
         _end(s, out, "instant", seat, "three_ppuk", _instant_dues(s, seat, pts, "three_ppuk"))
         return
 
-    if (
-        t.cup_mode is CupMode.PLAYER_CHOICE
-        and s.cup_role is None
-        and taken & C.CUP
-    ):
+    if t.cup_mode is CupMode.PLAYER_CHOICE and s.cup_role is None and taken & C.CUP:
         s.phase = Phase.CUP
         s.decider = seat
         return
@@ -872,8 +861,8 @@ def _go(s: HandState, a: E.GoCalled, out: Out) -> None:
     want = s.go_count[a.seat] + 1
     if a.count != want or a.score != sc:
         raise _illegal(
-            "go_facts", f"this is Go number {want} at a score of {sc}, "
-            f"not number {a.count} at {a.score}"
+            "go_facts",
+            f"this is Go number {want} at a score of {sc}, not number {a.count} at {a.score}",
         )
     s.go_count[a.seat] = want
     s.go_score[a.seat] = sc

@@ -178,9 +178,7 @@ _SEAT_LINE = re.compile(r"^seat\s*(\d+)\s*:(.*)$", re.IGNORECASE)
 _HEAD_LINE = re.compile(r"^(layout|bonus|stock|deck)\s*:(.*)$", re.IGNORECASE)
 
 
-def parse_script(
-    text: str, *, where: str = "<script>", rules: Ruleset | None = None
-) -> GameScript:
+def parse_script(text: str, *, where: str = "<script>", rules: Ruleset | None = None) -> GameScript:
     """A :class:`GameScript` from its text form; ``rules`` overrides the ``ruleset=`` name."""
     game: dict[str, Any] | None = None
     hands: list[dict[str, Any]] = []
@@ -310,8 +308,18 @@ def _game_of(
             )
         )
     return GameScript(
-        rules=rules, players=players, game_id=gid, hands=tuple(out), stake=stake, names=names,
-        by=by, venue=venue, notes=notes, pre=tuple(pre), where=where, step_seconds=step,
+        rules=rules,
+        players=players,
+        game_id=gid,
+        hands=tuple(out),
+        stake=stake,
+        names=names,
+        by=by,
+        venue=venue,
+        notes=notes,
+        pre=tuple(pre),
+        where=where,
+        step_seconds=step,
     )
 
 
@@ -522,7 +530,9 @@ def parse_input(line: str, gs: GameState, where: str = "<input>") -> Any:
             raise ScriptError(f"{where}: a payment is 'pay PAYER->PAYEE CHIPS [note]' or 'pay due'")
         note = " ".join(w[3:]) or None
         return E.PaymentRecorded(
-            payer=int(m.group(1)), payee=int(m.group(2)), chips=_int(w[2], "chips", where),
+            payer=int(m.group(1)),
+            payee=int(m.group(2)),
+            chips=_int(w[2], "chips", where),
             note=note,
         )
     if verb == "note":
@@ -548,8 +558,9 @@ def parse_input(line: str, gs: GameState, where: str = "<input>") -> Any:
             seat_s, _, month_s = tok.partition(":")
             m = _month(month_s, where)
             shown.append(
-                E.FourShown(seat=_int(seat_s, "seat", where), month=m,
-                            cards=C.codes(C.MONTH_MASKS[m]))
+                E.FourShown(
+                    seat=_int(seat_s, "seat", where), month=m, cards=C.codes(C.MONTH_MASKS[m])
+                )
             )
         return E.FourOfAMonthShown(shown=shown)
     seat = _seat_of(w)
@@ -628,7 +639,9 @@ def payloads(script: GameScript) -> Iterator[tuple[int | None, bool, Any]]:
     started = E.GameStarted(
         ruleset=rules.pinned(),
         players=[E.Player(id=f"p{s + 1}", name=names[s]) for s in range(n)],
-        stake=script.stake, venue=script.venue, notes=script.notes,
+        stake=script.stake,
+        venue=script.venue,
+        notes=script.notes,
     )
     run = _Run(start_game(script.game_id, started))
     run.seq = 1
@@ -639,7 +652,9 @@ def payloads(script: GameScript) -> Iterator[tuple[int | None, bool, Any]]:
         d = _complete(table, hs, where, f"{script.game_id}/hand{k}")
         hand_no = run.gs.hand_no + 1
         started_hand = E.HandStarted(
-            hand=hand_no, dealer=hs.dealer, order=[(hs.dealer + j) % n for j in range(n)],
+            hand=hand_no,
+            dealer=hs.dealer,
+            order=[(hs.dealer + j) % n for j in range(n)],
             deck=d.deck,
         )
         yield from _apply(run, started_hand, where)
@@ -724,8 +739,9 @@ def build(
         if is_input and seq > 1:
             t += step
             stamp = L.timestamp(t)
-        env = L.envelope(script.game_id, seq, hand, payload, by=script.by, at=stamp,
-                         recorded_at=stamp)
+        env = L.envelope(
+            script.game_id, seq, hand, payload, by=script.by, at=stamp, recorded_at=stamp
+        )
         out.append(chain.seal(env))
     return out
 
@@ -759,8 +775,12 @@ def script_of(envelopes: Iterable[E.Envelope]) -> str:
         ev = env.event
         t = type(ev)
         if t is E.GameStarted:
-            attrs = [f"ruleset={ev.ruleset.get('name', '?')}", f"players={len(ev.players)}",
-                     f"stake={ev.stake}", f"by={shlex.quote(env.by)}"]
+            attrs = [
+                f"ruleset={ev.ruleset.get('name', '?')}",
+                f"players={len(ev.players)}",
+                f"stake={ev.stake}",
+                f"by={shlex.quote(env.by)}",
+            ]
             lines.append(f"game {shlex.quote(env.game_id)} " + " ".join(attrs))
             lines[-1] += " names=" + shlex.quote(",".join(p.name for p in ev.players))
             for key in ("venue", "notes"):

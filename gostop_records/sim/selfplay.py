@@ -98,8 +98,9 @@ def play_payloads(spec: GameSpec) -> Iterator[tuple[int | None, Any]]:
     n = spec.players
     key = spec.stream_key()
     players = [E.Player(id=f"p{s + 1}", name=f"Player {s + 1}") for s in range(n)]
-    started = E.GameStarted(ruleset=rules.pinned(), players=players, stake=spec.stake,
-                            venue="simulator")
+    started = E.GameStarted(
+        ruleset=rules.pinned(), players=players, stake=spec.stake, venue="simulator"
+    )
     gs = start_game(spec.id(), started)
     yield None, started
     rng = SplitMix64(f"{spec.seed}/{key}")
@@ -111,7 +112,9 @@ def play_payloads(spec: GameSpec) -> Iterator[tuple[int | None, Any]]:
     for h in range(1, spec.hands + 1):
         deck = shuffled_deck(gs.table, SplitMix64(f"{spec.seed}/{key}/hand{h}"))
         hs = E.HandStarted(
-            hand=h, dealer=dealer, order=[(dealer + k) % n for k in range(n)],
+            hand=h,
+            dealer=dealer,
+            order=[(dealer + k) % n for k in range(n)],
             deck=[CODES[i] for i in deck],
         )
         gs, _ = apply_game(gs, hs)
@@ -160,9 +163,7 @@ def iter_game(spec: GameSpec, start: datetime | None = None) -> Iterator[E.Envel
     chain = L.Chain()
     for seq, (hand, payload) in enumerate(play_payloads(spec), start=1):
         stamp = L.timestamp(base + timedelta(seconds=seq))
-        yield chain.seal(
-            L.envelope(gid, seq, hand, payload, at=stamp, recorded_at=stamp, by="sim")
-        )
+        yield chain.seal(L.envelope(gid, seq, hand, payload, at=stamp, recorded_at=stamp, by="sim"))
 
 
 def play_game(spec: GameSpec, start: datetime | None = None) -> list[E.Envelope]:

@@ -117,32 +117,34 @@ def _envelope(
         if item.game_id != game_id:
             raise LogError(
                 f"an event of game {item.game_id!r} cannot be appended to game {game_id!r}",
-                seq=item.seq, field="game_id",
+                seq=item.seq,
+                field="game_id",
             )
         if item.seq != seq:
             raise LogError(
                 f"the next event of game {game_id!r} is seq {seq}, not {item.seq}",
-                seq=item.seq, field="seq",
+                seq=item.seq,
+                field="seq",
             )
         if not item.hash:
             return chain.seal(item)
         if item.prev != chain.prev:
             raise LogError(
-                "prev is not the hash of the stored last event of the game", seq=seq,
+                "prev is not the hash of the stored last event of the game",
+                seq=seq,
                 field="prev",
             )
         if L.compute_hash(item.prev, item) != item.hash:
             raise LogError(
-                "hash does not match the content (changed after it was sealed)", seq=seq,
+                "hash does not match the content (changed after it was sealed)",
+                seq=seq,
                 field="hash",
             )
         chain.prev = item.hash
         chain.count += 1
         return item
     if not isinstance(item, _PAYLOADS):
-        raise StoreError(
-            f"cannot append {type(item).__name__}: give event payloads or envelopes"
-        )
+        raise StoreError(f"cannot append {type(item).__name__}: give event payloads or envelopes")
     env = L.envelope(game_id, seq, _hand_for(proj.game, item), item, by=by, at=at)
     return chain.seal(env)
 

@@ -38,17 +38,36 @@ def event_row(env: Envelope) -> EventRow:
     tag = _TAGS.get(type(env.event)) if type(env) is Envelope else None
     if tag is not None:  # the typed form is the stored form: encode it directly
         return (
-            env.game_id, env.seq, tag, env.hand, env.at, env.recorded_at, env.by, env.v,
-            _enc.encode(env.event).decode(), env.prev, env.hash,
+            env.game_id,
+            env.seq,
+            tag,
+            env.hand,
+            env.at,
+            env.recorded_at,
+            env.by,
+            env.v,
+            _enc.encode(env.event).decode(),
+            env.prev,
+            env.hash,
         )
     d = L.envelope_to_dict(env)
     event = d.get("event")
     row: EventRow = (
-        env.game_id, env.seq, env.type, d.get("hand"), d["at"], d["recorded_at"], d["by"],
-        d["v"], _enc.encode(event).decode(), env.prev, env.hash,
+        env.game_id,
+        env.seq,
+        env.type,
+        d.get("hand"),
+        d["at"],
+        d["recorded_at"],
+        d["by"],
+        d["v"],
+        _enc.encode(event).decode(),
+        env.prev,
+        env.hash,
     )
-    extra = sorted(set(d) - {"game_id", "seq", "hand", "at", "recorded_at", "by", "v",
-                             "event", "prev", "hash"})
+    extra = sorted(
+        set(d) - {"game_id", "seq", "hand", "at", "recorded_at", "by", "v", "event", "prev", "hash"}
+    )
     if extra:
         raise LogError(
             f"envelope fields {', '.join(extra)} are not known to this version and a store "
@@ -90,20 +109,37 @@ def row_to_envelope(row: EventRow | tuple[Any, ...], *, source: str | None = Non
     """The envelope of a stored row (upcast and unknown payloads as from a log file)."""
     game_id, seq, _t, hand, at, recorded_at, by, v, payload, prev, digest = row
     head = _enc.encode(
-        {"game_id": game_id, "seq": seq, "hand": hand, "at": at, "recorded_at": recorded_at,
-         "by": by, "v": v}
+        {
+            "game_id": game_id,
+            "seq": seq,
+            "hand": hand,
+            "at": at,
+            "recorded_at": recorded_at,
+            "by": by,
+            "v": v,
+        }
     )
     text = payload.encode() if isinstance(payload, str) else _enc.encode(payload)
     line = b"".join(
-        (head[:-1], b',"event":', text, b',"prev":', _enc.encode(prev), b',"hash":',
-         _enc.encode(digest), b"}")
+        (
+            head[:-1],
+            b',"event":',
+            text,
+            b',"prev":',
+            _enc.encode(prev),
+            b',"hash":',
+            _enc.encode(digest),
+            b"}",
+        )
     )
     try:
         return L.decode_json_line(line, file=source)
     except LogError as exc:
         raise LogError(
             f"game {game_id!r}: stored event does not decode: {exc.reason}",
-            file=source, seq=seq, field=exc.field,
+            file=source,
+            seq=seq,
+            field=exc.field,
         ) from None
 
 

@@ -104,30 +104,30 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "game_id": "the game (one stream per game)",
         "seq": "position in the game's stream: 1, 2, 3 ..., dense",
         "type": "the payload's type tag, e.g. `'card_played'` (see "
-                "[The event format](#the-event-format))",
+        "[The event format](#the-event-format))",
         "hand": "hand number within the game, from 1; NULL for game-level events such as "
-                "`game_started`",
+        "`game_started`",
         "at": "when it happened at the table: RFC 3339 UTC text, e.g. "
-              "`'2026-01-08T00:00:08.000Z'`; a reserved word, write `\"at\"` "
-              "(parsed in `v_events.at_ts`)",
+        "`'2026-01-08T00:00:08.000Z'`; a reserved word, write `\"at\"` "
+        "(parsed in `v_events.at_ts`)",
         "recorded_at": "when it was recorded, same format as `at`",
         "by": "who or what recorded it: a recorder's name, `'sim'`, `'play'`, `'import:...'`; "
-              "a reserved word, write `\"by\"`",
+        'a reserved word, write `"by"`',
         "v": "the payload's schema version (older payloads are upcast on read)",
         "payload": "the event's payload as JSON, exactly as hashed, with its `type`; read a "
-                   "field with `payload ->> 'seat'`",
+        "field with `payload ->> 'seat'`",
         "prev": "`hash` of the game's previous event; 64 zeros for `seq` 1",
         "hash": "SHA-256 (64 hex digits) of `prev` and the canonical bytes of every other "
-                "envelope field: the hash chain `gostop db verify` checks",
+        "envelope field: the hash chain `gostop db verify` checks",
     },
     "games": {
         "game_id": "the game",
         "ruleset": "name of the ruleset pinned in `game_started`, e.g. `'matgo'`",
         "ruleset_hash": "content hash of the pinned rules (`'sha256:'` and 64 hex digits): "
-                        "equal for equal rules whatever their name",
+        "equal for equal rules whatever their name",
         "players": "number of seats, 2 or 3",
         "player_ids": "player ids in seat order: seat s is element s + 1 (DuckDB lists "
-                      "count from 1), e.g. `player_ids[1]` for seat 0",
+        "count from 1), e.g. `player_ids[1]` for seat 0",
         "player_names": "display names in seat order, indexed like `player_ids`",
         "stake": "chips per point: chips anywhere in the store are points times this",
         "venue": "`game_started.venue`; NULL when not given",
@@ -139,7 +139,7 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "hands": "hands started (`hand_started` events not undone by a retraction)",
         "hands_ended": "hands with a `hand_ended` event (not undone by a retraction)",
         "violations": "the game's `issues` rows with severity `'violation'`; 0 unless the "
-                      "game was stored leniently",
+        "game was stored leniently",
     },
     "hands": {
         "game_id": "the game",
@@ -150,38 +150,37 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "started_at": "`events.at` of the hand's `hand_started` event (RFC 3339 UTC text)",
         "date": "the UTC date of `started_at`",
         "outcome": "`hand_ended.outcome`: `'stop'`, `'instant'` (four of a month in hand, "
-                   "three ppuk), `'nagari'` (no winner: the next hand pays more) or `'void'` "
-                   "(the deal did not stand); NULL while the hand has not ended",
+        "three ppuk), `'nagari'` (no winner: the next hand pays more) or `'void'` "
+        "(the deal did not stand); NULL while the hand has not ended",
         "winner": "0-based seat of `hand_ended.winner`; NULL for a nagari, a void deal or a "
-                  "hand not ended",
+        "hand not ended",
         "reason": "`hand_ended.reason` as recorded: `'stop'`, `'auto_stop'`, `'hand_four'`, "
-                  "`'three_ppuk'`, `'cards_exhausted'`, `'layout_four'` or `'hand_fours'`; "
-                  "NULL while the hand has not ended",
+        "`'three_ppuk'`, `'cards_exhausted'`, `'layout_four'` or `'hand_fours'`; "
+        "NULL while the hand has not ended",
         "carry": "nagari factor this hand's payments were multiplied by (1 = none; "
-                 "`hand_ended.carry`); NULL while the hand has not ended",
+        "`hand_ended.carry`); NULL while the hand has not ended",
         "next_carry": "nagari factor the next hand starts with (`hand_ended.next_carry`); "
-                      "NULL while the hand has not ended",
+        "NULL while the hand has not ended",
         "turns": "turns played: the hand's rows in `turns`",
         "gos": "`go_called` events in the hand, all seats together",
         "stop_score": "`stop_called.score`: the combination score the Stop was called on, "
-                      "as recorded (chosen or automatic); NULL without a Stop",
+        "as recorded (chosen or automatic); NULL without a Stop",
         "winner_score": "the winner's combination score at the Stop as the rules compute it, "
-                        "before Go points; NULL unless `checked` and `outcome` is `'stop'`",
-        "go_count": "the winner's Gos in the hand; NULL unless `checked` and `outcome` is "
-                    "`'stop'`",
+        "before Go points; NULL unless `checked` and `outcome` is `'stop'`",
+        "go_count": "the winner's Gos in the hand; NULL unless `checked` and `outcome` is `'stop'`",
         "go_points": "`winner_score` with the Go bonus by `rules.go_payout`: each loser's "
-                     "points before multipliers; NULL unless `checked` and `outcome` is "
-                     "`'stop'`",
+        "points before multipliers; NULL unless `checked` and `outcome` is "
+        "`'stop'`",
         "points": "points the rules make due in the hand, all payers together (Stop shares "
-                  "after multipliers plus instant payments; 0 for a nagari or void deal); "
-                  "NULL unless `checked`",
+        "after multipliers plus instant payments; 0 for a nagari or void deal); "
+        "NULL unless `checked`",
         "chips": "`points` in chips (times `games.stake`); NULL unless `checked`",
         "recorded_chips": "chips recorded as paid in the hand (`payment_recorded`, all "
-                          "pairs); NULL when no payment was recorded",
+        "pairs); NULL when no payment was recorded",
         "ended": "whether the record holds the hand's `hand_ended` event",
         "checked": "whether the rules re-derived the hand to its end; false for a hand in "
-                   "progress or one kept unchecked after a rule violation (lenient import), "
-                   "which have no `scores` or `payouts` rows",
+        "progress or one kept unchecked after a rule violation (lenient import), "
+        "which have no `scores` or `payouts` rows",
     },
     "turns": {
         "game_id": "the game",
@@ -190,18 +189,18 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "seq": "`seq` of the turn's first event (shake, play or flip)",
         "seat": "0-based seat whose turn it is",
         "action": "how the turn was played: `'card'`, `'bomb'` or `'flip_only'`; NULL when "
-                  "the record holds no play for it",
+        "the record holds no play for it",
         "played": "code of the hand card played (after a bonus card played from hand, the "
-                  "card played next); NULL for a bomb or a flip-only turn",
+        "card played next); NULL for a bomb or a flip-only turn",
         "played_month": "month (1-12) of `played`, or the bomb's month; NULL for a flip-only "
-                        "turn and a bonus card",
+        "turn and a bonus card",
         "played_kind": "card kind of `played`: `'bright'`, `'animal'`, `'ribbon'`, `'junk'`, "
-                       "`'double_junk'` or `'bonus'`; NULL when `played` is",
+        "`'double_junk'` or `'bonus'`; NULL when `played` is",
         "chosen": "the layout card taken when the played card matched two "
-                  "(`card_played.chosen`); NULL otherwise",
+        "(`card_played.chosen`); NULL otherwise",
         "bomb_cards": "the hand cards of a bomb (`bomb_played.cards`); NULL unless `bomb`",
         "flipped": "code of the stock card flipped (the last one when a flipped bonus card "
-                   "made the seat flip again); NULL when the turn has no flip",
+        "made the seat flip again); NULL when the turn has no flip",
         "flipped_month": "month (1-12) of `flipped`; NULL for a bonus card or no flip",
         "flipped_kind": "card kind of `flipped`; NULL when `flipped` is",
         "flips": "`card_flipped` events in the turn (more than 1 after a flipped bonus card)",
@@ -209,15 +208,14 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "shaken": "whether the seat shook (heundeum: showed three of a month) this turn",
         "bomb": "whether the turn was a bomb (`action` is `'bomb'`)",
         "flip_only": "whether the turn played no hand card (`action` is `'flip_only'`)",
-        "ppuk": "whether the turn made a ppuk (`ppuk_made`: three of a month left on the "
-                "layout)",
+        "ppuk": "whether the turn made a ppuk (`ppuk_made`: three of a month left on the layout)",
         "jjok": "whether the turn made a jjok (a capture of kind `'jjok'`)",
         "ttadak": "whether the turn made a ttadak (a capture of kind `'ttadak'`)",
         "sseul": "whether the turn swept the layout: it captured and left the layout empty, "
-                 "or brought a `'sseul'` junk transfer (a reading of the record: also true "
-                 "where the ruleset gives that sweep nothing)",
+        "or brought a `'sseul'` junk transfer (a reading of the record: also true "
+        "where the ruleset gives that sweep nothing)",
         "captured": "cards the turn took into piles (its `captures` rows: captured cards and "
-                    "bonus cards); junk received by steals is in `junk_taken`",
+        "bonus cards); junk received by steals is in `junk_taken`",
         "junk_taken": "junk cards (not units) handed to `seat` by steals during the turn",
         "score_after": "the seat's combination score after the turn, without Go points",
     },
@@ -230,15 +228,15 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "card": "the card's code, e.g. `'09A'`",
         "month": "the card's month (1-12); NULL for a bonus card",
         "card_kind": "the card's printed kind: `'bright'`, `'animal'`, `'ribbon'`, `'junk'`, "
-                     "`'double_junk'` or `'bonus'` (the September cup `'09A'` is "
-                     "`'animal'` whatever it scores as)",
+        "`'double_junk'` or `'bonus'` (the September cup `'09A'` is "
+        "`'animal'` whatever it scores as)",
         "capture_kind": "`cards_captured.kind`: `'pair'`, `'stack'`, `'ppuk_taken'`, "
-                        "`'own_ppuk'`, `'ttadak'`, `'jjok'`, `'last_turn_three'`, `'bomb'`; "
-                        "`'bonus'` for a bonus card",
+        "`'own_ppuk'`, `'ttadak'`, `'jjok'`, `'last_turn_three'`, `'bomb'`; "
+        "`'bonus'` for a bonus card",
         "source": "where the capture came from: `'hand'`, `'flip'` or `'hand_and_flip'`; for "
-                  "a bonus card where it was met: `'hand'`, `'flip'` or `'layout'`",
+        "a bonus card where it was met: `'hand'`, `'flip'` or `'layout'`",
         "position": "the card's place (1, 2, ...) among the cards of its capture event, as the "
-                    "event lists them: `count(*) FILTER (WHERE position = 1)` counts captures",
+        "event lists them: `count(*) FILTER (WHERE position = 1)` counts captures",
     },
     "transfers": {
         "game_id": "the game",
@@ -250,10 +248,10 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "card": "the card's code",
         "month": "the card's month (1-12); NULL for a bonus card",
         "card_kind": "the card's printed kind: `'junk'`, `'double_junk'`, `'bonus'`, or "
-                     "`'animal'` for the September cup where it counts as junk and "
-                     "`rules.cup_transferable` lets it be stolen",
+        "`'animal'` for the September cup where it counts as junk and "
+        "`rules.cup_transferable` lets it be stolen",
         "reason": "why it was handed over: `'jjok'`, `'ttadak'`, `'sseul'`, `'stack'`, "
-                  "`'ppuk_taken'`, `'own_ppuk'`, `'bomb'` or `'bonus'`",
+        "`'ppuk_taken'`, `'own_ppuk'`, `'bomb'` or `'bonus'`",
     },
     "decisions": {
         "game_id": "the game",
@@ -263,12 +261,12 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "seat": "0-based seat that decided",
         "kind": "`'go'`, `'stop'` or `'cup'` (the September cup's role)",
         "go_count": "for a Go, its number for this seat in the hand (`go_called.count`); for "
-                    "a Stop, the seat's Gos before it; NULL for `'cup'`",
+        "a Stop, the seat's Gos before it; NULL for `'cup'`",
         "score": "for a Go or a Stop, the combination score recorded with it "
-                 "(`go_called.score`, `stop_called.score`); for `'cup'`, the seat's "
-                 "combination score with the role just chosen",
+        "(`go_called.score`, `stop_called.score`); for `'cup'`, the seat's "
+        "combination score with the role just chosen",
         "auto": "for a Stop, whether it was automatic (`stop_called.auto`: qualifying on the "
-                "last turn); false for a Go; NULL for `'cup'`",
+        "last turn); false for a Go; NULL for `'cup'`",
         "cup_role": "for `'cup'`, the role chosen: `'animal'` or `'junk'`; NULL otherwise",
     },
     "scores": {
@@ -277,27 +275,25 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "seat": "0-based seat",
         "winner": "whether this seat won the hand (by a Stop or an instant win)",
         "total": "combination score of the final pile, without Go points (the winner's "
-                 "equals `hands.winner_score` after a Stop): the sum of the eight points "
-                 "columns",
+        "equals `hands.winner_score` after a Stop): the sum of the eight points "
+        "columns",
         "brights": "bright cards in the pile",
         "animals": "animals in the pile, the September cup left out when it counts as junk",
         "ribbons": "ribbons that count toward the ribbon total (`rules.december_ribbon_counts` "
-                   "decides for 12R)",
+        "decides for 12R)",
         "junk_units": "junk units in the pile: junk 1, double junk 2, bonus cards 2 or 3, the "
-                      "cup 2 when it counts as junk",
-        "bright_points": "points for brights: three 3 (2 with the rain bright), four 4, "
-                         "five 15",
+        "cup 2 when it counts as junk",
+        "bright_points": "points for brights: three 3 (2 with the rain bright), four 4, five 15",
         "animal_points": "points for five or more animals: 1, and 1 per animal over five",
         "godori_points": "5 for godori (the three birds), else 0",
         "ribbon_points": "points for five or more ribbons: 1, and 1 per ribbon over five",
         "hongdan_points": "3 for hongdan (red poem ribbons of January to March), else 0",
-        "cheongdan_points": "3 for cheongdan (blue ribbons of June, September, October), "
-                            "else 0",
+        "cheongdan_points": "3 for cheongdan (blue ribbons of June, September, October), else 0",
         "chodan_points": "3 for chodan (plain red ribbons of April, May, July), else 0",
         "junk_points": "points for 10 or more junk units: 1, and 1 per unit over ten",
         "cup_role": "how the September cup in this pile counts, `'animal'` or `'junk'` (by "
-                    "`rules.cup_mode` or the holder's `cup_assigned`); NULL when the pile has "
-                    "no cup",
+        "`rules.cup_mode` or the holder's `cup_assigned`); NULL when the pile has "
+        "no cup",
         "go_count": "Gos this seat called in the hand",
         "shakes": "times this seat shook in the hand",
         "bombs": "bombs this seat played in the hand",
@@ -309,60 +305,57 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "payer": "0-based seat that owes",
         "payee": "0-based seat that is owed",
         "reason": "the reasons of the pair's dues joined by `'+'`: `'stop'`, `'hand_four'`, "
-                  "`'three_ppuk'`, `'first_ppuk'`, `'first_ttadak'` (e.g. "
-                  "`'first_ppuk+stop'`); a loser's row of a hand won by a Stop always "
-                  "includes `'stop'`; NULL for a pair with a recorded payment only",
+        "`'three_ppuk'`, `'first_ppuk'`, `'first_ttadak'` (e.g. "
+        "`'first_ppuk+stop'`); a loser's row of a hand won by a Stop always "
+        "includes `'stop'`; NULL for a pair with a recorded payment only",
         "points": "points the payer owes the payee in the hand: the Stop share after "
-                  "multipliers and dokbak, plus instant payments; 0 when nothing is due",
+        "multipliers and dokbak, plus instant payments; 0 when nothing is due",
         "chips": "`points` in chips (times `stake`)",
-        "instant_chips": "the part of `chips` due for instant reasons (not `'stop'`); 0 "
-                         "when none",
+        "instant_chips": "the part of `chips` due for instant reasons (not `'stop'`); 0 when none",
         "recorded_chips": "chips the table recorded for this pair (`payment_recorded`, "
-                          "summed); NULL when none was recorded for it",
+        "summed); NULL when none was recorded for it",
         "hand_recorded": "whether any payment was recorded for the hand; when false, payments "
-                         "were not entered and `difference` is NULL",
+        "were not entered and `difference` is NULL",
         "difference": "recorded minus computed chips (a pair with no recorded payment counts "
-                      "0) when `hand_recorded`, else NULL; positive when the table paid more",
+        "0) when `hand_recorded`, else NULL; positive when the table paid more",
         "stake": "chips per point (`games.stake`)",
         "score": f"the winner's combination score, before Go points; {_STOP_ONLY}",
         "go_count": f"the winner's Gos; {_STOP_ONLY}",
         "go_points": f"`score` with the Go bonus by `rules.go_payout`; {_STOP_ONLY}",
         "multiplier": "product of the factors that apply to this loser (shake, bomb, "
-                      "gwang-bak, pi-bak, meong-tta, go-bak, nagari `carry`; 1 = none): the "
-                      "Stop share is `go_points` times it before dokbak; "
-                      f"{_STOP_ONLY}",
+        "gwang-bak, pi-bak, meong-tta, go-bak, nagari `carry`; 1 = none): the "
+        "Stop share is `go_points` times it before dokbak; "
+        f"{_STOP_ONLY}",
         "gwang_bak": "whether gwang-bak doubled this loser's payment (winner scored brights, "
-                     "loser holds none); false when the ruleset has no gwang-bak; "
-                     f"{_STOP_ONLY}",
+        "loser holds none); false when the ruleset has no gwang-bak; "
+        f"{_STOP_ONLY}",
         "pi_bak": "whether pi-bak doubled this loser's payment (winner scored junk, loser "
-                  "held at most `rules.pi_bak_max_units` junk units; none at all is exempt "
-                  f"under `rules.pi_bak_zero_exempt`); {_STOP_ONLY}",
+        "held at most `rules.pi_bak_max_units` junk units; none at all is exempt "
+        f"under `rules.pi_bak_zero_exempt`); {_STOP_ONLY}",
         "meong_tta": "whether meong-tta doubled this loser's payment (winner holds at least "
-                     "`rules.meong_tta_min_animals` animals; with "
-                     "`rules.meong_tta_loser_zero`, only a loser holding none); "
-                     f"{_STOP_ONLY}",
+        "`rules.meong_tta_min_animals` animals; with "
+        "`rules.meong_tta_loser_zero`, only a loser holding none); "
+        f"{_STOP_ONLY}",
         "go_bak": "whether go-bak doubled this loser's payment (the loser had called Go, "
-                  f"`rules.go_bak` is `'double'`); {_STOP_ONLY}",
+        f"`rules.go_bak` is `'double'`); {_STOP_ONLY}",
         "shakes": f"times the winner shook in the hand; {_STOP_ONLY}",
         "bombs": f"bombs the winner played in the hand; {_STOP_ONLY}",
         "carry": f"the hand's nagari factor, also a factor of `multiplier`; {_STOP_ONLY}",
         "dokbak": "whether dokbak moved the losers' shares (`rules.go_bak` is "
-                  "`'pays_for_all'`: the loser who called Go last pays every loser's Stop "
-                  "share, the others' is 0); true on every loser's row of that hand; "
-                  f"{_STOP_ONLY}",
+        "`'pays_for_all'`: the loser who called Go last pays every loser's Stop "
+        "share, the others' is 0); true on every loser's row of that hand; "
+        f"{_STOP_ONLY}",
     },
     "issues": {
         "game_id": "the game",
         "seq": "the event the issue is about; NULL when it is about the end of the log "
-               "(e.g. a consequence missing there)",
-        "hand": "number of the latest hand started when it was found; 0 before the first "
-                "hand",
-        "rule": "id of the rule or check, e.g. `'consequence_missing'`, "
-                "`'unknown_event_type'`",
+        "(e.g. a consequence missing there)",
+        "hand": "number of the latest hand started when it was found; 0 before the first hand",
+        "rule": "id of the rule or check, e.g. `'consequence_missing'`, `'unknown_event_type'`",
         "reason": "what disagrees, in words",
         "severity": "`'violation'` (the record breaks a rule; after an input the rules "
-                    "refuse, the rest of its hand is kept unchecked) or `'warning'` (kept but "
-                    "not checked, e.g. an unknown event type)",
+        "refuse, the rest of its hand is kept unchecked) or `'warning'` (kept but "
+        "not checked, e.g. an unknown event type)",
     },
     "positions": {
         "game_id": "the game",
@@ -463,7 +456,7 @@ GROUP BY t.flipped_kind, c.capture_kind
 ORDER BY cards DESC, t.flipped_kind, c.capture_kind;""",
     ),
     (
-        "Recorded payments read straight from the log (note the quoted \"at\")",
+        'Recorded payments read straight from the log (note the quoted "at")',
         """\
 SELECT game_id, hand, seq, "at",
        CAST(payload ->> 'payer' AS INTEGER) AS payer,
@@ -488,8 +481,14 @@ def _cell(text: str) -> str:
 
 def _table_section(table: str) -> list[str]:
     docs = COLUMN_DOCS.get(table, {})
-    out = [f"#### `{table}`", "", TABLE_DOCS[table], "", "| column | type | meaning |",
-           "|---|---|---|"]
+    out = [
+        f"#### `{table}`",
+        "",
+        TABLE_DOCS[table],
+        "",
+        "| column | type | meaning |",
+        "|---|---|---|",
+    ]
     for col, sql_type in column_types(table):
         if col not in docs:
             raise KeyError(f"column {table}.{col} has no description in COLUMN_DOCS")
@@ -538,11 +537,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m gostop_records.store.columns",
         description="Print the store's table documentation as Markdown, or refresh the "
-                    "README section between the tables markers.",
+        "README section between the tables markers.",
     )
     parser.add_argument("--write-readme", metavar="README", help="the README to refresh")
-    parser.add_argument("--check", action="store_true",
-                        help="with --write-readme: change nothing, exit 1 if it is stale")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="with --write-readme: change nothing, exit 1 if it is stale",
+    )
     args = parser.parse_args(argv)
     if args.write_readme is None:
         if args.check:

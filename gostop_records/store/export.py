@@ -32,8 +32,12 @@ class ExportReport:
     files: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"directory": self.directory, "events": self.events, "tables": self.tables,
-                "files": self.files}
+        return {
+            "directory": self.directory,
+            "events": self.events,
+            "tables": self.tables,
+            "files": self.files,
+        }
 
 
 def _literal(path: Path) -> str:

@@ -87,12 +87,16 @@ class Problem:
     line: int | None = None
 
     def describe(self) -> str:
-        parts = [p for p in (
-            self.file,
-            f"line {self.line}" if self.line is not None else None,
-            f"game {self.game_id}" if self.game_id else None,
-            f"seq {self.seq}" if self.seq is not None else None,
-        ) if p]
+        parts = [
+            p
+            for p in (
+                self.file,
+                f"line {self.line}" if self.line is not None else None,
+                f"game {self.game_id}" if self.game_id else None,
+                f"seq {self.seq}" if self.seq is not None else None,
+            )
+            if p
+        ]
         rule = f" [rule: {self.rule}]" if self.rule else ""
         return f"{', '.join(parts)}: {self.reason}{rule}" if parts else self.reason + rule
 
@@ -126,8 +130,11 @@ class ImportReport:
             f"{self.extended} extended, {self.skipped} already stored, "
             f"{len(self.rejected)} rejected, {len(self.conflicts)} in conflict; "
             f"{self.events} event(s) written"
-            + (f"; {self.violations} rule violation(s) accepted (lenient)"
-               if self.violations else "")
+            + (
+                f"; {self.violations} rule violation(s) accepted (lenient)"
+                if self.violations
+                else ""
+            )
         )
 
 
@@ -210,8 +217,7 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[
         p = Path(raw)
         if p.is_dir():
             found = sorted(
-                f for f in p.rglob("*")
-                if f.is_file() and f.suffix.lower() in FOLDER_SUFFIXES
+                f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in FOLDER_SUFFIXES
             )
             files.extend(found)
         elif p.is_file():
@@ -231,17 +237,17 @@ def _check_run(run: Sequence[Envelope]) -> tuple[int, str] | None:
         if env.seq != prev_seq + 1:
             return env.seq, f"seq {env.seq} follows seq {prev_seq}: the seqs must be dense"
         if env.prev != prev_hash:
-            return env.seq, (f"prev is not the hash of seq {prev_seq} (an event before it was "
-                             "changed, removed or inserted)")
+            return env.seq, (
+                f"prev is not the hash of seq {prev_seq} (an event before it was "
+                "changed, removed or inserted)"
+            )
         if not env.hash or L.compute_hash(env.prev, env) != env.hash:
             return env.seq, "hash does not match the content (changed after it was sealed)"
         prev_seq, prev_hash = env.seq, env.hash
     return None
 
 
-def _write(
-    conn: Any, events: Prepared, replace: list[str], rows: Mapping[str, Prepared]
-) -> None:
+def _write(conn: Any, events: Prepared, replace: list[str], rows: Mapping[str, Prepared]) -> None:
     """One batch in one transaction: its events, and its games' projection rows."""
     with transaction(conn):
         insert_events(conn, events)
@@ -360,12 +366,16 @@ class Importer:
                 run.append(env)
         except LogError as exc:
             gid = run[0].game_id if run else None
-            more = (f"; game {gid} (read up to seq {run[-1].seq}) is not imported"
-                    if run else "")
-            self.report.rejected.append(Problem(
-                name, gid, exc.seq, f"{exc.reason}{more}; the rest of the file was not read",
-                line=exc.line,
-            ))
+            more = f"; game {gid} (read up to seq {run[-1].seq}) is not imported" if run else ""
+            self.report.rejected.append(
+                Problem(
+                    name,
+                    gid,
+                    exc.seq,
+                    f"{exc.reason}{more}; the rest of the file was not read",
+                    line=exc.line,
+                )
+            )
             return
         if run:
             yield run
@@ -417,12 +427,16 @@ class Importer:
             if env.seq > n:
                 break
             if stored[env.seq - 1] != env.hash:
-                report.conflicts.append(Problem(
-                    file, gid, env.seq,
-                    f"the store holds another event at seq {env.seq} (stored hash "
-                    f"{stored[env.seq - 1][:12]}..., file {env.hash[:12]}...); the stored "
-                    "events are kept",
-                ))
+                report.conflicts.append(
+                    Problem(
+                        file,
+                        gid,
+                        env.seq,
+                        f"the store holds another event at seq {env.seq} (stored hash "
+                        f"{stored[env.seq - 1][:12]}..., file {env.hash[:12]}...); the stored "
+                        "events are kept",
+                    )
+                )
                 return None
         new = [env for env in run if env.seq > n]
         if not new:
@@ -430,17 +444,26 @@ class Importer:
             return None
         first = run[0].seq
         if first > n + 1:
-            report.rejected.append(Problem(
-                file, gid, first,
-                f"the file's events start at seq {first}, but the store holds {n}: "
-                f"seq {n + 1}..{first - 1} are missing",
-                "seq_dense",
-            ))
+            report.rejected.append(
+                Problem(
+                    file,
+                    gid,
+                    first,
+                    f"the file's events start at seq {first}, but the store holds {n}: "
+                    f"seq {n + 1}..{first - 1} are missing",
+                    "seq_dense",
+                )
+            )
             return None
         if n and first == n + 1 and run[0].prev != stored[-1]:
-            report.conflicts.append(Problem(
-                file, gid, first, "does not continue the stored hash chain of the game",
-            ))
+            report.conflicts.append(
+                Problem(
+                    file,
+                    gid,
+                    first,
+                    "does not continue the stored hash chain of the game",
+                )
+            )
             return None
         if first == 1:
             full = list(run)
@@ -466,8 +489,7 @@ class Importer:
             report.rejected.append(Problem(file, gid, seq, reason))
             return None
         violations = sum(
-            1 for i in p.issues
-            if i.severity == "violation" and (i.seq is None or i.seq > n)
+            1 for i in p.issues if i.severity == "violation" and (i.seq is None or i.seq > n)
         )
         return _Planned(file, run, rows, full, p.game, p.issues, n, violations)
 
@@ -486,8 +508,7 @@ class Importer:
             derive(p.full, p.game, p.issues, rows=rows)
         # each column of the batch's events: the games' columns one after another
         events = [
-            list(chain.from_iterable(p.new[k] for p in planned))
-            for k in range(len(EVENT_COLUMNS))
+            list(chain.from_iterable(p.new[k] for p in planned)) for k in range(len(EVENT_COLUMNS))
         ]
         ready_events, ready_rows = prepare_events(events), prepare_projection(rows)
         self._wait()
@@ -523,10 +544,14 @@ class Importer:
         """Another writer touched a game of the batch: retry each game on its own."""
         if len(planned) == 1:
             p = planned[0]
-            self.report.conflicts.append(Problem(
-                p.file, p.full[0].game_id, p.stored + 1,
-                "another writer appended to this game during the import; nothing was written",
-            ))
+            self.report.conflicts.append(
+                Problem(
+                    p.file,
+                    p.full[0].game_id,
+                    p.stored + 1,
+                    "another writer appended to this game during the import; nothing was written",
+                )
+            )
             return
         self.report.games -= len(planned)
         for p in planned:
@@ -536,8 +561,13 @@ class Importer:
     def _tell(self, *, committed: bool) -> None:
         if self.progress is not None:
             r = self.report
-            self.progress(ImportProgress(
-                r.files, self._files_total, r.imported + r.extended, r.events, committed,
-                self._file,
-            ))
-
+            self.progress(
+                ImportProgress(
+                    r.files,
+                    self._files_total,
+                    r.imported + r.extended,
+                    r.events,
+                    committed,
+                    self._file,
+                )
+            )

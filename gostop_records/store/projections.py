@@ -167,13 +167,36 @@ class _HandWalk:
         g = self.g
         score_after = points(g.table, self.piles[t.seat], self.cup_role)
         fl = _CARD[t.flipped] if t.flipped is not None else None
-        self.rows["turns"].append((
-            g.game_id, self.hand, t.number, t.seq, t.seat, t.action, t.played, t.played_month,
-            t.played_kind, t.chosen, t.bomb_cards, t.flipped, fl[1] if fl else None,
-            fl[2] if fl else None, t.flips, t.bonus, t.shaken, t.action == "bomb",
-            t.action == "flip_only", t.ppuk, t.jjok, t.ttadak, t.sseul, t.captured,
-            t.junk_taken, score_after,
-        ))
+        self.rows["turns"].append(
+            (
+                g.game_id,
+                self.hand,
+                t.number,
+                t.seq,
+                t.seat,
+                t.action,
+                t.played,
+                t.played_month,
+                t.played_kind,
+                t.chosen,
+                t.bomb_cards,
+                t.flipped,
+                fl[1] if fl else None,
+                fl[2] if fl else None,
+                t.flips,
+                t.bonus,
+                t.shaken,
+                t.action == "bomb",
+                t.action == "flip_only",
+                t.ppuk,
+                t.jjok,
+                t.ttadak,
+                t.sseul,
+                t.captured,
+                t.junk_taken,
+                score_after,
+            )
+        )
 
     # --- events ----------------------------------------------------------------------
 
@@ -220,10 +243,21 @@ class _HandWalk:
             self.piles[ev.seat] |= b
             self.layout &= ~b
             _, month, kind = _CARD[ev.card]
-            rows["captures"].append((
-                g.game_id, self.hand, seq, self._turn_number(), ev.seat, ev.card, month, kind,
-                "bonus", ev.source, 1,
-            ))
+            rows["captures"].append(
+                (
+                    g.game_id,
+                    self.hand,
+                    seq,
+                    self._turn_number(),
+                    ev.seat,
+                    ev.card,
+                    month,
+                    kind,
+                    "bonus",
+                    ev.source,
+                    1,
+                )
+            )
             if self.turn is not None:
                 self.turn.bonus += 1
                 self.turn.captured += 1
@@ -234,10 +268,21 @@ class _HandWalk:
             number = self._turn_number()
             for position, code in enumerate(ev.cards, 1):
                 _, month, kind = _CARD[code]
-                rows["captures"].append((
-                    g.game_id, self.hand, seq, number, ev.seat, code, month, kind, ev.kind,
-                    ev.source, position,
-                ))
+                rows["captures"].append(
+                    (
+                        g.game_id,
+                        self.hand,
+                        seq,
+                        number,
+                        ev.seat,
+                        code,
+                        month,
+                        kind,
+                        ev.kind,
+                        ev.source,
+                        position,
+                    )
+                )
             turn = self.turn
             if turn is not None:
                 turn.captured += len(ev.cards)
@@ -255,10 +300,20 @@ class _HandWalk:
             self.piles[ev.from_seat] &= ~b
             self.piles[ev.to_seat] |= b
             _, month, kind = _CARD[ev.card]
-            rows["transfers"].append((
-                g.game_id, self.hand, seq, self._turn_number(), ev.from_seat, ev.to_seat,
-                ev.card, month, kind, ev.reason,
-            ))
+            rows["transfers"].append(
+                (
+                    g.game_id,
+                    self.hand,
+                    seq,
+                    self._turn_number(),
+                    ev.from_seat,
+                    ev.to_seat,
+                    ev.card,
+                    month,
+                    kind,
+                    ev.reason,
+                )
+            )
             turn = self.turn
             if turn is not None:
                 if ev.to_seat == turn.seat:
@@ -267,23 +322,53 @@ class _HandWalk:
                     turn.sseul = True
         elif t is E.CupAssigned:
             self.cup_role = ev.role
-            rows["decisions"].append((
-                g.game_id, self.hand, seq, self._turn_number(), ev.seat, "cup", None,
-                points(g.table, self.piles[ev.seat], self.cup_role), None, ev.role,
-            ))
+            rows["decisions"].append(
+                (
+                    g.game_id,
+                    self.hand,
+                    seq,
+                    self._turn_number(),
+                    ev.seat,
+                    "cup",
+                    None,
+                    points(g.table, self.piles[ev.seat], self.cup_role),
+                    None,
+                    ev.role,
+                )
+            )
         elif t is E.GoCalled:
             self.gos += 1
             self.go_counts[ev.seat] = ev.count
-            rows["decisions"].append((
-                g.game_id, self.hand, seq, self._turn_number(), ev.seat, "go", ev.count,
-                ev.score, False, None,
-            ))
+            rows["decisions"].append(
+                (
+                    g.game_id,
+                    self.hand,
+                    seq,
+                    self._turn_number(),
+                    ev.seat,
+                    "go",
+                    ev.count,
+                    ev.score,
+                    False,
+                    None,
+                )
+            )
         elif t is E.StopCalled:
             self.stop_score = ev.score
-            rows["decisions"].append((
-                g.game_id, self.hand, seq, self._turn_number(), ev.seat, "stop",
-                self.go_counts[ev.seat], ev.score, ev.auto, None,
-            ))
+            rows["decisions"].append(
+                (
+                    g.game_id,
+                    self.hand,
+                    seq,
+                    self._turn_number(),
+                    ev.seat,
+                    "stop",
+                    self.go_counts[ev.seat],
+                    ev.score,
+                    ev.auto,
+                    None,
+                )
+            )
         elif t is E.HandEnded:
             self._close()
             self.ended = ev
@@ -310,18 +395,33 @@ class _HandWalk:
             go_count = proof.go_count
         dues = result.dues if checked and result is not None else ()
         hand_recorded = bool(self.recorded)
-        rows["hands"].append((
-            g.game_id, self.hand, g.ruleset, g.players, self.dealer, self.started_at,
-            self.started_at[:10] if self.started_at else None,
-            ended.outcome if ended else None, winner, ended.reason if ended else None,
-            ended.carry if ended else None, ended.next_carry if ended else None,
-            self.turns, self.gos, self.stop_score, winner_score, go_count,
-            proof.go_points if proof is not None else None,
-            sum(d[2] for d in dues) if checked else None,
-            sum(d[3] for d in dues) if checked else None,
-            sum(self.recorded.values()) if hand_recorded else None,
-            ended is not None, checked,
-        ))
+        rows["hands"].append(
+            (
+                g.game_id,
+                self.hand,
+                g.ruleset,
+                g.players,
+                self.dealer,
+                self.started_at,
+                self.started_at[:10] if self.started_at else None,
+                ended.outcome if ended else None,
+                winner,
+                ended.reason if ended else None,
+                ended.carry if ended else None,
+                ended.next_carry if ended else None,
+                self.turns,
+                self.gos,
+                self.stop_score,
+                winner_score,
+                go_count,
+                proof.go_points if proof is not None else None,
+                sum(d[2] for d in dues) if checked else None,
+                sum(d[3] for d in dues) if checked else None,
+                sum(self.recorded.values()) if hand_recorded else None,
+                ended is not None,
+                checked,
+            )
+        )
         if state is not None:
             self._scores(state, w_state)
         if checked and result is not None:
@@ -332,8 +432,8 @@ class _HandWalk:
         for seat in range(g.players):
             sc = score(g.table, state.piles[seat], state.cup_role)
             cat = dict.fromkeys(
-                ("bright", "animal", "godori", "ribbon", "hongdan", "cheongdan", "chodan",
-                 "junk"), 0,
+                ("bright", "animal", "godori", "ribbon", "hongdan", "cheongdan", "chodan", "junk"),
+                0,
             )
             for ln in sc.lines:
                 name = ln.name
@@ -347,17 +447,34 @@ class _HandWalk:
                     cat["junk"] += ln.points
                 elif name in cat:
                     cat[name] += ln.points
-            self.rows["scores"].append((
-                g.game_id, self.hand, seat, seat == winner, sc.total, sc.brights, sc.animals,
-                sc.ribbons, sc.junk_units, cat["bright"], cat["animal"], cat["godori"],
-                cat["ribbon"], cat["hongdan"], cat["cheongdan"], cat["chodan"], cat["junk"],
-                sc.cup_role, state.go_count[seat], state.shakes[seat], state.bombs[seat],
-                state.ppuk_count[seat],
-            ))
+            self.rows["scores"].append(
+                (
+                    g.game_id,
+                    self.hand,
+                    seat,
+                    seat == winner,
+                    sc.total,
+                    sc.brights,
+                    sc.animals,
+                    sc.ribbons,
+                    sc.junk_units,
+                    cat["bright"],
+                    cat["animal"],
+                    cat["godori"],
+                    cat["ribbon"],
+                    cat["hongdan"],
+                    cat["cheongdan"],
+                    cat["chodan"],
+                    cat["junk"],
+                    sc.cup_role,
+                    state.go_count[seat],
+                    state.shakes[seat],
+                    state.bombs[seat],
+                    state.ppuk_count[seat],
+                )
+            )
 
-    def _payouts(
-        self, result: HandResult, state: Any, proof: Any, hand_recorded: bool
-    ) -> None:
+    def _payouts(self, result: HandResult, state: Any, proof: Any, hand_recorded: bool) -> None:
         g = self.g
         pairs: dict[tuple[int, int], list[Any]] = {}  # points, chips, instant chips, reasons
         for payer, payee, pts, chips, why in result.dues:
@@ -385,17 +502,38 @@ class _HandWalk:
                 applies = {f.name: f.applies for f in lp.factors}
                 w = proof.winner
                 extra: tuple[Any, ...] = (
-                    proof.score.total, proof.go_count, proof.go_points, lp.multiplier,
-                    applies.get("gwang-bak", False), applies.get("pi-bak", False),
-                    applies.get("meong-tta", False), applies.get("go-bak", False),
-                    state.shakes[w], state.bombs[w], proof.carry, bool(lp.note),
+                    proof.score.total,
+                    proof.go_count,
+                    proof.go_points,
+                    lp.multiplier,
+                    applies.get("gwang-bak", False),
+                    applies.get("pi-bak", False),
+                    applies.get("meong-tta", False),
+                    applies.get("go-bak", False),
+                    state.shakes[w],
+                    state.bombs[w],
+                    proof.carry,
+                    bool(lp.note),
                 )
             else:
                 extra = (None,) * 12
-            self.rows["payouts"].append((
-                g.game_id, self.hand, payer, payee, "+".join(reasons) or None, pts, chips,
-                instant, recorded, hand_recorded, diff, g.stake, *extra,
-            ))
+            self.rows["payouts"].append(
+                (
+                    g.game_id,
+                    self.hand,
+                    payer,
+                    payee,
+                    "+".join(reasons) or None,
+                    pts,
+                    chips,
+                    instant,
+                    recorded,
+                    hand_recorded,
+                    diff,
+                    g.stake,
+                    *extra,
+                )
+            )
 
 
 def derive(
@@ -433,13 +571,26 @@ def derive(
 
     started = first.event if type(first.event) is E.GameStarted else None
     rules = game.rules
-    out["games"].append((
-        game.game_id, rules.name, rules.content_hash, g.players,
-        [p.id for p in game.players], [p.name for p in game.players], game.stake,
-        started.venue if started is not None else None, first.at, first.at[:10], last.at,
-        first.by, last.seq, len(hands_seen), hands_ended,
-        sum(1 for i in issues if i.severity == "violation"),
-    ))
+    out["games"].append(
+        (
+            game.game_id,
+            rules.name,
+            rules.content_hash,
+            g.players,
+            [p.id for p in game.players],
+            [p.name for p in game.players],
+            game.stake,
+            started.venue if started is not None else None,
+            first.at,
+            first.at[:10],
+            last.at,
+            first.by,
+            last.seq,
+            len(hands_seen),
+            hands_ended,
+            sum(1 for i in issues if i.severity == "violation"),
+        )
+    )
     for i in issues:
         out["issues"].append((game.game_id, i.seq, i.hand, i.rule, i.reason, i.severity))
     out["positions"].append((game.game_id, last.seq, last.hash))

@@ -52,9 +52,13 @@ class RebuildReport:
     failed: list[Failure] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"games": self.games, "rows": self.rows,
-                "failed": [{"game_id": f.game_id, "seq": f.seq, "reason": f.reason}
-                           for f in self.failed]}
+        return {
+            "games": self.games,
+            "rows": self.rows,
+            "failed": [
+                {"game_id": f.game_id, "seq": f.seq, "reason": f.reason} for f in self.failed
+            ],
+        }
 
 
 def game_groups(store: Store, limit: int = GROUP_EVENTS) -> Iterator[list[str]]:
@@ -99,8 +103,14 @@ def fresh_rows(
             for env in envs:
                 p.feed(env)
         except (ProjectionError, GostopError) as exc:
-            failed.append(Failure(gid, getattr(exc, "seq", None),
-                                  f"does not replay: {getattr(exc, 'reason', exc)}", False))
+            failed.append(
+                Failure(
+                    gid,
+                    getattr(exc, "seq", None),
+                    f"does not replay: {getattr(exc, 'reason', exc)}",
+                    False,
+                )
+            )
             continue
         if p.game is None:
             failed.append(Failure(gid, 1, "the events do not start with game_started", False))

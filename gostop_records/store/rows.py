@@ -125,7 +125,8 @@ def prepare_columns(columns: Columns, values: Sequence[Sequence[Any]], count: in
 
 @contextlib.contextmanager
 def row_source(
-    conn: duckdb.DuckDBPyConnection, columns: Columns,
+    conn: duckdb.DuckDBPyConnection,
+    columns: Columns,
     rows: Sequence[tuple[Any, ...]] | Prepared,
 ) -> Iterator[str]:
     """An SQL ``SELECT`` of ``rows`` with typed columns, valid inside the ``with`` block.
@@ -157,10 +158,7 @@ def row_source(
         spec = ", ".join(
             f"{_sql_str(c)}: {_sql_str('VARCHAR' if t == 'JSON' else t)}" for c, t in columns
         )
-        source = (
-            f"read_json({_sql_str(path)}, format = 'newline_delimited', "
-            f"columns = {{{spec}}})"
-        )
+        source = f"read_json({_sql_str(path)}, format = 'newline_delimited', columns = {{{spec}}})"
         yield f"SELECT {select} FROM {source}"
     finally:
         with contextlib.suppress(OSError):
@@ -172,7 +170,9 @@ def _sql_str(s: str) -> str:
 
 
 def insert_rows(
-    conn: duckdb.DuckDBPyConnection, table: str, columns: Columns,
+    conn: duckdb.DuckDBPyConnection,
+    table: str,
+    columns: Columns,
     rows: Sequence[tuple[Any, ...]] | Prepared,
 ) -> int:
     """Insert rows in one statement; returns how many."""

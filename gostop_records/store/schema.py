@@ -386,9 +386,12 @@ MIGRATIONS: dict[int, Migration] = {0: _v0_to_v1, 1: _v1_to_v2}
 
 def file_version(conn: duckdb.DuckDBPyConnection) -> int | None:
     """The schema version of an open file; None for an empty file (no tables at all)."""
-    names = {r[0] for r in conn.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
-    ).fetchall()}
+    names = {
+        r[0]
+        for r in conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+        ).fetchall()
+    }
     if "meta" in names:
         rows = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
         row = rows[0] if rows else None

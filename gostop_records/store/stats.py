@@ -40,8 +40,17 @@ def stats(store: Store) -> dict[str, Any]:
             "SELECT outcome, count(*) FROM hands GROUP BY outcome ORDER BY count(*) DESC, outcome"
         ).fetchall()
     }
-    cols = ("ruleset", "players", "games", "hands", "stop_hands", "nagari_rate",
-            "dealer_win_rate", "avg_points", "avg_chips")
+    cols = (
+        "ruleset",
+        "players",
+        "games",
+        "hands",
+        "stop_hands",
+        "nagari_rate",
+        "dealer_win_rate",
+        "avg_points",
+        "avg_chips",
+    )
     out["by_ruleset"] = [
         dict(zip(cols, r, strict=True))
         for r in conn.execute(
@@ -65,8 +74,7 @@ def stats(store: Store) -> dict[str, Any]:
         "SELECT " + ", ".join(f"count(*) FILTER (WHERE {b})" for b in BAKS) + " FROM payouts"
     ).fetchall()[0]
     specials: dict[str, Any] = {}
-    for name, n in (*zip(SPECIALS, turn_counts, strict=True),
-                    *zip(BAKS, bak_counts, strict=True)):
+    for name, n in (*zip(SPECIALS, turn_counts, strict=True), *zip(BAKS, bak_counts, strict=True)):
         key = "shake" if name == "shaken" else name
         specials[key] = {
             "count": int(n),

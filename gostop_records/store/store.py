@@ -67,8 +67,9 @@ class Store:
                 raise StoreError(
                     f"{self.path}: schema version {version}, this version uses "
                     f"{SCHEMA_VERSION}: open it for writing once (gostop db rebuild) to "
-                    "upgrade it" if version < SCHEMA_VERSION else
-                    f"{self.path}: schema version {version} is newer than this version of "
+                    "upgrade it"
+                    if version < SCHEMA_VERSION
+                    else f"{self.path}: schema version {version} is newer than this version of "
                     f"gostop reads ({SCHEMA_VERSION})"
                 )
             return
@@ -117,9 +118,12 @@ class Store:
         return self.head(game_id)[0]
 
     def game_ids(self) -> list[str]:
-        return [r[0] for r in self.conn.execute(
-            "SELECT DISTINCT game_id FROM events ORDER BY game_id"
-        ).fetchall()]
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT DISTINCT game_id FROM events ORDER BY game_id"
+            ).fetchall()
+        ]
 
     def events(self, game_id: str, until_seq: int | None = None) -> list[E.Envelope]:
         """A game's envelopes in seq order, decoded as from a log file."""
@@ -186,8 +190,9 @@ class Store:
         from .importer import Importer
 
         self._writable()
-        return Importer(self, strict=strict, batch_events=batch_events,
-                        progress=progress).import_paths(paths)
+        return Importer(
+            self, strict=strict, batch_events=batch_events, progress=progress
+        ).import_paths(paths)
 
     def import_envelopes(
         self,
@@ -221,8 +226,9 @@ class Store:
 
         return verify(self)
 
-    def export_parquet(self, directory: str | os.PathLike[str], *, overwrite: bool = False
-                       ) -> ExportReport:
+    def export_parquet(
+        self, directory: str | os.PathLike[str], *, overwrite: bool = False
+    ) -> ExportReport:
         """Events as Parquet partitioned by date and type, and every projection table."""
         from .export import export_parquet
 

@@ -32,7 +32,7 @@ class ChainBreak:
         where = f"game {self.game_id}" + (f", seq {self.seq}" if self.seq is not None else "")
         reason = self.reason
         if self.seq is not None and reason.startswith(f"seq {self.seq}: "):
-            reason = reason[len(f"seq {self.seq}: "):]
+            reason = reason[len(f"seq {self.seq}: ") :]
         return f"{where}: {reason}"
 
 
@@ -48,10 +48,15 @@ class TableDiff:
     events_changed: bool = False
 
     def describe(self) -> str:
-        hint = ("its events were changed (see above)" if self.events_changed
-                else "run gostop db rebuild")
-        return (f"table {self.table}, game {self.game_id}: {self.extra} row(s) a rebuild would "
-                f"not write, {self.missing} row(s) missing ({hint})")
+        hint = (
+            "its events were changed (see above)"
+            if self.events_changed
+            else "run gostop db rebuild"
+        )
+        return (
+            f"table {self.table}, game {self.game_id}: {self.extra} row(s) a rebuild would "
+            f"not write, {self.missing} row(s) missing ({hint})"
+        )
 
 
 @dataclass(slots=True)
@@ -74,8 +79,9 @@ class VerifyReport:
             "events": self.events,
             "chain_breaks": [asdict(b) for b in self.breaks],
             "projection_diffs": [asdict(d) for d in self.diffs],
-            "failed": [{"game_id": f.game_id, "seq": f.seq, "reason": f.reason}
-                       for f in self.failed],
+            "failed": [
+                {"game_id": f.game_id, "seq": f.seq, "reason": f.reason} for f in self.failed
+            ],
         }
 
     def problems(self) -> list[str]:
@@ -115,12 +121,16 @@ def verify(store: Store) -> VerifyReport:
     return report
 
 
-def _compare(conn: Any, group: list[str], rows: dict[str, list[tuple[Any, ...]]],
-             report: VerifyReport, changed: set[str]) -> None:
+def _compare(
+    conn: Any,
+    group: list[str],
+    rows: dict[str, list[tuple[Any, ...]]],
+    report: VerifyReport,
+    changed: set[str],
+) -> None:
     for name, cols in TABLES.items():
         names = ", ".join(quote(c) for c, _ in cols)
-        stored = (f"SELECT {names} FROM {name} "
-                  "WHERE game_id IN (SELECT unnest($ids::VARCHAR[]))")
+        stored = f"SELECT {names} FROM {name} WHERE game_id IN (SELECT unnest($ids::VARCHAR[]))"
         with row_source(conn, cols, rows[name]) as fresh:
             found = conn.execute(
                 f"""
@@ -148,8 +158,9 @@ def _types(conn: Any, report: VerifyReport) -> None:
     for gid, seq, column, payload in found:
         if (gid, seq) in known:
             continue  # the payload itself was changed: already named at this seq
-        report.breaks.append(ChainBreak(
-            gid, seq, f"the type column says {column!r}, the payload is {payload!r}"))
+        report.breaks.append(
+            ChainBreak(gid, seq, f"the type column says {column!r}, the payload is {payload!r}")
+        )
 
 
 def _orphans(conn: Any, report: VerifyReport) -> None:

@@ -132,8 +132,13 @@ def replace_changed(
 
 
 def _write_changes(
-    conn: duckdb.DuckDBPyConnection, name: str, cols: Columns, game_id: str,
-    hands: set[int], before: list[Row], now: list[Row],
+    conn: duckdb.DuckDBPyConnection,
+    name: str,
+    cols: Columns,
+    game_id: str,
+    hands: set[int],
+    before: list[Row],
+    now: list[Row],
 ) -> None:
     diff = _row_diff(name, cols, before, now)
     if diff is None:
