@@ -166,12 +166,12 @@ class Projector:
     def _feed(self, env: E.Envelope) -> None:
         seq = env.seq
         self.events += 1
-        if self.game_id is None:
+        if env.game_id != self.game_id:
+            if self.game_id is not None:
+                raise ProjectionError(
+                    seq, "one_game", f"event of game {env.game_id!r} in the log of {self.game_id!r}"
+                )
             self.game_id = env.game_id
-        elif env.game_id != self.game_id:
-            raise ProjectionError(
-                seq, "one_game", f"event of game {env.game_id!r} in the log of {self.game_id!r}"
-            )
         if seq != self.last_seq + 1:
             if seq <= self.last_seq:
                 why = f"seq {seq} follows seq {self.last_seq}: out of order or repeated"

@@ -52,10 +52,10 @@ def new_hand(table: Any, hand_no: int, dealer: int, order: list[int], carry: int
 
 
 def _idx(code: str) -> int:
-    i = _IDX.get(code)
-    if i is None:
-        i = C.parse(code)
-    return i
+    try:
+        return _IDX[code]
+    except KeyError:
+        return C.parse(code)  # lower case or a short month in a payload built in code
 
 
 def locate(s: HandState, b: int) -> str:
@@ -165,6 +165,23 @@ def _deal(s: HandState, a: E.CardsDealt, out: Out, deck: int | None = None) -> N
         seen |= b
         return b
 
+    def take_all(codes: list[str], where: str) -> int:
+        # fast path: one mask; the card-by-card path only to name what is wrong
+        nonlocal seen
+        m = 0
+        try:
+            for code in codes:
+                m |= 1 << _IDX[code]
+        except KeyError:
+            m = -1
+        if m < 0 or m.bit_count() != len(codes) or m & seen or m & ~t.deck:
+            m = 0
+            for code in codes:
+                m |= take(code, where)
+            return m
+        seen |= m
+        return m
+
     for seat, hand in enumerate(a.hands):
         if hand is None:
             s.hand_unknown[seat] = t.hand_size
@@ -174,25 +191,20 @@ def _deal(s: HandState, a: E.CardsDealt, out: Out, deck: int | None = None) -> N
                 "deal_shape",
                 f"seat {seat} is dealt {len(hand)} cards; this ruleset deals {t.hand_size}",
             )
-        m = 0
-        for code in hand:
-            m |= take(code, f"seat {seat}'s hand")
-        s.hands[seat] = m
+        s.hands[seat] = take_all(hand, f"seat {seat}'s hand")
     if len(a.layout) != t.layout_size:
         raise _illegal(
             "deal_shape",
             f"the layout has {len(a.layout)} cards; this ruleset deals {t.layout_size}",
         )
-    layout = 0
-    for code in a.layout:
-        b = take(code, "layout")
-        if b & C.BONUS:
-            raise _illegal(
-                "bonus_at_deal",
-                f"bonus card {code} cannot stay on the layout: list it in bonus_to_pile "
-                "and put its replacement on the layout",
-            )
-        layout |= b
+    layout = take_all(a.layout, "layout")
+    if layout & C.BONUS:
+        code = C.codes(layout & C.BONUS)[0]
+        raise _illegal(
+            "bonus_at_deal",
+            f"bonus card {code} cannot stay on the layout: list it in bonus_to_pile "
+            "and put its replacement on the layout",
+        )
     bonus = 0
     for code in a.bonus_to_pile:
         b = take(code, "bonus_to_pile")
@@ -205,10 +217,8 @@ def _deal(s: HandState, a: E.CardsDealt, out: Out, deck: int | None = None) -> N
             raise _illegal(
                 "deal_shape", f"the stock has {len(a.stock)} cards; {stock_count} remain"
             )
-        stock = [_idx(c) for c in a.stock]
-        for i in stock:
-            take(CODES[i], "stock")
-        s.stock = stock
+        take_all(a.stock, "stock")
+        s.stock = [_IDX[c] for c in a.stock]
     s.stock_count = stock_count
     if deck is not None and seen != deck:
         raise _illegal(
