@@ -63,6 +63,10 @@ def render_markdown(figures: list[Figure], machine: str, hands: int, args: str) 
 
 
 NOTES = (
+    "Single-threaded figures (simulate, decode, replay, the peer) are CPU time of the process "
+    '(`time.process_time`): what "one core" means, and steadier than wall time on a shared '
+    "virtual machine. Import, queries and append latencies are wall-clock time, since DuckDB "
+    "works on other threads.",
     "The corpus is simulated by `gostop_records.sim` (greedy and random bots, every preset) "
     "and written as JSON Lines; every figure reads that one file.",
     "Replay reads the file as `gostop replay` does (typed events, without keeping each "
