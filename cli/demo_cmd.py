@@ -79,14 +79,16 @@ def demo(folder: DirOption = Path("gostop-demo")) -> None:
 
     title("what to try next")
     db, log = r.db, r.replay_log
-    for line in (
-        f"gostop replay {log} --hand 2 --step        step through a hand, event by event",
-        f"gostop audit {r.dispute_log} --json        the dispute as JSON",
-        f"gostop validate {r.corpus}                  check every game against the rules",
-        f'gostop db query --db {db} "SELECT * FROM v_hand_summary LIMIT 5"',
-        f"gostop db stats --db {db}",
-        "gostop play                                  play a hand against the computer",
-        "gostop record --log table.jsonl --players Ann,Ben --ruleset matgo   record a real table",
-        "gostop rules show matgo --diff cardavia       what two rulesets disagree on",
-    ):
-        echo(f"  {line}")
+    tries = (
+        (f"gostop replay {log} --hand 2 --step", "step through a hand, event by event"),
+        (f"gostop audit {r.dispute_log} --json", "the dispute as JSON"),
+        (f"gostop validate {r.corpus}", "check every game against the rules"),
+        (f'gostop db query --db {db} "SELECT * FROM v_hand_summary LIMIT 5"', "SQL"),
+        (f"gostop db stats --db {db}", "games, outcomes, payouts, specials"),
+        ("gostop play", "play a hand against the computer"),
+        ("gostop record --log table.jsonl --players Ann,Ben", "record a real table"),
+        ("gostop rules show matgo --diff cardavia", "what two rulesets disagree on"),
+    )
+    width = max(len(cmd) for cmd, _ in tries)
+    for cmd, what in tries:
+        echo(f"  {cmd.ljust(width)}  {what}")
