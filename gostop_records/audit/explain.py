@@ -92,6 +92,16 @@ def candidates(ctx: HandContext) -> list[Candidate]:
                 cost = _near(v, pinned) if v is not None and pinned is not None else 1.0
                 out.append(Candidate(name, v, {name: v}, cost=cost))
 
+    def bak(name: str, threshold: str, values: range) -> None:
+        # on: try it off and at other thresholds; off: try it on at each threshold
+        if getattr(r, name):
+            flag(name)
+            ints(threshold, values)
+            return
+        pinned = getattr(r, threshold)
+        for v in values:
+            out.append(Candidate(name, True, {name: True, threshold: v}, cost=_near(v, pinned)))
+
     f = ctx.facts
     if ctx.outcome == "stop" and f is not None:
         w = f.winner
@@ -116,35 +126,11 @@ def candidates(ctx: HandContext) -> list[Candidate]:
                 elif mode is not r.go_payout:
                     out.append(Candidate("go_payout", mode.value, {"go_payout": mode}))
         flag("gwang_bak")
-        if r.pi_bak:
-            flag("pi_bak")
-            ints("pi_bak_max_units", range(0, 13))
-        else:
-            for u in range(0, 13):
-                out.append(
-                    Candidate(
-                        "pi_bak",
-                        True,
-                        {"pi_bak": True, "pi_bak_max_units": u},
-                        cost=_near(u, r.pi_bak_max_units),
-                    )
-                )
+        bak("pi_bak", "pi_bak_max_units", range(0, 13))
         flag("pi_bak_zero_exempt")
         if ctx.cup_holder is not None and ctx.cup_holder != w:
             flag("loser_cup_protects")
-        if r.meong_tta:
-            flag("meong_tta")
-            ints("meong_tta_min_animals", range(5, 10))
-        else:
-            for m in range(5, 10):
-                out.append(
-                    Candidate(
-                        "meong_tta",
-                        True,
-                        {"meong_tta": True, "meong_tta_min_animals": m},
-                        cost=_near(m, r.meong_tta_min_animals),
-                    )
-                )
+        bak("meong_tta", "meong_tta_min_animals", range(5, 10))
         flag("meong_tta_loser_zero")
         if any(f.go_count[lo] for lo in losers):
             for mode in GoBak:
