@@ -72,7 +72,7 @@ __all__ = [
 #: Events per transaction: large enough for bulk speed, small enough to bound memory.
 DEFAULT_BATCH_EVENTS = 50_000
 #: The files a folder is searched for (recursively).
-FOLDER_SUFFIXES = (".jsonl", ".ndjson", *L.MSGPACK_SUFFIXES)
+FOLDER_SUFFIXES = L.FOLDER_SUFFIXES
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,20 +211,8 @@ def _tuned_interpreter() -> Iterator[None]:
 
 def discover(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[Problem]]:
     """Log files named or found (recursively) in folders, and the paths that are neither."""
-    files: list[Path] = []
-    missing: list[Problem] = []
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            found = sorted(
-                f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in FOLDER_SUFFIXES
-            )
-            files.extend(found)
-        elif p.is_file():
-            files.append(p)
-        else:
-            missing.append(Problem(str(p), None, None, "no such file or folder"))
-    return files, missing
+    files, missing = L.find_logs(paths)
+    return files, [Problem(str(p), None, None, "no such file or folder") for p in missing]
 
 
 def _check_run(run: Sequence[Envelope]) -> tuple[int, str] | None:
