@@ -61,7 +61,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_BATCH_EVENTS",
-    "FOLDER_SUFFIXES",
     "ImportProgress",
     "ImportReport",
     "Importer",
@@ -72,7 +71,6 @@ __all__ = [
 #: Events per transaction: large enough for bulk speed, small enough to bound memory.
 DEFAULT_BATCH_EVENTS = 50_000
 #: The files a folder is searched for (recursively).
-FOLDER_SUFFIXES = L.FOLDER_SUFFIXES
 
 
 @dataclass(frozen=True, slots=True)
