@@ -70,6 +70,7 @@ __all__ = [
     "iter_msgpack",
     "log_format",
     "now",
+    "read_checked",
     "read_log",
     "repair_tail",
     "seal",
@@ -170,12 +171,17 @@ def canonical_bytes(env: Envelope) -> bytes:
     Typed envelopes take the fast path: encode sorted, then cut the ``hash`` and ``prev``
     members, which sort next to each other after ``event``, out of the bytes.
     """
-    stored = stored_bytes(env)
-    if stored is not None:
-        return stored
+    if type(env) is not Envelope:
+        stored = stored_bytes(env)
+        if stored is not None:
+            return stored
     if type(env.event) is UnknownEvent:
         return _sorted_enc.encode(_body_dict(env))
-    data = _sorted_enc.encode(env)
+    return _cut_chain(_sorted_enc.encode(env))
+
+
+def _cut_chain(data: bytes) -> bytes:
+    """The sorted encoding of a whole typed envelope without its ``hash`` and ``prev``."""
     # Sorted envelope keys: at, by, event, game_id, hand, hash, prev, recorded_at, seq, v.
     # Only string values (escaped quotes) and ints follow "hash", so the last occurrences
     # are the envelope's own members even if a payload holds keys with the same names.
@@ -192,8 +198,12 @@ def _canonical_of_raw(raw: dict[str, Any]) -> bytes:
 
 def compute_hash(prev: str, env: Envelope) -> str:
     """The hash an envelope must carry after ``prev``."""
+    return _digest(prev, canonical_bytes(env))
+
+
+def _digest(prev: str, canon: bytes) -> str:
     h = hashlib.sha256(prev.encode())
-    h.update(canonical_bytes(env))
+    h.update(canon)
     return h.hexdigest()
 
 
@@ -515,20 +525,37 @@ def decode_json_line(
     exact: bool = True,
 ) -> Envelope:
     """One JSONL line as an envelope (see :func:`iter_jsonl` for the rules)."""
+    return _decode_json(line, file, lineno, report, exact)[0]
+
+
+def _decode_json(
+    line: bytes | str,
+    file: str | None,
+    lineno: int | None,
+    report: ReadReport | None,
+    exact: bool,
+) -> tuple[Envelope, bytes | None]:
+    """The envelope of a line and, when it is in its typed form, its sorted encoding.
+
+    The exact check compares the line with the sorted encoding of the typed envelope, which
+    has the same length as the line in any key order; that one encoding is then what the
+    hash check needs (:func:`_cut_chain`), so checking a chain costs no second encode.
+    """
     try:
         env = _json_env_dec.decode(line)
     except msgspec.ValidationError as exc:
         raw = _decode_raw_json(line, file, lineno)
-        return _from_raw(raw, file=file, line=lineno, report=report, typed=None, error=exc)
+        return _from_raw(raw, file=file, line=lineno, report=report, typed=None, error=exc), None
     except msgspec.DecodeError as exc:
         raise LogError(f"not valid JSON: {exc}", file=file, line=lineno) from None
+    full = None
     if env.v != _events.EVENT_VERSIONS[_CLASS_TAG[type(env.event)]] or (
-        exact and len(line) - (line[-1:] in (b"\n", "\n")) != len(_json_enc.encode(env))
+        exact and len(line) - (line[-1:] in (b"\n", "\n")) != len(full := _sorted_enc.encode(env))
     ):
         # Not in the form this module writes: check what was stored (slower, exact).
         raw = _decode_raw_json(line, file, lineno)
-        return _from_raw(raw, file=file, line=lineno, report=report, typed=env, error=None)
-    return env
+        return _from_raw(raw, file=file, line=lineno, report=report, typed=env, error=None), None
+    return env, full
 
 
 def _decode_raw_json(line: bytes | str, file: str | None, lineno: int | None) -> Any:
@@ -559,6 +586,14 @@ def iter_jsonl(
     from other producers (fields with defaults left out, fields from a newer version) still
     verify and copy byte-exactly. Turn it off only for logs written by this module.
     """
+    for env, _ in _iter_jsonl(path, report, exact):
+        yield env
+
+
+def _iter_jsonl(
+    path: PathLike, report: ReadReport | None, exact: bool
+) -> Iterator[tuple[Envelope, bytes | None]]:
+    """Envelopes of a JSONL log with their sorted encoding when typed (see :func:`_decode_json`)."""
     name = os.fspath(path)
     with _open_read(path) as f:
         for lineno, line in enumerate(f, 1):
@@ -568,10 +603,10 @@ def iter_jsonl(
                 continue
             if line[-2:] == b"\r\n":
                 line = line[:-2] + b"\n"
-            env = decode_json_line(line, file=name, lineno=lineno, report=report, exact=exact)
+            pair = _decode_json(line, name, lineno, report, exact)
             if report is not None:
                 report.count += 1
-            yield env
+            yield pair
 
 
 def _iter_frames(f: IO[bytes], name: str) -> Iterator[tuple[int, bytes]]:
@@ -683,6 +718,25 @@ def read_log(
     if log_format(path) == "msgpack":
         return iter_msgpack(path, report=report, exact=exact)
     return iter_jsonl(path, report=report, exact=exact)
+
+
+def read_checked(
+    path: PathLike, *, report: ReadReport | None = None
+) -> Iterator[tuple[Envelope, bool]]:
+    """Every envelope of a log file (as :func:`read_log` reads it, stored forms kept) and
+    whether its ``hash`` matches its content after its own ``prev``.
+
+    The links between envelopes (seq order, each ``prev`` the hash before it) are left to
+    the caller, which knows where a game's events start. From JSONL, the check reuses the
+    encoding the exact check made: a bulk import's cheapest way to check every hash.
+    """
+    if log_format(path) == "msgpack":
+        for env in iter_msgpack(path, report=report):
+            yield env, bool(env.hash) and compute_hash(env.prev, env) == env.hash
+        return
+    for env, full in _iter_jsonl(path, report, True):
+        canon = _cut_chain(full) if full is not None else canonical_bytes(env)
+        yield env, bool(env.hash) and _digest(env.prev, canon) == env.hash
 
 
 def iter_games(envelopes: Iterable[Envelope]) -> Iterator[tuple[str, list[Envelope]]]:

@@ -43,8 +43,8 @@ from ..events import Envelope
 from ..projector import Issue, Projector
 from .codec import event_columns
 from .projections import derive, empty_rows
-from .rows import Prepared
-from .schema import EVENT_COLUMNS
+from .rows import Prepared, combine
+from .schema import EVENT_COLUMNS, TABLES
 from .writer import (
     clear_games,
     insert_events,
@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from .store import Store
 
 __all__ = [
+    "CHUNK_EVENTS",
     "DEFAULT_BATCH_EVENTS",
     "ImportProgress",
     "ImportReport",
@@ -68,9 +69,13 @@ __all__ = [
     "discover",
 ]
 
-#: Events per transaction: large enough for bulk speed, small enough to bound memory.
-DEFAULT_BATCH_EVENTS = 50_000
-#: The files a folder is searched for (recursively).
+#: Events per transaction. DuckDB writes an insert of more than a row group (122,880 rows)
+#: straight to the database file; smaller ones go through its write-ahead log and are copied
+#: again at the next checkpoint, which costs the writer about twice the time.
+DEFAULT_BATCH_EVENTS = 250_000
+#: Events read, checked and derived at a time: the Python objects an import holds at once
+#: (a transaction holds several of these as compact Arrow tables).
+CHUNK_EVENTS = 50_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,17 +154,44 @@ class ImportProgress:
 
 
 @dataclass(slots=True)
-class _Planned:
-    """A validated game waiting for its batch's transaction."""
+class _Run:
+    """A run of consecutive events of one game, as read."""
 
     file: str
-    run: list[Envelope]  # as read from the file
+    index: int  # the run's place in its file (0, 1, ...), to read it again after a conflict
+    events: list[Envelope]
+    bad_hash: int | None  # index of the first event whose own hash is wrong
+
+
+@dataclass(slots=True)
+class _Planned:
+    """A validated game waiting for its transaction."""
+
+    run: _Run
     new: list[list[Any]]  # the rows to insert, as columns
     full: list[Envelope]  # every event of the game after the import
     game: GameState
     issues: list[Issue]
     stored: int  # events the store held before
     violations: int
+
+
+@dataclass(slots=True)
+class _Group:
+    """The games of one transaction: their rows as Arrow tables, and what to count.
+
+    Only compact rows are kept, not the envelopes: after a conflict, the games of a file
+    are read from it again (``again`` holds only the runs that cannot be).
+    """
+
+    events: list[Prepared] = field(default_factory=list)
+    rows: dict[str, list[Prepared]] = field(default_factory=dict)
+    replace: set[str] = field(default_factory=set)  # games whose projection rows are replaced
+    games: set[str] = field(default_factory=set)
+    # each planned game: (file, game id, events stored before, violations, run index)
+    planned: list[tuple[str, str, int, int, int]] = field(default_factory=list)
+    again: list[_Run] = field(default_factory=list)
+    count: int = 0  # events
 
 
 @dataclass(slots=True)
@@ -213,13 +245,25 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[
     return files, [Problem(str(p), None, None, "no such file or folder") for p in missing]
 
 
-def _check_run(run: Sequence[Envelope]) -> tuple[int, str] | None:
-    """The first break in a run's seq order or hash chain: (seq, reason)."""
+def _first_bad_hash(run: Sequence[Envelope]) -> int | None:
+    """The index of the first envelope whose hash does not match its content."""
+    for i, env in enumerate(run):
+        if not env.hash or L.compute_hash(env.prev, env) != env.hash:
+            return i
+    return None
+
+
+def _check_run(run: Sequence[Envelope], bad_hash: int | None) -> tuple[int, str] | None:
+    """The first break in a run's seq order or hash chain: (seq, reason).
+
+    ``bad_hash`` is the index of the first envelope whose own hash is wrong (checked as the
+    file was read, see :func:`gostop_records.log.read_checked`).
+    """
     first = run[0]
     if first.seq == 1 and first.prev != L.GENESIS:
         return 1, "prev of seq 1 is not the genesis value (64 zeros)"
     prev_seq, prev_hash = first.seq - 1, first.prev
-    for env in run:
+    for i, env in enumerate(run):
         if env.seq != prev_seq + 1:
             return env.seq, f"seq {env.seq} follows seq {prev_seq}: the seqs must be dense"
         if env.prev != prev_hash:
@@ -227,7 +271,7 @@ def _check_run(run: Sequence[Envelope]) -> tuple[int, str] | None:
                 f"prev is not the hash of seq {prev_seq} (an event before it was "
                 "changed, removed or inserted)"
             )
-        if not env.hash or L.compute_hash(env.prev, env) != env.hash:
+        if i == bad_hash:
             return env.seq, "hash does not match the content (changed after it was sealed)"
         prev_seq, prev_hash = env.seq, env.hash
     return None
@@ -243,11 +287,9 @@ def _write(conn: Any, events: Prepared, replace: list[str], rows: Mapping[str, P
 
 @dataclass(slots=True)
 class _Write:
-    """A batch being written on the writer thread, through a connection of its own."""
+    """A transaction being written on the writer thread, through a connection of its own."""
 
-    planned: list[_Planned]
-    games: set[str]
-    events: int
+    group: _Group
     conn: Any
     done: Future[None]
 
@@ -273,12 +315,15 @@ class Importer:
         self.store = store
         self.strict = strict
         self.batch_events = max(1, batch_events or DEFAULT_BATCH_EVENTS)
+        self.chunk_events = min(self.batch_events, CHUNK_EVENTS)
         self.progress = progress
         self.report = ImportReport()
         self._files_total = 0
         self._file: str | None = None
         self._writer: ThreadPoolExecutor | None = None
         self._writing: _Write | None = None
+        self._group = _Group()
+        self._from_files = True  # games can be read again from their files
 
     # --- reading ---------------------------------------------------------------------
 
@@ -297,6 +342,7 @@ class Importer:
             self._writer = writer
             try:
                 yield
+                self._submit()
                 self._wait()
             finally:
                 # on an error, let the batch being written finish (it holds whole games)
@@ -309,15 +355,15 @@ class Importer:
         files, missing = discover(paths)
         self.report.rejected.extend(missing)
         self._files_total = len(files)
-        chunk: list[tuple[str, list[Envelope]]] = []
+        chunk: list[_Run] = []
         size = 0
         for path in files:
             name = str(path)
             self._file = name
-            for run in self._runs(path):
-                chunk.append((name, run))
+            for index, (run, bad) in enumerate(self._runs(path)):
+                chunk.append(_Run(name, index, run, bad))
                 size += len(run)
-                if size >= self.batch_events:
+                if size >= self.chunk_events:
                     self._process(chunk)
                     chunk, size = [], 0
             self.report.files += 1
@@ -328,27 +374,32 @@ class Importer:
     def _import_envelopes(self, envelopes: Iterable[Envelope], source: str) -> ImportReport:
         self._files_total = 1
         self._file = source
-        chunk: list[tuple[str, list[Envelope]]] = []
+        self._from_files = False
+        chunk: list[_Run] = []
         size = 0
-        for _, run in L.iter_games(envelopes):
-            chunk.append((source, run))
+        for index, (_, run) in enumerate(L.iter_games(envelopes)):
+            chunk.append(_Run(source, index, run, _first_bad_hash(run)))
             size += len(run)
-            if size >= self.batch_events:
+            if size >= self.chunk_events:
                 self._process(chunk)
                 chunk, size = [], 0
         self._process(chunk)
         self.report.files += 1
         return self.report
 
-    def _runs(self, path: Path) -> Iterator[list[Envelope]]:
-        """Runs of consecutive events of one game; a read error ends the file."""
+    def _runs(self, path: Path) -> Iterator[tuple[list[Envelope], int | None]]:
+        """Runs of consecutive events of one game, each with the index of its first event
+        whose hash is wrong; a read error ends the file."""
         name = str(path)
         run: list[Envelope] = []
+        bad: int | None = None
         try:
-            for env in L.read_log(path):
+            for env, hash_ok in L.read_checked(path):
                 if run and env.game_id != run[0].game_id:
-                    yield run
-                    run = []
+                    yield run, bad
+                    run, bad = [], None
+                if not hash_ok and bad is None:
+                    bad = len(run)
                 run.append(env)
         except LogError as exc:
             gid = run[0].game_id if run else None
@@ -364,16 +415,20 @@ class Importer:
             )
             return
         if run:
-            yield run
+            yield run, bad
 
     # --- planning --------------------------------------------------------------------
 
-    def _process(self, chunk: list[tuple[str, list[Envelope]]]) -> None:
+    def _process(self, chunk: list[_Run]) -> None:
         if not chunk:
             return
-        ids = list(dict.fromkeys(run[0].game_id for _, run in chunk))
-        if self._writing is not None and not self._writing.games.isdisjoint(ids):
-            self._wait()  # plan those games against what that write stores
+        ids = list(dict.fromkeys(run.events[0].game_id for run in chunk))
+        writing = self._writing
+        if not self._group.games.isdisjoint(ids) or (
+            writing is not None and not writing.group.games.isdisjoint(ids)
+        ):
+            self._submit()
+            self._wait()  # plan those games against what that transaction stores
         rows = self.store.conn.execute(
             "SELECT game_id, hash FROM events WHERE game_id IN (SELECT unnest(?::VARCHAR[])) "
             "ORDER BY game_id, seq",
@@ -384,26 +439,25 @@ class Importer:
             hashes.setdefault(gid, []).append(digest)
         pending: dict[str, _Planned] = {}
         planned: list[_Planned] = []
-        for file, run in chunk:
+        for run in chunk:
             self.report.games += 1
-            p = self._plan(file, run, hashes, pending)
+            p = self._plan(run, hashes, pending)
             if p is not None:
                 planned.append(p)
-                gid = run[0].game_id
+                gid = run.events[0].game_id
                 pending[gid] = p
                 hashes[gid] = [e.hash for e in p.full]
-        self._flush(planned)
+        self._add(planned)
+        if self._group.count >= self.batch_events:
+            self._submit()
 
     def _plan(
-        self,
-        file: str,
-        run: list[Envelope],
-        hashes: dict[str, list[str]],
-        pending: dict[str, _Planned],
+        self, read: _Run, hashes: dict[str, list[str]], pending: dict[str, _Planned]
     ) -> _Planned | None:
+        file, run = read.file, read.events
         gid = run[0].game_id
         report = self.report
-        broken = _check_run(run)
+        broken = _check_run(run, read.bad_hash)
         if broken is not None:
             report.rejected.append(Problem(file, gid, broken[0], broken[1], "hash_chain"))
             return None
@@ -477,34 +531,56 @@ class Importer:
         violations = sum(
             1 for i in p.issues if i.severity == "violation" and (i.seq is None or i.seq > n)
         )
-        return _Planned(file, run, rows, full, p.game, p.issues, n, violations)
+        return _Planned(read, rows, full, p.game, p.issues, n, violations)
 
     # --- writing ---------------------------------------------------------------------
 
-    def _flush(self, planned: list[_Planned]) -> None:
+    def _add(self, planned: list[_Planned]) -> None:
+        """A chunk's planned games into the transaction being gathered, as Arrow tables."""
         if not planned:
             return
         last: dict[str, _Planned] = {}
         for p in planned:
             last[p.full[0].game_id] = p
-        # games the store held before: their projection rows are replaced whole
-        replace = sorted({p.full[0].game_id for p in planned if p.stored})
         rows = empty_rows()
         for p in last.values():
             derive(p.full, p.game, p.issues, rows=rows)
-        # each column of the batch's events: the games' columns one after another
+        # each column of the chunk's events: the games' columns one after another
         events = [
             list(chain.from_iterable(p.new[k] for p in planned)) for k in range(len(EVENT_COLUMNS))
         ]
-        ready_events, ready_rows = prepare_events(events), prepare_projection(rows)
+        g = self._group
+        ready = prepare_events(events)
+        g.events.append(ready)
+        g.count += ready.count
+        for name, part in prepare_projection(rows).items():
+            g.rows.setdefault(name, []).append(part)
+        g.games.update(last)
+        # games the store held before: their projection rows are replaced whole
+        g.replace.update(p.full[0].game_id for p in planned if p.stored)
+        for p in planned:
+            g.planned.append((p.run.file, p.full[0].game_id, p.stored, p.violations, p.run.index))
+            if not self._from_files:
+                g.again.append(p.run)
+
+    def _submit(self) -> None:
+        """Hand the gathered transaction to the writer thread (after the one before it)."""
+        g = self._group
+        if not g.planned:
+            return
+        self._group = _Group()
+        events = combine(EVENT_COLUMNS, g.events)
+        rows = {name: combine(cols, g.rows.get(name, [])) for name, cols in TABLES.items()}
+        g.events, g.rows = [], {}
         self._wait()
         assert self._writer is not None
         conn = self.store.conn.cursor()
-        done = self._writer.submit(_write, conn, ready_events, replace, ready_rows)
-        self._writing = _Write(planned, set(last), ready_events.count, conn, done)
+        done = self._writer.submit(_write, conn, events, sorted(g.replace), rows)
+        self._writing = _Write(g, conn, done)
 
     def _wait(self) -> None:
-        """Wait for the batch being written, then count it (or retry it after a conflict)."""
+        """Wait for the transaction being written, then count it (or retry it after a
+        conflict)."""
         write = self._writing
         if write is None:
             return
@@ -513,36 +589,51 @@ class Importer:
         if exc is not None:
             if not is_write_conflict(exc):
                 raise exc
-            self._after_conflict(write.planned)
+            self._after_conflict(write.group)
             return
         report = self.report
-        for p in write.planned:
-            self.store.cache.pop(p.full[0].game_id, None)
-            if p.stored:
+        for _file, gid, stored, violations, _index in write.group.planned:
+            self.store.cache.pop(gid, None)
+            if stored:
                 report.extended += 1
             else:
                 report.imported += 1
-            report.violations += p.violations
-        report.events += write.events
+            report.violations += violations
+        report.events += write.group.count
         self._tell(committed=True)
 
-    def _after_conflict(self, planned: list[_Planned]) -> None:
-        """Another writer touched a game of the batch: retry each game on its own."""
-        if len(planned) == 1:
-            p = planned[0]
+    def _after_conflict(self, group: _Group) -> None:
+        """Another writer touched a game of the transaction, which wrote nothing: import
+        each of its games again on its own, against what the store holds now."""
+        if len(group.planned) == 1:
+            file, gid, stored, _, _ = group.planned[0]
             self.report.conflicts.append(
                 Problem(
-                    p.file,
-                    p.full[0].game_id,
-                    p.stored + 1,
+                    file,
+                    gid,
+                    stored + 1,
                     "another writer appended to this game during the import; nothing was written",
                 )
             )
             return
-        self.report.games -= len(planned)
-        for p in planned:
-            self._process([(p.file, p.run)])
-        self._wait()
+        self.report.games -= len(group.planned)
+        for run in group.again if not self._from_files else self._read_again(group):
+            self._process([run])
+            self._submit()
+            self._wait()
+
+    def _read_again(self, group: _Group) -> Iterator[_Run]:
+        """The runs of a transaction's games, read again from their files in order."""
+        wanted: dict[str, set[int]] = {}
+        for file, _, _, _, index in group.planned:
+            wanted.setdefault(file, set()).add(index)
+        for file, indices in wanted.items():
+            last = max(indices)
+            for index, (run, bad) in enumerate(self._runs(Path(file))):
+                if index in indices:
+                    yield _Run(file, index, run, bad)
+                if index >= last:
+                    break
 
     def _tell(self, *, committed: bool) -> None:
         if self.progress is not None:

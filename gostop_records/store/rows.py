@@ -31,6 +31,7 @@ __all__ = [
     "SMALL_ROWS",
     "Prepared",
     "arrow_available",
+    "combine",
     "insert_rows",
     "placeholder",
     "prepare",
@@ -97,7 +98,7 @@ SMALL_ROWS = 64
 class Prepared:
     """Rows made ready to insert, as columns; many rows come with their Arrow table."""
 
-    values: Sequence[Sequence[Any]]  # one sequence per column
+    values: Sequence[Sequence[Any]]  # one sequence per column (empty when combined as Arrow)
     count: int
     arrow: Any = None
 
@@ -121,6 +122,31 @@ def prepare_columns(columns: Columns, values: Sequence[Sequence[Any]], count: in
     if count > SMALL_ROWS and arrow_available():
         return Prepared(values, count, _arrow_table(columns, values))
     return Prepared(values, count)
+
+
+def combine(columns: Columns, parts: Sequence[Prepared]) -> Prepared:
+    """Several prepared parts of one table as one, for one ``INSERT``.
+
+    DuckDB writes the row groups of a large insert straight to the database file, where many
+    small inserts in one transaction all go through its write-ahead log first and are
+    copied again at the checkpoint: a bulk import gathers its batches into one insert per
+    table. Arrow tables are chained without copying their data.
+    """
+    parts = [p for p in parts if p.count]
+    if len(parts) == 1:
+        return parts[0]
+    count = sum(p.count for p in parts)
+    if count > SMALL_ROWS and arrow_available():
+        import pyarrow as pa
+
+        tables = [
+            p.arrow if p.arrow is not None else _arrow_table(columns, p.values) for p in parts
+        ]
+        return Prepared((), count, pa.concat_tables(tables))
+    values = [
+        list(itertools.chain.from_iterable(p.values[k] for p in parts)) for k in range(len(columns))
+    ]
+    return prepare_columns(columns, values, count)
 
 
 @contextlib.contextmanager
