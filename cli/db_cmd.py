@@ -91,7 +91,17 @@ def import_(
             metavar="N",
             help="Events written per transaction (whole games only).",
         ),
-    ] = 50_000,
+    ] = 250_000,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=0,
+            metavar="N",
+            help="Processes that check large JSON Lines files "
+            "(default: one per core; 0: all in this process).",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Import game logs: validated per game, atomic per game, idempotent.
@@ -105,7 +115,11 @@ def import_(
 
     with Store(db) as store:
         report = store.import_paths(
-            paths, strict=not lenient, batch_events=batch_events, progress=_Progress()
+            paths,
+            strict=not lenient,
+            batch_events=batch_events,
+            progress=_Progress(),
+            workers=workers,
         )
     if as_json:
         common.print_json(report.to_dict())

@@ -591,22 +591,36 @@ def iter_jsonl(
 
 
 def _iter_jsonl(
-    path: PathLike, report: ReadReport | None, exact: bool
+    path: PathLike,
+    report: ReadReport | None,
+    exact: bool,
+    span: tuple[int, int] | None = None,
 ) -> Iterator[tuple[Envelope, bytes | None]]:
     """Envelopes of a JSONL log with their sorted encoding when typed (see :func:`_decode_json`)."""
     name = os.fspath(path)
     with _open_read(path) as f:
-        for lineno, line in enumerate(f, 1):
-            if lineno == 1 and line.startswith(b"\xef\xbb\xbf"):
-                line = line[3:]
-            if not line or line.isspace():
-                continue
-            if line[-2:] == b"\r\n":
-                line = line[:-2] + b"\n"
+        lines: Iterable[bytes] = f
+        if span is not None:
+            f.seek(span[0])
+            lines = f.read(span[1] - span[0]).splitlines(keepends=True)
+        for lineno, line in _json_records(lines, span is None or span[0] == 0):
             pair = _decode_json(line, name, lineno, report, exact)
             if report is not None:
                 report.count += 1
             yield pair
+
+
+def _json_records(lines: Iterable[bytes], at_start: bool) -> Iterator[tuple[int, bytes]]:
+    """(line number, line) of each record: a byte-order mark at the start of the file, blank
+    lines and Windows line ends are taken care of here, once for every reader."""
+    for lineno, line in enumerate(lines, 1):
+        if lineno == 1 and at_start and line.startswith(b"\xef\xbb\xbf"):
+            line = line[3:]
+        if not line or line.isspace():
+            continue
+        if line[-2:] == b"\r\n":
+            line = line[:-2] + b"\n"
+        yield lineno, line
 
 
 def _iter_frames(f: IO[bytes], name: str) -> Iterator[tuple[int, bytes]]:
@@ -721,7 +735,7 @@ def read_log(
 
 
 def read_checked(
-    path: PathLike, *, report: ReadReport | None = None
+    path: PathLike, *, report: ReadReport | None = None, span: tuple[int, int] | None = None
 ) -> Iterator[tuple[Envelope, bool]]:
     """Every envelope of a log file (as :func:`read_log` reads it, stored forms kept) and
     whether its ``hash`` matches its content after its own ``prev``.
@@ -729,12 +743,17 @@ def read_checked(
     The links between envelopes (seq order, each ``prev`` the hash before it) are left to
     the caller, which knows where a game's events start. From JSONL, the check reuses the
     encoding the exact check made: a bulk import's cheapest way to check every hash.
+
+    ``span`` reads only the bytes ``[start, end)`` of a JSONL log, which must start and
+    end at line boundaries; line numbers in errors then count from the span's first line.
     """
     if log_format(path) == "msgpack":
+        if span is not None:
+            raise LogError("a span can only be read from a JSON Lines log", file=os.fspath(path))
         for env in iter_msgpack(path, report=report):
             yield env, bool(env.hash) and compute_hash(env.prev, env) == env.hash
         return
-    for env, full in _iter_jsonl(path, report, True):
+    for env, full in _iter_jsonl(path, report, True, span):
         canon = _cut_chain(full) if full is not None else canonical_bytes(env)
         yield env, bool(env.hash) and _digest(env.prev, canon) == env.hash
 

@@ -30,33 +30,38 @@ import gc
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
-from itertools import chain
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import log as L
-from ..errors import GostopError, LogError, ProjectionError
 from ..events import Envelope
-from ..projector import Issue, Projector
-from .codec import event_columns
-from .projections import derive, empty_rows
-from .rows import Prepared, combine
+from . import parallel
+from .parallel import Checkers, PieceResult, WorkerFailed, default_workers
+from .rows import Prepared, arrow_available, combine, without_games
+from .runs import (
+    Checked,
+    Problem,
+    Run,
+    RunReader,
+    check_links,
+    first_bad_hash,
+    replay,
+    rows_of,
+)
 from .schema import EVENT_COLUMNS, TABLES
 from .writer import (
     clear_games,
     insert_events,
     insert_projection,
     is_write_conflict,
-    prepare_events,
-    prepare_projection,
     transaction,
 )
 
 if TYPE_CHECKING:
-    from ..engine.game import GameState
     from .store import Store
 
 __all__ = [
@@ -76,32 +81,6 @@ DEFAULT_BATCH_EVENTS = 250_000
 #: Events read, checked and derived at a time: the Python objects an import holds at once
 #: (a transaction holds several of these as compact Arrow tables).
 CHUNK_EVENTS = 50_000
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """A game (or file) that was not imported, and why."""
-
-    file: str | None
-    game_id: str | None
-    seq: int | None
-    reason: str
-    rule: str | None = None
-    line: int | None = None
-
-    def describe(self) -> str:
-        parts = [
-            p
-            for p in (
-                self.file,
-                f"line {self.line}" if self.line is not None else None,
-                f"game {self.game_id}" if self.game_id else None,
-                f"seq {self.seq}" if self.seq is not None else None,
-            )
-            if p
-        ]
-        rule = f" [rule: {self.rule}]" if self.rule else ""
-        return f"{', '.join(parts)}: {self.reason}{rule}" if parts else self.reason + rule
 
 
 @dataclass(slots=True)
@@ -154,29 +133,6 @@ class ImportProgress:
 
 
 @dataclass(slots=True)
-class _Run:
-    """A run of consecutive events of one game, as read."""
-
-    file: str
-    index: int  # the run's place in its file (0, 1, ...), to read it again after a conflict
-    events: list[Envelope]
-    bad_hash: int | None  # index of the first event whose own hash is wrong
-
-
-@dataclass(slots=True)
-class _Planned:
-    """A validated game waiting for its transaction."""
-
-    run: _Run
-    new: list[list[Any]]  # the rows to insert, as columns
-    full: list[Envelope]  # every event of the game after the import
-    game: GameState
-    issues: list[Issue]
-    stored: int  # events the store held before
-    violations: int
-
-
-@dataclass(slots=True)
 class _Group:
     """The games of one transaction: their rows as Arrow tables, and what to count.
 
@@ -190,7 +146,7 @@ class _Group:
     games: set[str] = field(default_factory=set)
     # each planned game: (file, game id, events stored before, violations, run index)
     planned: list[tuple[str, str, int, int, int]] = field(default_factory=list)
-    again: list[_Run] = field(default_factory=list)
+    again: list[Run] = field(default_factory=list)
     count: int = 0  # events
 
 
@@ -245,38 +201,6 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[
     return files, [Problem(str(p), None, None, "no such file or folder") for p in missing]
 
 
-def _first_bad_hash(run: Sequence[Envelope]) -> int | None:
-    """The index of the first envelope whose hash does not match its content."""
-    for i, env in enumerate(run):
-        if not env.hash or L.compute_hash(env.prev, env) != env.hash:
-            return i
-    return None
-
-
-def _check_run(run: Sequence[Envelope], bad_hash: int | None) -> tuple[int, str] | None:
-    """The first break in a run's seq order or hash chain: (seq, reason).
-
-    ``bad_hash`` is the index of the first envelope whose own hash is wrong (checked as the
-    file was read, see :func:`gostop_records.log.read_checked`).
-    """
-    first = run[0]
-    if first.seq == 1 and first.prev != L.GENESIS:
-        return 1, "prev of seq 1 is not the genesis value (64 zeros)"
-    prev_seq, prev_hash = first.seq - 1, first.prev
-    for i, env in enumerate(run):
-        if env.seq != prev_seq + 1:
-            return env.seq, f"seq {env.seq} follows seq {prev_seq}: the seqs must be dense"
-        if env.prev != prev_hash:
-            return env.seq, (
-                f"prev is not the hash of seq {prev_seq} (an event before it was "
-                "changed, removed or inserted)"
-            )
-        if i == bad_hash:
-            return env.seq, "hash does not match the content (changed after it was sealed)"
-        prev_seq, prev_hash = env.seq, env.hash
-    return None
-
-
 def _write(conn: Any, events: Prepared, replace: list[str], rows: Mapping[str, Prepared]) -> None:
     """One batch in one transaction: its events, and its games' projection rows."""
     with transaction(conn):
@@ -311,6 +235,7 @@ class Importer:
         strict: bool = True,
         batch_events: int | None = None,
         progress: Callable[[ImportProgress], None] | None = None,
+        workers: int | None = None,
     ) -> None:
         self.store = store
         self.strict = strict
@@ -324,6 +249,8 @@ class Importer:
         self._writing: _Write | None = None
         self._group = _Group()
         self._from_files = True  # games can be read again from their files
+        n = default_workers() if workers is None else workers
+        self._checkers = Checkers(n) if n > 0 and arrow_available() else None
 
     # --- reading ---------------------------------------------------------------------
 
@@ -345,6 +272,8 @@ class Importer:
                 self._submit()
                 self._wait()
             finally:
+                if self._checkers is not None:
+                    self._checkers.close()
                 # on an error, let the batch being written finish (it holds whole games)
                 if self._writing is not None:
                     self._writing.wait()
@@ -355,17 +284,22 @@ class Importer:
         files, missing = discover(paths)
         self.report.rejected.extend(missing)
         self._files_total = len(files)
-        chunk: list[_Run] = []
+        chunk: list[Run] = []
         size = 0
         for path in files:
             name = str(path)
             self._file = name
-            for index, (run, bad) in enumerate(self._runs(path)):
-                chunk.append(_Run(name, index, run, bad))
-                size += len(run)
-                if size >= self.chunk_events:
-                    self._process(chunk)
-                    chunk, size = [], 0
+            if self._in_pieces(path):
+                self._process(chunk)
+                chunk, size = [], 0
+                self._import_pieces(path)
+            else:
+                for index, (run, bad) in enumerate(self._runs(path)):
+                    chunk.append(Run(name, index, run, bad))
+                    size += len(run)
+                    if size >= self.chunk_events:
+                        self._process(chunk)
+                        chunk, size = [], 0
             self.report.files += 1
             self._tell(committed=False)
         self._process(chunk)
@@ -375,10 +309,10 @@ class Importer:
         self._files_total = 1
         self._file = source
         self._from_files = False
-        chunk: list[_Run] = []
+        chunk: list[Run] = []
         size = 0
         for index, (_, run) in enumerate(L.iter_games(envelopes)):
-            chunk.append(_Run(source, index, run, _first_bad_hash(run)))
+            chunk.append(Run(source, index, run, first_bad_hash(run)))
             size += len(run)
             if size >= self.chunk_events:
                 self._process(chunk)
@@ -388,38 +322,127 @@ class Importer:
         return self.report
 
     def _runs(self, path: Path) -> Iterator[tuple[list[Envelope], int | None]]:
-        """Runs of consecutive events of one game, each with the index of its first event
-        whose hash is wrong; a read error ends the file."""
-        name = str(path)
-        run: list[Envelope] = []
-        bad: int | None = None
+        """The runs of a file (see :class:`.runs.RunReader`); a read error is reported."""
+        reader = RunReader(path)
+        yield from reader
+        if reader.error is not None:
+            self.report.rejected.append(reader.error)
+
+    def _in_pieces(self, path: Path) -> bool:
+        """Whether a file is large enough to be checked by the worker processes."""
+        if self._checkers is None or self._checkers.broken or L.log_format(path) != "jsonl":
+            return False
         try:
-            for env, hash_ok in L.read_checked(path):
-                if run and env.game_id != run[0].game_id:
-                    yield run, bad
-                    run, bad = [], None
-                if not hash_ok and bad is None:
-                    bad = len(run)
-                run.append(env)
-        except LogError as exc:
-            gid = run[0].game_id if run else None
-            more = f"; game {gid} (read up to seq {run[-1].seq}) is not imported" if run else ""
-            self.report.rejected.append(
-                Problem(
-                    name,
-                    gid,
-                    exc.seq,
-                    f"{exc.reason}{more}; the rest of the file was not read",
-                    line=exc.line,
-                )
-            )
-            return
-        if run:
-            yield run, bad
+            return path.stat().st_size >= parallel.MIN_FILE_BYTES
+        except OSError:
+            return False
+
+    def _import_pieces(self, path: Path) -> None:
+        """A large file checked in pieces by the workers (see :mod:`.parallel`)."""
+        assert self._checkers is not None
+        name = str(path)
+        index = 0  # runs of the file before the piece
+        lines = 0  # lines of the file before the piece
+        pieces = self._checkers.results(name, self.strict)
+        try:
+            while True:
+                try:
+                    span, result = next(pieces)
+                except StopIteration:
+                    return
+                except WorkerFailed:
+                    # a worker that failed (killed, out of memory): the rest of the file
+                    # in-process, from the first run of this piece
+                    self._import_rest(path, index)
+                    return
+                self._take(name, span, result, index)
+                if result.error is not None:
+                    line = result.error.line
+                    self.report.rejected.append(
+                        replace(result.error, line=None if line is None else lines + line)
+                    )
+                    return  # the rest of the file is not read
+                index += len(result.notes)
+                lines += result.lines
+        finally:
+            pieces.close()
+
+    def _take(self, name: str, span: tuple[int, int], result: PieceResult, index: int) -> None:
+        """A worker's verdicts on a piece's runs: taken for the games met for the first
+        time, the other runs planned in-process against the store."""
+        notes = result.notes
+        ids = [n.game_id for n in notes]
+        counts = Counter(ids)
+        known = self._known(set(ids))
+        here = {
+            i
+            for i, n in enumerate(notes)
+            if n.verdict == "later" or counts[n.game_id] > 1 or n.game_id in known
+        }
+        report = self.report
+        g = self._group
+        taken: list[int] = []
+        for i, n in enumerate(notes):
+            if i in here:
+                continue
+            report.games += 1
+            if n.verdict == "rejected":
+                assert n.problem is not None
+                report.rejected.append(n.problem)
+            else:
+                taken.append(i)
+        if taken:
+            events, rows = result.prepared()
+            dropped = {notes[i].game_id for i in here if notes[i].verdict == "ok"}
+            if dropped:
+                events = without_games(events, dropped)
+                rows = {t: without_games(r, dropped) for t, r in rows.items()}
+            g.events.append(events)
+            g.count += events.count
+            for table, part in rows.items():
+                g.rows.setdefault(table, []).append(part)
+            for i in taken:
+                n = notes[i]
+                g.games.add(n.game_id)
+                g.planned.append((name, n.game_id, 0, n.violations, index + i))
+        if here:
+            again = [
+                Run(name, index + i, run, bad)
+                for i, (run, bad) in enumerate(RunReader(name, span))
+                if i in here
+            ]
+            self._process(again)
+        if self._group.count >= self.batch_events:
+            self._submit()
+
+    def _import_rest(self, path: Path, first: int) -> None:
+        name = str(path)
+        chunk: list[Run] = []
+        size = 0
+        for index, (run, bad) in enumerate(self._runs(path)):
+            if index < first:
+                continue
+            chunk.append(Run(name, index, run, bad))
+            size += len(run)
+            if size >= self.chunk_events:
+                self._process(chunk)
+                chunk, size = [], 0
+        self._process(chunk)
+
+    def _known(self, ids: set[str]) -> set[str]:
+        """The games the store holds or the import is about to write."""
+        known = ids & self._group.games
+        if self._writing is not None:
+            known |= ids & self._writing.group.games
+        rows = self.store.conn.execute(
+            "SELECT DISTINCT game_id FROM events WHERE game_id IN (SELECT unnest(?::VARCHAR[]))",
+            [list(ids)],
+        ).fetchall()
+        return known | {gid for (gid,) in rows}
 
     # --- planning --------------------------------------------------------------------
 
-    def _process(self, chunk: list[_Run]) -> None:
+    def _process(self, chunk: list[Run]) -> None:
         if not chunk:
             return
         ids = list(dict.fromkeys(run.events[0].game_id for run in chunk))
@@ -437,8 +460,8 @@ class Importer:
         hashes: dict[str, list[str]] = {}
         for gid, digest in rows:
             hashes.setdefault(gid, []).append(digest)
-        pending: dict[str, _Planned] = {}
-        planned: list[_Planned] = []
+        pending: dict[str, Checked] = {}
+        planned: list[Checked] = []
         for run in chunk:
             self.report.games += 1
             p = self._plan(run, hashes, pending)
@@ -452,12 +475,12 @@ class Importer:
             self._submit()
 
     def _plan(
-        self, read: _Run, hashes: dict[str, list[str]], pending: dict[str, _Planned]
-    ) -> _Planned | None:
+        self, read: Run, hashes: dict[str, list[str]], pending: dict[str, Checked]
+    ) -> Checked | None:
         file, run = read.file, read.events
         gid = run[0].game_id
         report = self.report
-        broken = _check_run(run, read.bad_hash)
+        broken = check_links(run, read.bad_hash)
         if broken is not None:
             report.rejected.append(Problem(file, gid, broken[0], broken[1], "hash_chain"))
             return None
@@ -510,52 +533,25 @@ class Importer:
         else:
             before = pending[gid].full if gid in pending else self.store.events(gid)
             full = [*before[: first - 1], *run]
-        try:
-            p = Projector(strict=False, inplace=True)
-            for env in full[:n]:
-                p.feed(env)
-            p.strict = self.strict
-            for env in full[n:]:
-                p.feed(env)
-            if p.game is None:
-                raise ProjectionError(1, "game_started", "the log does not start with game_started")
-            rows = event_columns(new)
-        except ProjectionError as exc:
-            report.rejected.append(Problem(file, gid, exc.seq, exc.reason, exc.rule))
+        checked = replay(read, full, n, self.strict)
+        if isinstance(checked, Problem):
+            report.rejected.append(checked)
             return None
-        except GostopError as exc:
-            seq = getattr(exc, "seq", None)
-            reason = getattr(exc, "reason", None) or str(exc)
-            report.rejected.append(Problem(file, gid, seq, reason))
-            return None
-        violations = sum(
-            1 for i in p.issues if i.severity == "violation" and (i.seq is None or i.seq > n)
-        )
-        return _Planned(read, rows, full, p.game, p.issues, n, violations)
+        return checked
 
     # --- writing ---------------------------------------------------------------------
 
-    def _add(self, planned: list[_Planned]) -> None:
+    def _add(self, planned: list[Checked]) -> None:
         """A chunk's planned games into the transaction being gathered, as Arrow tables."""
         if not planned:
             return
-        last: dict[str, _Planned] = {}
-        for p in planned:
-            last[p.full[0].game_id] = p
-        rows = empty_rows()
-        for p in last.values():
-            derive(p.full, p.game, p.issues, rows=rows)
-        # each column of the chunk's events: the games' columns one after another
-        events = [
-            list(chain.from_iterable(p.new[k] for p in planned)) for k in range(len(EVENT_COLUMNS))
-        ]
+        ready, rows = rows_of(planned)
         g = self._group
-        ready = prepare_events(events)
         g.events.append(ready)
         g.count += ready.count
-        for name, part in prepare_projection(rows).items():
+        for name, part in rows.items():
             g.rows.setdefault(name, []).append(part)
-        g.games.update(last)
+        g.games.update(p.full[0].game_id for p in planned)
         # games the store held before: their projection rows are replaced whole
         g.replace.update(p.full[0].game_id for p in planned if p.stored)
         for p in planned:
@@ -622,7 +618,7 @@ class Importer:
             self._submit()
             self._wait()
 
-    def _read_again(self, group: _Group) -> Iterator[_Run]:
+    def _read_again(self, group: _Group) -> Iterator[Run]:
         """The runs of a transaction's games, read again from their files in order."""
         wanted: dict[str, set[int]] = {}
         for file, _, _, _, index in group.planned:
@@ -631,7 +627,7 @@ class Importer:
             last = max(indices)
             for index, (run, bad) in enumerate(self._runs(Path(file))):
                 if index in indices:
-                    yield _Run(file, index, run, bad)
+                    yield Run(file, index, run, bad)
                 if index >= last:
                     break
 

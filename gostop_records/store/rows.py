@@ -16,7 +16,7 @@ import contextlib
 import itertools
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -32,11 +32,14 @@ __all__ = [
     "Prepared",
     "arrow_available",
     "combine",
+    "from_arrow",
     "insert_rows",
     "placeholder",
     "prepare",
     "prepare_columns",
     "row_source",
+    "to_arrow",
+    "without_games",
 ]
 
 _FORCE_JSON = False  # tests set this to exercise the path taken without pyarrow
@@ -124,6 +127,26 @@ def prepare_columns(columns: Columns, values: Sequence[Sequence[Any]], count: in
     return Prepared(values, count)
 
 
+def to_arrow(columns: Columns, ready: Prepared) -> Any:
+    """The rows as an Arrow table, however few (to send them to another process)."""
+    return ready.arrow if ready.arrow is not None else _arrow_table(columns, ready.values)
+
+
+def from_arrow(table: Any) -> Prepared:
+    """Rows received as an Arrow table, ready to insert."""
+    return Prepared((), table.num_rows, table)
+
+
+def without_games(ready: Prepared, game_ids: Collection[str]) -> Prepared:
+    """Rows received as an Arrow table less those of some games."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = ready.arrow
+    keep = pc.invert(pc.is_in(table["game_id"], value_set=pa.array(list(game_ids), pa.string())))
+    return from_arrow(table.filter(keep))
+
+
 def combine(columns: Columns, parts: Sequence[Prepared]) -> Prepared:
     """Several prepared parts of one table as one, for one ``INSERT``.
 
@@ -136,7 +159,7 @@ def combine(columns: Columns, parts: Sequence[Prepared]) -> Prepared:
     if len(parts) == 1:
         return parts[0]
     count = sum(p.count for p in parts)
-    if count > SMALL_ROWS and arrow_available():
+    if (count > SMALL_ROWS or any(p.arrow is not None for p in parts)) and arrow_available():
         import pyarrow as pa
 
         tables = [
@@ -206,7 +229,7 @@ def insert_rows(
     if not n:
         return 0
     names = ", ".join(quote(c) for c, _ in columns)
-    if n <= SMALL_ROWS:
+    if n <= SMALL_ROWS and not (isinstance(rows, Prepared) and rows.arrow is not None):
         one = "(" + ", ".join(placeholder(t) for _, t in columns) + ")"
         values = ", ".join([one] * n)
         small = rows.rows() if isinstance(rows, Prepared) else rows

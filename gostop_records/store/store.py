@@ -185,13 +185,18 @@ class Store:
         strict: bool = True,
         batch_events: int | None = None,
         progress: Callable[[ImportProgress], None] | None = None,
+        workers: int | None = None,
     ) -> ImportReport:
-        """Import log files and folders (see :mod:`.importer`)."""
+        """Import log files and folders (see :mod:`.importer`).
+
+        ``workers``: processes that check large JSON Lines files (default: one per core;
+        0 checks everything in this process, see :mod:`.parallel`).
+        """
         from .importer import Importer
 
         self._writable()
         return Importer(
-            self, strict=strict, batch_events=batch_events, progress=progress
+            self, strict=strict, batch_events=batch_events, progress=progress, workers=workers
         ).import_paths(paths)
 
     def import_envelopes(

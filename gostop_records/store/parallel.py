@@ -1,0 +1,319 @@
+"""Checking the games of a large log file in worker processes.
+
+Reading, hash checks, the rules and the projection rows are Python work that one
+interpreter does on one core, while DuckDB's writes are cheap next to them. A large JSON
+Lines file is therefore cut into pieces of whole runs (a piece never splits a game's run),
+and worker processes check the games that *start* in a piece exactly as the importer
+does in-process (:mod:`.runs`), sending back verdicts and rows as Arrow tables.
+
+The importer stays the one place that decides against the store: it takes a worker's
+verdict only for a game the store and the import have not met yet and that appears once
+in its piece; every other run (a continuation, a duplicate, a game already stored or
+waiting to be written) is read again from the piece and planned in-process. Pieces are
+taken in file order, so the outcome is the one a single process reading the file in order
+would reach.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import pickle
+import queue
+import subprocess
+import sys
+import threading
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import msgspec
+
+from .. import log as L
+from .rows import Prepared, from_arrow, to_arrow
+from .runs import Checked, Problem, Run, RunReader, check_links, replay, rows_of
+from .schema import EVENT_COLUMNS, TABLES
+
+__all__ = [
+    "MIN_FILE_BYTES",
+    "PIECE_BYTES",
+    "WORKER_CODE",
+    "Checkers",
+    "Note",
+    "PieceResult",
+    "WorkerFailed",
+    "check_piece",
+    "default_workers",
+    "pieces",
+    "serve",
+]
+
+#: About 20,000 events: large enough that sending the rows back costs little next to
+#: checking them, small enough to keep both cores busy from the start.
+PIECE_BYTES = 8 << 20
+#: Smaller files are checked in-process: starting the workers would cost more than it saves.
+MIN_FILE_BYTES = 3 * PIECE_BYTES
+#: What a worker process runs.
+WORKER_CODE = "from gostop_records.store.parallel import serve; serve()"
+
+
+def default_workers() -> int:
+    """One worker per core: the importer's own thread and DuckDB wait for them mostly."""
+    return min(os.cpu_count() or 1, 8)
+
+
+class _GameOf(msgspec.Struct):
+    game_id: str
+
+
+_game_dec = msgspec.json.Decoder(_GameOf)
+
+
+def _game_of(line: bytes) -> str | None:
+    try:
+        return _game_dec.decode(line).game_id
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def _boundary(f: IO[bytes], pos: int, total: int) -> int:
+    """The first line start at or after ``pos`` where another game's run begins."""
+    if pos >= total:
+        return total
+    f.seek(pos)
+    f.readline()  # the rest of the line that ``pos`` falls in
+    game: str | None = None
+    while True:
+        at = f.tell()
+        line = f.readline()
+        if not line:
+            return total
+        if line.isspace():
+            continue
+        this = _game_of(line)
+        if this is None:
+            # a line the reader will refuse: no cut after it, so that the error ends the
+            # file where a reader in order would stop
+            return total
+        if game is None:
+            game = this
+        elif this != game:
+            return at
+
+
+def pieces(path: L.PathLike, size: int = PIECE_BYTES) -> Iterator[tuple[int, int]]:
+    """Byte spans ``[start, end)`` of about ``size`` bytes, each made of whole runs."""
+    total = os.path.getsize(path)
+    start = 0
+    with open(path, "rb") as f:
+        while start < total:
+            end = _boundary(f, start + size, total)
+            yield start, end
+            start = end
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A worker's verdict on one run of a piece."""
+
+    game_id: str
+    verdict: str  # "ok", "rejected", or "later" (does not start at seq 1: the importer's)
+    problem: Problem | None = None
+    violations: int = 0
+
+
+@dataclass(slots=True)
+class PieceResult:
+    """What a worker sends back for one piece; line numbers count from the piece's start."""
+
+    notes: list[Note]
+    lines: int
+    error: Problem | None = None  # the read error that ends the file
+    events: Any = None  # Arrow table of the event rows of the runs found "ok"
+    rows: dict[str, Any] = field(default_factory=dict)  # Arrow table per projection table
+
+    def prepared(self) -> tuple[Prepared, dict[str, Prepared]]:
+        return from_arrow(self.events), {name: from_arrow(t) for name, t in self.rows.items()}
+
+
+def _count_lines(path: str, span: tuple[int, int]) -> int:
+    with open(path, "rb") as f:
+        f.seek(span[0])
+        data = f.read(span[1] - span[0])
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+def check_piece(path: str, span: tuple[int, int], strict: bool) -> PieceResult:
+    """Check every run of a piece that starts a game: chain, rules, rows (in a worker)."""
+    reader = RunReader(path, span)
+    runs = list(reader)
+    notes: list[Note] = []
+    checked: list[Checked] = []
+    for index, (events, bad) in enumerate(runs):
+        gid = events[0].game_id
+        if events[0].seq != 1:
+            notes.append(Note(gid, "later"))
+            continue
+        broken = check_links(events, bad)
+        if broken is not None:
+            problem = Problem(path, gid, broken[0], broken[1], "hash_chain")
+            notes.append(Note(gid, "rejected", problem))
+            continue
+        result = replay(Run(path, index, events, bad), events, 0, strict)
+        if isinstance(result, Problem):
+            notes.append(Note(gid, "rejected", result))
+            continue
+        notes.append(Note(gid, "ok", violations=result.violations))
+        checked.append(result)
+    events_ready, rows_ready = rows_of(checked)
+    return PieceResult(
+        notes,
+        _count_lines(path, span),
+        reader.error,
+        to_arrow(EVENT_COLUMNS, events_ready),
+        {name: to_arrow(cols, rows_ready[name]) for name, cols in TABLES.items()},
+    )
+
+
+class WorkerFailed(Exception):
+    """A worker process died or failed on a piece: the importer goes on in-process."""
+
+
+class _Worker:
+    """One worker process, fed tasks through its stdin; a thread collects its results.
+
+    Workers are plain subprocesses running :func:`serve`, not ``multiprocessing`` ones,
+    whose start methods run the caller's main script again in every child: a program that
+    imports logs must not have to guard its main code for that.
+    """
+
+    def __init__(self) -> None:
+        root = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", WORKER_CODE],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+        )
+        self.results: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._reader = threading.Thread(target=self._collect, daemon=True)
+        self._reader.start()
+
+    def _collect(self) -> None:
+        out = self.proc.stdout
+        assert out is not None
+        while True:
+            try:
+                item = pickle.load(out)
+            except Exception:  # end of the stream: the process ended or died
+                self.results.put(WorkerFailed("the worker process ended"))
+                return
+            self.results.put(item)
+
+    def send(self, task: tuple[str, tuple[int, int], bool] | None) -> None:
+        stdin = self.proc.stdin
+        assert stdin is not None
+        try:
+            pickle.dump(task, stdin)
+            stdin.flush()
+        except OSError as exc:
+            raise WorkerFailed(f"the worker process cannot be reached: {exc}") from None
+
+    def receive(self) -> PieceResult:
+        item = self.results.get()
+        if isinstance(item, BaseException):
+            raise item
+        return item  # type: ignore[no-any-return]
+
+    def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            self.send(None)
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+def serve() -> None:
+    """A worker's main loop: ``(path, span, strict)`` in, :class:`PieceResult` out."""
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything printed goes to stderr, never into the results
+    gc.disable()  # a piece's objects die with it by reference counting
+    tasks = sys.stdin.buffer
+    while True:
+        try:
+            task = pickle.load(tasks)
+        except EOFError:
+            return
+        if task is None:
+            return
+        try:
+            result: Any = check_piece(*task)
+        except Exception as exc:  # a defect: the importer checks the piece in-process
+            result = WorkerFailed(f"{type(exc).__name__}: {exc}")
+        pickle.dump(result, out, protocol=pickle.HIGHEST_PROTOCOL)
+        out.flush()
+        gc.collect()
+
+
+class Checkers:
+    """The worker processes of one import, started on first use.
+
+    Pieces go to the workers in turn and their results are taken in the same turn, so
+    they come back in file order; a few pieces per worker are sent ahead.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._procs: list[_Worker] = []
+        self.broken = False
+
+    def results(self, path: str, strict: bool) -> Iterator[tuple[tuple[int, int], PieceResult]]:
+        """(span, result) of each piece of the file, in order.
+
+        Raises :class:`WorkerFailed` when a worker fails; the checkers are then broken and
+        the importer checks the rest in-process. Closing the iterator early (a read error
+        ends the file) collects what was sent, so the next file starts clean.
+        """
+        if not self._procs:
+            self._procs = [_Worker() for _ in range(self.workers)]
+        sent: deque[tuple[tuple[int, int], _Worker]] = deque()
+        turn = 0
+        ahead = 2 * len(self._procs)
+        try:
+            for span in pieces(path, PIECE_BYTES):
+                worker = self._procs[turn % len(self._procs)]
+                turn += 1
+                worker.send((path, span, strict))
+                sent.append((span, worker))
+                if len(sent) > ahead:
+                    first, w = sent.popleft()
+                    yield first, w.receive()
+            while sent:
+                first, w = sent.popleft()
+                yield first, w.receive()
+        except WorkerFailed:
+            self.broken = True
+            raise
+        finally:
+            if not self.broken:
+                try:
+                    for _, w in sent:
+                        w.receive()
+                except WorkerFailed:
+                    self.broken = True
+
+    def close(self) -> None:
+        for w in self._procs:
+            w.stop()
+        self._procs = []

@@ -1,0 +1,172 @@
+"""Large files checked by worker processes: the same store, the same report as in-process."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from store_support import break_a_rule, every_preset, games
+
+from gostop_records import log
+from gostop_records.events import Envelope
+from gostop_records.store import Store, importer, parallel
+from gostop_records.store.schema import TABLES
+
+
+@pytest.fixture
+def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pieces of a few kilobytes, so that a test file is cut into many."""
+    monkeypatch.setattr(parallel, "PIECE_BYTES", 6_000)
+    monkeypatch.setattr(parallel, "MIN_FILE_BYTES", 1)
+
+
+@pytest.fixture
+def taken(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of runs of each piece a worker checked and the importer took up."""
+    seen: list[int] = []
+    real = importer.Importer._take
+
+    def spy(self: importer.Importer, name: str, span: Any, result: Any, index: int) -> None:
+        seen.append(len(result.notes))
+        real(self, name, span, result, index)
+
+    monkeypatch.setattr(importer.Importer, "_take", spy)
+    return seen
+
+
+def _tables(st: Store) -> dict[str, list[Any]]:
+    return {
+        name: sorted(st.conn.execute(f"SELECT * FROM {name}").fetchall(), key=repr)
+        for name in ("events", *TABLES)
+    }
+
+
+def _both(tmp_path: Path, files: list[Path], **kw: Any) -> tuple[Any, Any, Store, Store]:
+    """The same import in-process and with two workers, into two fresh stores."""
+    inproc = Store(tmp_path / "inproc.duckdb")
+    workers = Store(tmp_path / "workers.duckdb")
+    a = inproc.import_paths(files, workers=0, **kw)
+    b = workers.import_paths(files, workers=2, **kw)
+    return a, b, inproc, workers
+
+
+def _same(a: Any, b: Any, inproc: Store, workers: Store) -> None:
+    try:
+        ra, rb = a.to_dict(), b.to_dict()
+        key = lambda p: (p["file"], p["game_id"] or "", p["seq"] or 0)  # noqa: E731
+        for r in (ra, rb):
+            r["rejected"] = sorted(r["rejected"], key=key)
+            r["conflicts"] = sorted(r["conflicts"], key=key)
+        assert ra == rb
+        assert _tables(inproc) == _tables(workers)
+        assert workers.verify().ok
+    finally:
+        inproc.close()
+        workers.close()
+
+
+def test_pieces_hold_whole_runs(tmp_path: Path) -> None:
+    logs = every_preset(count=2, hands=1, seed=5)
+    path = tmp_path / "all.jsonl"
+    log.write_jsonl(path, [e for g in logs for e in g])
+    data = path.read_bytes()
+    spans = list(parallel.pieces(path, 3_000))
+    assert len(spans) > 3
+    assert spans[0][0] == 0 and spans[-1][1] == len(data)
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))
+    for start, _ in spans[1:]:
+        before = data[:start].splitlines()[-1]
+        after = data[start:].split(b"\n", 1)[0]
+        assert json.loads(before)["game_id"] != json.loads(after)["game_id"]
+
+
+def test_a_clean_corpus_gives_the_same_tables(
+    tmp_path: Path, small_pieces: None, taken: list[int]
+) -> None:
+    logs = every_preset(count=3, hands=2, seed=61)
+    path = tmp_path / "all.jsonl"
+    log.write_jsonl(path, [e for g in logs for e in g])
+    a, b, inproc, workers = _both(tmp_path, [path])
+    assert b.ok and b.imported == len(logs)
+    assert len(taken) > 3 and sum(taken) == len(logs)  # checked by the workers, in pieces
+    _same(a, b, inproc, workers)
+
+
+def _reseal(events: list[Envelope]) -> list[Envelope]:
+    return log.seal([msgspec.structs.replace(e, prev="", hash="") for e in events])
+
+
+def test_every_kind_of_run_is_decided_as_in_process(tmp_path: Path, small_pieces: None) -> None:
+    """Rejections, a broken chain, a continuation, a duplicate, a stored prefix, a game
+    split across files: each decided where the in-process import decides it."""
+    logs = games("matgo", 2, count=8, hands=2, seed=62)
+    broken_rules, bad_seq = break_a_rule(logs[0])
+    tampered = list(logs[1])
+    k = len(tampered) // 2
+    tampered[k] = msgspec.structs.replace(tampered[k], at="2030-01-01T00:00:00.000Z")
+    split = logs[2]
+    half = len(split) // 2
+    body = [
+        *broken_rules,
+        *tampered,
+        *split[:half],
+        *logs[3],
+        *split[half:],  # the continuation of a game begun in an earlier run
+        *logs[4],
+        *logs[5],
+        *logs[4],  # the same game again
+        *logs[6],
+    ]
+    path = tmp_path / "mixed.jsonl"
+    log.write_jsonl(path, body)
+    extra = tmp_path / "later.jsonl"
+    log.write_jsonl(extra, [*logs[7], *logs[5]])  # logs[5] again: already stored by then
+    stored_prefix = logs[6][:10]
+    with Store(tmp_path / "inproc.duckdb") as a_st, Store(tmp_path / "workers.duckdb") as b_st:
+        for st in (a_st, b_st):
+            st.import_envelopes(stored_prefix)
+    a, b, inproc, workers = _both(tmp_path, [path, extra])
+    assert {(p.game_id, p.seq) for p in b.rejected} >= {(logs[0][0].game_id, bad_seq)}
+    assert any(p.rule == "hash_chain" and p.game_id == logs[1][0].game_id for p in b.rejected)
+    assert b.extended >= 2 and b.skipped >= 2
+    _same(a, b, inproc, workers)
+
+
+def test_lenient_imports_count_the_same_violations(tmp_path: Path, small_pieces: None) -> None:
+    logs = games("gamerules", 2, count=6, hands=1, seed=63)
+    broken, _ = break_a_rule(logs[2])
+    path = tmp_path / "lenient.jsonl"
+    log.write_jsonl(path, [e for g in [*logs[:2], broken, *logs[3:]] for e in g])
+    a, b, inproc, workers = _both(tmp_path, [path], strict=False)
+    assert b.violations >= 1 and b.imported == len(logs)
+    _same(a, b, inproc, workers)
+
+
+def test_a_read_error_ends_the_file_at_the_same_line(tmp_path: Path, small_pieces: None) -> None:
+    logs = games("gostop3", 3, count=8, hands=1, seed=64)
+    lines = [log.encode_json(e) + b"\n" for g in logs for e in g]
+    bad = len(lines) * 2 // 3
+    lines[bad] = b'{"game_id": "broken", "seq": \n'
+    path = tmp_path / "cut.jsonl"
+    path.write_bytes(b"".join(lines))
+    a, b, inproc, workers = _both(tmp_path, [path])
+    assert [p.line for p in b.rejected] == [bad + 1]
+    assert "the rest of the file was not read" in b.rejected[0].reason
+    _same(a, b, inproc, workers)
+
+
+def test_workers_that_die_leave_the_import_to_this_process(
+    tmp_path: Path, small_pieces: None, monkeypatch: pytest.MonkeyPatch, taken: list[int]
+) -> None:
+    monkeypatch.setattr(parallel, "WORKER_CODE", "import sys; sys.exit(3)")
+    logs = every_preset(count=2, hands=1, seed=65)
+    path = tmp_path / "all.jsonl"
+    log.write_jsonl(path, [e for g in logs for e in g])
+    a, b, inproc, workers = _both(tmp_path, [path])
+    assert b.ok and b.imported == len(logs)
+    assert taken == []
+    _same(a, b, inproc, workers)
