@@ -98,12 +98,7 @@ def _records(path: Path) -> Iterator[tuple[int, E.Envelope | LogError]]:
         yield 0, LogError(f"cannot read: {exc.strerror}", file=name)
         return
     with f:
-        for lineno, raw in enumerate(f, 1):
-            line = raw[3:] if lineno == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
-            if not line or line.isspace():
-                continue
-            if line[-2:] == b"\r\n":
-                line = line[:-2] + b"\n"
+        for lineno, line in L.json_records(f):
             if not line.endswith(b"\n"):
                 yield (
                     lineno,

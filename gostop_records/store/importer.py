@@ -343,6 +343,8 @@ class Importer:
         name = str(path)
         index = 0  # runs of the file before the piece
         lines = 0  # lines of the file before the piece
+        total = path.stat().st_size
+        group, gathered = self._group, 0  # bytes of the file in the transaction gathered
         pieces = self._checkers.results(name, self.strict)
         try:
             while True:
@@ -364,6 +366,15 @@ class Importer:
                     return  # the rest of the file is not read
                 index += len(result.notes)
                 lines += result.lines
+                # Near the end of the file, write what is gathered once it outweighs what
+                # is left to read: the last transaction, written after every piece is
+                # checked, is then a small one.
+                if self._group is not group:  # written meanwhile
+                    group, gathered = self._group, 0
+                gathered += span[1] - span[0]
+                if total - span[1] < gathered and group.count >= self.batch_events // 4:
+                    self._submit()
+                    group, gathered = self._group, 0
         finally:
             pieces.close()
 

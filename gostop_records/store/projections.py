@@ -206,62 +206,8 @@ class _HandWalk:
         g = self.g
         rows = self.rows
         seq = env.seq
-        if t is E.HandStarted:
-            self.dealer = ev.dealer
-            self.started_at = env.at
-        elif t is E.CardsDealt:
-            self.layout = _mask(ev.layout)
-        elif t is E.Shaken:
-            turn = self._for_play(seq, ev.seat)
-            turn.shaken = True
-        elif t is E.CardPlayed:
-            turn = self._for_play(seq, ev.seat)
-            turn.action = "card"
-            _, month, kind = _CARD[ev.card]
-            if kind != "bonus" or turn.played is None:
-                turn.played, turn.played_month, turn.played_kind = ev.card, month, kind
-                turn.chosen = ev.chosen
-            if kind != "bonus":
-                self.layout |= _bit(ev.card)
-        elif t is E.BombPlayed:
-            turn = self._for_play(seq, ev.seat)
-            turn.action = "bomb"
-            turn.bomb_cards = list(ev.cards)
-            turn.played_month = ev.month
-            self.layout |= _mask(ev.cards)
-        elif t is E.FlipOnlyPlayed:
-            turn = self._for_play(seq, ev.seat)
-            turn.action = "flip_only"
-        elif t is E.CardFlipped:
-            turn = self.turn if self.turn is not None else self._start(seq, ev.seat)
-            turn.flipped = ev.card
-            turn.flips += 1
-            if _CARD[ev.card][2] != "bonus":
-                self.layout |= _bit(ev.card)
-        elif t is E.BonusCardTaken:
-            b = _bit(ev.card)
-            self.piles[ev.seat] |= b
-            self.layout &= ~b
-            _, month, kind = _CARD[ev.card]
-            rows["captures"].append(
-                (
-                    g.game_id,
-                    self.hand,
-                    seq,
-                    self._turn_number(),
-                    ev.seat,
-                    ev.card,
-                    month,
-                    kind,
-                    "bonus",
-                    ev.source,
-                    1,
-                )
-            )
-            if self.turn is not None:
-                self.turn.bonus += 1
-                self.turn.captured += 1
-        elif t is E.CardsCaptured:
+        # the most frequent events first: this runs once per event
+        if t is E.CardsCaptured:
             m = _mask(ev.cards)
             self.piles[ev.seat] |= m
             self.layout &= ~m
@@ -291,6 +237,61 @@ class _HandWalk:
                     turn.jjok = True
                 elif ev.kind == "ttadak":
                     turn.ttadak = True
+        elif t is E.CardFlipped:
+            turn = self.turn if self.turn is not None else self._start(seq, ev.seat)
+            turn.flipped = ev.card
+            turn.flips += 1
+            if _CARD[ev.card][2] != "bonus":
+                self.layout |= _bit(ev.card)
+        elif t is E.CardPlayed:
+            turn = self._for_play(seq, ev.seat)
+            turn.action = "card"
+            _, month, kind = _CARD[ev.card]
+            if kind != "bonus" or turn.played is None:
+                turn.played, turn.played_month, turn.played_kind = ev.card, month, kind
+                turn.chosen = ev.chosen
+            if kind != "bonus":
+                self.layout |= _bit(ev.card)
+        elif t is E.HandStarted:
+            self.dealer = ev.dealer
+            self.started_at = env.at
+        elif t is E.CardsDealt:
+            self.layout = _mask(ev.layout)
+        elif t is E.Shaken:
+            turn = self._for_play(seq, ev.seat)
+            turn.shaken = True
+        elif t is E.BombPlayed:
+            turn = self._for_play(seq, ev.seat)
+            turn.action = "bomb"
+            turn.bomb_cards = list(ev.cards)
+            turn.played_month = ev.month
+            self.layout |= _mask(ev.cards)
+        elif t is E.FlipOnlyPlayed:
+            turn = self._for_play(seq, ev.seat)
+            turn.action = "flip_only"
+        elif t is E.BonusCardTaken:
+            b = _bit(ev.card)
+            self.piles[ev.seat] |= b
+            self.layout &= ~b
+            _, month, kind = _CARD[ev.card]
+            rows["captures"].append(
+                (
+                    g.game_id,
+                    self.hand,
+                    seq,
+                    self._turn_number(),
+                    ev.seat,
+                    ev.card,
+                    month,
+                    kind,
+                    "bonus",
+                    ev.source,
+                    1,
+                )
+            )
+            if self.turn is not None:
+                self.turn.bonus += 1
+                self.turn.captured += 1
         elif t is E.PpukMade:
             self.layout |= _mask(ev.cards)
             if self.turn is not None:

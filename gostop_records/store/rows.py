@@ -124,7 +124,17 @@ def prepare_columns(columns: Columns, values: Sequence[Sequence[Any]], count: in
     """
     if count > SMALL_ROWS and arrow_available():
         return Prepared(values, count, _arrow_table(columns, values))
-    return Prepared(values, count)
+    return Prepared(_as_text(columns, values), count)
+
+
+def _as_text(columns: Columns, values: Sequence[Sequence[Any]]) -> Sequence[Sequence[Any]]:
+    """JSON columns given as UTF-8 bytes made text, for statement parameters and JSON Lines."""
+    out = list(values)
+    for k, (_, sql_type) in enumerate(columns):
+        col = out[k]
+        if sql_type == "JSON" and any(type(v) is bytes for v in col):
+            out[k] = [v.decode() if type(v) is bytes else v for v in col]
+    return out
 
 
 def to_arrow(columns: Columns, ready: Prepared) -> Any:

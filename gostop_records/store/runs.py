@@ -13,16 +13,15 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import log as L
 from ..errors import GostopError, LogError, ProjectionError
 from ..events import Envelope
 from ..projector import Issue, Projector
-from .codec import event_columns
+from .codec import event_columns, event_row
 from .projections import derive, empty_rows
 from .rows import Prepared
-from .schema import EVENT_COLUMNS
 from .writer import prepare_events, prepare_projection
 
 if TYPE_CHECKING:
@@ -81,7 +80,7 @@ class Checked:
     """A game the rules accepted, waiting for its transaction."""
 
     run: Run
-    new: list[list[Any]]  # the rows to insert, as columns
+    new: list[Envelope]  # the events to insert
     full: list[Envelope]  # every event of the game after the import
     game: GameState
     issues: list[Issue]
@@ -174,7 +173,10 @@ def replay(run: Run, full: list[Envelope], stored: int, strict: bool) -> Checked
             p.feed(env)
         if p.game is None:
             raise ProjectionError(1, "game_started", "the log does not start with game_started")
-        rows = event_columns([env for env in run.events if env.seq > stored])
+        new = [env for env in run.events if env.seq > stored]
+        for env in new:
+            if type(env) is not Envelope:
+                event_row(env)  # a stored form a row cannot keep is refused here, for this game
     except ProjectionError as exc:
         return Problem(run.file, gid, exc.seq, exc.reason, exc.rule)
     except GostopError as exc:
@@ -184,7 +186,7 @@ def replay(run: Run, full: list[Envelope], stored: int, strict: bool) -> Checked
     violations = sum(
         1 for i in p.issues if i.severity == "violation" and (i.seq is None or i.seq > stored)
     )
-    return Checked(run, rows, full, p.game, p.issues, stored, violations)
+    return Checked(run, new, full, p.game, p.issues, stored, violations)
 
 
 def rows_of(checked: Sequence[Checked]) -> tuple[Prepared, dict[str, Prepared]]:
@@ -198,8 +200,5 @@ def rows_of(checked: Sequence[Checked]) -> tuple[Prepared, dict[str, Prepared]]:
     rows = empty_rows()
     for c in last.values():
         derive(c.full, c.game, c.issues, rows=rows)
-    # each column of the events: the games' columns one after another
-    events = [
-        list(chain.from_iterable(c.new[k] for c in checked)) for k in range(len(EVENT_COLUMNS))
-    ]
+    events = event_columns(list(chain.from_iterable(c.new for c in checked)))
     return prepare_events(events), prepare_projection(rows)
