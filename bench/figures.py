@@ -65,8 +65,9 @@ def render_markdown(figures: list[Figure], machine: str, hands: int, args: str) 
 NOTES = (
     "Single-threaded figures (simulate, decode, replay, the peer) are CPU time of the process "
     '(`time.process_time`): what "one core" means, and steadier than wall time on a shared '
-    "virtual machine. Import, queries and append latencies are wall-clock time, since DuckDB "
-    "works on other threads.",
+    "virtual machine. Decode, replay and the peer are the best of three runs each, as "
+    "`timeit` advises (noise only ever adds time). Import, queries and append latencies are "
+    "wall-clock time, since DuckDB works on other threads.",
     "The corpus is simulated by `gostop_records.sim` (greedy and random bots, every preset) "
     "and written as JSON Lines; every figure reads that one file.",
     "Replay reads the file as `gostop replay` does (typed events, without keeping each "
@@ -78,7 +79,11 @@ NOTES = (
     "`chess.pgn.read_game` and replayed move by move on a board that checks legality.",
     "Import is `Store.import_paths` on an empty store: decode, hash chain, strict rules, "
     "projection tables, DuckDB writes (events with their primary key, and eight projection "
-    "tables). The floor is DuckDB's `read_json` of the same file into a bare table.",
+    "tables). The floor is DuckDB's `read_json` of the same file into a bare table, which "
+    "uses every core too. By default the importer checks a large file in pieces in worker "
+    "processes, one per core, while its own process writes (`store/parallel.py`); the "
+    "figure with `--workers 0` is the same import checked in the importing process alone. "
+    "Import and floor alternate three times and the medians are compared.",
     "Live append is `Store.append` of one event per call, each validated by the rules, "
     "sealed into the hash chain and committed, over real games from their first event.",
     "Peak memory is the high-water mark (VmHWM) of a fresh interpreter replaying the whole "

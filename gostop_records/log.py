@@ -591,28 +591,21 @@ def iter_jsonl(
     from other producers (fields with defaults left out, fields from a newer version) still
     verify and copy byte-exactly. Turn it off only for logs written by this module.
     """
-    for env, _ in _iter_jsonl(path, report, exact):
-        yield env
-
-
-def _iter_jsonl(
-    path: PathLike,
-    report: ReadReport | None,
-    exact: bool,
-    span: tuple[int, int] | None = None,
-) -> Iterator[tuple[Envelope, bytes | None]]:
-    """Envelopes of a JSONL log with their sorted encoding when typed (see :func:`_decode_json`)."""
     name = os.fspath(path)
     with _open_read(path) as f:
-        lines: Iterable[bytes] = f
-        if span is not None:
-            f.seek(span[0])
-            lines = f.read(span[1] - span[0]).splitlines(keepends=True)
-        for lineno, line in json_records(lines, span is None or span[0] == 0):
-            pair = _decode_json(line, name, lineno, report, exact)
+        for lineno, line in json_records(f):
+            env = _decode_json(line, name, lineno, report, exact)[0]
             if report is not None:
                 report.count += 1
-            yield pair
+            yield env
+
+
+def _span_lines(f: IO[bytes], span: tuple[int, int] | None) -> Iterable[bytes]:
+    """The lines of an open log, or of the bytes ``[start, end)`` of it."""
+    if span is None:
+        return f
+    f.seek(span[0])
+    return f.read(span[1] - span[0]).splitlines(keepends=True)
 
 
 def json_records(lines: Iterable[bytes], at_start: bool = True) -> Iterator[tuple[int, bytes]]:
@@ -758,16 +751,21 @@ def read_checked(
         for env in iter_msgpack(path, report=report):
             yield env, bool(env.hash) and compute_hash(env.prev, env) == env.hash
         return
+    name = os.fspath(path)
     sha256, hash_key, recorded_key = hashlib.sha256, _HASH_KEY, _RECORDED_KEY
-    for env, full in _iter_jsonl(path, report, True, span):
-        if full is None:
-            yield env, bool(env.hash) and compute_hash(env.prev, env) == env.hash
-            continue
-        # _digest(env.prev, _cut_chain(full)), inlined: this runs once per imported event
-        h = sha256(env.prev.encode())
-        h.update(full[: full.rfind(hash_key)])
-        h.update(full[full.rfind(recorded_key) :])
-        yield env, h.hexdigest() == env.hash
+    with _open_read(path) as f:
+        for lineno, line in json_records(_span_lines(f, span), span is None or span[0] == 0):
+            env, full = _decode_json(line, name, lineno, report, True)
+            if report is not None:
+                report.count += 1
+            if full is None:
+                yield env, bool(env.hash) and compute_hash(env.prev, env) == env.hash
+                continue
+            # _digest(env.prev, _cut_chain(full)), inlined: this runs once per imported event
+            h = sha256(env.prev.encode())
+            h.update(full[: full.rfind(hash_key)])
+            h.update(full[full.rfind(recorded_key) :])
+            yield env, h.hexdigest() == env.hash
 
 
 def iter_games(envelopes: Iterable[Envelope]) -> Iterator[tuple[str, list[Envelope]]]:

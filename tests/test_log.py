@@ -680,3 +680,50 @@ def test_report_limits_what_it_keeps() -> None:
     for i in range(5):
         report.add_unknown(i, i, "x")
     assert report.unknown == {"x": 5} and len(report.unknown_at) == 2
+
+
+# --- reading with the hash check (the bulk import's path) ---------------------------------
+
+
+def _verdicts(path: Path) -> list[tuple[int, bool]]:
+    return [(env.seq, ok) for env, ok in log.read_checked(path)]
+
+
+def test_read_checked_flags_exactly_the_events_whose_hash_fails(log_file: Path) -> None:
+    n = len(_lines(log_file))
+    assert _verdicts(log_file) == [(seq, True) for seq in range(1, n + 1)]
+    lines = _lines(log_file)
+    lines[7] = lines[7].replace('"card":"01G"', '"card":"03G"')  # seq 8 changed
+    lines[4] = lines[4].replace(  # seq 5: a member the typed decode would drop
+        '"type":"four_of_a_month_shown"', '"type":"four_of_a_month_shown","extra":1'
+    )
+    path = _write_lines(log_file, lines)
+    assert [seq for seq, ok in _verdicts(path) if not ok] == [5, 8]
+    copy = path.with_suffix(".msgpack")
+    log.write_log(copy, log.iter_jsonl(path))
+    assert [seq for seq, ok in _verdicts(copy) if not ok] == [5, 8]
+
+
+def test_read_checked_accepts_another_producers_log(tmp_path: Path) -> None:
+    d1 = {"game_id": "x", "seq": 1, "hand": None, "at": AT, "recorded_at": AT, "by": "o", "v": 1}
+    line1, h1 = _sealed_line(log.GENESIS, {**d1, "event": {"text": "a", "type": "note_added"}})
+    d2 = {**d1, "seq": 2, "hand": 1, "event": {"type": "card_played", "seat": 0, "card": "05A"}}
+    line2, _ = _sealed_line(h1, d2)
+    path = _write_lines(tmp_path / "other.jsonl", [line1, line2])
+    assert _verdicts(path) == [(1, True), (2, True)]
+
+
+def test_read_checked_reads_a_span_of_whole_lines(log_file: Path) -> None:
+    data = log_file.read_bytes()
+    start = data.index(b"\n", len(data) // 3) + 1
+    end = data.index(b"\n", 2 * len(data) // 3) + 1
+    whole = list(log.read_checked(log_file))
+    part = list(log.read_checked(log_file, span=(start, end)))
+    first = data[:start].count(b"\n")
+    assert part == whole[first : first + len(part)]
+    assert len(part) == data[start:end].count(b"\n")
+    bad = data[:start] + b'{"game_id":\n' + data[start:]
+    log_file.write_bytes(bad)
+    with pytest.raises(LogError) as exc:
+        list(log.read_checked(log_file, span=(start, end)))
+    assert exc.value.line == 1  # counted from the span's first line

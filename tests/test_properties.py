@@ -62,6 +62,9 @@ def random_game(preset: str, players: int, seed: int, hands: int = 2) -> tuple[G
     def step(ev: Any) -> None:
         nonlocal g
         g, out = apply_game(g, ev)
+        # what the rules derive is never an input: the projector relies on it to take a
+        # recorded event equal to the next derived one as that consequence
+        assert not any(E.is_input(d) for d in out)
         entries.append((g.hand_no or None, ev))
         entries.extend((g.hand_no, d) for d in out)
         h = g.hand

@@ -16,11 +16,18 @@ other games go in. Many games are written per transaction for speed, and a trans
 only ever holds whole games, so an import killed at any moment leaves whole games only and
 running it again completes it. Rows go in through Arrow (or JSON Lines, see :mod:`.rows`).
 
-A batch is written by a background thread while the next one is read, checked and
-derived: DuckDB releases the interpreter lock while it inserts and commits, so the two
-overlap on a second core. A batch that holds a game of the batch being written waits for
-that write before it is planned, so each game is planned against everything written
-before it, as if the writes were in line.
+Games are read, checked and derived in chunks (:data:`CHUNK_EVENTS`) and gathered into a
+transaction (:data:`DEFAULT_BATCH_EVENTS`) as Arrow tables; a background thread writes a
+transaction while the next one is gathered (DuckDB releases the interpreter lock while it
+inserts and commits). A chunk that holds a game of a transaction not yet committed waits
+for that commit before it is planned, so each game is planned against everything written
+before it, as if the writes were in line. After a write conflict (another writer touched a
+game meanwhile) nothing of the transaction is written, and each of its games is read again
+and imported on its own.
+
+A large JSON Lines file is checked by worker processes in pieces (:mod:`.parallel`); the
+importer takes their verdicts only for games it has not met and the store does not hold,
+and plans every other run itself, so the outcome is the same as in-process.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ import gc
 import os
 import pickle
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -246,6 +247,8 @@ class _Worker:
 
 def serve() -> None:
     """A worker's main loop: ``(path, span, strict)`` in, :class:`PieceResult` out."""
+    # Ctrl-C is the importer's to handle: it stops feeding the workers, which then end
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything printed goes to stderr, never into the results
     # A piece's objects die with it by reference counting: the cyclic collector, which

@@ -2,19 +2,25 @@
 -- For each special, the hands won by a Stop in which the winner made it, and how many of
 -- those made a loser pay double for holding too little junk (pi-bak).
 WITH won AS (
-    SELECT h.game_id, h.hand, h.winner, bool_or(p.pi_bak) AS pi_bak
-    FROM hands h
-    JOIN payouts p ON p.game_id = h.game_id AND p.hand = h.hand AND p.payee = h.winner
-    WHERE h.outcome = 'stop' AND h.checked
-    GROUP BY h.game_id, h.hand, h.winner
+    -- per hand won by a Stop: the winner, and whether any loser paid a pi-bak
+    SELECT p.game_id, p.hand, p.payee AS winner, bool_or(p.pi_bak) AS pi_bak
+    FROM payouts p
+    SEMI JOIN hands h
+        ON h.game_id = p.game_id AND h.hand = p.hand AND h.winner = p.payee
+        AND h.outcome = 'stop' AND h.checked
+    GROUP BY p.game_id, p.hand, p.payee
 ),
 made AS (
-    SELECT w.pi_bak, coalesce(s.ppuk, 0) AS ppuk, coalesce(s.jjok, 0) AS jjok,
-           coalesce(s.ttadak, 0) AS ttadak, coalesce(s.sseul, 0) AS sseul,
-           coalesce(s.bomb, 0) AS bomb, coalesce(s.shake, 0) AS shake
-    FROM won w
-    LEFT JOIN v_specials_by_seat s
-        ON s.game_id = w.game_id AND s.hand = w.hand AND s.seat = w.winner
+    -- the winner's specials in each such hand; specials are rare, so only the turns
+    -- that made one are joined (a hand without any counts for no special)
+    SELECT any_value(w.pi_bak) AS pi_bak,
+           count(*) FILTER (WHERE t.ppuk) AS ppuk, count(*) FILTER (WHERE t.jjok) AS jjok,
+           count(*) FILTER (WHERE t.ttadak) AS ttadak, count(*) FILTER (WHERE t.sseul) AS sseul,
+           count(*) FILTER (WHERE t.bomb) AS bomb, count(*) FILTER (WHERE t.shaken) AS shake
+    FROM turns t
+    JOIN won w ON t.game_id = w.game_id AND t.hand = w.hand AND t.seat = w.winner
+    WHERE t.ppuk OR t.jjok OR t.ttadak OR t.sseul OR t.bomb OR t.shaken
+    GROUP BY t.game_id, t.hand
 )
 SELECT special,
        count(*) FILTER (WHERE n > 0) AS hands_with_special,
