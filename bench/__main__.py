@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from .figures import Figure, render_markdown, render_table
-from .peer_chess import make_pgn, replay_pgn
+from .peer_chess import make_pgn
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -72,13 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     step("decoding")
     figures += runs.decode_figures(corpus)
 
-    step("replay with strict validation, scores and payouts")
-    figures += runs.replay_figures(corpus)
-
-    step("peer: python-chess PGN replay")
+    step("replay with strict validation, scores and payouts, beside python-chess")
     pgn = make_pgn(60 if args.quick else 600)
-    peer = min((replay_pgn(pgn) for _ in range(runs.BEST_OF)), key=lambda r: r.seconds)
-    figures += runs.peer_figures(peer, figures)
+    figures += runs.replay_and_peer_figures(corpus, pgn)
 
     step("import into DuckDB")
     figures += runs.import_figures(corpus, work, 1 if args.quick else 3)

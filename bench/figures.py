@@ -66,8 +66,9 @@ NOTES = (
     "Single-threaded figures (simulate, decode, replay, the peer) are CPU time of the process "
     '(`time.process_time`): what "one core" means, and steadier than wall time on a shared '
     "virtual machine. Decode, replay and the peer are the best of three runs each, as "
-    "`timeit` advises (noise only ever adds time). Import, queries and append latencies are "
-    "wall-clock time, since DuckDB works on other threads.",
+    "`timeit` advises (noise only ever adds time); replay, its decode floor and the peer "
+    "take turns, so that a slow spell falls on all three alike. Import, queries and append "
+    "latencies are wall-clock time, since DuckDB works on other threads.",
     "The corpus is simulated by `gostop_records.sim` (greedy and random bots, every preset) "
     "and written as JSON Lines; every figure reads that one file.",
     "Replay reads the file as `gostop replay` does (typed events, without keeping each "

@@ -85,16 +85,21 @@ HandOutcome = Literal["stop", "instant", "nagari", "void"]
 PaymentReason = Literal["stop", "hand_four", "three_ppuk", "first_ppuk", "first_ttadak"]
 
 
-class _Payload(Struct, tag_field="type", frozen=True):
+# gc=False: the collector does not track events. They hold only text, numbers, lists of
+# text and other events, so they cannot form a cycle, and a replay makes millions of them:
+# tracked, they set off collections that walk every live object again and again.
+
+
+class _Payload(Struct, tag_field="type", frozen=True, gc=False):
     """Base of every payload: tagged by ``type``, immutable."""
 
 
-class Player(Struct, frozen=True):
+class Player(Struct, frozen=True, gc=False):
     id: str
     name: str
 
 
-class FourShown(Struct, frozen=True):
+class FourShown(Struct, frozen=True, gc=False):
     seat: Seat
     month: Month
     cards: list[CardCode]
@@ -355,7 +360,7 @@ class UnknownEvent(Struct, frozen=True):
     payload: dict[str, Any]
 
 
-class Envelope(Struct, frozen=True):
+class Envelope(Struct, frozen=True, gc=False):
     """One line of a log: where the event sits in its stream, when, by whom, and its hash.
 
     ``hash = sha256(prev + canonical bytes of every other field)``; a game's first ``prev``

@@ -124,7 +124,7 @@ _RECORDED_KEY = b',"recorded_at":'
 _ENVELOPE_FIELDS = Envelope.__struct_fields__
 
 
-class StoredEnvelope(Envelope, dict=True):
+class StoredEnvelope(Envelope, dict=True, gc=True):
     """An envelope whose stored form is not its typed form (upcast, or written sparsely).
 
     It carries the canonical bytes of the stored form, so that the hash verifies and a copy

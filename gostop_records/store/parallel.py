@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 import msgspec
 
@@ -121,7 +121,7 @@ class Note:
     """A worker's verdict on one run of a piece."""
 
     game_id: str
-    verdict: str  # "ok", "rejected", or "later" (does not start at seq 1: the importer's)
+    verdict: Literal["ok", "rejected", "later"]  # later: not from seq 1, the importer's
     problem: Problem | None = None
     violations: int = 0
 
