@@ -72,12 +72,16 @@ def main(argv: list[str] | None = None) -> int:
     step("decoding")
     figures += runs.decode_figures(corpus)
 
-    step("replay with strict validation, scores and payouts, beside python-chess")
-    pgn = make_pgn(60 if args.quick else 600)
-    figures += runs.replay_and_peer_figures(corpus, pgn)
+    step("replay with strict validation, scores and payouts, beside python-chess (round 1)")
+    rounds = runs.ReplayRounds(corpus, make_pgn(60 if args.quick else 600))
+    rounds.round()
+    at = len(figures)
 
     step("import into DuckDB")
     figures += runs.import_figures(corpus, work, 1 if args.quick else 3)
+
+    step("replay beside python-chess (round 2)")
+    rounds.round()
 
     step("analytical queries")
     figures += runs.query_figures(work / "bench.duckdb", ROOT / "samples" / "queries")
@@ -91,6 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.million:
         step("queries on 1,000,000 hands")
         figures += runs.million_figures(work, ROOT / "samples" / "queries")
+
+    step("replay beside python-chess (round 3)")
+    rounds.round()
+    figures[at:at] = rounds.figures()
 
     print(render_table(figures))
     if not args.quick:

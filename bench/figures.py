@@ -67,7 +67,10 @@ NOTES = (
     '(`time.process_time`): what "one core" means, and steadier than wall time on a shared '
     "virtual machine. Decode, replay and the peer are the best of three runs each, as "
     "`timeit` advises (noise only ever adds time); replay, its decode floor and the peer "
-    "take turns, so that a slow spell falls on all three alike. Import, queries and append "
+    "are timed together in three rounds, at the start, the middle and the end of the run, "
+    "so that a slow spell of the machine (they last minutes here, and the same replay has "
+    "measured from 105,000 to 190,000 events/s within ten minutes) falls on all three "
+    "alike. Import, queries and append "
     "latencies are wall-clock time, since DuckDB works on other threads.",
     "The corpus is simulated by `gostop_records.sim` (greedy and random bots, every preset) "
     "and written as JSON Lines; every figure reads that one file.",

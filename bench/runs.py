@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -142,49 +142,60 @@ def _replay_once(path: Path) -> tuple[int, int]:
     return events, hands
 
 
-def replay_and_peer_figures(c: Corpus, pgn: str, reps: int = BEST_OF) -> list[Figure]:
-    """Replay beside the decode floor and the peer, the three taking turns ``reps`` times.
+@dataclass(slots=True)
+class ReplayRounds:
+    """Replay beside its decode floor and the peer, measured in rounds spread over the run.
 
-    Each figure is its best run; taking turns spreads the runs of all three over the same
-    stretch of time, so that a slow spell of a shared machine does not fall on one of them
-    only. The spread of the replay runs is shown too.
+    Each round times the three one after another; each figure is its best round. Rounds
+    at the start, the middle and the end of the benchmark make a slow spell of a shared
+    machine (which can last minutes) fall on all three alike and not decide the figures.
+    The spread of the replay rounds is shown too.
     """
-    replays: list[float] = []
-    floors: list[float] = []
-    peers: list[PeerResult] = []
-    events = hands = 0
-    for _ in range(reps):
-        secs, (events, hands) = _best_seconds(lambda: _replay_once(c.path), 1)
-        replays.append(secs)
-        floors.append(_dict_decode_rate(c.path, 1)[0])
-        peers.append(replay_pgn(pgn))
-    secs = min(replays)
-    ev_rate = events / secs
-    floor = max(floors)
-    met = "met" if ev_rate >= REPLAY_TARGET else "not met"
-    peer = min(peers, key=lambda r: r.seconds)
-    ratio = ev_rate / peer.moves_per_second
-    peer_met = "met" if ratio >= PEER_TARGET else "not met"
-    spread = f"runs {events / max(replays):,.0f} to {ev_rate:,.0f}"
-    return [
-        Figure(
-            "replay + strict validation + scores + payouts (decode included)",
-            ev_rate,
-            "events/s",
-            beside=f"decode floor: {floor:,.0f} events/s ({spread})",
-            ratio=f"{ev_rate / floor:.2f}",
-            target=f">= {REPLAY_TARGET:,} events/s: {met}",
-        ),
-        Figure("replay, hands", hands / secs, "hands/s"),
-        Figure(
-            "peer: python-chess PGN parse + replay",
-            peer.moves_per_second,
-            "moves/s",
-            beside=f"our replay: {ev_rate:,.0f} events/s",
-            ratio=f"ours/peer {ratio:.2f}",
-            target=f">= {PEER_TARGET:.0f}x: {peer_met}",
-        ),
-    ]
+
+    corpus: Corpus
+    pgn: str
+    replays: list[float] = field(default_factory=list)
+    floors: list[float] = field(default_factory=list)
+    peers: list[PeerResult] = field(default_factory=list)
+    events: int = 0
+    hands: int = 0
+
+    def round(self) -> None:
+        start = time.process_time()
+        self.events, self.hands = _replay_once(self.corpus.path)
+        self.replays.append(time.process_time() - start)
+        self.floors.append(_dict_decode_rate(self.corpus.path, 1)[0])
+        self.peers.append(replay_pgn(self.pgn))
+
+    def figures(self) -> list[Figure]:
+        secs = min(self.replays)
+        ev_rate = self.events / secs
+        floor = max(self.floors)
+        met = "met" if ev_rate >= REPLAY_TARGET else "not met"
+        peer = min(self.peers, key=lambda r: r.seconds)
+        ratio = ev_rate / peer.moves_per_second
+        peer_met = "met" if ratio >= PEER_TARGET else "not met"
+        n = len(self.replays)
+        spread = f"{n} rounds: {self.events / max(self.replays):,.0f} to {ev_rate:,.0f}"
+        return [
+            Figure(
+                "replay + strict validation + scores + payouts (decode included)",
+                ev_rate,
+                "events/s",
+                beside=f"decode floor: {floor:,.0f} events/s ({spread})",
+                ratio=f"{ev_rate / floor:.2f}",
+                target=f">= {REPLAY_TARGET:,} events/s: {met}",
+            ),
+            Figure("replay, hands", self.hands / secs, "hands/s"),
+            Figure(
+                "peer: python-chess PGN parse + replay",
+                peer.moves_per_second,
+                "moves/s",
+                beside=f"our replay: {ev_rate:,.0f} events/s",
+                ratio=f"ours/peer {ratio:.2f}",
+                target=f">= {PEER_TARGET:.0f}x: {peer_met}",
+            ),
+        ]
 
 
 # VmHWM, not getrusage: ru_maxrss survives exec, so a child would report its parent's peak

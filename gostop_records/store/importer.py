@@ -209,7 +209,7 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[
 
 
 def _write(conn: Any, events: Prepared, replace: list[str], rows: Mapping[str, Prepared]) -> None:
-    """One batch in one transaction: its events, and its games' projection rows."""
+    """One transaction: its events, and its games' projection rows."""
     with transaction(conn):
         insert_events(conn, events)
         clear_games(conn, replace)
@@ -233,7 +233,11 @@ class _Write:
 
 
 class Importer:
-    """One import run into a store."""
+    """One import run into a store.
+
+    ``batch_events`` bounds a transaction; ``workers`` is the number of processes that
+    check large JSON Lines files (default: one per core; 0 checks all in this process).
+    """
 
     def __init__(
         self,
