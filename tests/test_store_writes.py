@@ -312,3 +312,20 @@ def test_a_game_in_the_batch_being_written_is_planned_after_that_write(
         assert report.events == len(game)
         assert [e.hash for e in st.events(game[0].game_id)] == [e.hash for e in game]
         assert st.verify().ok
+
+
+def test_duckdb_works_with_one_thread_during_an_import_and_as_before_after(
+    tmp_path: Path,
+) -> None:
+    logs = games("matgo", 2, count=2, hands=1, seed=33)
+    write_games(tmp_path / "logs", logs)
+    during: list[int] = []
+    with Store(tmp_path / "s.duckdb") as st:
+        st.conn.execute("SET threads = 3")
+
+        def look(_: Any) -> None:
+            during.append(st.conn.execute("SELECT current_setting('threads')").fetchone()[0])
+
+        assert st.import_paths([tmp_path / "logs"], progress=look).ok
+        assert set(during) == {1}
+        assert st.conn.execute("SELECT current_setting('threads')").fetchone()[0] == 3
