@@ -87,7 +87,8 @@ NOTES = (
     "uses every core too. By default the importer checks a large file in pieces in worker "
     "processes, one per core, while its own process writes (`store/parallel.py`); the "
     "figure with `--workers 0` is the same import checked in the importing process alone. "
-    "Import and floor alternate three times and the medians are compared.",
+    "Import and floor alternate three times, each in a fresh interpreter, and the medians "
+    "are compared.",
     "Live append is `Store.append` of one event per call, each validated by the rules, "
     "sealed into the hash chain and committed, over real games from their first event.",
     "Peak memory is the high-water mark (VmHWM) of a fresh interpreter replaying the whole "

@@ -253,38 +253,58 @@ def _fresh(path: Path) -> Path:
     return path
 
 
-def _floor_seconds(path: Path, work: Path) -> float:
-    import duckdb
+# Both sides of the import figure run in a fresh interpreter, as `gostop db import` does,
+# each timing only its own work: the benchmark's own heap and threads stay out of it.
+_FLOOR = """
+import sys, time, duckdb
+con = duckdb.connect(sys.argv[2])
+con.execute("SET enable_progress_bar = false")
+start = time.perf_counter()
+con.execute(
+    "CREATE TABLE raw AS SELECT * FROM read_json(?, format = 'newline_delimited')", [sys.argv[1]]
+)
+print(time.perf_counter() - start)
+con.close()
+"""
 
-    bare = duckdb.connect(str(_fresh(work / "bare.duckdb")))
-    bare.execute("SET enable_progress_bar = false")
-    start = time.perf_counter()
-    bare.execute(
-        "CREATE TABLE raw AS SELECT * FROM read_json(?, format = 'newline_delimited')",
-        [str(path)],
+_IMPORT = """
+import sys, time
+from gostop_records.store import Store
+workers = None if sys.argv[3] == "default" else int(sys.argv[3])
+start = time.perf_counter()
+with Store(sys.argv[2]) as store:
+    report = store.import_paths([sys.argv[1]], workers=workers)
+print(time.perf_counter() - start)
+if report.rejected:
+    sys.exit(f"the benchmark corpus was rejected: {report.rejected[0].describe()}")
+"""
+
+
+def _fresh_seconds(code: str, *args: str) -> float:
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=False
     )
-    secs = time.perf_counter() - start
-    bare.close()
-    return secs
+    if out.returncode:
+        raise RuntimeError(out.stderr.strip() or f"exit code {out.returncode}")
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def _floor_seconds(path: Path, work: Path) -> float:
+    return _fresh_seconds(_FLOOR, str(path), str(_fresh(work / "bare.duckdb")))
 
 
 def _import_seconds(path: Path, db: Path, workers: int | None) -> float:
-    from gostop_records.store import Store
-
-    start = time.perf_counter()
-    with Store(_fresh(db)) as store:
-        report = store.import_paths([path], workers=workers)
-    secs = time.perf_counter() - start
-    if report.rejected:
-        raise RuntimeError(f"the benchmark corpus was rejected: {report.rejected[0]}")
-    return secs
+    return _fresh_seconds(
+        _IMPORT, str(path), str(_fresh(db)), "default" if workers is None else str(workers)
+    )
 
 
 def import_figures(c: Corpus, work: Path, reps: int = 3) -> list[Figure]:
     """Import with validation and projections, beside DuckDB's bare read_json of the file.
 
     The two alternate ``reps`` times and the medians are compared: on a shared machine
-    one pair can land on a slow or a fast second for either side.
+    one pair can land on a slow or a fast second for either side. Each run is a fresh
+    interpreter.
     """
     from gostop_records.store.parallel import default_workers
 
