@@ -113,7 +113,6 @@ _json_raw_dec = msgspec.json.Decoder()
 _mp_env_dec = msgspec.msgpack.Decoder(Envelope)
 _mp_raw_dec = msgspec.msgpack.Decoder()
 
-_CLASS_TAG: dict[type, str] = {cls: tag for tag, cls in EVENT_TYPES.items()}
 #: The payload version this module writes, by payload class.
 _VERSION_OF: dict[type, int] = {
     cls: _events.EVENT_VERSIONS[tag] for tag, cls in EVENT_TYPES.items()
@@ -182,17 +181,17 @@ def canonical_bytes(env: Envelope) -> bytes:
             return stored
     if type(env.event) is UnknownEvent:
         return _sorted_enc.encode(_body_dict(env))
-    return _cut_chain(_sorted_enc.encode(env))
+    head, tail = _around_chain(_sorted_enc.encode(env))
+    return head + tail
 
 
-def _cut_chain(data: bytes) -> bytes:
-    """The sorted encoding of a whole typed envelope without its ``hash`` and ``prev``."""
+def _around_chain(data: bytes) -> tuple[bytes, bytes]:
+    """The sorted encoding of a whole typed envelope, before and after its ``hash`` and
+    ``prev`` members: the canonical bytes are the two joined."""
     # Sorted envelope keys: at, by, event, game_id, hand, hash, prev, recorded_at, seq, v.
     # Only string values (escaped quotes) and ints follow "hash", so the last occurrences
     # are the envelope's own members even if a payload holds keys with the same names.
-    i = data.rfind(_HASH_KEY)
-    j = data.rfind(_RECORDED_KEY)
-    return data[:i] + data[j:]
+    return data[: data.rfind(_HASH_KEY)], data[data.rfind(_RECORDED_KEY) :]
 
 
 def _canonical_of_raw(raw: dict[str, Any]) -> bytes:
@@ -203,12 +202,8 @@ def _canonical_of_raw(raw: dict[str, Any]) -> bytes:
 
 def compute_hash(prev: str, env: Envelope) -> str:
     """The hash an envelope must carry after ``prev``."""
-    return _digest(prev, canonical_bytes(env))
-
-
-def _digest(prev: str, canon: bytes) -> str:
     h = hashlib.sha256(prev.encode())
-    h.update(canon)
+    h.update(canonical_bytes(env))
     return h.hexdigest()
 
 
@@ -544,7 +539,7 @@ def _decode_json(
 
     The exact check compares the line with the sorted encoding of the typed envelope, which
     has the same length as the line in any key order; that one encoding is then what the
-    hash check needs (:func:`_cut_chain`), so checking a chain costs no second encode.
+    hash check needs (:func:`_around_chain`), so checking a chain costs no second encode.
     """
     try:
         env = _json_env_dec.decode(line)
@@ -616,7 +611,7 @@ def json_records(lines: Iterable[bytes], at_start: bool = True) -> Iterator[tupl
             line = line[3:]
         if not line or line.isspace():
             continue
-        if line[-2:] == b"\r\n":
+        if line.endswith(b"\r\n"):
             line = line[:-2] + b"\n"
         yield lineno, line
 
@@ -752,7 +747,7 @@ def read_checked(
             yield env, bool(env.hash) and compute_hash(env.prev, env) == env.hash
         return
     name = os.fspath(path)
-    sha256, hash_key, recorded_key = hashlib.sha256, _HASH_KEY, _RECORDED_KEY
+    sha256 = hashlib.sha256
     with _open_read(path) as f:
         for lineno, line in json_records(_span_lines(f, span), span is None or span[0] == 0):
             env, full = _decode_json(line, name, lineno, report, True)
@@ -761,10 +756,11 @@ def read_checked(
             if full is None:
                 yield env, bool(env.hash) and compute_hash(env.prev, env) == env.hash
                 continue
-            # _digest(env.prev, _cut_chain(full)), inlined: this runs once per imported event
+            # compute_hash, from the encoding the exact check made (two parts, not joined)
+            head, tail = _around_chain(full)
             h = sha256(env.prev.encode())
-            h.update(full[: full.rfind(hash_key)])
-            h.update(full[full.rfind(recorded_key) :])
+            h.update(head)
+            h.update(tail)
             yield env, h.hexdigest() == env.hash
 
 

@@ -295,6 +295,8 @@ class Importer:
         self._writer: ThreadPoolExecutor | None = None
         self._writing: _Write | None = None
         self._group = _Group()
+        self._chunk: list[Run] = []  # runs read, not yet planned
+        self._chunk_events = 0
         self._from_files = True  # games can be read again from their files
         n = default_workers() if workers is None else workers
         self._checkers = Checkers(n) if n > 0 and arrow_available() else None
@@ -335,42 +337,44 @@ class Importer:
         files, missing = discover(paths)
         self.report.rejected.extend(missing)
         self._files_total = len(files)
-        chunk: list[Run] = []
-        size = 0
         for path in files:
-            name = str(path)
-            self._file = name
+            self._file = str(path)
             if self._in_pieces(path):
-                self._process(chunk)
-                chunk, size = [], 0
+                self._flush_chunk()  # the runs read before go first
                 self._import_pieces(path)
             else:
-                for index, (run, bad) in enumerate(self._runs(path)):
-                    chunk.append(Run(name, index, run, bad))
-                    size += len(run)
-                    if size >= self.chunk_events:
-                        self._process(chunk)
-                        chunk, size = [], 0
+                self._read_file(path)
             self.report.files += 1
             self._tell(committed=False)
-        self._process(chunk)
+        self._flush_chunk()
         return self.report
 
     def _import_envelopes(self, envelopes: Iterable[Envelope], source: str) -> ImportReport:
         self._files_total = 1
         self._file = source
         self._from_files = False
-        chunk: list[Run] = []
-        size = 0
         for index, (_, run) in enumerate(L.iter_games(envelopes)):
-            chunk.append(Run(source, index, run, first_bad_hash(run)))
-            size += len(run)
-            if size >= self.chunk_events:
-                self._process(chunk)
-                chunk, size = [], 0
-        self._process(chunk)
+            self._add_run(Run(source, index, run, first_bad_hash(run)))
+        self._flush_chunk()
         self.report.files += 1
         return self.report
+
+    def _read_file(self, path: Path, first: int = 0) -> None:
+        """The runs of a file read in this process, from its run number ``first`` on."""
+        name = str(path)
+        for index, (run, bad) in enumerate(self._runs(path)):
+            if index >= first:
+                self._add_run(Run(name, index, run, bad))
+
+    def _add_run(self, run: Run) -> None:
+        self._chunk.append(run)
+        self._chunk_events += len(run.events)
+        if self._chunk_events >= self.chunk_events:
+            self._flush_chunk()
+
+    def _flush_chunk(self) -> None:
+        chunk, self._chunk, self._chunk_events = self._chunk, [], 0
+        self._process(chunk)
 
     def _runs(self, path: Path) -> Iterator[tuple[list[Envelope], int | None]]:
         """The runs of a file (see :class:`.runs.RunReader`); a read error is reported."""
@@ -406,7 +410,8 @@ class Importer:
                 except WorkerFailed:
                     # a worker that failed (killed, out of memory): the rest of the file
                     # in-process, from the first run of this piece
-                    self._import_rest(path, index)
+                    self._read_file(path, index)
+                    self._flush_chunk()
                     return
                 self._take(name, span, result, index)
                 if result.error is not None:
@@ -476,20 +481,6 @@ class Importer:
             self._process(again)
         if self._group.count >= self.batch_events:
             self._submit()
-
-    def _import_rest(self, path: Path, first: int) -> None:
-        name = str(path)
-        chunk: list[Run] = []
-        size = 0
-        for index, (run, bad) in enumerate(self._runs(path)):
-            if index < first:
-                continue
-            chunk.append(Run(name, index, run, bad))
-            size += len(run)
-            if size >= self.chunk_events:
-                self._process(chunk)
-                chunk, size = [], 0
-        self._process(chunk)
 
     def _known(self, ids: set[str]) -> set[str]:
         """The games the store holds or the import is about to write."""

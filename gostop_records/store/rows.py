@@ -101,7 +101,7 @@ SMALL_ROWS = 64
 class Prepared:
     """Rows made ready to insert, as columns; many rows come with their Arrow table."""
 
-    values: Sequence[Sequence[Any]]  # one sequence per column (empty when combined as Arrow)
+    values: Sequence[Sequence[Any]]  # one sequence per column (empty when only Arrow holds them)
     count: int
     arrow: Any = None
 
