@@ -170,3 +170,16 @@ def test_workers_that_die_leave_the_import_to_this_process(
     assert b.ok and b.imported == len(logs)
     assert taken == []
     _same(a, b, inproc, workers)
+
+
+def test_workers_that_cannot_start_leave_the_import_to_this_process(
+    tmp_path: Path, small_pieces: None, monkeypatch: pytest.MonkeyPatch, taken: list[int]
+) -> None:
+    monkeypatch.setattr(parallel.sys, "executable", str(tmp_path / "no-such-python"))
+    logs = every_preset(count=1, hands=1, seed=66)
+    path = tmp_path / "all.jsonl"
+    log.write_jsonl(path, [e for g in logs for e in g])
+    a, b, inproc, workers = _both(tmp_path, [path])
+    assert b.ok and b.imported == len(logs)
+    assert taken == []
+    _same(a, b, inproc, workers)

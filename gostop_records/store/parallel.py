@@ -183,6 +183,15 @@ class WorkerFailed(Exception):
     """A worker process died or failed on a piece: the importer goes on in-process."""
 
 
+def _pieces_or_fail(path: str) -> Iterator[tuple[int, int]]:
+    """The pieces of a file; a file that cannot be cut is left to the importer's own reader,
+    which reports why it cannot be read."""
+    try:
+        yield from pieces(path, PIECE_BYTES)
+    except OSError as exc:
+        raise WorkerFailed(f"{path}: {exc.strerror}") from None
+
+
 class _Worker:
     """One worker process, fed tasks through its stdin; a thread collects its results.
 
@@ -296,12 +305,18 @@ class Checkers:
         ends the file) collects what was sent, so the next file starts clean.
         """
         if not self._procs:
-            self._procs = [_Worker() for _ in range(self.workers)]
+            try:
+                for _ in range(self.workers):
+                    self._procs.append(_Worker())
+            except OSError as exc:  # no interpreter to start, no processes left
+                self.close()
+                self.broken = True
+                raise WorkerFailed(f"the worker processes cannot start: {exc}") from None
         sent: deque[tuple[tuple[int, int], _Worker]] = deque()
         turn = 0
         ahead = 2 * len(self._procs)
         try:
-            for span in pieces(path, PIECE_BYTES):
+            for span in _pieces_or_fail(path):
                 worker = self._procs[turn % len(self._procs)]
                 turn += 1
                 worker.send((path, span, strict))
