@@ -98,7 +98,7 @@ def import_(
             "--workers",
             min=0,
             metavar="N",
-            help="Processes that check large JSON Lines files "
+            help="Processes that check the JSON Lines logs of a large import "
             "(default: one per core; 0: all in this process).",
         ),
     ] = None,

@@ -21,7 +21,7 @@ from gostop_records.store.schema import TABLES
 def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     """Pieces of a few kilobytes, so that a test file is cut into many."""
     monkeypatch.setattr(parallel, "PIECE_BYTES", 6_000)
-    monkeypatch.setattr(parallel, "MIN_FILE_BYTES", 1)
+    monkeypatch.setattr(parallel, "MIN_BYTES", 1)
 
 
 @pytest.fixture
@@ -30,9 +30,9 @@ def taken(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     seen: list[int] = []
     real = importer.Importer._take
 
-    def spy(self: importer.Importer, name: str, span: Any, result: Any, index: int) -> None:
-        seen.append(len(result.notes))
-        real(self, name, span, result, index)
+    def spy(self: importer.Importer, task: Any, result: Any, at: Any) -> None:
+        seen.append(sum(len(part.notes) for part in result.parts))
+        real(self, task, result, at)
 
     monkeypatch.setattr(importer.Importer, "_take", spy)
     return seen
@@ -75,6 +75,8 @@ def test_pieces_hold_whole_runs(tmp_path: Path) -> None:
     log.write_jsonl(path, [e for g in logs for e in g])
     data = path.read_bytes()
     spans = list(parallel.pieces(path, 3_000))
+    tasks = list(parallel.tasks([path], 3_000))
+    assert [t[0].span for t in tasks] == spans and [t[0].last for t in tasks][-2:] == [False, True]
     assert len(spans) > 3
     assert spans[0][0] == 0 and spans[-1][1] == len(data)
     assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))
@@ -182,4 +184,31 @@ def test_workers_that_cannot_start_leave_the_import_to_this_process(
     a, b, inproc, workers = _both(tmp_path, [path])
     assert b.ok and b.imported == len(logs)
     assert taken == []
+    _same(a, b, inproc, workers)
+
+
+def test_a_folder_of_small_files_goes_to_the_workers_in_order(
+    tmp_path: Path, small_pieces: None, taken: list[int]
+) -> None:
+    """Small files gathered into tasks, a msgpack log read in between by the importer, a
+    large file in pieces, a game continued in a later file and a read error in one file:
+    the same store and report as in-process."""
+    logs = games("gamerules", 3, count=24, hands=1, seed=67)
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for k, game in enumerate(logs[:12]):
+        log.write_jsonl(folder / f"a{k:02d}.jsonl", game)
+    log.write_log(folder / "b-middle.msgpack", [e for g in logs[12:14] for e in g])
+    big = [e for g in logs[14:20] for e in g]
+    log.write_jsonl(folder / "c-big.jsonl", big)
+    half = len(logs[20]) // 2
+    log.write_jsonl(folder / "d-start.jsonl", logs[20][:half])
+    log.write_jsonl(folder / "e-rest.jsonl", logs[20][half:])
+    lines = [log.encode_json(e) + b"\n" for g in logs[21:24] for e in g]
+    lines[len(lines) // 2] = b"not json\n"
+    (folder / "f-cut.jsonl").write_bytes(b"".join(lines))
+    a, b, inproc, workers = _both(tmp_path, [folder])
+    assert b.files == 17 and b.extended == 1
+    assert [p.file for p in b.rejected] == [str(folder / "f-cut.jsonl")]
+    assert len(taken) > 3  # the workers took part
     _same(a, b, inproc, workers)

@@ -25,9 +25,10 @@ before it, as if the writes were in line. After a write conflict (another writer
 game meanwhile) nothing of the transaction is written, and each of its games is read again
 and imported on its own.
 
-A large JSON Lines file is checked by worker processes in pieces (:mod:`.parallel`); the
-importer takes their verdicts only for games it has not met and the store does not hold,
-and plans every other run itself, so the outcome is the same as in-process.
+When there is enough JSON Lines to check, worker processes check it in tasks (large files in
+pieces, small ones gathered, see :mod:`.parallel`); the importer takes their verdicts only
+for games it has not met and the store does not hold, and plans every other run itself, so
+the outcome is the same as in-process.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 from .. import log as L
 from ..events import Envelope
 from . import parallel
-from .parallel import Checkers, PieceResult, WorkerFailed, default_workers
+from .parallel import Checkers, Note, PieceResult, Task, WorkerFailed, default_workers
 from .rows import Prepared, arrow_available, combine, without_games
 from .runs import (
     Checked,
@@ -137,6 +138,23 @@ class ImportProgress:
     events: int
     committed: bool
     file: str | None
+
+
+@dataclass(slots=True)
+class _Place:
+    """How far an import with workers has taken each file."""
+
+    runs: dict[str, int] = field(default_factory=dict)  # runs taken
+    lines: dict[str, int] = field(default_factory=dict)  # lines taken (of a file in spans)
+    ended: set[str] = field(default_factory=set)  # files a read error ended
+    done: set[str] = field(default_factory=set)  # files taken in full (or ended)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
 @dataclass(slots=True)
@@ -272,7 +290,7 @@ class Importer:
     """One import run into a store.
 
     ``batch_events`` bounds a transaction; ``workers`` is the number of processes that
-    check large JSON Lines files (default: one per core; 0 checks all in this process).
+    check JSON Lines logs (default: one per core; 0 checks all in this process).
     """
 
     def __init__(
@@ -337,17 +355,25 @@ class Importer:
         files, missing = discover(paths)
         self.report.rejected.extend(missing)
         self._files_total = len(files)
-        for path in files:
-            self._file = str(path)
-            if self._in_pieces(path):
-                self._flush_chunk()  # the runs read before go first
-                self._import_pieces(path)
-            else:
+        checkers = self._checkers
+        if (
+            checkers is not None
+            and not checkers.broken
+            and parallel.input_bytes(files) >= parallel.MIN_BYTES
+        ):
+            self._import_with_workers(checkers, files)
+        else:
+            for path in files:
+                self._file = str(path)
                 self._read_file(path)
-            self.report.files += 1
-            self._tell(committed=False)
+                self._file_done(str(path))
         self._flush_chunk()
         return self.report
+
+    def _file_done(self, name: str) -> None:
+        self._file = name
+        self.report.files += 1
+        self._tell(committed=False)
 
     def _import_envelopes(self, envelopes: Iterable[Envelope], source: str) -> ImportReport:
         self._files_total = 1
@@ -383,84 +409,79 @@ class Importer:
         if reader.error is not None:
             self.report.rejected.append(reader.error)
 
-    def _in_pieces(self, path: Path) -> bool:
-        """Whether a file is large enough to be checked by the worker processes."""
-        if self._checkers is None or self._checkers.broken or L.log_format(path) != "jsonl":
-            return False
-        try:
-            return path.stat().st_size >= parallel.MIN_FILE_BYTES
-        except OSError:
-            return False
-
-    def _import_pieces(self, path: Path) -> None:
-        """A large file checked in pieces by the workers (see :mod:`.parallel`)."""
-        assert self._checkers is not None
-        name = str(path)
-        index = 0  # runs of the file before the piece
-        lines = 0  # lines of the file before the piece
-        total = path.stat().st_size
-        group, gathered = self._group, 0  # bytes of the file in the transaction gathered
-        pieces = self._checkers.results(name, self.strict)
+    def _import_with_workers(self, checkers: Checkers, files: list[Path]) -> None:
+        """The files checked by the worker processes, in tasks (see :mod:`.parallel`)."""
+        at = _Place()
+        total = parallel.input_bytes(files)
+        read = gathered = 0  # bytes taken; bytes in the transaction being gathered
+        group = self._group
+        stream = checkers.results(parallel.tasks(files), self.strict)
         try:
             while True:
                 try:
-                    span, result = next(pieces)
+                    task, result = next(stream)
                 except StopIteration:
                     return
                 except WorkerFailed:
-                    # a worker that failed (killed, out of memory): the rest of the file
-                    # in-process, from the first run of this piece
-                    self._read_file(path, index)
-                    self._flush_chunk()
+                    # a worker that failed (killed, out of memory): the rest in-process,
+                    # from the first run of each file not taken in full
+                    for path in files:
+                        name = str(path)
+                        if name not in at.done:
+                            self._read_file(path, at.runs.get(name, 0))
+                            self._file_done(name)
                     return
-                self._take(name, span, result, index)
-                if result.error is not None:
-                    line = result.error.line
-                    self.report.rejected.append(
-                        replace(result.error, line=None if line is None else lines + line)
-                    )
-                    return  # the rest of the file is not read
-                index += len(result.notes)
-                lines += result.lines
-                # Near the end of the file, write what is gathered once it outweighs what
-                # is left to read: the last transaction, written after every piece is
-                # checked, is then a small one.
+                if result is None:  # a log the importer reads itself
+                    name = task[0].file
+                    self._read_file(Path(name))
+                    self._flush_chunk()  # planned before what comes after it
+                    self._file_done(name)
+                    at.done.add(name)
+                    continue
+                self._take(task, result, at)
+                # Near the end, write what is gathered once it outweighs what is left to
+                # check: the last transaction, written after every task, is a small one.
+                weight = sum((p.span[1] - p.span[0]) if p.span else _size(p.file) for p in task)
+                read += weight
                 if self._group is not group:  # written meanwhile
                     group, gathered = self._group, 0
-                gathered += span[1] - span[0]
-                if total - span[1] < gathered and group.count >= self.batch_events // 4:
+                gathered += weight
+                if total - read < gathered and group.count >= self.batch_events // 4:
                     self._submit()
                     group, gathered = self._group, 0
         finally:
-            pieces.close()
+            stream.close()
 
-    def _take(self, name: str, span: tuple[int, int], result: PieceResult, index: int) -> None:
-        """A worker's verdicts on a piece's runs: taken for the games met for the first
+    def _take(self, task: Task, result: PieceResult, at: _Place) -> None:
+        """A worker's verdicts on a task's runs: taken for the games met for the first
         time, the other runs planned in-process against the store."""
-        notes = result.notes
-        ids = [n.game_id for n in notes]
-        counts = Counter(ids)
-        known = self._known(set(ids))
+        if task[0].file in at.ended:
+            return  # the rest of a file a read error ended
+        entries = [
+            (k, i, n) for k, part in enumerate(result.parts) for i, n in enumerate(part.notes)
+        ]
+        counts = Counter(n.game_id for _, _, n in entries)
+        known = self._known(set(counts))
         here = {
-            i
-            for i, n in enumerate(notes)
+            (k, i)
+            for k, i, n in entries
             if n.verdict == "later" or counts[n.game_id] > 1 or n.game_id in known
         }
         report = self.report
         g = self._group
-        taken: list[int] = []
-        for i, n in enumerate(notes):
-            if i in here:
+        taken: list[tuple[int, int, Note]] = []
+        for k, i, n in entries:
+            if (k, i) in here:
                 continue
             report.games += 1
             if n.verdict == "rejected":
                 assert n.problem is not None
                 report.rejected.append(n.problem)
             else:
-                taken.append(i)
+                taken.append((k, i, n))
         if taken:
             events, rows = result.prepared()
-            dropped = {notes[i].game_id for i in here if notes[i].verdict == "ok"}
+            dropped = {n.game_id for k, i, n in entries if (k, i) in here and n.verdict == "ok"}
             if dropped:
                 events = without_games(events, dropped)
                 rows = {t: without_games(r, dropped) for t, r in rows.items()}
@@ -468,17 +489,36 @@ class Importer:
             g.count += events.count
             for table, part in rows.items():
                 g.rows.setdefault(table, []).append(part)
-            for i in taken:
-                n = notes[i]
+            for k, i, n in taken:
+                name = task[k].file
                 g.games.add(n.game_id)
-                g.planned.append((name, n.game_id, 0, n.violations, index + i))
+                g.planned.append((name, n.game_id, 0, n.violations, at.runs.get(name, 0) + i))
         if here:
-            again = [
-                Run(name, index + i, run, bad)
-                for i, (run, bad) in enumerate(RunReader(name, span))
-                if i in here
-            ]
+            again: list[Run] = []
+            for k, part in enumerate(task):
+                wanted = {i for j, i in here if j == k}
+                if wanted:
+                    first = at.runs.get(part.file, 0)
+                    again += [
+                        Run(part.file, first + i, run, bad)
+                        for i, (run, bad) in enumerate(RunReader(part.file, part.span))
+                        if i in wanted
+                    ]
             self._process(again)
+        for part, done in zip(task, result.parts, strict=True):
+            name = part.file
+            if done.error is not None:
+                line = done.error.line
+                lines = at.lines.get(name, 0)
+                report.rejected.append(
+                    replace(done.error, line=None if line is None else lines + line)
+                )
+                at.ended.add(name)  # the rest of the file is not read
+            at.runs[name] = at.runs.get(name, 0) + len(done.notes)
+            at.lines[name] = at.lines.get(name, 0) + done.lines
+            if part.last or done.error is not None:
+                at.done.add(name)
+                self._file_done(name)
         if self._group.count >= self.batch_events:
             self._submit()
 

@@ -1,17 +1,18 @@
-"""Checking the games of a large log file in worker processes.
+"""Checking the games of an import in worker processes.
 
 Reading, hash checks, the rules and the projection rows are Python work that one
-interpreter does on one core, while DuckDB's writes are cheap next to them. A large JSON
-Lines file is therefore cut into pieces of whole runs (a piece never splits a game's run),
-and worker processes check the games that *start* in a piece exactly as the importer
-does in-process (:mod:`.runs`), sending back verdicts and rows as Arrow tables.
+interpreter does on one core, while DuckDB's writes are cheap next to them. The files of an
+import are therefore cut into tasks (:func:`tasks`): a large JSON Lines file into pieces of
+whole runs (a piece never splits a game's run), small ones gathered several to a task. Worker
+processes check the games that *start* in a task exactly as the importer does in-process
+(:mod:`.runs`) and send back verdicts and rows as Arrow tables.
 
 The importer stays the one place that decides against the store: it takes a worker's
 verdict only for a game the store and the import have not met yet and that appears once
-in its piece; every other run (a continuation, a duplicate, a game already stored or
-waiting to be written) is read again from the piece and planned in-process. Pieces are
-taken in file order, so the outcome is the one a single process reading the file in order
-would reach.
+in its task; every other run (a continuation, a duplicate, a game already stored or
+waiting to be written) is read again and planned in-process. Tasks are taken in file
+order, and a log the workers do not read (msgpack) is read by the importer at its turn, so
+the outcome is the one a single process reading the files in order would reach.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import subprocess
 import sys
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -34,29 +35,36 @@ from typing import IO, Any, Literal
 import msgspec
 
 from .. import log as L
+from ..errors import LogError
 from .rows import Prepared, from_arrow, to_arrow
 from .runs import Checked, Problem, Run, RunReader, check_links, replay, rows_of
 from .schema import EVENT_COLUMNS, TABLES
 
 __all__ = [
-    "MIN_FILE_BYTES",
+    "MIN_BYTES",
     "PIECE_BYTES",
     "WORKER_CODE",
     "Checkers",
     "Note",
+    "Part",
+    "PartResult",
     "PieceResult",
+    "Task",
     "WorkerFailed",
     "check_piece",
     "default_workers",
+    "input_bytes",
     "pieces",
     "serve",
+    "tasks",
 ]
 
 #: About 20,000 events: large enough that sending the rows back costs little next to
 #: checking them, small enough to keep both cores busy from the start.
 PIECE_BYTES = 8 << 20
-#: Smaller files are checked in-process: starting the workers would cost more than it saves.
-MIN_FILE_BYTES = 3 * PIECE_BYTES
+#: Less JSON Lines than this is checked in-process: starting the workers would cost more
+#: than it saves.
+MIN_BYTES = 3 * PIECE_BYTES
 #: What a worker process runs.
 WORKER_CODE = "from gostop_records.store.parallel import serve; serve()"
 
@@ -126,13 +134,34 @@ class Note:
     violations: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Part:
+    """A file, or a span of one, in a task."""
+
+    file: str
+    span: tuple[int, int] | None = None  # None: the whole file
+    last: bool = True  # the file's last part
+    here: bool = False  # not for a worker: the importer reads it (a msgpack log)
+
+
+#: What a worker checks at once: a piece of a large file, or several small files.
+Task = tuple[Part, ...]
+
+
 @dataclass(slots=True)
-class PieceResult:
-    """What a worker sends back for one piece; line numbers count from the piece's start."""
+class PartResult:
+    """A worker's verdicts on the runs of one part; line numbers count from its start."""
 
     notes: list[Note]
-    lines: int
+    lines: int  # lines of a span (0 for a whole file)
     error: Problem | None = None  # the read error that ends the file
+
+
+@dataclass(slots=True)
+class PieceResult:
+    """What a worker sends back for one task: per part, and the rows of them all."""
+
+    parts: list[PartResult]
     events: Any = None  # Arrow table of the event rows of the runs found "ok"
     rows: dict[str, Any] = field(default_factory=dict)  # Arrow table per projection table
 
@@ -147,49 +176,89 @@ def _count_lines(path: str, span: tuple[int, int]) -> int:
     return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
-def check_piece(path: str, span: tuple[int, int], strict: bool) -> PieceResult:
-    """Check every run of a piece that starts a game: chain, rules, rows (in a worker)."""
-    reader = RunReader(path, span)
-    runs = list(reader)
-    notes: list[Note] = []
+def check_piece(parts: list[tuple[str, tuple[int, int] | None]], strict: bool) -> PieceResult:
+    """Check every run of a task that starts a game: chain, rules, rows (in a worker)."""
+    out: list[PartResult] = []
     checked: list[Checked] = []
-    for index, (events, bad) in enumerate(runs):
-        gid = events[0].game_id
-        if events[0].seq != 1:
-            notes.append(Note(gid, "later"))
-            continue
-        broken = check_links(events, bad)
-        if broken is not None:
-            problem = Problem(path, gid, broken[0], broken[1], "hash_chain")
-            notes.append(Note(gid, "rejected", problem))
-            continue
-        result = replay(Run(path, index, events, bad), events, 0, strict)
-        if isinstance(result, Problem):
-            notes.append(Note(gid, "rejected", result))
-            continue
-        notes.append(Note(gid, "ok", violations=result.violations))
-        checked.append(result)
+    for path, span in parts:
+        reader = RunReader(path, span)
+        notes: list[Note] = []
+        for index, (events, bad) in enumerate(reader):
+            gid = events[0].game_id
+            if events[0].seq != 1:
+                notes.append(Note(gid, "later"))
+                continue
+            broken = check_links(events, bad)
+            if broken is not None:
+                problem = Problem(path, gid, broken[0], broken[1], "hash_chain")
+                notes.append(Note(gid, "rejected", problem))
+                continue
+            result = replay(Run(path, index, events, bad), events, 0, strict)
+            if isinstance(result, Problem):
+                notes.append(Note(gid, "rejected", result))
+                continue
+            notes.append(Note(gid, "ok", violations=result.violations))
+            checked.append(result)
+        lines = _count_lines(path, span) if span is not None else 0
+        out.append(PartResult(notes, lines, reader.error))
     events_ready, rows_ready = rows_of(checked)
     return PieceResult(
-        notes,
-        _count_lines(path, span),
-        reader.error,
+        out,
         to_arrow(EVENT_COLUMNS, events_ready),
         {name: to_arrow(cols, rows_ready[name]) for name, cols in TABLES.items()},
     )
 
 
+def tasks(files: Sequence[Path], size: int | None = None) -> Iterator[Task]:
+    """The work of an import in file order: each large JSON Lines file in pieces of about
+    ``size`` bytes, small ones gathered until they weigh as much, any other log alone as a
+    part the importer reads itself."""
+    size = size or PIECE_BYTES
+    gathered: list[Part] = []
+    held = 0
+    for path in files:
+        name = str(path)
+        try:
+            jsonl = L.log_format(path) == "jsonl"
+            nbytes = path.stat().st_size
+        except (LogError, OSError):
+            jsonl, nbytes = False, 0
+        if jsonl and nbytes < size:
+            gathered.append(Part(name))
+            held += nbytes
+            if held >= size:
+                yield tuple(gathered)
+                gathered, held = [], 0
+            continue
+        if gathered:
+            yield tuple(gathered)
+            gathered, held = [], 0
+        if not jsonl:
+            yield (Part(name, here=True),)
+            continue
+        try:
+            spans = list(pieces(path, size))
+        except OSError:
+            yield (Part(name, here=True),)  # the importer's reader says why
+            continue
+        for k, span in enumerate(spans):
+            yield (Part(name, span, last=k == len(spans) - 1),)
+    if gathered:
+        yield tuple(gathered)
+
+
+def input_bytes(files: Sequence[Path]) -> int:
+    """The bytes of JSON Lines among the files: what the workers would check."""
+    total = 0
+    for path in files:
+        with contextlib.suppress(LogError, OSError):
+            if L.log_format(path) == "jsonl":
+                total += path.stat().st_size
+    return total
+
+
 class WorkerFailed(Exception):
     """A worker process died or failed on a piece: the importer goes on in-process."""
-
-
-def _pieces_or_fail(path: str) -> Iterator[tuple[int, int]]:
-    """The pieces of a file; a file that cannot be cut is left to the importer's own reader,
-    which reports why it cannot be read."""
-    try:
-        yield from pieces(path, PIECE_BYTES)
-    except OSError as exc:
-        raise WorkerFailed(f"{path}: {exc.strerror}") from None
 
 
 class _Worker:
@@ -225,7 +294,7 @@ class _Worker:
                 return
             self.results.put(item)
 
-    def send(self, task: tuple[str, tuple[int, int], bool] | None) -> None:
+    def send(self, task: tuple[list[tuple[str, tuple[int, int] | None]], bool] | None) -> None:
         stdin = self.proc.stdin
         assert stdin is not None
         try:
@@ -255,7 +324,7 @@ class _Worker:
 
 
 def serve() -> None:
-    """A worker's main loop: ``(path, span, strict)`` in, :class:`PieceResult` out."""
+    """A worker's main loop: ``(parts, strict)`` in, :class:`PieceResult` out."""
     # Ctrl-C is the importer's to handle: it stops feeding the workers, which then end
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     out = os.fdopen(os.dup(1), "wb")
@@ -297,12 +366,14 @@ class Checkers:
         self._procs: list[_Worker] = []
         self.broken = False
 
-    def results(self, path: str, strict: bool) -> Iterator[tuple[tuple[int, int], PieceResult]]:
-        """(span, result) of each piece of the file, in order.
+    def results(
+        self, work: Iterable[Task], strict: bool
+    ) -> Iterator[tuple[Task, PieceResult | None]]:
+        """(task, result) of each task, in order; None for a part the importer reads.
 
         Raises :class:`WorkerFailed` when a worker fails; the checkers are then broken and
-        the importer checks the rest in-process. Closing the iterator early (a read error
-        ends the file) collects what was sent, so the next file starts clean.
+        the importer reads the rest itself. Closing the iterator early collects what was
+        sent, so that the workers are idle again.
         """
         if not self._procs:
             try:
@@ -312,29 +383,32 @@ class Checkers:
                 self.close()
                 self.broken = True
                 raise WorkerFailed(f"the worker processes cannot start: {exc}") from None
-        sent: deque[tuple[tuple[int, int], _Worker]] = deque()
+        pending: deque[tuple[Task, _Worker | None]] = deque()
         turn = 0
         ahead = 2 * len(self._procs)
         try:
-            for span in _pieces_or_fail(path):
-                worker = self._procs[turn % len(self._procs)]
-                turn += 1
-                worker.send((path, span, strict))
-                sent.append((span, worker))
-                if len(sent) > ahead:
-                    first, w = sent.popleft()
-                    yield first, w.receive()
-            while sent:
-                first, w = sent.popleft()
-                yield first, w.receive()
+            for task in work:
+                worker: _Worker | None = None
+                if not task[0].here:
+                    worker = self._procs[turn % len(self._procs)]
+                    turn += 1
+                    worker.send(([(p.file, p.span) for p in task], strict))
+                pending.append((task, worker))
+                while len(pending) > ahead:
+                    first, w = pending.popleft()
+                    yield first, w.receive() if w is not None else None
+            while pending:
+                first, w = pending.popleft()
+                yield first, w.receive() if w is not None else None
         except WorkerFailed:
             self.broken = True
             raise
         finally:
             if not self.broken:
                 try:
-                    for _, w in sent:
-                        w.receive()
+                    for _, w in pending:
+                        if w is not None:
+                            w.receive()
                 except WorkerFailed:
                     self.broken = True
 

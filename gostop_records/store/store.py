@@ -189,8 +189,9 @@ class Store:
     ) -> ImportReport:
         """Import log files and folders (see :mod:`.importer`).
 
-        ``workers``: processes that check large JSON Lines files (default: one per core;
-        0 checks everything in this process, see :mod:`.parallel`).
+        ``workers``: processes that check JSON Lines logs when there are 24 MiB of them or
+        more (default: one per core; 0 checks everything in this process, see
+        :mod:`.parallel`).
         """
         from .importer import Importer
 
