@@ -356,12 +356,9 @@ class Importer:
         self.report.rejected.extend(missing)
         self._files_total = len(files)
         checkers = self._checkers
-        if (
-            checkers is not None
-            and not checkers.broken
-            and parallel.input_bytes(files) >= parallel.MIN_BYTES
-        ):
-            self._import_with_workers(checkers, files)
+        total = parallel.input_bytes(files) if checkers is not None else 0
+        if checkers is not None and not checkers.broken and total >= parallel.MIN_BYTES:
+            self._import_with_workers(checkers, files, total)
         else:
             for path in files:
                 self._file = str(path)
@@ -409,10 +406,10 @@ class Importer:
         if reader.error is not None:
             self.report.rejected.append(reader.error)
 
-    def _import_with_workers(self, checkers: Checkers, files: list[Path]) -> None:
-        """The files checked by the worker processes, in tasks (see :mod:`.parallel`)."""
+    def _import_with_workers(self, checkers: Checkers, files: list[Path], total: int) -> None:
+        """The files checked by the worker processes, in tasks (see :mod:`.parallel`);
+        ``total`` is the bytes of JSON Lines among them."""
         at = _Place()
-        total = parallel.input_bytes(files)
         read = gathered = 0  # bytes taken; bytes in the transaction being gathered
         group = self._group
         stream = checkers.results(parallel.tasks(files), self.strict)
