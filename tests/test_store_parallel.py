@@ -161,24 +161,26 @@ def test_a_read_error_ends_the_file_at_the_same_line(tmp_path: Path, small_piece
     _same(a, b, inproc, workers)
 
 
-def test_workers_that_die_leave_the_import_to_this_process(
-    tmp_path: Path, small_pieces: None, monkeypatch: pytest.MonkeyPatch, taken: list[int]
+@pytest.mark.parametrize(
+    "failure",
+    [
+        ("WORKER_CODE", "import sys; sys.exit(3)"),  # workers that die at once
+        ("executable", "no-such-python"),  # workers that cannot start
+    ],
+)
+def test_failed_workers_leave_the_import_to_this_process(
+    tmp_path: Path,
+    small_pieces: None,
+    monkeypatch: pytest.MonkeyPatch,
+    taken: list[int],
+    failure: tuple[str, str],
 ) -> None:
-    monkeypatch.setattr(parallel, "WORKER_CODE", "import sys; sys.exit(3)")
+    name, value = failure
+    if name == "executable":
+        monkeypatch.setattr(parallel.sys, "executable", str(tmp_path / value))
+    else:
+        monkeypatch.setattr(parallel, name, value)
     logs = every_preset(count=2, hands=1, seed=65)
-    path = tmp_path / "all.jsonl"
-    log.write_jsonl(path, [e for g in logs for e in g])
-    a, b, inproc, workers = _both(tmp_path, [path])
-    assert b.ok and b.imported == len(logs)
-    assert taken == []
-    _same(a, b, inproc, workers)
-
-
-def test_workers_that_cannot_start_leave_the_import_to_this_process(
-    tmp_path: Path, small_pieces: None, monkeypatch: pytest.MonkeyPatch, taken: list[int]
-) -> None:
-    monkeypatch.setattr(parallel.sys, "executable", str(tmp_path / "no-such-python"))
-    logs = every_preset(count=1, hands=1, seed=66)
     path = tmp_path / "all.jsonl"
     log.write_jsonl(path, [e for g in logs for e in g])
     a, b, inproc, workers = _both(tmp_path, [path])
