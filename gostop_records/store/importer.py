@@ -145,7 +145,6 @@ class _Place:
     """How far an import with workers has taken each file."""
 
     runs: dict[str, int] = field(default_factory=dict)  # runs taken
-    lines: dict[str, int] = field(default_factory=dict)  # lines taken (of a file in spans)
     ended: set[str] = field(default_factory=set)  # files a read error ended
     done: set[str] = field(default_factory=set)  # files taken in full (or ended)
 
@@ -506,13 +505,11 @@ class Importer:
             name = part.file
             if done.error is not None:
                 line = done.error.line
-                lines = at.lines.get(name, 0)
-                report.rejected.append(
-                    replace(done.error, line=None if line is None else lines + line)
-                )
+                if line is not None and part.span is not None and part.span[0]:
+                    line += parallel.lines_before(name, part.span[0])
+                report.rejected.append(replace(done.error, line=line))
                 at.ended.add(name)  # the rest of the file is not read
             at.runs[name] = at.runs.get(name, 0) + len(done.notes)
-            at.lines[name] = at.lines.get(name, 0) + done.lines
             if part.last or done.error is not None:
                 at.done.add(name)
                 self._file_done(name)

@@ -54,6 +54,7 @@ __all__ = [
     "check_piece",
     "default_workers",
     "input_bytes",
+    "lines_before",
     "pieces",
     "serve",
     "tasks",
@@ -153,7 +154,6 @@ class PartResult:
     """A worker's verdicts on the runs of one part; line numbers count from its start."""
 
     notes: list[Note]
-    lines: int  # lines of a span (0 for a whole file)
     error: Problem | None = None  # the read error that ends the file
 
 
@@ -169,11 +169,18 @@ class PieceResult:
         return from_arrow(self.events), {name: from_arrow(t) for name, t in self.rows.items()}
 
 
-def _count_lines(path: str, span: tuple[int, int]) -> int:
+def lines_before(path: str, pos: int) -> int:
+    """The lines of a file before byte ``pos``: where a span's line numbers start (counted
+    only for a read error, the one place they are shown)."""
+    count = 0
     with open(path, "rb") as f:
-        f.seek(span[0])
-        data = f.read(span[1] - span[0])
-    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+        while pos > 0:
+            block = f.read(min(pos, 1 << 20))
+            if not block:
+                break
+            count += block.count(b"\n")
+            pos -= len(block)
+    return count
 
 
 def check_piece(parts: list[tuple[str, tuple[int, int] | None]], strict: bool) -> PieceResult:
@@ -199,8 +206,7 @@ def check_piece(parts: list[tuple[str, tuple[int, int] | None]], strict: bool) -
                 continue
             notes.append(Note(gid, "ok", violations=result.violations))
             checked.append(result)
-        lines = _count_lines(path, span) if span is not None else 0
-        out.append(PartResult(notes, lines, reader.error))
+        out.append(PartResult(notes, reader.error))
     events_ready, rows_ready = rows_of(checked)
     return PieceResult(
         out,
