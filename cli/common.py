@@ -12,8 +12,9 @@ import decimal
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
@@ -30,6 +31,7 @@ __all__ = [
     "PROG",
     "USER_ERRORS",
     "GostopGroup",
+    "LineReader",
     "cell",
     "cell_text",
     "color_enabled",
@@ -52,6 +54,46 @@ EXIT_USAGE = 2
 
 #: Errors that mean "the input was rejected": one line per message line, exit 1.
 USER_ERRORS: tuple[type[BaseException], ...] = (GostopError, CardCodeError)
+
+
+class LineReader:
+    """Lines from the keyboard (with line editing and the prompt) or from a pipe or file.
+
+    ``echo``, when given, writes each prompt with the answer read for it from a pipe, so
+    that the transcript of a piped session reads like a typed one (``gostop play``); the
+    recorder reads a script silently. ``line_no`` counts the lines read.
+    """
+
+    def __init__(
+        self,
+        stream: IO[str] | None,
+        interactive: bool,
+        echo: Callable[[str], None] | None = None,
+    ) -> None:
+        self.stream = stream
+        self.interactive = interactive
+        self.echo = echo
+        self.line_no = 0
+
+    def read(self, prompt: str) -> str | None:
+        """The next line without its line end; None at the end of the input (or Ctrl-D)."""
+        self.line_no += 1
+        if self.interactive:
+            try:
+                return input(prompt)
+            except EOFError:
+                typer.echo()
+                return None
+        assert self.stream is not None
+        line = self.stream.readline()
+        if not line:
+            if self.echo is not None:
+                self.echo(prompt)
+            return None
+        answer = line.rstrip("\r\n")
+        if self.echo is not None:
+            self.echo(prompt + answer)
+        return answer
 
 
 def color_enabled(stream: Any = None) -> bool:

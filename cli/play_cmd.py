@@ -19,7 +19,7 @@ import contextlib
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 
@@ -41,7 +41,7 @@ from gostop_records.sim.bots import BOTS
 from . import common
 from .render import Painter, describe_for, proof_lines, render_scores, render_seat_view
 
-__all__ = ["Answers", "PlayLoop", "play"]
+__all__ = ["PlayLoop", "play"]
 
 T = TypeVar("T")
 
@@ -75,34 +75,6 @@ class _Quit(Exception):
 
 class _InputEnded(Exception):
     """The answers ran out (end of a piped file, or Ctrl-D)."""
-
-
-class Answers:
-    """Answers line by line: from the keyboard (with line editing) or from a pipe or file.
-
-    The prompt is always written, so a program driving the game can read it; a piped
-    answer is echoed after its prompt, so the transcript reads like a session.
-    """
-
-    def __init__(self, stream: IO[str], interactive: bool, out: Callable[[str], None]) -> None:
-        self.stream = stream
-        self.interactive = interactive
-        self.out = out
-
-    def read(self, prompt: str) -> str | None:
-        if self.interactive:
-            try:
-                return input(prompt)
-            except EOFError:
-                typer.echo()
-                return None
-        line = self.stream.readline()
-        if not line:
-            self.out(prompt)
-            return None
-        answer = line.rstrip("\r\n")
-        self.out(prompt + answer)
-        return answer
 
 
 class PlayLoop:
@@ -528,7 +500,7 @@ def play(
         common.echo("type help at any prompt for the answers it takes")
         loop = PlayLoop(
             ps,
-            Answers(sys.stdin, interactive, common.echo),
+            common.LineReader(sys.stdin, interactive, common.echo),
             out=common.echo,
             err=lambda line: typer.echo(line, err=True),
             paint=paint,

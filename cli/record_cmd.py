@@ -95,29 +95,6 @@ class _Quit(Exception):
     pass
 
 
-class LineSource:
-    """Lines from the keyboard (with prompts) or from a script or a pipe (without)."""
-
-    def __init__(self, stream: IO[str] | None, interactive: bool) -> None:
-        self.stream = stream
-        self.interactive = interactive
-        self.line_no = 0
-
-    def read(self, prompt: str) -> str | None:
-        self.line_no += 1
-        if self.interactive:
-            try:
-                return input(prompt)
-            except EOFError:
-                typer.echo()
-                return None
-        assert self.stream is not None
-        line = self.stream.readline()
-        if not line:
-            return None
-        return line.rstrip("\r\n")
-
-
 # --- parsing helpers ------------------------------------------------------------------------
 
 
@@ -151,7 +128,7 @@ class Session:
     def __init__(
         self,
         rec: RecordingSession,
-        source: LineSource,
+        source: common.LineReader,
         *,
         out: Callable[[str], None],
         err: Callable[[str], None],
@@ -756,7 +733,7 @@ def record(
             )
         loop = Session(
             rec,
-            LineSource(stream, interactive),
+            common.LineReader(stream, interactive),
             out=common.echo,
             err=lambda s: typer.echo(s, err=True),
             paint=Painter(common.color_enabled(sys.stdout)),

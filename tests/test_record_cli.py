@@ -336,7 +336,8 @@ def test_recording_into_the_store(tmp_path: Path) -> None:
 
 
 def test_the_interactive_prompt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gostop_cli.record_cmd import LineSource, Session
+    from gostop_cli.common import LineReader
+    from gostop_cli.record_cmd import Session
     from gostop_cli.render import Painter
 
     from gostop_records.recorder import JsonlSink, RecordingSession
@@ -358,7 +359,7 @@ def test_the_interactive_prompt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr("builtins.input", fake_input)
     out: list[str] = []
     err: list[str] = []
-    loop = Session(rec, LineSource(None, True), out=out.append, err=err.append, paint=Painter())
+    loop = Session(rec, LineReader(None, True), out=out.append, err=err.append, paint=Painter())
     loop.greet(resumed=False)
     loop.run()
     assert prompts[0] == "[hand 1] deal> "
