@@ -3,6 +3,7 @@ strictly (or fails in exactly the stated way), and the generator reproduces ever
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import sys
@@ -16,7 +17,7 @@ import pytest
 from gostop_records import events as E
 from gostop_records import log as L
 from gostop_records.errors import ProjectionError
-from gostop_records.projector import Projection, project
+from gostop_records.projector import project
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 INDEX = json.loads((SAMPLES / "index.json").read_text(encoding="utf-8"))
@@ -79,56 +80,20 @@ def _read(name: str) -> list[E.Envelope]:
     return list(L.read_log(SAMPLES / name))
 
 
-def _hands(p: Projection) -> list[dict[str, Any]]:
-    """Each checked hand of a projection, in the form of the index."""
-    assert p.game is not None
-    out = []
-    for r in p.game.results:
-        if r.outcome == "unchecked":
-            continue
-        h = r.state
-        assert h is not None
-        won = r.winner is not None
-        hand: dict[str, Any] = {
-            "hand": r.hand,
-            "outcome": r.outcome,
-            "reason": r.reason,
-            "winner": r.winner,
-            "score": h.score_of(r.winner) if won and r.outcome == "stop" else None,
-            "go": h.go_count[r.winner] if won else 0,
-            "due": [
-                {"payer": a, "payee": b, "points": pts, "chips": ch, "reason": why}
-                for a, b, pts, ch, why in r.dues
-            ],
-            "paid": [
-                {"payer": a, "payee": b, "chips": c}
-                for n, a, b, c in p.game.payments
-                if n == r.hand
-            ],
-        }
-        if r.outcome in ("nagari", "void"):
-            hand["next_carry"] = r.next_carry
-        out.append(hand)
-    return out
-
-
 @pytest.mark.parametrize("entry", ENTRIES, ids=_ids(ENTRIES))
 def test_each_sample_has_its_stated_outcome(entry: dict[str, Any]) -> None:
     envs = _read(entry["file"])
     p = project(envs, strict=entry["validation"] != "lenient")
-    assert _hands(p) == entry["hands"]
+    assert p.game is not None
+    assert all(r.state is not None for r in p.game.results if r.outcome != "unchecked")
+    gen = _generator()  # the index's form of outcomes and features, defined once there
+    assert gen.outcomes(p) == entry["hands"]
     started = envs[0].event
     assert isinstance(started, E.GameStarted)
     assert started.ruleset["name"] == entry["ruleset"]
     assert len(started.players) == entry["players"] and started.stake == entry["stake"]
     assert envs[0].game_id == entry["game_id"]
-    seen: Counter[str] = Counter()
-    for env in envs:
-        seen[env.type] += 1
-        if type(env.event) is E.CardsCaptured:
-            seen[f"cards_captured:{env.event.kind}"] += 1
-        elif type(env.event) is E.JunkTransferred:
-            seen[f"junk_transferred:{env.event.reason}"] += 1
+    seen = gen.features(envs)
     for key, n in entry["features"].items():
         assert seen[key] == n, key
 
@@ -189,6 +154,7 @@ def test_the_corpus_validates_and_matches_its_index() -> None:
     }
 
 
+@functools.cache
 def _generator() -> ModuleType:
     spec = importlib.util.spec_from_file_location("make_samples", SAMPLES / "make_samples.py")
     assert spec is not None and spec.loader is not None
