@@ -323,59 +323,36 @@ class _HandWalk:
                     turn.sseul = True
         elif t is E.CupAssigned:
             self.cup_role = ev.role
-            rows["decisions"].append(
-                (
-                    g.game_id,
-                    self.hand,
-                    seq,
-                    self._turn_number(),
-                    ev.seat,
-                    "cup",
-                    None,
-                    points(g.table, self.piles[ev.seat], self.cup_role),
-                    None,
-                    ev.role,
-                )
-            )
+            score = points(g.table, self.piles[ev.seat], self.cup_role)
+            self._decision(seq, ev.seat, "cup", None, score, None, ev.role)
         elif t is E.GoCalled:
             self.gos += 1
             self.go_counts[ev.seat] = ev.count
-            rows["decisions"].append(
-                (
-                    g.game_id,
-                    self.hand,
-                    seq,
-                    self._turn_number(),
-                    ev.seat,
-                    "go",
-                    ev.count,
-                    ev.score,
-                    False,
-                    None,
-                )
-            )
+            self._decision(seq, ev.seat, "go", ev.count, ev.score, False, None)
         elif t is E.StopCalled:
             self.stop_score = ev.score
-            rows["decisions"].append(
-                (
-                    g.game_id,
-                    self.hand,
-                    seq,
-                    self._turn_number(),
-                    ev.seat,
-                    "stop",
-                    self.go_counts[ev.seat],
-                    ev.score,
-                    ev.auto,
-                    None,
-                )
-            )
+            self._decision(seq, ev.seat, "stop", self.go_counts[ev.seat], ev.score, ev.auto, None)
         elif t is E.HandEnded:
             self._close()
             self.ended = ev
         elif t is E.PaymentRecorded:
             key = (ev.payer, ev.payee)
             self.recorded[key] = self.recorded.get(key, 0) + ev.chips
+
+    def _decision(
+        self,
+        seq: int,
+        seat: int,
+        kind: str,
+        go_count: int | None,
+        score: int,
+        auto: bool | None,
+        role: str | None,
+    ) -> None:
+        """A ``decisions`` row: a Go, a Stop or where the cup counts."""
+        turn = self._turn_number()
+        row = (self.g.game_id, self.hand, seq, turn, seat, kind, go_count, score, auto, role)
+        self.rows["decisions"].append(row)
 
     # --- the hand's own rows ---------------------------------------------------------
 
