@@ -149,13 +149,6 @@ class _Place:
     done: set[str] = field(default_factory=set)  # files taken in full (or ended)
 
 
-def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
-
-
 @dataclass(slots=True)
 class _Group:
     """The games of one transaction: their rows as Arrow tables, and what to count.
@@ -437,7 +430,7 @@ class Importer:
                 self._take(task, result, at)
                 # Near the end, write what is gathered once it outweighs what is left to
                 # check: the last transaction, written after every task, is a small one.
-                weight = sum((p.span[1] - p.span[0]) if p.span else _size(p.file) for p in task)
+                weight = sum(p.size for p in task)
                 read += weight
                 if self._group is not group:  # written meanwhile
                     group, gathered = self._group, 0
