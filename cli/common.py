@@ -19,7 +19,7 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn
 import typer
 from typer.core import TyperGroup
 
-from gostop_records.errors import CardCodeError, GostopError
+from gostop_records.errors import CardCodeError, GameChoiceError, GostopError
 
 if TYPE_CHECKING:
     from gostop_records.events import Envelope
@@ -227,33 +227,16 @@ def print_table(columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
 def load_game(
     log: Path | None, db: Path | None, game: str | None, *, exact: bool = True
 ) -> tuple[str, list[Envelope]]:
-    """One game's envelopes from a log file or the store: exactly one of ``log`` and ``db``;
-    ``game`` picks among several games of a log and is needed with the store (else exit 2).
-    ``exact=False`` skips keeping each line's stored form, which only hash checks need."""
-    from gostop_records import log as L
+    """:func:`gostop_records.games.load_game` for a command: exactly one of ``log`` and
+    ``db``; ``game`` picks among several games of a log and is needed with the store; a
+    missing choice is a usage error (exit 2) naming the option."""
+    from gostop_records import games
 
     if (log is None) == (db is None):
         fail("give a LOG file or --db FILE --game ID (one of them)", EXIT_USAGE)
-    if log is not None:
-        games: dict[str, list[Envelope]] = {}
-        for env in L.read_log(log, exact=exact):
-            games.setdefault(env.game_id, []).append(env)
-        if not games:
-            raise GostopError(f"{log}: the log holds no events")
-        if game is None:
-            if len(games) > 1:
-                ids = ", ".join(list(games)[:10]) + (" ..." if len(games) > 10 else "")
-                fail(f"{log} holds {len(games)} games: pick one with --game ({ids})", EXIT_USAGE)
-            game = next(iter(games))
-        if game not in games:
-            raise GostopError(f"{log}: there is no game {game!r} (games: {', '.join(games)})")
-        return game, games[game]
-    if game is None:
+    if db is not None and game is None:
         fail("--db needs --game ID: the game to read from the store", EXIT_USAGE)
-    from gostop_records.store import Store
-
-    with Store(db, read_only=True) as store:
-        envs = store.events(game)
-    if not envs:
-        raise GostopError(f"{db}: there is no game {game!r} in the store")
-    return game, envs
+    try:
+        return games.load_game(log, db, game, exact=exact)
+    except GameChoiceError as exc:
+        fail(str(exc).replace(": pick one (", ": pick one with --game (", 1), EXIT_USAGE)

@@ -15,18 +15,16 @@ import typer
 
 from gostop_records import cards as C
 from gostop_records import events as E
-from gostop_records import log as L
 from gostop_records.engine.game import GameState
 from gostop_records.engine.settlement import Proof
 from gostop_records.engine.state import HandState, Phase
+from gostop_records.views import pending_cards
 
 __all__ = [
     "Painter",
     "describe_event",
     "describe_for",
-    "game_to_json",
     "proof_lines",
-    "proof_to_json",
     "render_game",
     "render_layout",
     "render_scores",
@@ -191,22 +189,13 @@ def describe_event(ev: Any, players: Sequence[E.Player], paint: Painter | None =
 # --- the table ---------------------------------------------------------------------------------
 
 
-def _pending(h: HandState) -> int:
-    """Cards the turn in progress put on the layout before its flip (the played card, a
-    bomb): they are not yet paired, so they are shown apart."""
-    turn = h.turn
-    if turn is None or h.phase not in (Phase.FLIP, Phase.FLIP_AS_PLAY):
-        return 0
-    return (1 << turn.played if turn.played >= 0 else 0) | turn.bomb
-
-
 def render_layout(
     h: HandState, paint: Painter | None = None, players: Sequence[E.Player] = ()
 ) -> str:
     """The face-up layout by month, stacks in brackets with their ppuk owner; the card the
     mover just played waits beside its month (``+ 01R played``) until the flip."""
     p = paint or Painter()
-    pending = _pending(h)
+    pending = pending_cards(h)
     cells = []
     for m in range(1, 13):
         month = h.layout & C.MONTH_MASKS[m]
@@ -552,99 +541,4 @@ def proof_lines(
         )
         if lp.pays_chips != lp.chips or lp.note:
             out.append(f"    pays {lp.pays_chips} chips{': ' + lp.note if lp.note else ''}")
-    return out
-
-
-def proof_to_json(proof: Proof) -> dict[str, Any]:
-    """A payout proof as plain JSON values."""
-    return {
-        "winner": proof.winner,
-        "score": {
-            "total": proof.score.total,
-            "lines": [
-                {"name": ln.name, "cards": list(ln.cards), "points": ln.points, "detail": ln.detail}
-                for ln in proof.score.lines
-            ],
-            "cup_role": proof.score.cup_role,
-            "cup_reason": proof.score.cup_reason,
-        },
-        "go_count": proof.go_count,
-        "go_points": proof.go_points,
-        "go_formula": proof.go_formula,
-        "stake": proof.stake,
-        "carry": proof.carry,
-        "losers": [
-            {
-                "loser": lp.loser,
-                "factors": [
-                    {
-                        "name": f.name,
-                        "factor": f.factor,
-                        "applies": f.applies,
-                        "condition": f.condition,
-                        "setting": f.setting,
-                    }
-                    for f in lp.factors
-                ],
-                "multiplier": lp.multiplier,
-                "points": lp.points,
-                "chips": lp.chips,
-                "pays_points": lp.pays_points,
-                "pays_chips": lp.pays_chips,
-                "note": lp.note or None,
-            }
-            for lp in proof.losers
-        ],
-        "dues": [
-            {
-                "payer": d.payer,
-                "payee": d.payee,
-                "points": d.points,
-                "chips": d.chips,
-                "reason": d.reason,
-            }
-            for d in proof.dues
-        ],
-    }
-
-
-def game_to_json(game: GameState, last: E.Envelope | None = None) -> dict[str, Any]:
-    """The table at a point as JSON: the hand (``HandState.to_dict``), seats with names, the
-    ledger, results so far and the event just applied."""
-    players = [{"seat": s, "id": pl.id, "name": pl.name} for s, pl in enumerate(game.players)]
-    out: dict[str, Any] = {
-        "game_id": game.game_id,
-        "ruleset": game.rules.name,
-        "stake": game.stake,
-        "players": players,
-        "hand_no": game.hand_no,
-        "hand": None,
-        "results": [
-            {
-                "hand": r.hand,
-                "outcome": r.outcome,
-                "winner": r.winner,
-                "reason": r.reason,
-                "dues": [
-                    {"payer": a, "payee": b, "points": pts, "chips": ch, "reason": why}
-                    for a, b, pts, ch, why in r.dues
-                ],
-            }
-            for r in game.results
-        ],
-        "ledger_due": game.ledger(),
-        "ledger_paid": game.recorded_ledger(),
-        "event": L.envelope_to_dict(last) if last is not None else None,
-    }
-    h = game.hand
-    if h is not None:
-        d = h.to_dict()
-        for seat in d["seats"]:
-            seat["name"] = game.players[seat["seat"]].name
-        d["decider"] = h.decider if h.phase in (Phase.CUP, Phase.DECIDE) else None
-        d["played"] = C.codes(_pending(h))  # on the layout, waiting for the flip
-        out["hand"] = d
-        r = next((r for r in game.results if r.hand == h.hand_no), None)
-        proof = r.proof() if r is not None else None
-        out["proof"] = proof_to_json(proof) if proof is not None else None
     return out

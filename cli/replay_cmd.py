@@ -1,86 +1,27 @@
 """``gostop replay``: the table at any point of a game, or a hand stepped through event by event.
 
-The log is folded by the projector in lenient mode, so a record of a table that played
-wrongly can still be looked at: its disagreements with the rules are listed on stderr.
+The game is folded by the library (:func:`gostop_records.replay.timeline`, lenient, so a
+record of a table that played wrongly can still be looked at); this command shows a point of
+it, steps through it, and lists its disagreements with the rules on stderr.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from gostop_records import events as E
-from gostop_records import log as L
-from gostop_records.engine.game import GameState
 from gostop_records.engine.state import Phase
-from gostop_records.errors import GostopError, ProjectionError
-from gostop_records.projector import Issue, Projector
+from gostop_records.errors import GostopError
+from gostop_records.replay import Timeline, timeline
 
 from . import common
-from .render import Painter, describe_event, game_to_json, proof_lines, render_game
+from .render import Painter, describe_event, proof_lines, render_game
 
-__all__ = ["Timeline", "replay", "timeline"]
-
-
-@dataclass(frozen=True, slots=True)
-class Timeline:
-    """A game folded once: the state after every event, so any point (forward or back) is a
-    lookup."""
-
-    game_id: str
-    envelopes: list[E.Envelope]
-    states: list[GameState | None]
-    issues: list[Issue]
-
-    def index_of_seq(self, seq: int) -> int:
-        for i, env in enumerate(self.envelopes):
-            if env.seq == seq:
-                return i
-        first, last = self.envelopes[0].seq, self.envelopes[-1].seq
-        raise GostopError(f"game {self.game_id} has no seq {seq} (seqs {first}..{last})")
-
-    def hand_range(self, hand: int) -> range:
-        idx = [i for i, env in enumerate(self.envelopes) if env.hand == hand]
-        if not idx:
-            hands = sorted({e.hand for e in self.envelopes if e.hand is not None})
-            have = f"hands 1..{hands[-1]}" if hands else "no hands"
-            raise GostopError(f"game {self.game_id} has no hand {hand} ({have})")
-        return range(idx[0], idx[-1] + 1)
-
-
-def timeline(game_id: str, envelopes: list[E.Envelope]) -> Timeline:
-    """Fold a game's envelopes, keeping the state after each (states are immutable)."""
-    proj = Projector(strict=False)
-    states: list[GameState | None] = []
-    kept: list[E.Envelope] = []
-    try:
-        for env in envelopes:
-            proj.feed(env)
-            kept.append(env)
-            states.append(proj.game)
-    except ProjectionError as exc:
-        proj.issues.append(Issue(exc.seq, exc.rule, f"{exc.reason} (replay stops here)"))
-    return Timeline(game_id, kept, states, proj.issues)
-
-
-def _state_json(tl: Timeline, i: int) -> dict[str, Any]:
-    state = tl.states[i]
-    env = tl.envelopes[i]
-    if state is None:
-        return {"game_id": tl.game_id, "seq": env.seq, "event": L.envelope_to_dict(env)}
-    out = game_to_json(state, env)
-    out["seq"] = env.seq
-    out["issues"] = [
-        {"seq": x.seq, "rule": x.rule, "reason": x.reason, "severity": x.severity}
-        for x in tl.issues
-        if x.seq is None or x.seq <= env.seq
-    ]
-    return out
+__all__ = ["replay", "step_through"]
 
 
 def _show(tl: Timeline, i: int, paint: Painter) -> str:
@@ -251,6 +192,6 @@ def replay(
         step_through(tl, span, i, read, paint)
         return
     if json_out:
-        common.print_json(_state_json(tl, i))
+        common.print_json(tl.state_dict(i))
         return
     common.echo(_show(tl, i, paint))

@@ -14,7 +14,6 @@ the run otherwise. The summary goes to stdout, as text or with ``--json`` as JSO
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import time
@@ -141,14 +140,7 @@ def _write_dir(
     written = []
     for k, envs in games:
         final = out / f"{_SAFE.sub('_', specs[k].id())}.jsonl"
-        tmp = final.with_name(final.name + ".part")
-        try:
-            with open(tmp, "wb") as f:
-                for env in envs:
-                    f.write(L.encode_json(env) + b"\n")
-            os.replace(tmp, final)
-        finally:
-            tmp.unlink(missing_ok=True)  # an interrupted game leaves no partial file
+        L.write_atomic(final, envs)  # an interrupted game leaves no partial file
         written.append(str(final))
     return written
 

@@ -6,14 +6,63 @@ command line can print one clear sentence and programs can act on the parts.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 __all__ = [
     "CardCodeError",
+    "Finding",
+    "GameChoiceError",
+    "GameNotFound",
     "GostopError",
     "IllegalAction",
     "LogError",
     "ProjectionError",
     "RulesetError",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Something wrong (or worth a warning) at one place in a log: the one report type for
+    validation, imports and the store's checks, with everything needed to find and understand
+    it. ``severity`` is ``"error"`` or ``"warning"``."""
+
+    file: str | None
+    line: int | None
+    game_id: str | None
+    seq: int | None
+    rule: str
+    reason: str
+    severity: str = "error"
+
+    def __str__(self) -> str:
+        where = self.file or ""
+        if self.line is not None:
+            where += f":{self.line}" if self.file else f"line {self.line}"
+        parts = []
+        if self.game_id is not None:
+            parts.append(f"game {self.game_id}")
+        if self.seq is not None:
+            parts.append(f"seq {self.seq}")
+        ctx = (" " + " ".join(parts) + ":") if parts else ""
+        label = "" if self.severity == "error" else f" {self.severity}:"
+        reason = self.reason
+        if self.seq is not None and reason.startswith(f"seq {self.seq}: "):
+            reason = reason[len(f"seq {self.seq}: ") :]
+        text = f"{where}:{label}{ctx} {reason} [rule: {self.rule}]"
+        return text if where else text[1:].lstrip()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "game_id": self.game_id,
+            "seq": self.seq,
+            "rule": self.rule,
+            "reason": self.reason,
+            "severity": self.severity,
+        }
 
 
 class GostopError(Exception):
@@ -101,3 +150,16 @@ class ProjectionError(GostopError, ValueError):
         self.game_id = game_id
         where = f"seq {seq}: " if seq is not None else ""
         super().__init__(f"{where}{reason} [rule: {rule}]")
+
+
+class GameNotFound(GostopError, LookupError):
+    """There is no such game in the log or the store (or the log holds no events)."""
+
+
+class GameChoiceError(GostopError, ValueError):
+    """Which game to read is not said: a log of several games, or a store, without a game id.
+    ``games`` lists the ids to choose from (empty for a store)."""
+
+    def __init__(self, message: str, games: tuple[str, ...] = ()) -> None:
+        self.games = games
+        super().__init__(message)

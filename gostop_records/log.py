@@ -68,6 +68,7 @@ __all__ = [
     "iter_games",
     "iter_jsonl",
     "iter_msgpack",
+    "iter_records",
     "json_records",
     "log_format",
     "now",
@@ -80,6 +81,7 @@ __all__ = [
     "verify",
     "verify_file",
     "verify_games",
+    "write_atomic",
     "write_jsonl",
     "write_log",
     "write_msgpack",
@@ -616,6 +618,44 @@ def json_records(lines: Iterable[bytes], at_start: bool = True) -> Iterator[tupl
         yield lineno, line
 
 
+def iter_records(path: PathLike) -> Iterator[tuple[int, Envelope | LogError]]:
+    """(line, envelope) of each record, or (line, the :class:`LogError` of that line): a
+    JSONL log is read on past bad lines, so that one report can name all of them (a msgpack
+    log cannot be resynchronised after a bad frame, and stops there). A file that cannot be
+    opened yields one error at line 0; an unknown suffix raises :class:`LogError`."""
+    name = os.fspath(path)
+    if log_format(path) == "msgpack":
+        n = 0
+        try:
+            for env in iter_msgpack(path):
+                n += 1
+                yield n, env
+        except LogError as exc:
+            yield exc.line or n + 1, exc
+        return
+    try:
+        f = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        yield 0, LogError(f"cannot read: {exc.strerror}", file=name)
+        return
+    with f:
+        for lineno, line in json_records(f):
+            if not line.endswith(b"\n"):
+                yield (
+                    lineno,
+                    LogError(
+                        "the last line is incomplete (no line end): an interrupted write?",
+                        file=name,
+                        line=lineno,
+                    ),
+                )
+                continue
+            try:
+                yield lineno, decode_json_line(line, file=name, lineno=lineno)
+            except LogError as exc:
+                yield lineno, exc
+
+
 def _iter_frames(f: IO[bytes], name: str) -> Iterator[tuple[int, bytes]]:
     """(record number, body) of each msgpack frame, reading in chunks."""
     reader = f if isinstance(f, io.BufferedReader) else io.BufferedReader(f, _READ_CHUNK)  # type: ignore[arg-type]
@@ -813,6 +853,25 @@ def write_log(path: PathLike, envelopes: Iterable[Envelope]) -> int:
     if log_format(path) == "msgpack":
         return write_msgpack(path, envelopes)
     return write_jsonl(path, envelopes)
+
+
+def write_atomic(path: PathLike, envelopes: Iterable[Envelope]) -> int:
+    """Write a log file whole or not at all: into ``PATH.part`` first, renamed over ``path``
+    once every envelope is written, so that an interrupted writer (an error in the envelopes'
+    producer, a kill) leaves no partial log behind. JSONL or msgpack by suffix."""
+    final = Path(path)
+    tmp = final.with_name(final.name + ".part")
+    try:
+        with open(tmp, "wb") as f:
+            n = (
+                write_msgpack(f, envelopes)
+                if log_format(final) == "msgpack"
+                else write_jsonl(f, envelopes)
+            )
+        os.replace(tmp, final)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return n
 
 
 def repair_tail(path: PathLike, fmt: Format | None = None) -> int:

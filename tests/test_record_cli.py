@@ -14,7 +14,6 @@ from typing import Any
 import msgspec
 import pytest
 from gostop_cli.app import app
-from gostop_cli.validate_cmd import validate_files
 from record_helpers import script_for, sim_payloads
 from typer.testing import CliRunner, Result
 
@@ -22,6 +21,7 @@ from gostop_records import events as E
 from gostop_records import log as L
 from gostop_records.engine.state import Phase
 from gostop_records.projector import project
+from gostop_records.validate import validate_files
 
 runner = CliRunner()
 PRESET_GAMES = [

@@ -195,11 +195,10 @@ def test_unknown_event_types_are_warnings(tmp_path: Path, envs: list[E.Envelope]
 
 
 def test_a_folder_is_searched_for_logs(tmp_path: Path) -> None:
-    from gostop_cli.validate_cmd import validate_files
-
     from gostop_records import log as L
     from gostop_records.rules import PRESETS
     from gostop_records.sim.selfplay import GameSpec, play_game
+    from gostop_records.validate import validate_files
 
     sub = tmp_path / "logs" / "june"
     sub.mkdir(parents=True)

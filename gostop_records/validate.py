@@ -1,0 +1,180 @@
+"""Validate logs line by line, chain by chain, rule by rule, into one report.
+
+Three checks, each :class:`~gostop_records.errors.Finding` naming the file, the line, the
+game, the seq, the rule and the reason:
+
+- reading: every line must decode into a typed envelope (malformed JSON, a missing field, an
+  unknown card, a value out of range); a bad line is reported and the rest is still read
+  (:func:`gostop_records.log.iter_records`);
+- the hash chain of each game (:func:`gostop_records.log.verify`): the first event that was
+  changed, removed, inserted or reordered;
+- the rules (the projector): strict mode stops at a game's first violation, lenient mode
+  reports every disagreement between the record and the rules.
+
+``gostop validate`` prints the report; any other front end gets the same one from
+:func:`validate_files` (or :func:`validate_envelopes` for envelopes already in memory).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import events as E
+from . import log as L
+from .errors import Finding, LogError, ProjectionError
+from .projector import Projector
+
+__all__ = ["Finding", "Report", "validate_envelopes", "validate_files"]
+
+
+@dataclass(slots=True)
+class Report:
+    """What a validation found: counts, errors (the log is invalid) and warnings."""
+
+    files: int = 0
+    games: int = 0
+    events: int = 0
+    errors: list[Finding] = field(default_factory=list)
+    warnings: list[Finding] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+    def summary(self) -> str:
+        warn = f", {len(self.warnings)} warning(s)" if self.warnings else ""
+        verdict = "valid" if self.valid else "INVALID"
+        return (
+            f"{self.files} file(s), {self.games} game(s), {self.events} event(s): "
+            f"{len(self.errors)} error(s){warn}: {verdict}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "valid": self.valid,
+            "files": self.files,
+            "games": self.games,
+            "events": self.events,
+            "errors": [f.to_dict() for f in self.errors],
+            "warnings": [f.to_dict() for f in self.warnings],
+        }
+
+
+def _check_file(path: Path, lenient: bool, report: Report) -> None:
+    name = os.fspath(path)
+    games: dict[str, list[tuple[int, E.Envelope]]] = {}
+    try:
+        records = list(L.iter_records(path))
+    except LogError as exc:  # an unknown suffix
+        report.errors.append(Finding(name, exc.line, None, exc.seq, "read", exc.reason))
+        return
+    for lineno, rec in records:
+        if isinstance(rec, LogError):
+            rule = "decode" if lineno else "read"
+            what = f"field {rec.field}: {rec.reason}" if rec.field else rec.reason
+            report.errors.append(
+                Finding(name, rec.line or (lineno or None), None, rec.seq, rule, what)
+            )
+            continue
+        games.setdefault(rec.game_id, []).append((lineno, rec))
+        report.events += 1
+    report.games += len(games)
+    for gid, items in games.items():
+        _check_game(name, gid, items, lenient, report)
+    for found in (report.errors, report.warnings):
+        mine = [f for f in found if f.file == name]
+        if mine:
+            found[len(found) - len(mine) :] = sorted(
+                mine, key=lambda f: (f.line is None, f.line or 0)
+            )
+
+
+def _check_game(
+    name: str | None,
+    gid: str,
+    items: Sequence[tuple[int | None, E.Envelope]],
+    lenient: bool,
+    report: Report,
+) -> None:
+    envs = [env for _, env in items]
+    line_of: dict[int, int | None] = {}
+    for lineno, env in items:
+        line_of.setdefault(env.seq, lineno)
+    chain = L.verify(envs)
+    if not chain.ok:
+        report.errors.append(
+            Finding(
+                name,
+                line_of.get(chain.first_bad_seq or -1),
+                gid,
+                chain.first_bad_seq,
+                "hash_chain",
+                chain.reason,
+            )
+        )
+    proj = Projector(strict=not lenient)
+    last_line = items[-1][0] if items else None
+    try:
+        for env in envs:
+            proj.feed(env)
+        proj.finish()
+    except ProjectionError as exc:
+        line = line_of.get(exc.seq) if exc.seq is not None else last_line
+        same = any(f.line == line and f.reason == exc.reason for f in report.errors)
+        if not same:  # a seq gap is already named by the chain check
+            report.errors.append(Finding(name, line, gid, exc.seq, exc.rule, exc.reason))
+        if lenient:
+            report.warnings.append(
+                Finding(
+                    name,
+                    line,
+                    gid,
+                    exc.seq,
+                    exc.rule,
+                    "the rest of this game cannot be checked against the rules",
+                    "warning",
+                )
+            )
+    for issue in proj.issues:
+        line = line_of.get(issue.seq) if issue.seq is not None else last_line
+        f = Finding(
+            name,
+            line,
+            gid,
+            issue.seq,
+            issue.rule,
+            issue.reason,
+            "error" if issue.severity == "violation" else "warning",
+        )
+        (report.errors if f.severity == "error" else report.warnings).append(f)
+
+
+def validate_files(paths: Iterable[str | os.PathLike[str]], lenient: bool = False) -> Report:
+    """Check every file (folders are searched for logs); a problem in one file never stops
+    the others. A path that does not exist is reported as an error of its own."""
+    report = Report()
+    files, missing = L.find_logs(paths)
+    for p in files + missing:
+        report.files += 1
+        _check_file(p, lenient, report)
+    return report
+
+
+def validate_envelopes(
+    envelopes: Iterable[E.Envelope], lenient: bool = False, *, file: str | None = None
+) -> Report:
+    """Check envelopes already decoded (an upload, a store's events): the chain and the rules
+    of each game, in the order given. ``line`` in a finding is the envelope's place, from 1."""
+    report = Report(files=0 if file is None else 1)
+    games: dict[str, list[tuple[int | None, E.Envelope]]] = {}
+    for n, env in enumerate(envelopes, 1):
+        games.setdefault(env.game_id, []).append((n, env))
+        report.events += 1
+    report.games = len(games)
+    for gid, items in games.items():
+        _check_game(file, gid, items, lenient, report)
+    return report
