@@ -19,7 +19,16 @@ __all__ = [
     "LogError",
     "ProjectionError",
     "RulesetError",
+    "reason_at",
 ]
+
+
+def reason_at(reason: str, seq: int | None) -> str:
+    """A reason shown after its place: without a leading ``seq N: `` that names the same seq
+    (reasons that stand alone, such as the hash chain's, name their seq themselves)."""
+    if seq is not None and reason.startswith(f"seq {seq}: "):
+        return reason[len(f"seq {seq}: ") :]
+    return reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +56,7 @@ class Finding:
             parts.append(f"seq {self.seq}")
         ctx = (" " + " ".join(parts) + ":") if parts else ""
         label = "" if self.severity == "error" else f" {self.severity}:"
-        reason = self.reason
-        if self.seq is not None and reason.startswith(f"seq {self.seq}: "):
-            reason = reason[len(f"seq {self.seq}: ") :]
+        reason = reason_at(self.reason, self.seq)
         text = f"{where}:{label}{ctx} {reason} [rule: {self.rule}]"
         return text if where else text[1:].lstrip()
 

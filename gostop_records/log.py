@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,6 +49,7 @@ from .events import EVENT_TYPES, Envelope, UnknownEvent, event_type
 __all__ = [
     "FOLDER_SUFFIXES",
     "GENESIS",
+    "HASH_MISMATCH",
     "JSONL_SUFFIXES",
     "MSGPACK_SUFFIXES",
     "UPCASTERS",
@@ -58,6 +59,7 @@ __all__ = [
     "StoredEnvelope",
     "VerifyResult",
     "canonical_bytes",
+    "chain_break",
     "compute_hash",
     "decode_json_line",
     "encode_json",
@@ -70,6 +72,7 @@ __all__ = [
     "iter_msgpack",
     "iter_records",
     "json_records",
+    "link_break",
     "log_format",
     "now",
     "read_checked",
@@ -1029,6 +1032,77 @@ class VerifyResult:
         return self.ok
 
 
+#: The reason given for an envelope whose hash is not that of its content.
+HASH_MISMATCH = "hash does not match the content (changed after it was sealed)"
+
+
+def link_break(last: tuple[int, str] | None, game_id: str, seq: int, prev: str) -> str | None:
+    """Why an envelope (``seq``, ``prev``) does not follow ``last``, the (seq, hash) of the
+    game's event before it (None: it must be the game's first); None when it follows.
+
+    The one check of seq order and chain links, and its one wording, for every reader: the
+    log's :func:`verify` and :func:`verify_file`, and the store's import of a run of a game.
+    Each reason names the seq, so it stands alone.
+    """
+    if last is None:
+        if seq != 1:
+            return f"game {game_id!r} starts at seq {seq}: expected seq 1"
+        if prev != GENESIS:
+            return "seq 1: prev is not the genesis value (64 zeros)"
+        return None
+    last_seq, last_hash = last
+    if seq != last_seq + 1:
+        if seq == last_seq:
+            return f"seq {seq} follows seq {last_seq}: duplicate"
+        if seq < last_seq:
+            return f"seq {seq} follows seq {last_seq}: out of order"
+        gap = (
+            f"{last_seq + 1} is missing"
+            if seq == last_seq + 2
+            else f"{last_seq + 1}..{seq - 1} are missing"
+        )
+        return f"seq {seq} follows seq {last_seq}: {gap}"
+    if prev != last_hash:
+        return (
+            f"seq {seq}: prev is not the hash of seq {last_seq} "
+            "(an event before it was changed, removed or inserted)"
+        )
+    return None
+
+
+def chain_break(
+    run: Sequence[Envelope],
+    *,
+    continues: bool = False,
+    hashes_checked: bool = False,
+    bad_hash: int | None = None,
+) -> tuple[int, str] | None:
+    """The first break in a run of one game's envelopes: (seq, reason), or None.
+
+    ``continues``: the run may start after seq 1 (the rest of a game stored elsewhere, whose
+    head the caller checks against the run's first ``prev``). ``hashes_checked``: each
+    envelope's own hash was checked as the file was read (see :func:`read_checked`) and
+    ``bad_hash`` is the index of the first wrong one, or None; otherwise each hash is
+    computed here.
+    """
+    if not run:
+        return None
+    first = run[0]
+    last = (first.seq - 1, first.prev) if continues and first.seq != 1 else None
+    for i, env in enumerate(run):
+        reason = link_break(last, env.game_id, env.seq, env.prev)
+        if reason is not None:
+            return env.seq, reason
+        if hashes_checked:
+            wrong = i == bad_hash
+        else:
+            wrong = not env.hash or compute_hash(env.prev, env) != env.hash
+        if wrong:
+            return env.seq, f"seq {env.seq}: {HASH_MISMATCH}"
+        last = (env.seq, env.hash)
+    return None
+
+
 class _Checker:
     """Per-game seq and chain state: each game is checked on its own."""
 
@@ -1040,34 +1114,13 @@ class _Checker:
 
     def check(self, game_id: str, seq: int, prev: str, digest: str, canon: bytes) -> str | None:
         """The reason the event breaks the game's chain, or None."""
-        last = self.state.get(game_id)
-        if last is None:
-            if seq != 1:
-                return f"game {game_id!r} starts at seq {seq}: expected seq 1"
-            if prev != GENESIS:
-                return "seq 1: prev is not the genesis value (64 zeros)"
-        else:
-            last_seq, last_hash = last
-            if seq != last_seq + 1:
-                if seq == last_seq:
-                    return f"seq {seq} follows seq {last_seq}: duplicate"
-                if seq < last_seq:
-                    return f"seq {seq} follows seq {last_seq}: out of order"
-                gap = (
-                    f"{last_seq + 1} is missing"
-                    if seq == last_seq + 2
-                    else f"{last_seq + 1}..{seq - 1} are missing"
-                )
-                return f"seq {seq} follows seq {last_seq}: {gap}"
-            if prev != last_hash:
-                return (
-                    f"seq {seq}: prev is not the hash of seq {last_seq} "
-                    "(an event before it was changed, removed or inserted)"
-                )
+        reason = link_break(self.state.get(game_id), game_id, seq, prev)
+        if reason is not None:
+            return reason
         h = hashlib.sha256(prev.encode())
         h.update(canon)
         if h.hexdigest() != digest:
-            return f"seq {seq}: hash does not match the content (changed after it was sealed)"
+            return f"seq {seq}: {HASH_MISMATCH}"
         self.state[game_id] = (seq, digest)
         self.count += 1
         return None

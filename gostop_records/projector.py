@@ -23,7 +23,7 @@ from typing import Any
 from . import events as E
 from .engine.game import GameState, HandResult, apply_game, start_game
 from .engine.state import Phase
-from .errors import CardCodeError, GostopError, IllegalAction, ProjectionError
+from .errors import CardCodeError, Finding, GostopError, IllegalAction, ProjectionError
 
 __all__ = ["Issue", "Projection", "Projector", "project"]
 
@@ -45,6 +45,14 @@ class Issue:
     def __str__(self) -> str:
         where = f"seq {self.seq}: " if self.seq is not None else ""
         return f"{where}{self.reason} [rule: {self.rule}]"
+
+    def to_finding(
+        self, file: str | None = None, line: int | None = None, game_id: str | None = None
+    ) -> Finding:
+        """The issue as the library's one report type, at its place in a log (a violation is
+        an error)."""
+        severity = "error" if self.severity == "violation" else "warning"
+        return Finding(file, line, game_id, self.seq, self.rule, self.reason, severity)
 
 
 @dataclass(slots=True)

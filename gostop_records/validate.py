@@ -141,15 +141,7 @@ def _check_game(
             )
     for issue in proj.issues:
         line = line_of.get(issue.seq) if issue.seq is not None else last_line
-        f = Finding(
-            name,
-            line,
-            gid,
-            issue.seq,
-            issue.rule,
-            issue.reason,
-            "error" if issue.severity == "violation" else "warning",
-        )
+        f = issue.to_finding(name, line, gid)
         (report.errors if f.severity == "error" else report.warnings).append(f)
 
 

@@ -191,3 +191,53 @@ def test_write_atomic(tmp_path: Path, suffix: str) -> None:
     with pytest.raises(RuntimeError):
         L.write_atomic(path, interrupted())  # type: ignore[arg-type]
     assert list(L.read_log(path)) == envs  # the old file stays whole
+
+
+# --- one report type, one chain check ------------------------------------------------------
+
+
+def _tamperings(envs: list[E.Envelope]) -> dict[str, list[E.Envelope]]:
+    changed = list(envs)
+    changed[5] = msgspec.structs.replace(changed[5], by="someone else")
+    swapped = list(envs)
+    swapped[4], swapped[5] = swapped[5], swapped[4]
+    return {
+        "changed": changed,
+        "removed": envs[:4] + envs[5:],
+        "duplicated": envs[:5] + envs[4:],
+        "swapped": swapped,
+        "genesis": [msgspec.structs.replace(envs[0], prev="1" * 64), *envs[1:]],
+    }
+
+
+@pytest.mark.parametrize("how", ["changed", "removed", "duplicated", "swapped", "genesis"])
+def test_one_chain_check_for_the_log_and_the_store(tmp_path: Path, how: str) -> None:
+    from gostop_records.store.runs import check_links, first_bad_hash
+
+    run = _tamperings(_game(11))[how]
+    verified = L.verify(run)
+    assert not verified.ok
+    assert L.chain_break(run) == (verified.first_bad_seq, verified.reason)
+    assert check_links(run, first_bad_hash(run)) == (verified.first_bad_seq, verified.reason)
+    path = tmp_path / "t.jsonl"
+    L.write_jsonl(path, run)
+    from_file = L.verify_file(path)
+    assert (from_file.first_bad_seq, from_file.reason) == (verified.first_bad_seq, verified.reason)
+
+
+def test_problem_and_issue_become_findings() -> None:
+    from gostop_records.projector import project
+    from gostop_records.store.runs import Problem
+
+    p = Problem("a.jsonl", "g1", 7, "seq 7: prev is not the hash of seq 6", "hash_chain", 9)
+    f = p.to_finding()
+    assert (f.file, f.line, f.game_id, f.seq, f.rule) == ("a.jsonl", 9, "g1", 7, "hash_chain")
+    assert (
+        p.describe()
+        == "a.jsonl, line 9, game g1, seq 7: prev is not the hash of seq 6 [rule: hash_chain]"
+    )
+    assert str(f) == "a.jsonl:9: game g1 seq 7: prev is not the hash of seq 6 [rule: hash_chain]"
+    envs = _broken(_game(12))
+    (issue,) = project(envs, strict=False).issues
+    g = issue.to_finding("x.jsonl", 4, envs[0].game_id)
+    assert g.severity == "error" and g.rule == issue.rule and g.seq == issue.seq

@@ -16,7 +16,7 @@ from itertools import chain
 from typing import TYPE_CHECKING
 
 from .. import log as L
-from ..errors import GostopError, LogError, ProjectionError
+from ..errors import Finding, GostopError, LogError, ProjectionError, reason_at
 from ..events import Envelope
 from ..projector import Issue, Projector
 from .codec import event_columns, event_row
@@ -62,7 +62,14 @@ class Problem:
             if p
         ]
         rule = f" [rule: {self.rule}]" if self.rule else ""
-        return f"{', '.join(parts)}: {self.reason}{rule}" if parts else self.reason + rule
+        reason = reason_at(self.reason, self.seq)
+        return f"{', '.join(parts)}: {reason}{rule}" if parts else reason + rule
+
+    def to_finding(self) -> Finding:
+        """The problem as the library's one report type (rule ``import`` when none)."""
+        return Finding(
+            self.file, self.line, self.game_id, self.seq, self.rule or "import", self.reason
+        )
 
 
 @dataclass(slots=True)
@@ -137,27 +144,10 @@ def first_bad_hash(run: Sequence[Envelope]) -> int | None:
 
 
 def check_links(run: Sequence[Envelope], bad_hash: int | None) -> tuple[int, str] | None:
-    """The first break in a run's seq order or hash chain: (seq, reason).
-
-    ``bad_hash`` is the index of the first envelope whose own hash is wrong (checked as the
-    file was read, see :func:`gostop_records.log.read_checked`).
-    """
-    first = run[0]
-    if first.seq == 1 and first.prev != L.GENESIS:
-        return 1, "prev of seq 1 is not the genesis value (64 zeros)"
-    prev_seq, prev_hash = first.seq - 1, first.prev
-    for i, env in enumerate(run):
-        if env.seq != prev_seq + 1:
-            return env.seq, f"seq {env.seq} follows seq {prev_seq}: the seqs must be dense"
-        if env.prev != prev_hash:
-            return env.seq, (
-                f"prev is not the hash of seq {prev_seq} (an event before it was "
-                "changed, removed or inserted)"
-            )
-        if i == bad_hash:
-            return env.seq, "hash does not match the content (changed after it was sealed)"
-        prev_seq, prev_hash = env.seq, env.hash
-    return None
+    """The first break in a run's seq order or hash chain: (seq, reason), by the log's one
+    chain check (:func:`gostop_records.log.chain_break`); ``bad_hash`` is the index of the
+    first envelope whose own hash is wrong (checked as the file was read)."""
+    return L.chain_break(run, continues=True, hashes_checked=True, bad_hash=bad_hash)
 
 
 def replay(run: Run, full: list[Envelope], stored: int, strict: bool) -> Checked | Problem:
