@@ -5,31 +5,11 @@ with the reason and nothing is written. An accepted entry (and what the rules de
 it: captures, ppuk, junk transfers, the end of the hand) is on disk before the next prompt,
 so a killed session loses nothing and continues with ``--resume GAME_ID``.
 
-The commands, typed at the prompt, read from ``--script FILE`` or piped on stdin:
-
-    deal layout CARD... [hand SEAT CARD...]... [stock CARD...]
-         [bonus CARD...] [dealer SEAT]
-                          the deal; it starts the hand. A hand or the stock
-                          left out (or given as ?) is unknown to the record.
-                          `deal` alone asks for each part on the next lines.
-    play CARD [TAKE]      a hand card; TAKE is the layout card it takes when
-                          two of its month lie there (asked for when left out)
-    flip CARD [TAKE]      the card turned from the stock
-    CARD [TAKE]           play or flip, whichever the table waits for
-    bomb MONTH            three (or two) cards of a month onto the rest of it
-    shake MONTH [CARDS]   show three cards of a month (name them if unknown)
-    flip-only             a turn without a hand card, after a bomb (alias fo)
-    four SEAT MONTH...    fours of a month shown at the deal
-    cup animal|junk       the September cup counts as animal or as junk
-    go | stop             the decision of a player who may stop
-    pay                   record the payments due at the computed amounts
-    pay PAYER->PAYEE N [NOTE]
-                          what the table actually paid: pay Ben->Ann 24
-    note [@SEQ] TEXT      free text, optionally about an earlier seq
-    undo [REASON]         retract the latest entry (back to the hand's start)
-    show | proof | log [N]
-                          the table; the payout proof; the last N events
-    help | quit           these lines; stop (every entry is already saved)
+The commands, typed at the prompt, read from ``--script FILE`` or piped on stdin, are the
+table notation of :mod:`gostop_records.notation` (parsed there, recorded by
+:meth:`~gostop_records.recorder.RecordingSession.record_all`) and a few of the session's own
+(``show``, ``proof``, ``log``, ``help``, ``quit``); :data:`GRAMMAR` lists them, and ``help``
+and ``--help`` show it.
 
 One command per line; case does not matter; commas and colons count as spaces; blank lines
 and lines starting with ``#`` are skipped. A card is a month 01..12 and a kind: G bright, A
@@ -48,16 +28,16 @@ the exit code is 1 at the end.
 from __future__ import annotations
 
 import contextlib
-import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Annotated, Any
+from typing import IO, Annotated
 
+import msgspec
 import typer
 
-from gostop_records import cards as C
 from gostop_records import events as E
+from gostop_records import notation
 from gostop_records.engine.state import Phase
 from gostop_records.errors import GostopError
 from gostop_records.recorder import (
@@ -75,15 +55,37 @@ from .render import Painter, describe_event, proof_lines, render_game, render_la
 
 __all__ = ["GRAMMAR", "Refused", "Session", "record"]
 
-#: The command grammar, as the module docstring states it (``help`` and ``--help`` show it).
-GRAMMAR = "\n".join(line[4:] for line in (__doc__ or "").split("\n\n")[3].splitlines())
+#: The commands, as ``help`` and ``--help`` show them.
+GRAMMAR = """\
+deal layout CARD... [hand SEAT CARD...]... [stock CARD...]
+     [bonus CARD...] [dealer SEAT]
+                      the deal; it starts the hand. A hand or the stock
+                      left out (or given as ?) is unknown to the record.
+                      `deal` alone asks for each part on the next lines.
+play CARD [TAKE]      a hand card; TAKE is the layout card it takes when
+                      two of its month lie there (asked for when left out)
+flip CARD [TAKE]      the card turned from the stock
+CARD [TAKE]           play or flip, whichever the table waits for
+bomb MONTH            three (or two) cards of a month onto the rest of it
+shake MONTH [CARDS]   show three cards of a month (name them if unknown)
+flip-only             a turn without a hand card, after a bomb (alias fo)
+four SEAT MONTH...    fours of a month shown at the deal
+cup animal|junk       the September cup counts as animal or as junk
+go | stop             the decision of a player who may stop
+pay                   record the payments due at the computed amounts
+pay PAYER->PAYEE N [NOTE]
+                      what the table actually paid: pay Ben->Ann 24
+note [@SEQ] TEXT      free text, optionally about an earlier seq
+undo [REASON]         retract the latest entry (back to the hand's start)
+show | proof | log [N]
+                      the table; the payout proof; the last N events
+help | quit           these lines; stop (every entry is already saved)"""
 CARD_HELP = (
     "CARD: a month 01..12 and a kind (G bright, A animal, R ribbon, J1/J2 junk,\n"
     "      D double junk): 01G, 9a, 11d; bonus cards B2, B3, B2B ...\n"
     "SEAT: a seat number (0, 1, 2) or a player's name."
 )
 
-_DEAL_WORDS = ("layout", "hand", "stock", "bonus", "dealer")
 _UNKNOWN = ("?", "unknown", "-")
 
 
@@ -93,29 +95,6 @@ class Refused(GostopError):
 
 class _Quit(Exception):
     pass
-
-
-# --- parsing helpers ------------------------------------------------------------------------
-
-
-def _month(token: str) -> int:
-    try:
-        m = int(token)
-    except ValueError:
-        raise Refused(f"{token!r} is not a month (1..12)") from None
-    if not 1 <= m <= 12:
-        raise Refused(f"{token!r} is not a month (1..12)")
-    return m
-
-
-def _chips(token: str) -> int:
-    try:
-        n = int(token)
-    except ValueError:
-        raise Refused(f"{token!r} is not a number of chips") from None
-    if n < 0:
-        raise Refused(f"{token!r}: a payment is 0 chips or more")
-    return n
 
 
 def _cards(tokens: Sequence[str]) -> list[str]:
@@ -142,26 +121,8 @@ class Session:
         self.p = paint
         self.pe = err_paint or Painter()
         self.refused = 0
+        #: The session's own commands; every other line is a table input (the notation).
         self.commands: dict[str, Callable[[list[str], str], None]] = {
-            "deal": self.cmd_deal,
-            "play": self.cmd_play,
-            "p": self.cmd_play,
-            "flip": self.cmd_flip,
-            "f": self.cmd_flip,
-            "bomb": self.cmd_bomb,
-            "shake": self.cmd_shake,
-            "flip-only": self.cmd_flip_only,
-            "fliponly": self.cmd_flip_only,
-            "flip_only": self.cmd_flip_only,
-            "fo": self.cmd_flip_only,
-            "four": self.cmd_four,
-            "fours": self.cmd_four,
-            "cup": self.cmd_cup,
-            "go": self.cmd_go,
-            "stop": self.cmd_stop,
-            "pay": self.cmd_pay,
-            "note": self.cmd_note,
-            "undo": self.cmd_undo,
             "show": self.cmd_show,
             "table": self.cmd_show,
             "proof": self.cmd_proof,
@@ -204,19 +165,42 @@ class Session:
     def handle(self, text: str) -> None:
         word, *more = text.split(None, 1)
         rest = more[0] if more else ""
-        key = word.lower()
-        if key == "note":
-            self.cmd_note([], rest.strip())
-            return
-        tokens = rest.replace(",", " ").replace(":", " ").split()
-        fn = self.commands.get(key)
+        fn = self.commands.get(word.lower())
         if fn is not None:
-            fn(tokens, rest.strip())
+            fn(rest.replace(",", " ").replace(":", " ").split(), rest.strip())
             return
-        if key in C.CODE_TO_INDEX or _looks_like_card(key):
-            self.cmd_card([word, *tokens], text)
-            return
-        raise Refused(f"unknown command {word!r}; type help for the commands")
+        self.enter(text)
+
+    def enter(self, text: str) -> None:
+        """A table input: parsed by the notation, recorded all or nothing; a card that
+        matches two layout cards without saying which is asked about on the next line."""
+        rec = self.rec
+        target = rec.retractable()
+        try:
+            line = notation.read(text, rec.players)
+        except notation.UnknownCommand as exc:
+            raise Refused(f"{exc}; type help for the commands") from None
+        if line.verb == "deal" and not line.args:
+            payloads = None
+        else:
+            payloads = notation.parse(
+                line, rec.game, undo_target=target.seq if target is not None else None
+            )
+        unpaid = rec.pending_dues() if line.verb == "deal" else []
+        if payloads is None:
+            entries = self.guided_deal()
+        else:
+            try:
+                entries = rec.record_all(payloads)
+            except ChoiceRequired as exc:
+                (p,) = payloads
+                if p.chosen is not None or not exc.candidates:
+                    raise
+                chosen = self.choose(exc.card, exc.candidates)
+                entries = rec.record_all([msgspec.structs.replace(p, chosen=chosen)])
+        self.after(entries)
+        if unpaid:
+            self.out(f"       (no payment was recorded for hand {unpaid[0].hand})")
 
     def prompt(self) -> str:
         if not self.source.interactive:
@@ -328,93 +312,7 @@ class Session:
             self.out("type help for the commands")
         self.hint()
 
-    # --- seats ---------------------------------------------------------------------------
-
-    def seat(self, token: str) -> int:
-        """A seat from its number, a player's id or name, or a unique start of a name."""
-        players = self.rec.players
-        t = token.strip().lower()
-        if t.isdigit():
-            s = int(t)
-            if s < len(players):
-                return s
-            raise Refused(f"there is no seat {s} (seats 0..{len(players) - 1})")
-        exact = [i for i, p in enumerate(players) if t in (p.id.lower(), p.name.lower())]
-        if len(exact) == 1:
-            return exact[0]
-        pre = [i for i, p in enumerate(players) if p.name.lower().startswith(t)]
-        if len(pre) == 1:
-            return pre[0]
-        names = ", ".join(f"{i} {p.name}" for i, p in enumerate(players))
-        raise Refused(f"{token!r} is not a seat: give a seat number or a name ({names})")
-
-    # --- commands ------------------------------------------------------------------------
-
-    def cmd_deal(self, tokens: list[str], _rest: str) -> None:
-        n = self.rec.game.table.players
-        unpaid = self.rec.pending_dues()
-        if not tokens:
-            self.after(self.guided_deal())
-        else:
-            self.after(self.parse_deal(tokens, n))
-        if unpaid:
-            self.out(f"       (no payment was recorded for hand {unpaid[0].hand})")
-
-    def parse_deal(self, tokens: list[str], n: int) -> list[Entry]:
-        """``deal`` with its parts on the line (see the module docstring)."""
-        parts: dict[str, Any] = {"layout": None, "stock": None, "bonus": [], "dealer": None}
-        hands: list[list[str] | None] = [None] * n
-        section: str | None = None
-        seat: int | None = None
-        i = 0
-        while i < len(tokens):
-            tok = tokens[i].lower()
-            if tok in _DEAL_WORDS:
-                section = tok
-                if tok in ("hand", "dealer"):
-                    if i + 1 >= len(tokens):
-                        raise Refused(f"`{tok}` needs a seat")
-                    seat = self.seat(tokens[i + 1])
-                    i += 1
-                    if tok == "dealer":
-                        parts["dealer"] = seat
-                        section = None
-                    else:
-                        hands[seat] = []
-                elif tok == "layout":
-                    parts["layout"] = []
-                elif tok == "stock":
-                    parts["stock"] = []
-                i += 1
-                continue
-            if section is None:
-                raise Refused(f"{tokens[i]!r}: start with `layout` (deal layout 01G 03R ...)")
-            if tok in _UNKNOWN:
-                if section == "hand" and seat is not None:
-                    hands[seat] = None
-                elif section == "stock":
-                    parts["stock"] = None
-                i += 1
-                continue
-            code = card_code(tokens[i])
-            if section == "hand":
-                assert seat is not None
-                hand = hands[seat]
-                if hand is None:
-                    raise Refused(f"seat {seat}'s hand is marked unknown and lists {code}")
-                hand.append(code)
-            elif section == "bonus":
-                parts["bonus"].append(code)
-            elif parts[section] is None:
-                raise Refused(f"the {section} is marked unknown and lists {code}")
-            else:
-                parts[section].append(code)
-            i += 1
-        if not parts["layout"]:
-            raise Refused("the deal needs the face-up layout: deal layout 01G 03R ...")
-        return self.rec.deal(
-            parts["layout"], hands, parts["stock"], parts["bonus"], dealer=parts["dealer"]
-        )
+    # --- questions ------------------------------------------------------------------------
 
     def ask(self, question: str) -> str:
         """The answer to a follow-up question: the next line (EOF cancels the command)."""
@@ -430,7 +328,7 @@ class Session:
         dealer = None
         if rec.needs_hand_start() and g.next_dealer is None:
             a = self.ask("dealer (seat or name, enter = seat 0): ")
-            dealer = self.seat(a) if a else None
+            dealer = notation.seat_of(a, players) if a else None
         layout = _cards(self.ask("layout, the face-up cards: ").replace(",", " ").split())
         if not layout:
             raise Refused("the deal needs the face-up layout")
@@ -445,24 +343,6 @@ class Session:
             a = self.ask("bonus cards dealt face up, now in the dealer's pile (enter = none): ")
             bonus = _cards(a.replace(",", " ").split()) if a else []
         return rec.deal(layout, hands, stock, bonus, dealer=dealer)
-
-    def _card_step(self, step: str, tokens: list[str]) -> None:
-        if not tokens or len(tokens) > 2:
-            raise Refused(
-                f"{step} takes a card and, when two match, the layout card it takes: "
-                f"{step} 03R [03J1]"
-            )
-        card = card_code(tokens[0])
-        chosen = card_code(tokens[1]) if len(tokens) == 2 else None
-        fn = self.rec.play if step == "play" else self.rec.flip
-        try:
-            entry = fn(card, chosen)
-        except ChoiceRequired as exc:
-            if chosen is not None or not exc.candidates:
-                raise
-            chosen = self.choose(card, exc.candidates)
-            entry = fn(card, chosen)
-        self.after([entry])
 
     def choose(self, card: str, candidates: Sequence[str]) -> str:
         opts = "/".join(candidates)
@@ -481,79 +361,6 @@ class Session:
             if not self.source.interactive:
                 raise Refused(f"{card} matches {' and '.join(candidates)}: {msg}")
             self.err(self.pe(f"refused: {msg}", "red"))
-
-    def cmd_card(self, tokens: list[str], _rest: str) -> None:
-        w = self.rec.waiting()
-        if w.kind == "flip":
-            self._card_step("flip", tokens)
-        elif w.kind == "play":
-            self._card_step("play", tokens)
-        else:
-            raise Refused(f"a card is played or flipped; the table waits for {w.kind}")
-
-    def cmd_play(self, tokens: list[str], _rest: str) -> None:
-        self._card_step("play", tokens)
-
-    def cmd_flip(self, tokens: list[str], _rest: str) -> None:
-        self._card_step("flip", tokens)
-
-    def cmd_bomb(self, tokens: list[str], _rest: str) -> None:
-        if not tokens:
-            raise Refused("bomb takes a month: bomb 05 (or the cards: bomb 05 05A 05R 05J1)")
-        self.after([self.rec.bomb(_month(tokens[0]), _cards(tokens[1:]) or None)])
-
-    def cmd_shake(self, tokens: list[str], _rest: str) -> None:
-        if not tokens:
-            raise Refused("shake takes a month: shake 05 (or the cards: shake 05 05A 05R 05J1)")
-        self.after([self.rec.shake(_month(tokens[0]), _cards(tokens[1:]) or None)])
-
-    def cmd_flip_only(self, tokens: list[str], _rest: str) -> None:
-        self.after([self.rec.flip_only()])
-
-    def cmd_four(self, tokens: list[str], _rest: str) -> None:
-        if not tokens or len(tokens) % 2:
-            raise Refused("four takes a seat and a month for each four: four Ann 05")
-        shown = [(self.seat(tokens[k]), _month(tokens[k + 1])) for k in range(0, len(tokens), 2)]
-        self.after([self.rec.show_fours(shown)])
-
-    def cmd_cup(self, tokens: list[str], _rest: str) -> None:
-        if len(tokens) != 1:
-            raise Refused("cup animal or cup junk")
-        role = {"a": "animal", "j": "junk", "animal": "animal", "junk": "junk"}.get(
-            tokens[0].lower()
-        )
-        if role is None:
-            raise Refused(f"the cup counts as animal or junk, not {tokens[0]!r}")
-        self.after([self.rec.cup(role)])
-
-    def cmd_go(self, tokens: list[str], _rest: str) -> None:
-        self.after([self.rec.go()])
-
-    def cmd_stop(self, tokens: list[str], _rest: str) -> None:
-        self.after([self.rec.stop()])
-
-    def cmd_pay(self, tokens: list[str], rest: str) -> None:
-        if not tokens:
-            self.after(self.rec.pay_due())
-            return
-        m = re.match(r"^\s*(\S+?)\s*(?:->|>|\s)\s*(\S+)\s+(\S+)(?:\s+(.*))?$", rest)
-        if m is None:
-            raise Refused(
-                "pay PAYER->PAYEE CHIPS [NOTE], e.g. pay Ben->Ann 24 (or `pay` for the amounts due)"
-            )
-        payer, payee = self.seat(m.group(1)), self.seat(m.group(2))
-        note = (m.group(4) or "").strip() or None
-        self.after([self.rec.pay(payer, payee, _chips(m.group(3)), note)])
-
-    def cmd_note(self, tokens: list[str], rest: str) -> None:
-        about = None
-        m = re.match(r"^@(\d+)\s*(.*)$", rest, re.S)
-        if m:
-            about, rest = int(m.group(1)), m.group(2)
-        self.after([self.rec.note(rest, about)])
-
-    def cmd_undo(self, tokens: list[str], rest: str) -> None:
-        self.after([self.rec.undo(rest or None)])
 
     def cmd_show(self, tokens: list[str], _rest: str) -> None:
         last = self.rec.envelopes[-1] if self.rec.envelopes else None
@@ -588,10 +395,6 @@ class Session:
 
     def cmd_quit(self, tokens: list[str], _rest: str) -> None:
         raise _Quit
-
-
-def _looks_like_card(word: str) -> bool:
-    return bool(re.fullmatch(r"(0?[1-9]|1[0-2])(g|a|r|j1|j2|j3|d)|b[23][a-c]?", word.lower()))
 
 
 def _pick(answer: str, candidates: Sequence[str]) -> str | None:

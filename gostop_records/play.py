@@ -32,6 +32,7 @@ from typing import Any
 from . import cards as C
 from . import events as E
 from . import log as L
+from . import notation
 from .engine.actions import legal_actions
 from .engine.game import GameState, HandResult
 from .engine.scoring import points
@@ -489,40 +490,63 @@ class PlaySession:
     def parse_play(self, answer: str) -> tuple[Option, str | None]:
         """The option an answer at the play prompt names, and the layout card it takes.
 
-        Accepted: a card code in any case (``03r``), optionally followed by the layout card
-        to take (``08j1 08a``); the option's number in the list; ``bomb MONTH``, ``shake
-        MONTH``, ``flip-only``. Anything else raises :class:`PlayInputError` with the reason.
+        Accepted: the option's number in the list, or a line of the table notation
+        (:mod:`gostop_records.notation`) for the human's turn: a card code in any case
+        (``03r``, ``play 03r``), optionally followed by the layout card to take (``08j1
+        08a``); ``bomb MONTH``, ``shake MONTH``, ``flip-only`` (or ``flip``: the human's flips
+        are turned by the session). Anything else raises :class:`PlayInputError` with the
+        reason.
         """
         opts = self.options()
         tokens = answer.replace(",", " ").split()
         if not tokens:
             raise PlayInputError("type a card code (03R) or its number in the list")
         head = tokens[0].lower()
-        if head in ("bomb", "shake"):
-            return self._parse_month_option(opts, head, tokens[1:]), None
-        if head in ("flip-only", "fliponly", "flip_only", "fo", "flip"):
-            if len(tokens) > 1:
+        if head == "flip" and len(tokens) == 1:
+            tokens, answer = ["flip-only"], "flip-only"
+        if head.isdigit():
+            if len(tokens) > 2:
+                raise PlayInputError(
+                    "one card, and when two of its month lie face up the one it takes: 08J1 08A"
+                )
+            k = int(head)
+            if not 1 <= k <= len(opts):
+                raise PlayInputError(f"there is no number {k} in the list (1..{len(opts)})")
+            return self._with_take(opts[k - 1], tokens[1:])
+        try:
+            line = notation.read(answer, self.players)
+        except notation.UnknownCommand as exc:
+            _code(tokens[0])  # names the card code that is not one
+            raise PlayInputError(str(exc)) from None
+        except notation.NotationError as exc:
+            raise PlayInputError(str(exc)) from None
+        if line.verb in ("bomb", "shake"):
+            return self._parse_month_option(opts, line.verb, list(line.args)), None
+        if line.verb == "flip_only":
+            if line.args:
                 raise PlayInputError(f"{tokens[0]} takes nothing after it")
             for o in opts:
                 if o.kind == "flip_only":
                     return o, None
             raise PlayInputError("you have no flip-only turn (a bomb leaves them)")
-        if len(tokens) > 2:
+        if line.verb not in ("card", "play"):
+            raise PlayInputError(
+                "at the play prompt: a card (03R, with the card it takes: 08J1 08A), its "
+                "number in the list, bomb MONTH, shake MONTH or flip-only"
+            )
+        cards = [*line.args, *([line.take] if line.take else [])]
+        if len(cards) > 2 or not cards:
             raise PlayInputError(
                 "one card, and when two of its month lie face up the one it takes: 08J1 08A"
             )
-        if head.isdigit():
-            k = int(head)
-            if not 1 <= k <= len(opts):
-                raise PlayInputError(f"there is no number {k} in the list (1..{len(opts)})")
-            opt = opts[k - 1]
-        else:
-            opt = self._card_named(opts, tokens[0])
+        return self._with_take(self._card_named(opts, cards[0]), cards[1:])
+
+    def _with_take(self, opt: Option, rest: Sequence[str]) -> tuple[Option, str | None]:
         chosen = None
-        if len(tokens) == 2:
+        if rest:
             if opt.kind != "card":
                 raise PlayInputError(f"{opt.label} takes nothing after it")
-            chosen = _code(tokens[1])
+            chosen = _code(rest[0])
             opt.action(chosen)  # refuses a card it cannot take
         return opt, chosen
 

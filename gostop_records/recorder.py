@@ -37,6 +37,7 @@ import msgspec
 from . import cards as C
 from . import events as E
 from . import log as L
+from . import notation
 from .engine.actions import legal_actions
 from .engine.game import GameState, HandResult, apply_game, start_game
 from .engine.settlement import Proof
@@ -70,9 +71,7 @@ _MM = C.MONTH_MASKS
 Clock = Callable[[], str]
 
 
-def card_code(text: str, where: str | None = None) -> str:
-    """The canonical code of a card typed in any case (``03r`` -> ``03R``, ``1g`` -> ``01G``)."""
-    return C.ALL_CARDS[C.parse(text, where)].code
+card_code = notation.card_code
 
 
 def _slug(name: str) -> str:
@@ -489,31 +488,9 @@ class RecordingSession:
         return out if len(out) > 1 else []
 
     def pending_dues(self) -> list[PendingDue]:
-        """Payments due in the latest hand that no recorded payment answers yet.
-
-        A recorded payment from the same payer to the same payee answers a due whatever its
-        amount: a different amount is the table's record, for the audit to compare.
-        """
-        g = self.game
-        if not g.hand_no:
-            return []
-        dues: list[tuple[int, int, int, int, str]]
-        res = self.result(g.hand_no)
-        if res is not None:
-            dues = list(res.dues)
-        elif g.hand is not None:
-            dues = [(p, q, pts, pts * g.stake, why) for p, q, pts, why in g.hand.instant_dues]
-        else:
-            return []
-        open_ = [d for d in dues if d[3] > 0]
-        for hand, payer, payee, _chips in g.payments:
-            if hand != g.hand_no:
-                continue
-            for k, d in enumerate(open_):
-                if d[0] == payer and d[1] == payee:
-                    del open_[k]
-                    break
-        return [PendingDue(g.hand_no, *d) for d in open_]
+        """Payments due in the latest hand that no recorded payment answers yet (see
+        :meth:`~gostop_records.engine.game.GameState.pending_dues`)."""
+        return [PendingDue(*d) for d in self.game.pending_dues()]
 
     def result(self, hand: int | None = None) -> HandResult | None:
         """How a hand ended (the latest by default); None while it is in progress."""
@@ -619,6 +596,35 @@ class RecordingSession:
         cons = tuple(self._write(ev, hand) for ev in derived)
         return Entry(first, cons, before, self.game)
 
+    def record_all(self, payloads: Sequence[Any]) -> list[Entry]:
+        """Record several inputs, all or none: each is checked on a copy of the state first,
+        so a refused one writes nothing (an ``entry_retracted`` is an :meth:`undo`)."""
+        if len(payloads) > 1:
+            self._simulate([self._checked(p) for p in payloads])
+        out = []
+        for p in payloads:
+            if type(p) is E.EntryRetracted:
+                target = self.retractable()
+                if target is not None and target.seq != p.seq:
+                    raise IllegalAction(
+                        "retract_latest",
+                        f"only the latest input entry can be undone (seq {target.seq})",
+                    )
+                out.append(self.undo(p.reason))
+            else:
+                out.append(self.record(p))
+        return out
+
+    def enter(self, line: str) -> list[Entry]:
+        """Record a line of the table notation (:mod:`gostop_records.notation`): what a
+        recorder types, what the HTTP service receives. Nothing is written when the line is
+        not of the grammar or the rules refuse it."""
+        target = self.retractable()
+        payloads = notation.parse(
+            line, self.game, undo_target=target.seq if target is not None else None
+        )
+        return self.record_all(payloads)
+
     # --- the inputs of a table ---------------------------------------------------------
 
     def _seat(self, seat: int | None, who: str) -> int:
@@ -632,11 +638,7 @@ class RecordingSession:
         return self.record(self._hand_started(dealer))
 
     def _hand_started(self, dealer: int | None) -> E.HandStarted:
-        g = self.game
-        n = g.table.players
-        d = g.next_dealer if g.next_dealer is not None and dealer is None else dealer
-        d = 0 if d is None else d
-        return E.HandStarted(hand=g.hand_no + 1, dealer=d, order=[(d + k) % n for k in range(n)])
+        return notation.hand_started(self.game, dealer)
 
     def needs_hand_start(self) -> bool:
         g = self.game
@@ -702,7 +704,7 @@ class RecordingSession:
         _month_ok(month)
         h = self.hand
         assert h is not None
-        codes = [card_code(c) for c in cards] if cards else C.codes(_MM[month] & ~h.layout)
+        codes = [card_code(c) for c in cards] if cards else notation.bomb_cards(h, seat, month)
         return self.record(E.BombPlayed(seat=seat, month=month, cards=codes))
 
     def shake_cards(self, month: int) -> list[str] | None:
@@ -711,14 +713,7 @@ class RecordingSession:
         seat = self.actor
         if h is None or seat is None:
             return None
-        mine = h.hands[seat] & _MM[month]
-        if mine.bit_count() == 3:
-            return C.codes(mine)
-        if h.hand_unknown[seat]:
-            pool = mine | (h.unknown_pool() & _MM[month])
-            if pool.bit_count() == 3:
-                return C.codes(pool)
-        return None
+        return notation.shake_cards(h, seat, month)
 
     def shake(self, month: int, cards: Sequence[str] | None = None) -> Entry:
         """``shaken``: the mover shows three cards of ``month`` (named when unknown)."""

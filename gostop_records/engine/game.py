@@ -106,6 +106,33 @@ class GameState:
                 net[payee] += pts * self.stake
         return net
 
+    def pending_dues(self) -> list[tuple[int, int, int, int, int, str]]:
+        """Payments due in the latest hand that no recorded payment answers yet: (hand,
+        payer, payee, points, chips, reason) each.
+
+        A recorded payment from the same payer to the same payee answers a due whatever its
+        amount: a different amount is the table's record, for the audit to compare.
+        """
+        if not self.hand_no:
+            return []
+        dues: list[tuple[int, int, int, int, str]]
+        res = next((r for r in reversed(self.results) if r.hand == self.hand_no), None)
+        if res is not None:
+            dues = list(res.dues)
+        elif self.hand is not None:
+            dues = [(p, q, pts, pts * self.stake, why) for p, q, pts, why in self.hand.instant_dues]
+        else:
+            return []
+        open_ = [d for d in dues if d[3] > 0]
+        for hand, payer, payee, _chips in self.payments:
+            if hand != self.hand_no:
+                continue
+            for k, d in enumerate(open_):
+                if d[0] == payer and d[1] == payee:
+                    del open_[k]
+                    break
+        return [(self.hand_no, *d) for d in open_]
+
     def recorded_ledger(self) -> list[int]:
         """Net chips per seat from what the table recorded as paid."""
         net = [0] * self.table.players

@@ -63,7 +63,7 @@ import msgspec
 from .. import cards as C
 from .. import events as E
 from .. import log as L
-from ..engine.actions import legal_actions
+from .. import notation
 from ..engine.game import GameState, apply_game, start_game
 from ..engine.table import Table, table_for
 from ..errors import GostopError
@@ -326,41 +326,44 @@ def _game_of(
 # --- completing a deal -------------------------------------------------------------------
 
 
-def _words(line: str) -> list[str]:
-    return line.split()
-
-
-def _seat_of(words: list[str]) -> int | None:
-    return int(words[0]) if words and words[0].isdigit() else None
+def _read(line: str, where: str) -> notation.Line:
+    try:
+        return notation.read(line)
+    except notation.UnknownCommand as exc:
+        raise ScriptError(
+            f"{where}: unknown input {exc.word!r}: play, flip, flip-only, shake, bomb, cup, go, "
+            "stop, fours, pay, note, retract"
+        ) from None
+    except GostopError as exc:
+        raise ScriptError(f"{where}: {exc}") from None
 
 
 def _draws(inputs: Sequence[tuple[int, str]], where: str) -> list[str]:
     """The stock cards a hand's script turns or draws, in order."""
     out = []
-    for n, line in inputs:
-        w = [x.lower() for x in _words(line)]
-        if len(w) >= 3 and w[1] == "flip" and w[2] not in ("choose", "draw"):
-            out.append(_canon(w[2], f"{where}, line {n}"))
-        if "draw" in w:
-            k = w.index("draw")
-            if k + 1 < len(w):
-                out.append(_canon(w[k + 1], f"{where}, line {n}"))
+    for n, text in inputs:
+        here = f"{where}, line {n}"
+        ln = _read(text, here)
+        if ln.verb == "flip" and ln.args:
+            out.append(_canon(ln.args[0], here))
+        if ln.draw is not None:
+            out.append(ln.draw)
     return out
 
 
 def _own_cards(inputs: Sequence[tuple[int, str]], seat: int, where: str) -> list[str]:
-    """Cards a seat plays, shakes or bombs from its hand in a script, in order."""
+    """Cards a seat plays, shakes or bombs from its hand in a script, in order (a script
+    names the seat of each input, so that the deal can be completed)."""
     out = []
-    for n, line in inputs:
-        w = _words(line)
-        if _seat_of(w) != seat or len(w) < 3:
-            continue
-        verb = w[1].lower()
+    for n, text in inputs:
         here = f"{where}, line {n}"
-        if verb == "play":
-            out.append(_canon(w[2], here))
-        elif verb in ("shake", "bomb") and len(w) > 3:
-            out.extend(_canon(x, here) for x in w[2:])
+        ln = _read(text, here)
+        if ln.seat is None or not ln.seat.isdigit() or int(ln.seat) != seat or not ln.args:
+            continue
+        if ln.verb == "play":
+            out.append(_canon(ln.args[0], here))
+        elif ln.verb in ("shake", "bomb"):
+            out.extend(_canon(x, here) for x in ln.args if not x.isdigit())
     return out
 
 
@@ -489,132 +492,20 @@ def deck_of(
 # --- inputs ------------------------------------------------------------------------------
 
 
-class _Pay:
-    """``pay due``: one payment_recorded per payment due in the hand."""
-
-
-def _month(tok: str, where: str) -> int:
-    if tok.isdigit() and 1 <= int(tok) <= 12:
-        return int(tok)
-    raise ScriptError(f"{where}: a month is 01..12, not {tok!r}")
-
-
-def _shown(gs: GameState, seat: int, rest: list[str], where: str) -> tuple[int, list[str]]:
-    """(month, cards) of a shake or bomb: ``MM`` (the hand's cards of it) or the cards."""
-    if len(rest) == 1 and rest[0].isdigit():
-        m = _month(rest[0], where)
-        h = gs.hand
-        assert h is not None
-        cards = C.codes(h.hands[seat] & C.MONTH_MASKS[m])
-        if not cards:
-            raise ScriptError(f"{where}: seat {seat}'s known hand holds no card of month {m:02d}")
-        return m, cards
-    cards = sorted(_cards(rest, where), key=C.index)
-    if not cards:
-        raise ScriptError(f"{where}: name the month or the cards")
-    return C.month_of(C.index(cards[0])), cards
-
-
-def parse_input(line: str, gs: GameState, where: str = "<input>") -> Any:
-    """The payload of one input line in the current game state (see the module docstring)."""
-    w = _words(line)
-    if not w:
-        raise ScriptError(f"{where}: empty input")
-    low = [x.lower() for x in w]
-    verb = low[0]
-    if verb == "pay":
-        if low[1:] == ["due"]:
-            return _Pay()
-        m = re.match(r"^(\d+)->(\d+)$", w[1]) if len(w) > 2 else None
-        if m is None:
-            raise ScriptError(f"{where}: a payment is 'pay PAYER->PAYEE CHIPS [note]' or 'pay due'")
-        note = " ".join(w[3:]) or None
-        return E.PaymentRecorded(
-            payer=int(m.group(1)),
-            payee=int(m.group(2)),
-            chips=_int(w[2], "chips", where),
-            note=note,
-        )
-    if verb == "note":
-        about = None
-        rest = w[1:]
-        if rest and rest[0].startswith("@"):
-            about = _int(rest[0][1:], "the seq of a note", where)
-            rest = rest[1:]
-        return E.NoteAdded(text=" ".join(rest), about_seq=about)
-    if verb == "retract":
-        return E.EntryRetracted(seq=1, reason=" ".join(w[1:]) or None)  # seq filled in later
-    h = gs.hand
-    if h is None:
-        raise ScriptError(f"{where}: {verb!r} comes after a hand is dealt")
-    if verb == "fours":
-        if len(w) == 1:
-            acts = [a for a in legal_actions(h) if type(a) is E.FourOfAMonthShown]
-            if not acts:
-                raise ScriptError(f"{where}: no known hand holds four of a month now")
-            return acts[0]
-        shown = []
-        for tok in w[1:]:
-            seat_s, _, month_s = tok.partition(":")
-            m = _month(month_s, where)
-            shown.append(
-                E.FourShown(
-                    seat=_int(seat_s, "seat", where), month=m, cards=C.codes(C.MONTH_MASKS[m])
-                )
-            )
-        return E.FourOfAMonthShown(shown=shown)
-    seat = _seat_of(w)
-    if seat is None or len(w) < 2:
-        raise ScriptError(f"{where}: an input starts with the seat number, e.g. '0 play 03R'")
-    verb, rest, low_rest = low[1], w[2:], low[2:]
-    if verb in ("play", "flip"):
-        opts: dict[str, str] = {}
-        card: str | None = None
-        k = 0
-        while k < len(rest):
-            if low_rest[k] in ("choose", "draw") and k + 1 < len(rest):
-                opts[low_rest[k]] = _canon(rest[k + 1], where)
-                k += 2
-            elif card is None:
-                card = _canon(rest[k], where)
-                k += 1
-            else:
-                raise ScriptError(f"{where}: unexpected {rest[k]!r}")
-        if card is None:
-            top = h.stock_top() if verb == "flip" else None
-            if top is None:
-                what = "the card played" if verb == "play" else "the card turned (unknown stock)"
-                raise ScriptError(f"{where}: name {what}")
-            card = CODES[top]
-        chosen = opts.get("choose")
-        if verb == "play":
-            return E.CardPlayed(seat=seat, card=card, chosen=chosen)
-        return E.CardFlipped(seat=seat, card=card, chosen=chosen)
-    if verb in ("flip-only", "flip_only", "fliponly"):
-        return E.FlipOnlyPlayed(seat=seat)
-    if verb in ("shake", "bomb"):
-        m, cards = _shown(gs, seat, rest, where)
-        cls = E.Shaken if verb == "shake" else E.BombPlayed
-        return cls(seat=seat, month=m, cards=cards)
-    if verb == "cup":
-        if low_rest not in (["animal"], ["junk"]):
-            raise ScriptError(f"{where}: the cup is 'animal' or 'junk'")
-        return E.CupAssigned(seat=seat, role=low_rest[0])  # type: ignore[arg-type]
-    if verb == "go":
-        return E.GoCalled(seat=seat, count=h.go_count[seat] + 1, score=h.score_of(seat))
-    if verb == "stop":
-        return E.StopCalled(seat=seat, score=h.score_of(seat))
-    raise ScriptError(
-        f"{where}: unknown input {verb!r}: play, flip, flip-only, shake, bomb, cup, go, stop, "
-        "fours, pay, note, retract"
-    )
-
-
-def _draw_of(line: str) -> str | None:
-    low = [x.lower() for x in _words(line)]
-    if "draw" in low and low.index("draw") + 1 < len(low):
-        return CODES[C.parse(low[low.index("draw") + 1])]
-    return None
+def parse_input(
+    line: str, gs: GameState, where: str = "<input>", undo_target: int | None = None
+) -> list[Any]:
+    """The payloads of one input line in the current game state: the table notation
+    (:func:`gostop_records.notation.parse`), its errors named with ``where``."""
+    try:
+        return notation.parse(line, gs, undo_target=undo_target)
+    except notation.UnknownCommand as exc:
+        raise ScriptError(
+            f"{where}: unknown input {exc.word!r}: play, flip, flip-only, shake, bomb, cup, go, "
+            "stop, fours, pay, note, retract"
+        ) from None
+    except GostopError as exc:
+        raise ScriptError(f"{where}: {exc}") from None
 
 
 # --- running a script --------------------------------------------------------------------
@@ -625,7 +516,6 @@ class _Run:
     gs: GameState
     seq: int = 0
     undo: list[tuple[int, GameState]] = field(default_factory=list)
-    dues: list[E.PaymentDue] = field(default_factory=list)
 
 
 def payloads(script: GameScript) -> Iterator[tuple[int | None, bool, Any]]:
@@ -659,7 +549,6 @@ def payloads(script: GameScript) -> Iterator[tuple[int | None, bool, Any]]:
         )
         yield from _apply(run, started_hand, where)
         dealt = E.CardsDealt(hands=d.hands, layout=d.layout, stock=d.stock, bonus_to_pile=d.bonus)
-        run.dues = []
         yield from _apply(run, dealt, where)
         yield from _lines(run, hs.inputs, script.where)
 
@@ -669,27 +558,20 @@ def _lines(
 ) -> Iterator[tuple[int | None, bool, Any]]:
     for n, text in lines:
         here = f"{where}, line {n}: {text!r}"
-        payload = parse_input(text, run.gs, here)
-        if isinstance(payload, _Pay):
-            for due in run.dues:
-                if due.chips:
-                    pay = E.PaymentRecorded(payer=due.payer, payee=due.payee, chips=due.chips)
-                    yield from _apply(run, pay, here)
-            continue
-        if type(payload) is E.EntryRetracted:
-            if not run.undo:
-                raise ScriptError(f"{here}: there is no input entry to retract")
-            target, before = run.undo.pop()
-            run.gs = before
-            run.seq += 1
-            yield _hand_field(run.gs), True, msgspec.structs.replace(payload, seq=target)
-            continue
-        want = _draw_of(text)
-        for item in _apply(run, payload, here):
-            ev = item[2]
-            if want is not None and type(ev) is E.BonusCardTaken and ev.replacement != want:
-                raise ScriptError(f"{here}: the card drawn is {ev.replacement}, not {want}")
-            yield item
+        target = run.undo[-1][0] if run.undo else None
+        want = _read(text, here).draw
+        for payload in parse_input(text, run.gs, here, target):
+            if type(payload) is E.EntryRetracted:
+                _target, before = run.undo.pop()
+                run.gs = before
+                run.seq += 1
+                yield _hand_field(run.gs), True, payload
+                continue
+            for item in _apply(run, payload, here):
+                ev = item[2]
+                if want is not None and type(ev) is E.BonusCardTaken and ev.replacement != want:
+                    raise ScriptError(f"{here}: the card drawn is {ev.replacement}, not {want}")
+                yield item
 
 
 def _hand_field(gs: GameState) -> int | None:
@@ -711,8 +593,6 @@ def _apply(run: _Run, payload: Any, where: str) -> Iterator[tuple[int | None, bo
     yield hand, True, payload
     for ev in derived:
         run.seq += 1
-        if type(ev) is E.PaymentDue:
-            run.dues.append(ev)
         yield hand, False, ev
 
 
@@ -813,33 +693,12 @@ def script_of(envelopes: Iterable[E.Envelope]) -> str:
 
 
 def _input_text(ev: Any) -> str | None:
-    t = type(ev)
-    if t is E.CardPlayed or t is E.CardFlipped:
-        verb = "play" if t is E.CardPlayed else "flip"
-        choose = f" choose {ev.chosen}" if ev.chosen else ""
-        return f"{ev.seat} {verb} {ev.card}{choose}"
-    if t is E.FlipOnlyPlayed:
-        return f"{ev.seat} flip-only"
-    if t is E.Shaken or t is E.BombPlayed:
-        verb = "shake" if t is E.Shaken else "bomb"
-        return f"{ev.seat} {verb} " + " ".join(ev.cards)
-    if t is E.FourOfAMonthShown:
-        return "fours " + " ".join(f"{f.seat}:{f.month:02d}" for f in ev.shown)
-    if t is E.CupAssigned:
-        return f"{ev.seat} cup {ev.role}"
-    if t is E.GoCalled:
-        return f"{ev.seat} go"
-    if t is E.StopCalled:
-        return f"{ev.seat} stop"
-    if t is E.PaymentRecorded:
-        note = f" {ev.note}" if ev.note else ""
-        return f"pay {ev.payer}->{ev.payee} {ev.chips}{note}"
-    if t is E.NoteAdded:
-        about = f"@{ev.about_seq} " if ev.about_seq is not None else ""
-        return f"note {about}{ev.text}"
-    if t is E.EntryRetracted:
-        return "retract" + (f" {ev.reason}" if ev.reason else "")
-    return None
+    if type(ev) in (E.GameStarted, E.HandStarted, E.CardsDealt):
+        return None  # a script states these in its own lines
+    try:
+        return notation.text(ev, seat=True)
+    except notation.NotationError:
+        return None
 
 
 def load(path: str | Path, rules: Ruleset | None = None) -> list[E.Envelope]:

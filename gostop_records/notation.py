@@ -1,0 +1,617 @@
+"""One notation for a table input, both ways: a line of text to input payloads, and back.
+
+``gostop record`` reads it at its prompt and from scripts, the scripted games of
+:mod:`gostop_records.sim.scripted` are written in it, ``gostop play`` reads its answers with
+it and the HTTP service takes entries as lines of it. :func:`parse` gives the payloads a line
+stands for in a game state; :func:`text` writes a payload as a line that parses back to it.
+A grammar error is a :class:`NotationError` with the reason; a line that parses can still be
+refused by the rules, which is the engine's business, not this module's.
+
+The grammar (one input per line; case does not matter; commas and colons count as spaces)::
+
+    [SEAT] play CARD [TAKE]    a hand card; TAKE (or ``choose TAKE``) is the layout card it
+                               takes when two of its month lie there
+    [SEAT] flip [CARD] [TAKE]  the card turned from the stock (left out: the known top)
+    CARD [TAKE]                play or flip, whichever the table waits for
+    [SEAT] bomb MONTH [CARDS]  three (or two) cards of a month onto the rest of it
+    [SEAT] shake MONTH [CARDS] three cards of a month shown (named when the hand is unknown)
+    [SEAT] flip-only           a turn without a hand card, after a bomb (alias ``fo``)
+    four [SEAT MONTH]...       fours of a month shown at the deal (alone: every four held)
+    [SEAT] cup animal|junk     the September cup counts as animal or as junk
+    [SEAT] go | [SEAT] stop    the decision of the player who may stop
+    pay [due]                  every payment due, at the computed amounts
+    pay PAYER->PAYEE CHIPS [NOTE]
+                               what the table paid: ``pay Ben->Ann 24``
+    note [@SEQ] TEXT           free text, optionally about an earlier seq
+    undo [@SEQ] [REASON]       retract the latest input entry (alias ``retract``)
+    hand [dealer SEAT] [deck CARD...]
+                               start the next hand (``deal`` does it when needed)
+    deal layout CARD... [hand SEAT CARD...]... [stock CARD...] [bonus CARD...] [dealer SEAT]
+                               the deal; a hand or the stock left out (or ``?``) is unknown
+
+A SEAT is a seat number or a player's id or name (or a unique start of a name); left out, it
+is the seat that acts. MONTH is 1..12. A card is a code in any case (``03r``, ``9a``,
+``11d``). ``draw CARD`` after a bonus card played from the hand names the card drawn for it
+(the rules derive it; a script checks it). Lines are written by :func:`text` with the seat
+left out unless asked for, cards in canonical codes and seats by number.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import cards as C
+from . import events as E
+from .engine.actions import legal_actions
+from .engine.game import GameState
+from .engine.state import HandState, Phase
+from .errors import GostopError, IllegalAction
+
+__all__ = [
+    "VERBS",
+    "Line",
+    "NotationError",
+    "UnknownCommand",
+    "bomb_cards",
+    "card_code",
+    "hand_started",
+    "month",
+    "parse",
+    "read",
+    "seat_of",
+    "shake_cards",
+    "text",
+]
+
+_MM = C.MONTH_MASKS
+
+#: Every spelling of each verb, to its canonical name.
+VERBS: dict[str, str] = {
+    "play": "play",
+    "p": "play",
+    "flip": "flip",
+    "f": "flip",
+    "flip-only": "flip_only",
+    "fliponly": "flip_only",
+    "flip_only": "flip_only",
+    "fo": "flip_only",
+    "bomb": "bomb",
+    "shake": "shake",
+    "four": "four",
+    "fours": "four",
+    "cup": "cup",
+    "go": "go",
+    "stop": "stop",
+    "pay": "pay",
+    "note": "note",
+    "undo": "undo",
+    "retract": "undo",
+    "hand": "hand",
+    "deal": "deal",
+}
+_DEAL_WORDS = ("layout", "hand", "stock", "bonus", "dealer")
+_UNKNOWN = ("?", "unknown", "-")
+_CARD = re.compile(r"(0?[1-9]|1[0-2])(g|a|r|j1|j2|j3|d)|b[23][a-c]?")
+_PAY = re.compile(r"^\s*(\S+?)\s*(?:->|>|\s)\s*(\S+)\s+(\S+)(?:\s+(.*))?$", re.S)
+
+
+class NotationError(GostopError, ValueError):
+    """A line that is not a table input of the grammar; ``reason`` says why."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+class UnknownCommand(NotationError):
+    """A line whose first word is no verb of the grammar (nor a card)."""
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+        super().__init__(f"unknown command {word!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """A line read by the grammar, before a game state gives it meaning.
+
+    ``verb`` is canonical (``play``, ``flip_only`` ...; ``card`` for the ``CARD [TAKE]``
+    shorthand), ``seat`` the seat token as written (None: the seat that acts), ``args`` the
+    tokens after the verb (commas and colons split), ``rest`` the text after the verb as
+    written (a note's text), ``take`` and ``draw`` the cards named by those keywords.
+    """
+
+    verb: str
+    seat: str | None
+    args: tuple[str, ...]
+    rest: str
+    take: str | None = None
+    draw: str | None = None
+
+
+def card_code(token: str) -> str:
+    """The canonical code of a card typed in any case (``03r`` -> ``03R``)."""
+    return C.ALL_CARDS[C.parse(token)].code
+
+
+def _looks_like_card(word: str) -> bool:
+    return bool(_CARD.fullmatch(word.lower()))
+
+
+def month(token: str) -> int:
+    """A month 1..12 from its number (``5``, ``05``)."""
+    try:
+        m = int(token)
+    except ValueError:
+        raise NotationError(f"a month is 01..12, not {token!r}") from None
+    if not 1 <= m <= 12:
+        raise NotationError(f"a month is 01..12, not {token!r}")
+    return m
+
+
+def _chips(token: str) -> int:
+    try:
+        n = int(token)
+    except ValueError:
+        raise NotationError(f"{token!r} is not a number of chips") from None
+    if n < 0:
+        raise NotationError(f"{token!r}: a payment is 0 chips or more")
+    return n
+
+
+def _split(text: str) -> list[str]:
+    return text.replace(",", " ").replace(":", " ").split()
+
+
+def read(line: str, players: Sequence[E.Player] = ()) -> Line:
+    """The grammar's reading of a line, without a game state (see :class:`Line`).
+
+    A leading seat is a seat number, or a player's id or name followed by a verb.
+    """
+    stripped = line.strip()
+    if not stripped:
+        raise NotationError("empty input")
+    head, _, after = stripped.partition(" ")
+    seat: str | None = None
+    names = {p.id.lower() for p in players} | {p.name.lower() for p in players}
+    if head.isdigit() or (head.lower() in names and head.lower() not in VERBS):
+        nxt, _, more = after.strip().partition(" ")
+        if head.isdigit() or nxt.lower() in VERBS or _looks_like_card(nxt):
+            seat, head, after = head, nxt, more
+            if not head:
+                raise NotationError(f"seat {seat}: what does it do? e.g. '{seat} play 03R'")
+    key = head.lower()
+    rest = after.strip()
+    if key == "note":
+        return Line("note", seat, tuple(rest.split()), rest)
+    verb = VERBS.get(key)
+    tokens = _split(after)
+    if verb is None:
+        if key in C.CODE_TO_INDEX or _looks_like_card(key):
+            return _with_keywords(Line("card", seat, (head, *tokens), stripped))
+        raise UnknownCommand(head)
+    if verb in ("play", "flip"):
+        return _with_keywords(Line(verb, seat, tuple(tokens), rest))
+    return Line(verb, seat, tuple(tokens), rest)
+
+
+def _with_keywords(ln: Line) -> Line:
+    """``choose``/``take`` and ``draw`` taken out of a card step's tokens."""
+    args: list[str] = []
+    take = draw = None
+    toks = list(ln.args)
+    k = 0
+    while k < len(toks):
+        low = toks[k].lower()
+        if low in ("choose", "take", "draw") and k + 1 < len(toks):
+            if low == "draw":
+                draw = card_code(toks[k + 1])
+            else:
+                take = card_code(toks[k + 1])
+            k += 2
+            continue
+        args.append(toks[k])
+        k += 1
+    return Line(ln.verb, ln.seat, tuple(args), ln.rest, take, draw)
+
+
+def seat_of(token: str, players: Sequence[E.Player]) -> int:
+    """A seat from its number, a player's id or name, or a unique start of a name."""
+    t = token.strip().lower()
+    if t.isdigit():
+        s = int(t)
+        if s < len(players):
+            return s
+        raise NotationError(f"there is no seat {s} (seats 0..{len(players) - 1})")
+    exact = [i for i, p in enumerate(players) if t in (p.id.lower(), p.name.lower())]
+    if len(exact) == 1:
+        return exact[0]
+    pre = [i for i, p in enumerate(players) if p.name.lower().startswith(t)]
+    if len(pre) == 1:
+        return pre[0]
+    names = ", ".join(f"{i} {p.name}" for i, p in enumerate(players))
+    raise NotationError(f"{token!r} is not a seat: give a seat number or a name ({names})")
+
+
+# --- facts a line leaves out, from the state -----------------------------------------------
+
+
+def hand_started(game: GameState, dealer: int | None = None) -> E.HandStarted:
+    """``hand_started`` of the next hand: the rules' dealer (the winner deals), ``dealer``
+    for the first hand (default seat 0)."""
+    n = game.table.players
+    d = game.next_dealer if game.next_dealer is not None and dealer is None else dealer
+    d = 0 if d is None else d
+    return E.HandStarted(hand=game.hand_no + 1, dealer=d, order=[(d + k) % n for k in range(n)])
+
+
+def _needs_hand_start(game: GameState) -> bool:
+    return game.hand is None or game.hand.phase is Phase.ENDED
+
+
+def actor(h: HandState | None) -> int | None:
+    """The seat that acts next in the hand: plays, flips, decides the cup or Go/Stop."""
+    if h is None:
+        return None
+    if h.phase in (Phase.PLAY, Phase.FLIP, Phase.FLIP_AS_PLAY):
+        return h.turn_seat
+    if h.phase in (Phase.CUP, Phase.DECIDE):
+        return h.decider
+    return None
+
+
+def shake_cards(h: HandState, seat: int, m: int) -> list[str] | None:
+    """The three cards ``seat`` can shake in month ``m``, when the record knows them."""
+    mine = h.hands[seat] & _MM[m]
+    if mine.bit_count() == 3:
+        return C.codes(mine)
+    if h.hand_unknown[seat]:
+        pool = mine | (h.unknown_pool() & _MM[m])
+        if pool.bit_count() == 3:
+            return C.codes(pool)
+    return None
+
+
+def bomb_cards(h: HandState, seat: int, m: int) -> list[str]:
+    """The cards of month ``m`` a bomb of ``seat`` plays: those held when the hand is known,
+    else those not face up."""
+    if not h.hand_unknown[seat] and h.hands[seat] & _MM[m]:
+        return C.codes(h.hands[seat] & _MM[m])
+    return C.codes(_MM[m] & ~h.layout)
+
+
+# --- parsing -------------------------------------------------------------------------------
+
+
+def parse(
+    line: str | Line,
+    game: GameState,
+    *,
+    seat: int | None = None,
+    undo_target: int | None = None,
+) -> list[Any]:
+    """The input payloads a line stands for in ``game``, in order: one, except ``deal`` at
+    the start of a hand (``hand_started`` and ``cards_dealt``) and ``pay`` (one
+    ``payment_recorded`` per payment due).
+
+    ``seat`` is the seat a line without one speaks for (default: the seat that acts).
+    ``undo_target`` is the seq an ``undo`` without ``@SEQ`` retracts (the latest input entry
+    still in force, which the recorder or the script knows). Raises :class:`NotationError`
+    for a line outside the grammar, :class:`~gostop_records.errors.CardCodeError` for an
+    unknown card and :class:`~gostop_records.errors.IllegalAction` when the state has nobody
+    to act; the rules themselves are checked when the payloads are applied.
+    """
+    ln = line if isinstance(line, Line) else read(line, game.players)
+    who = seat_of(ln.seat, game.players) if ln.seat is not None else seat
+    verb = ln.verb
+    args = ln.args
+    h = game.hand
+    if verb == "note":
+        return [_note(ln.rest)]
+    if verb == "undo":
+        return [_undo(args, ln.rest, undo_target)]
+    if verb == "pay":
+        return _pay(game, ln.rest)
+    if verb == "hand":
+        return [_hand(game, args)]
+    if verb == "deal":
+        return _deal(game, args)
+    if verb == "four":
+        return [_fours(game, args)]
+    if verb == "card":
+        if h is None or h.phase not in (Phase.PLAY, Phase.FLIP, Phase.FLIP_AS_PLAY):
+            raise NotationError(
+                f"a card is played or flipped; the table waits for {_waits_for(game)}"
+            )
+        verb = "play" if h.phase is Phase.PLAY else "flip"
+    s = who if who is not None else actor(h)
+    if s is None or h is None:
+        raise IllegalAction("turn_order", f"no {_WHO.get(verb, verb)} is expected now")
+    if verb in ("play", "flip"):
+        return [_card_step(verb, s, h, ln)]
+    if verb == "flip_only":
+        return [E.FlipOnlyPlayed(seat=s)]
+    if verb in ("bomb", "shake"):
+        return [_shown(verb, s, h, args)]
+    if verb == "cup":
+        if len(args) != 1:
+            raise NotationError("cup animal or cup junk")
+        role = {"a": "animal", "j": "junk", "animal": "animal", "junk": "junk"}.get(args[0].lower())
+        if role is None:
+            raise NotationError(f"the cup counts as animal or junk, not {args[0]!r}")
+        return [E.CupAssigned(seat=s, role=role)]  # type: ignore[arg-type]
+    if h.phase is not Phase.DECIDE:
+        raise IllegalAction(
+            "go_stop", f"nobody may say Go or Stop now (the table waits for {_waits_for(game)})"
+        )
+    if verb == "go":
+        return [E.GoCalled(seat=s, count=h.go_count[s] + 1, score=h.score_of(s))]
+    return [E.StopCalled(seat=s, score=h.score_of(s))]
+
+
+_WHO = {"play": "play", "flip": "flip", "flip_only": "flip-only turn", "bomb": "bomb"}
+_WHO |= {"shake": "shake", "cup": "cup decision", "go": "Go or Stop", "stop": "Go or Stop"}
+
+
+def _waits_for(game: GameState) -> str:
+    """What the table waits for, in the words of a prompt."""
+    h = game.hand
+    if h is None or h.phase is Phase.ENDED:
+        if game.finished:
+            return "over"
+        return "pay" if game.pending_dues() else "deal"
+    return {
+        Phase.DEAL: "deal",
+        Phase.PLAY: "play",
+        Phase.FLIP: "flip",
+        Phase.FLIP_AS_PLAY: "flip",
+        Phase.CUP: "cup",
+        Phase.DECIDE: "decide",
+    }.get(h.phase, "deal")
+
+
+def _card_step(verb: str, seat: int, h: HandState, ln: Line) -> Any:
+    args = list(ln.args)
+    take = ln.take
+    if len(args) == 2 and take is None:
+        take = card_code(args.pop())
+    if len(args) > 1:
+        raise NotationError(
+            f"{verb} takes a card and, when two match, the layout card it takes: {verb} 03R [03J1]"
+        )
+    if not args:
+        top = h.stock_top() if verb == "flip" else None
+        if top is None:
+            what = "the card played" if verb == "play" else "the card turned (unknown stock)"
+            raise NotationError(
+                f"{verb} takes a card and, when two match, the layout card it takes: "
+                f"{verb} 03R [03J1] (name {what})"
+            )
+        card = C.ALL_CARDS[top].code
+    else:
+        card = card_code(args[0])
+    if verb == "play":
+        return E.CardPlayed(seat=seat, card=card, chosen=take)
+    return E.CardFlipped(seat=seat, card=card, chosen=take)
+
+
+def _shown(verb: str, seat: int, h: HandState, args: Sequence[str]) -> Any:
+    cls = E.Shaken if verb == "shake" else E.BombPlayed
+    if not args:
+        raise NotationError(
+            f"{verb} takes a month: {verb} 05 (or the cards: {verb} 05 05A 05R 05J1)"
+        )
+    if args[0].isdigit():
+        m = month(args[0])
+        cards = sorted((card_code(t) for t in args[1:]), key=C.index)
+    else:
+        cards = sorted((card_code(t) for t in args), key=C.index)
+        m = C.month_of(C.index(cards[0]))
+    if not cards:
+        if verb == "bomb":
+            cards = bomb_cards(h, seat, m)
+        else:
+            known = shake_cards(h, seat, m)
+            if known is None:
+                raise IllegalAction(
+                    "shaking",
+                    f"name the three cards of month {m:02d} shown "
+                    f"(e.g. shake {m:02d} {' '.join(C.codes(_MM[m])[:3])})",
+                )
+            cards = known
+    return cls(seat=seat, month=m, cards=cards)
+
+
+def _fours(game: GameState, args: Sequence[str]) -> E.FourOfAMonthShown:
+    if not args:
+        h = game.hand
+        acts = [a for a in legal_actions(h) if type(a) is E.FourOfAMonthShown] if h else []
+        if not acts:
+            raise NotationError(
+                "four takes a seat and a month for each four: four Ann 05 "
+                "(alone, it shows the fours of the hands the record knows: none now)"
+            )
+        return acts[0]  # type: ignore[no-any-return]
+    if len(args) % 2:
+        raise NotationError("four takes a seat and a month for each four: four Ann 05")
+    shown = []
+    for k in range(0, len(args), 2):
+        s, m = seat_of(args[k], game.players), month(args[k + 1])
+        shown.append(E.FourShown(seat=s, month=m, cards=C.codes(_MM[m])))
+    return E.FourOfAMonthShown(shown=shown)
+
+
+def _pay(game: GameState, rest: str) -> list[Any]:
+    if not rest or rest.strip().lower() == "due":
+        dues = [d for d in game.pending_dues()]
+        if not dues:
+            raise IllegalAction("payment", "no payment is due")
+        return [E.PaymentRecorded(payer=d[1], payee=d[2], chips=d[4]) for d in dues]
+    m = _PAY.match(rest)
+    if m is None:
+        raise NotationError(
+            "pay PAYER->PAYEE CHIPS [NOTE], e.g. pay Ben->Ann 24 (or `pay` for the amounts due)"
+        )
+    payer, payee = seat_of(m.group(1), game.players), seat_of(m.group(2), game.players)
+    note = (m.group(4) or "").strip() or None
+    return [E.PaymentRecorded(payer=payer, payee=payee, chips=_chips(m.group(3)), note=note)]
+
+
+def _note(rest: str) -> E.NoteAdded:
+    about = None
+    m = re.match(r"^@(\d+)\s*(.*)$", rest, re.S)
+    if m:
+        about, rest = int(m.group(1)), m.group(2)
+    text = rest.strip()
+    if not text:
+        raise IllegalAction("note", "a note needs some text")
+    return E.NoteAdded(text=text, about_seq=about or None)
+
+
+def _undo(args: Sequence[str], rest: str, target: int | None) -> E.EntryRetracted:
+    m = re.match(r"^@(\d+)\s*(.*)$", rest, re.S)
+    if m:
+        target, rest = int(m.group(1)), m.group(2)
+    if not target:
+        raise IllegalAction(
+            "retract_latest",
+            "there is no entry to undo (undo goes back to the start of the hand in progress)",
+        )
+    return E.EntryRetracted(seq=target, reason=rest.strip() or None)
+
+
+def _hand(game: GameState, args: Sequence[str]) -> E.HandStarted:
+    dealer: int | None = None
+    deck: list[str] | None = None
+    k = 0
+    while k < len(args):
+        word = args[k].lower()
+        if word == "dealer" and k + 1 < len(args):
+            dealer = seat_of(args[k + 1], game.players)
+            k += 2
+        elif word == "deck":
+            deck = [card_code(t) for t in args[k + 1 :]]
+            break
+        else:
+            raise NotationError(f"{args[k]!r}: hand [dealer SEAT] [deck CARD...]")
+    started = hand_started(game, dealer)
+    return E.HandStarted(hand=started.hand, dealer=started.dealer, order=started.order, deck=deck)
+
+
+def _deal(game: GameState, tokens: Sequence[str]) -> list[Any]:
+    n = game.table.players
+    parts: dict[str, Any] = {"layout": None, "stock": None, "bonus": [], "dealer": None}
+    hands: list[list[str] | None] = [None] * n
+    section: str | None = None
+    seat: int | None = None
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i].lower()
+        if tok in _DEAL_WORDS:
+            section = tok
+            if tok in ("hand", "dealer"):
+                if i + 1 >= len(tokens):
+                    raise NotationError(f"`{tok}` needs a seat")
+                seat = seat_of(tokens[i + 1], game.players)
+                i += 1
+                if tok == "dealer":
+                    parts["dealer"] = seat
+                    section = None
+                else:
+                    hands[seat] = []
+            elif tok == "layout":
+                parts["layout"] = []
+            elif tok == "stock":
+                parts["stock"] = []
+            i += 1
+            continue
+        if section is None:
+            raise NotationError(f"{tokens[i]!r}: start with `layout` (deal layout 01G 03R ...)")
+        if tok in _UNKNOWN:
+            if section == "hand" and seat is not None:
+                hands[seat] = None
+            elif section == "stock":
+                parts["stock"] = None
+            i += 1
+            continue
+        code = card_code(tokens[i])
+        if section == "hand":
+            assert seat is not None
+            held = hands[seat]
+            if held is None:
+                raise NotationError(f"seat {seat}'s hand is marked unknown and lists {code}")
+            held.append(code)
+        elif section == "bonus":
+            parts["bonus"].append(code)
+        elif parts[section] is None:
+            raise NotationError(f"the {section} is marked unknown and lists {code}")
+        else:
+            parts[section].append(code)
+        i += 1
+    if not parts["layout"]:
+        raise NotationError("the deal needs the face-up layout: deal layout 01G 03R ...")
+    dealt = E.CardsDealt(
+        hands=hands, layout=parts["layout"], stock=parts["stock"], bonus_to_pile=parts["bonus"]
+    )
+    dealer = parts["dealer"]
+    if _needs_hand_start(game):
+        return [hand_started(game, dealer), dealt]
+    h = game.hand
+    if dealer is not None and h is not None and dealer != h.dealer:
+        raise IllegalAction(
+            "dealer", f"hand {game.hand_no} was started with seat {h.dealer} dealing"
+        )
+    return [dealt]
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def text(payload: Any, *, seat: bool = False) -> str:
+    """The line of an input payload, which :func:`parse` reads back to it in the state it was
+    entered in. ``seat`` writes the seat of a seat's input first (``0 play 08G``), as scripts
+    do. Raises :class:`NotationError` for a consequence or ``game_started`` (no table input)."""
+    t = type(payload)
+    who = f"{payload.seat} " if seat and hasattr(payload, "seat") else ""
+    if t is E.CardPlayed or t is E.CardFlipped:
+        verb = "play" if t is E.CardPlayed else "flip"
+        take = f" {payload.chosen}" if payload.chosen else ""
+        return f"{who}{verb} {payload.card}{take}"
+    if t is E.FlipOnlyPlayed:
+        return f"{who}flip-only"
+    if t is E.Shaken or t is E.BombPlayed:
+        verb = "shake" if t is E.Shaken else "bomb"
+        return f"{who}{verb} {payload.month:02d} " + " ".join(payload.cards)
+    if t is E.FourOfAMonthShown:
+        return "four " + " ".join(f"{f.seat} {f.month:02d}" for f in payload.shown)
+    if t is E.CupAssigned:
+        return f"{who}cup {payload.role}"
+    if t is E.GoCalled:
+        return f"{who}go"
+    if t is E.StopCalled and not payload.auto:
+        return f"{who}stop"
+    if t is E.PaymentRecorded:
+        note = f" {payload.note}" if payload.note else ""
+        return f"pay {payload.payer}->{payload.payee} {payload.chips}{note}"
+    if t is E.NoteAdded:
+        about = f"@{payload.about_seq} " if payload.about_seq is not None else ""
+        return f"note {about}{payload.text}"
+    if t is E.EntryRetracted:
+        return f"undo @{payload.seq}" + (f" {payload.reason}" if payload.reason else "")
+    if t is E.HandStarted:
+        deck = " deck " + " ".join(payload.deck) if payload.deck else ""
+        return f"hand dealer {payload.dealer}{deck}"
+    if t is E.CardsDealt:
+        parts = ["deal layout " + " ".join(payload.layout)]
+        for s, held in enumerate(payload.hands):
+            if held is not None:
+                parts.append(f"hand {s} " + " ".join(held))
+        if payload.stock is not None:
+            parts.append("stock " + " ".join(payload.stock))
+        if payload.bonus_to_pile:
+            parts.append("bonus " + " ".join(payload.bonus_to_pile))
+        return " ".join(parts)
+    raise NotationError(f"{E.event_type(payload)} is not a table input: the rules derive it")
