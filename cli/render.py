@@ -15,6 +15,7 @@ import typer
 
 from gostop_records import cards as C
 from gostop_records import events as E
+from gostop_records import words
 from gostop_records.engine.game import GameState
 from gostop_records.engine.settlement import Proof
 from gostop_records.engine.state import HandState, Phase
@@ -38,25 +39,13 @@ _KIND_COLOURS = {
     C.Kind.RIBBON: "red",
     C.Kind.BONUS: "magenta",
 }
-_CAPTURE_KINDS = {
-    "pair": "pair",
-    "stack": "stack of four",
-    "ppuk_taken": "ppuk taken",
-    "own_ppuk": "own ppuk taken back",
-    "ttadak": "ttadak",
-    "jjok": "jjok",
-    "last_turn_three": "three on the last turn",
-    "bomb": "bomb",
-    "bonus": "bonus card",
-}
-_SOURCES = {"hand": "by hand", "flip": "by flip", "hand_and_flip": "by hand and flip"}
-_PHASE_WORDS = {
-    Phase.DEAL: "waits for the deal",
-    Phase.PLAY: "to play",
-    Phase.FLIP: "to flip",
-    Phase.FLIP_AS_PLAY: "to flip (in place of the bonus card)",
-    Phase.CUP: "to decide the September cup",
-    Phase.DECIDE: "to say Go or Stop",
+
+#: The colour of each part of a sentence that :mod:`gostop_records.words` marks.
+_ROLE_STYLES: dict[str, tuple[str | None, bool]] = {
+    "ppuk": ("red", True),
+    "call": ("cyan", True),
+    "outcome": (None, True),
+    "heading": (None, True),
 }
 
 
@@ -78,112 +67,30 @@ class Painter:
     def cards(self, codes: Sequence[str]) -> str:
         return " ".join(self.card(c) for c in codes) if codes else "-"
 
-
-def seat_name(players: Sequence[E.Player], seat: int | None) -> str:
-    """``Ann (seat 0)``; just ``seat N`` when the seat has no player."""
-    if seat is None:
-        return "nobody"
-    if 0 <= seat < len(players):
-        return f"{players[seat].name} (seat {seat})"
-    return f"seat {seat}"
+    def mark(self, text: str, role: str) -> str:
+        """A part of a sentence :mod:`gostop_records.words` marks (its role's colour)."""
+        fg, bold = _ROLE_STYLES.get(role, (None, False))
+        return self(text, fg, bold)
 
 
-def _who(players: Sequence[E.Player], seat: int | None) -> str:
-    if seat is not None and 0 <= seat < len(players):
-        return players[seat].name
-    return "nobody" if seat is None else f"seat {seat}"
+seat_name = words.seat_name
+_who = words.who
 
 
 # --- events ----------------------------------------------------------------------------------
 
 
 def describe_event(ev: Any, players: Sequence[E.Player], paint: Painter | None = None) -> str:
-    """One sentence for a payload (typed or unknown), naming players by name."""
-    p = paint or Painter()
-    w = lambda s: _who(players, s)  # noqa: E731
-    t = E.event_type(ev)
-    if isinstance(ev, E.UnknownEvent):
-        return f"{t} (an event type this version does not know; kept as read)"
-    if t == "game_started":
-        seats = ", ".join(f"{pl.name} (seat {i})" for i, pl in enumerate(ev.players))
-        name = ev.ruleset.get("name", "?")
-        return f"game started: {seats}; ruleset {name}; stake {ev.stake} per point"
-    if t == "hand_started":
-        deck = "; shuffled deck recorded" if ev.deck else ""
-        return f"hand {ev.hand} started: {w(ev.dealer)} deals and plays first{deck}"
-    if t == "cards_dealt":
-        known = [w(s) for s, h in enumerate(ev.hands) if h is not None]
-        hands = f"hands known: {', '.join(known)}" if known else "hands unknown"
-        stock = "stock known" if ev.stock is not None else "stock unknown"
-        bonus = (
-            f"; bonus to the dealer's pile: {p.cards(ev.bonus_to_pile)}" if ev.bonus_to_pile else ""
-        )
-        return f"dealt: layout {p.cards(ev.layout)}; {hands}; {stock}{bonus}"
-    if t == "deal_voided":
-        if ev.reason == "layout_four":
-            return f"the deal does not stand: four of month {ev.month:02d} on the layout"
-        return "the deal does not stand: every player holds a four"
-    if t == "four_of_a_month_shown":
-        shown = "; ".join(f"{w(f.seat)} shows month {f.month:02d}" for f in ev.shown)
-        return f"four of a month: {shown}"
-    if t == "shaken":
-        return f"{w(ev.seat)} shakes month {ev.month:02d}: {p.cards(ev.cards)}"
-    if t == "bomb_played":
-        return f"{w(ev.seat)} bombs month {ev.month:02d} with {p.cards(ev.cards)}"
-    if t == "card_played":
-        ch = f" (takes {p.card(ev.chosen)})" if ev.chosen else ""
-        return f"{w(ev.seat)} plays {p.card(ev.card)}{ch}"
-    if t == "flip_only_played":
-        return f"{w(ev.seat)} takes a flip-only turn"
-    if t == "card_flipped":
-        ch = f" (takes {p.card(ev.chosen)})" if ev.chosen else ""
-        return f"{w(ev.seat)} flips {p.card(ev.card)}{ch}"
-    if t == "bonus_card_taken":
-        src = {"hand": "from the hand", "flip": "flipped", "layout": "from the layout"}
-        rep = f"; draws {p.card(ev.replacement)}" if ev.replacement else ""
-        if ev.source == "hand" and not ev.replacement:
-            rep = "; draws a replacement"
-        return f"{w(ev.seat)} takes bonus card {p.card(ev.card)} ({src[ev.source]}){rep}"
-    if t == "cards_captured":
-        kind = _CAPTURE_KINDS.get(ev.kind, ev.kind)
-        return f"{w(ev.seat)} captures {p.cards(ev.cards)} ({kind}, {_SOURCES[ev.source]})"
-    if t == "ppuk_made":
-        return (
-            f"{p('ppuk', 'red', True)}: {w(ev.seat)} leaves {p.cards(ev.cards)} on the "
-            f"layout (ppuk {ev.count} this hand)"
-        )
-    if t == "junk_transferred":
-        return f"{w(ev.from_seat)} gives {w(ev.to_seat)} {p.card(ev.card)} ({ev.reason})"
-    if t == "cup_assigned":
-        return f"{w(ev.seat)} counts the September cup as {ev.role}"
-    if t == "go_called":
-        return p(f"{w(ev.seat)} calls Go {ev.count} at {ev.score} points", "cyan", True)
-    if t == "stop_called":
-        how = " (automatic: the last turn)" if ev.auto else ""
-        return p(f"{w(ev.seat)} stops at {ev.score} points{how}", "cyan", True)
-    if t == "hand_ended":
-        carry = f"; the next hand pays x{ev.next_carry}" if ev.next_carry > 1 else ""
-        if ev.outcome in ("stop", "instant"):
-            how = "by Stop" if ev.outcome == "stop" else f"instantly ({ev.reason})"
-            return p(f"hand over: {w(ev.winner)} wins {how}", bold=True) + carry
-        if ev.outcome == "nagari":
-            return p(f"hand over: nagari, no winner ({ev.reason})", bold=True) + carry
-        return p(f"hand over: void ({ev.reason}), deal again", bold=True) + carry
-    if t == "payment_due":
-        return (
-            f"due: {w(ev.payer)} pays {w(ev.payee)} {ev.chips} chips "
-            f"({ev.points} points, {ev.reason})"
-        )
-    if t == "payment_recorded":
-        note = f" ({ev.note})" if ev.note else ""
-        return f"paid: {w(ev.payer)} -> {w(ev.payee)} {ev.chips} chips{note}"
-    if t == "note_added":
-        about = f" (about seq {ev.about_seq})" if ev.about_seq else ""
-        return f"note{about}: {ev.text}"
-    if t == "entry_retracted":
-        why = f" ({ev.reason})" if ev.reason else ""
-        return f"undo: the entry at seq {ev.seq} is retracted{why}"
-    return t
+    """One sentence for a payload, naming players by name (:func:`gostop_records.words.describe`),
+    coloured when the painter is."""
+    return words.describe(ev, players, None, paint or Painter())
+
+
+def describe_for(
+    ev: Any, players: Sequence[E.Player], viewer: int | None, paint: Painter | None = None
+) -> str:
+    """One sentence for a payload told to the player in seat ``viewer`` ("you play 03R")."""
+    return words.describe(ev, players, viewer, paint or Painter())
 
 
 # --- the table ---------------------------------------------------------------------------------
@@ -279,7 +186,7 @@ def render_game(
             out.append(f"ended   {_outcome(h, players)}")
         else:
             actor = h.decider if h.phase in (Phase.CUP, Phase.DECIDE) else h.turn_seat
-            word = _PHASE_WORDS[h.phase]
+            word = words.PHASE_WORDS[h.phase]
             out.append(
                 "next    the hand waits for the deal"
                 if h.phase is Phase.DEAL
@@ -341,105 +248,6 @@ def render_game(
 
 
 # --- the table as one seat sees it ------------------------------------------------------------
-
-
-def _subject(players: Sequence[E.Player], viewer: int | None, seat: int | None, verb: str) -> str:
-    """``you play`` for the viewer's seat, ``Ben plays`` for another."""
-    if seat is not None and seat == viewer:
-        return f"you {verb}"
-    return f"{_who(players, seat)} {verb}s"
-
-
-def _object(players: Sequence[E.Player], viewer: int | None, seat: int | None) -> str:
-    return "you" if seat is not None and seat == viewer else _who(players, seat)
-
-
-def describe_for(
-    ev: Any, players: Sequence[E.Player], viewer: int | None, paint: Painter | None = None
-) -> str:
-    """One sentence for a payload, told to the player in seat ``viewer`` ("you play 03R",
-    "Ben gives you 01J1 (jjok)"); events without a player read as :func:`describe_event`."""
-    p = paint or Painter()
-    t = E.event_type(ev)
-    if isinstance(ev, E.UnknownEvent):
-        return describe_event(ev, players, p)
-    seat = getattr(ev, "seat", None)
-
-    def s(verb: str) -> str:
-        return _subject(players, viewer, seat, verb)
-
-    if t == "hand_started":
-        who = _subject(players, viewer, ev.dealer, "deal")
-        return p(
-            f"hand {ev.hand}: {who} and play{'' if ev.dealer == viewer else 's'} first", bold=True
-        )
-    if t == "cards_dealt":
-        sizes = {len(h) for h in ev.hands if h is not None}
-        each = f"{sizes.pop()} cards each, " if len(sizes) == 1 else ""
-        stock = f", {len(ev.stock)} in the stock" if ev.stock is not None else ""
-        return f"dealt: {each}{len(ev.layout)} face up{stock}"
-    if t == "shaken":
-        return f"{s('shake')} month {ev.month:02d}: {p.cards(ev.cards)}"
-    if t == "bomb_played":
-        return f"{s('bomb')} month {ev.month:02d} with {p.cards(ev.cards)}"
-    if t == "card_played":
-        ch = f", taking {p.card(ev.chosen)}" if ev.chosen else ""
-        return f"{s('play')} {p.card(ev.card)}{ch}"
-    if t == "flip_only_played":
-        return f"{s('play')} no card (a flip-only turn)"
-    if t == "card_flipped":
-        ch = f", taking {p.card(ev.chosen)}" if ev.chosen else ""
-        return f"{s('flip')} {p.card(ev.card)}{ch}"
-    if t == "bonus_card_taken":
-        src = {"hand": "from the hand", "flip": "flipped", "layout": "dealt face up"}
-        rep = ""
-        if ev.replacement:
-            draws = "draw" if seat == viewer else "draws"
-            # the card drawn into a hand is seen by its holder only
-            drawn = p.card(ev.replacement) if seat == viewer or ev.source != "hand" else "a card"
-            rep = f"; {draws} {drawn}"
-        return f"{s('take')} bonus card {p.card(ev.card)} ({src[ev.source]}){rep}"
-    if t == "cards_captured":
-        kind = _CAPTURE_KINDS.get(ev.kind, ev.kind)
-        return f"{s('capture')} {p.cards(ev.cards)} ({kind}, {_SOURCES[ev.source]})"
-    if t == "ppuk_made":
-        return (
-            f"{p('ppuk', 'red', True)}: {s('leave')} {p.cards(ev.cards)} on the layout "
-            f"(ppuk {ev.count} this hand)"
-        )
-    if t == "junk_transferred":
-        giver = _subject(players, viewer, ev.from_seat, "give")
-        return f"{giver} {_object(players, viewer, ev.to_seat)} {p.card(ev.card)} ({ev.reason})"
-    if t == "cup_assigned":
-        return f"{s('count')} the September cup as {ev.role}"
-    if t == "go_called":
-        return p(f"{s('call')} Go {ev.count} at {ev.score} points", "cyan", True)
-    if t == "stop_called":
-        how = " (automatic: the last turn)" if ev.auto else ""
-        return p(f"{s('stop')} at {ev.score} points{how}", "cyan", True)
-    if t == "four_of_a_month_shown":
-        shown = "; ".join(
-            f"{_subject(players, viewer, f.seat, 'show')} four of month {f.month:02d}"
-            for f in ev.shown
-        )
-        return f"four of a month: {shown}"
-    if t == "hand_ended" and ev.outcome in ("stop", "instant"):
-        how = "by Stop" if ev.outcome == "stop" else f"instantly ({ev.reason})"
-        carry = f"; the next hand pays x{ev.next_carry}" if ev.next_carry > 1 else ""
-        return p(f"hand over: {_subject(players, viewer, ev.winner, 'win')} {how}", bold=True) + (
-            carry
-        )
-    if t == "payment_due":
-        payer = _subject(players, viewer, ev.payer, "owe")
-        return (
-            f"due: {payer} {_object(players, viewer, ev.payee)} {ev.chips} chips "
-            f"({ev.points} points, {ev.reason})"
-        )
-    if t == "payment_recorded":
-        payer = _subject(players, viewer, ev.payer, "pay")
-        note = f" ({ev.note})" if ev.note else ""
-        return f"paid: {payer} {_object(players, viewer, ev.payee)} {ev.chips} chips{note}"
-    return describe_event(ev, players, p)
 
 
 def render_seat_view(

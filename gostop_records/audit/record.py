@@ -17,6 +17,7 @@ from ..engine.actions import legal_actions
 from ..engine.state import HandState, Phase
 from ..log import verify
 from ..projector import Issue, project
+from ..words import recorded
 from .model import ChainCheck, Conservation, Violation
 
 __all__ = ["check_chain", "conservation", "describe_action", "legal_text", "violation"]
@@ -63,28 +64,8 @@ def conservation(hand: int, state: HandState | None) -> Conservation:
     return Conservation(hand, True, tuple(problems), total, t.deck_size)
 
 
-def describe_action(ev: Any) -> str:
-    """An input in words: "seat 1 played 07R"."""
-    t = type(ev)
-    if t is E.CardPlayed:
-        return f"seat {ev.seat} played {ev.card}" + (f" onto {ev.chosen}" if ev.chosen else "")
-    if t is E.CardFlipped:
-        return f"seat {ev.seat} turned {ev.card}" + (f" onto {ev.chosen}" if ev.chosen else "")
-    if t is E.BombPlayed:
-        return f"seat {ev.seat} bombed month {ev.month:02d} with {' '.join(ev.cards)}"
-    if t is E.Shaken:
-        return f"seat {ev.seat} shook month {ev.month:02d} ({' '.join(ev.cards)})"
-    if t is E.FlipOnlyPlayed:
-        return f"seat {ev.seat} took a flip-only turn"
-    if t is E.GoCalled:
-        return f"seat {ev.seat} called Go number {ev.count} at {ev.score}"
-    if t is E.StopCalled:
-        return f"seat {ev.seat} called Stop at {ev.score}"
-    if t is E.CupAssigned:
-        return f"seat {ev.seat} counted the cup as {ev.role}"
-    if t is E.PaymentRecorded:
-        return f"seat {ev.payer} paid seat {ev.payee} {ev.chips} chips"
-    return E.event_type(ev).replace("_", " ")
+#: An input as the record states it (:func:`gostop_records.words.recorded`).
+describe_action = recorded
 
 
 def legal_text(state: HandState, actions: Sequence[Any]) -> str:

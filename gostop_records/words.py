@@ -1,0 +1,319 @@
+"""Events in words: one place that says what a payload means, for every front end.
+
+:func:`describe` tells an event in a sentence, naming players by name, in the third person
+("Ben plays 03R (takes 03J1)") or to the player in seat ``viewer`` ("you play 03R, taking
+03J1"; what that seat may not see stays hidden, such as the card drawn into another hand).
+:func:`recorded` states an input as the record has it, for an audit ("seat 1 played 07R").
+
+Colour is no business of the library: the parts a display may highlight (card codes, a ppuk,
+a Go or Stop call, the outcome of a hand) go through a :class:`Marks` object; the default,
+:data:`PLAIN`, leaves them as they are, and the terminal's painter colours them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from . import events as E
+from .engine.state import Phase
+
+__all__ = [
+    "CAPTURE_KINDS",
+    "PHASE_WORDS",
+    "PLAIN",
+    "SOURCES",
+    "Marks",
+    "describe",
+    "recorded",
+    "seat_name",
+    "who",
+]
+
+#: A capture's kind (``cards_captured.kind``) in words.
+CAPTURE_KINDS = {
+    "pair": "pair",
+    "stack": "stack of four",
+    "ppuk_taken": "ppuk taken",
+    "own_ppuk": "own ppuk taken back",
+    "ttadak": "ttadak",
+    "jjok": "jjok",
+    "last_turn_three": "three on the last turn",
+    "bomb": "bomb",
+    "bonus": "bonus card",
+}
+#: Where a capture's cards came from (``cards_captured.source``).
+SOURCES = {"hand": "by hand", "flip": "by flip", "hand_and_flip": "by hand and flip"}
+#: What the seat that acts does next, after its name ("Ann to play").
+PHASE_WORDS = {
+    Phase.DEAL: "waits for the deal",
+    Phase.PLAY: "to play",
+    Phase.FLIP: "to flip",
+    Phase.FLIP_AS_PLAY: "to flip (in place of the bonus card)",
+    Phase.CUP: "to decide the September cup",
+    Phase.DECIDE: "to say Go or Stop",
+}
+
+
+class Marks(Protocol):
+    """How a display marks the parts of a sentence it may highlight. ``role`` is ``ppuk``,
+    ``call`` (a Go or a Stop), ``outcome`` (a hand's end) or ``heading``."""
+
+    def card(self, code: str) -> str: ...
+
+    def cards(self, codes: Sequence[str]) -> str: ...
+
+    def mark(self, text: str, role: str) -> str: ...
+
+
+class _Plain:
+    """Marks that leave the text as it is."""
+
+    def card(self, code: str) -> str:
+        return code
+
+    def cards(self, codes: Sequence[str]) -> str:
+        return " ".join(codes) if codes else "-"
+
+    def mark(self, text: str, role: str) -> str:
+        return text
+
+
+PLAIN: Marks = _Plain()
+
+
+def seat_name(players: Sequence[E.Player], seat: int | None) -> str:
+    """``Ann (seat 0)``; just ``seat N`` when the seat has no player."""
+    if seat is None:
+        return "nobody"
+    if 0 <= seat < len(players):
+        return f"{players[seat].name} (seat {seat})"
+    return f"seat {seat}"
+
+
+def who(players: Sequence[E.Player], seat: int | None) -> str:
+    """A seat by its player's name; ``seat N`` without one, ``nobody`` for no seat."""
+    if seat is not None and 0 <= seat < len(players):
+        return players[seat].name
+    return "nobody" if seat is None else f"seat {seat}"
+
+
+def describe(
+    ev: Any, players: Sequence[E.Player], viewer: int | None = None, marks: Marks = PLAIN
+) -> str:
+    """One sentence for a payload (typed or unknown): in the third person, or told to the
+    player in seat ``viewer``."""
+    if viewer is None:
+        return _third_person(ev, players, marks)
+    return _told_to(ev, players, viewer, marks)
+
+
+def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
+    """One sentence for a payload (typed or unknown), naming players by name."""
+    w = lambda s: who(players, s)  # noqa: E731
+    t = E.event_type(ev)
+    if isinstance(ev, E.UnknownEvent):
+        return f"{t} (an event type this version does not know; kept as read)"
+    if t == "game_started":
+        seats = ", ".join(f"{pl.name} (seat {i})" for i, pl in enumerate(ev.players))
+        name = ev.ruleset.get("name", "?")
+        return f"game started: {seats}; ruleset {name}; stake {ev.stake} per point"
+    if t == "hand_started":
+        deck = "; shuffled deck recorded" if ev.deck else ""
+        return f"hand {ev.hand} started: {w(ev.dealer)} deals and plays first{deck}"
+    if t == "cards_dealt":
+        known = [w(s) for s, h in enumerate(ev.hands) if h is not None]
+        hands = f"hands known: {', '.join(known)}" if known else "hands unknown"
+        stock = "stock known" if ev.stock is not None else "stock unknown"
+        bonus = (
+            f"; bonus to the dealer's pile: {p.cards(ev.bonus_to_pile)}" if ev.bonus_to_pile else ""
+        )
+        return f"dealt: layout {p.cards(ev.layout)}; {hands}; {stock}{bonus}"
+    if t == "deal_voided":
+        if ev.reason == "layout_four":
+            return f"the deal does not stand: four of month {ev.month:02d} on the layout"
+        return "the deal does not stand: every player holds a four"
+    if t == "four_of_a_month_shown":
+        shown = "; ".join(f"{w(f.seat)} shows month {f.month:02d}" for f in ev.shown)
+        return f"four of a month: {shown}"
+    if t == "shaken":
+        return f"{w(ev.seat)} shakes month {ev.month:02d}: {p.cards(ev.cards)}"
+    if t == "bomb_played":
+        return f"{w(ev.seat)} bombs month {ev.month:02d} with {p.cards(ev.cards)}"
+    if t == "card_played":
+        ch = f" (takes {p.card(ev.chosen)})" if ev.chosen else ""
+        return f"{w(ev.seat)} plays {p.card(ev.card)}{ch}"
+    if t == "flip_only_played":
+        return f"{w(ev.seat)} takes a flip-only turn"
+    if t == "card_flipped":
+        ch = f" (takes {p.card(ev.chosen)})" if ev.chosen else ""
+        return f"{w(ev.seat)} flips {p.card(ev.card)}{ch}"
+    if t == "bonus_card_taken":
+        src = {"hand": "from the hand", "flip": "flipped", "layout": "from the layout"}
+        rep = f"; draws {p.card(ev.replacement)}" if ev.replacement else ""
+        if ev.source == "hand" and not ev.replacement:
+            rep = "; draws a replacement"
+        return f"{w(ev.seat)} takes bonus card {p.card(ev.card)} ({src[ev.source]}){rep}"
+    if t == "cards_captured":
+        kind = CAPTURE_KINDS.get(ev.kind, ev.kind)
+        return f"{w(ev.seat)} captures {p.cards(ev.cards)} ({kind}, {SOURCES[ev.source]})"
+    if t == "ppuk_made":
+        return (
+            f"{p.mark('ppuk', 'ppuk')}: {w(ev.seat)} leaves {p.cards(ev.cards)} on the "
+            f"layout (ppuk {ev.count} this hand)"
+        )
+    if t == "junk_transferred":
+        return f"{w(ev.from_seat)} gives {w(ev.to_seat)} {p.card(ev.card)} ({ev.reason})"
+    if t == "cup_assigned":
+        return f"{w(ev.seat)} counts the September cup as {ev.role}"
+    if t == "go_called":
+        return p.mark(f"{w(ev.seat)} calls Go {ev.count} at {ev.score} points", "call")
+    if t == "stop_called":
+        how = " (automatic: the last turn)" if ev.auto else ""
+        return p.mark(f"{w(ev.seat)} stops at {ev.score} points{how}", "call")
+    if t == "hand_ended":
+        carry = f"; the next hand pays x{ev.next_carry}" if ev.next_carry > 1 else ""
+        if ev.outcome in ("stop", "instant"):
+            how = "by Stop" if ev.outcome == "stop" else f"instantly ({ev.reason})"
+            return p.mark(f"hand over: {w(ev.winner)} wins {how}", "outcome") + carry
+        if ev.outcome == "nagari":
+            return p.mark(f"hand over: nagari, no winner ({ev.reason})", "outcome") + carry
+        return p.mark(f"hand over: void ({ev.reason}), deal again", "outcome") + carry
+    if t == "payment_due":
+        return (
+            f"due: {w(ev.payer)} pays {w(ev.payee)} {ev.chips} chips "
+            f"({ev.points} points, {ev.reason})"
+        )
+    if t == "payment_recorded":
+        note = f" ({ev.note})" if ev.note else ""
+        return f"paid: {w(ev.payer)} -> {w(ev.payee)} {ev.chips} chips{note}"
+    if t == "note_added":
+        about = f" (about seq {ev.about_seq})" if ev.about_seq else ""
+        return f"note{about}: {ev.text}"
+    if t == "entry_retracted":
+        why = f" ({ev.reason})" if ev.reason else ""
+        return f"undo: the entry at seq {ev.seq} is retracted{why}"
+    return t
+
+
+def _subject(players: Sequence[E.Player], viewer: int | None, seat: int | None, verb: str) -> str:
+    """``you play`` for the viewer's seat, ``Ben plays`` for another."""
+    if seat is not None and seat == viewer:
+        return f"you {verb}"
+    return f"{who(players, seat)} {verb}s"
+
+
+def _object(players: Sequence[E.Player], viewer: int | None, seat: int | None) -> str:
+    return "you" if seat is not None and seat == viewer else who(players, seat)
+
+
+def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str:
+    """One sentence for a payload, told to the player in seat ``viewer`` ("you play 03R",
+    "Ben gives you 01J1 (jjok)"); events without a player read as in the third person."""
+    t = E.event_type(ev)
+    if isinstance(ev, E.UnknownEvent):
+        return _third_person(ev, players, p)
+    seat = getattr(ev, "seat", None)
+
+    def s(verb: str) -> str:
+        return _subject(players, viewer, seat, verb)
+
+    if t == "hand_started":
+        dealer = _subject(players, viewer, ev.dealer, "deal")
+        return p.mark(
+            f"hand {ev.hand}: {dealer} and play{'' if ev.dealer == viewer else 's'} first",
+            "heading",
+        )
+    if t == "cards_dealt":
+        sizes = {len(h) for h in ev.hands if h is not None}
+        each = f"{sizes.pop()} cards each, " if len(sizes) == 1 else ""
+        stock = f", {len(ev.stock)} in the stock" if ev.stock is not None else ""
+        return f"dealt: {each}{len(ev.layout)} face up{stock}"
+    if t == "shaken":
+        return f"{s('shake')} month {ev.month:02d}: {p.cards(ev.cards)}"
+    if t == "bomb_played":
+        return f"{s('bomb')} month {ev.month:02d} with {p.cards(ev.cards)}"
+    if t == "card_played":
+        ch = f", taking {p.card(ev.chosen)}" if ev.chosen else ""
+        return f"{s('play')} {p.card(ev.card)}{ch}"
+    if t == "flip_only_played":
+        return f"{s('play')} no card (a flip-only turn)"
+    if t == "card_flipped":
+        ch = f", taking {p.card(ev.chosen)}" if ev.chosen else ""
+        return f"{s('flip')} {p.card(ev.card)}{ch}"
+    if t == "bonus_card_taken":
+        src = {"hand": "from the hand", "flip": "flipped", "layout": "dealt face up"}
+        rep = ""
+        if ev.replacement:
+            draws = "draw" if seat == viewer else "draws"
+            # the card drawn into a hand is seen by its holder only
+            drawn = p.card(ev.replacement) if seat == viewer or ev.source != "hand" else "a card"
+            rep = f"; {draws} {drawn}"
+        return f"{s('take')} bonus card {p.card(ev.card)} ({src[ev.source]}){rep}"
+    if t == "cards_captured":
+        kind = CAPTURE_KINDS.get(ev.kind, ev.kind)
+        return f"{s('capture')} {p.cards(ev.cards)} ({kind}, {SOURCES[ev.source]})"
+    if t == "ppuk_made":
+        return (
+            f"{p.mark('ppuk', 'ppuk')}: {s('leave')} {p.cards(ev.cards)} on the layout "
+            f"(ppuk {ev.count} this hand)"
+        )
+    if t == "junk_transferred":
+        giver = _subject(players, viewer, ev.from_seat, "give")
+        return f"{giver} {_object(players, viewer, ev.to_seat)} {p.card(ev.card)} ({ev.reason})"
+    if t == "cup_assigned":
+        return f"{s('count')} the September cup as {ev.role}"
+    if t == "go_called":
+        return p.mark(f"{s('call')} Go {ev.count} at {ev.score} points", "call")
+    if t == "stop_called":
+        how = " (automatic: the last turn)" if ev.auto else ""
+        return p.mark(f"{s('stop')} at {ev.score} points{how}", "call")
+    if t == "four_of_a_month_shown":
+        shown = "; ".join(
+            f"{_subject(players, viewer, f.seat, 'show')} four of month {f.month:02d}"
+            for f in ev.shown
+        )
+        return f"four of a month: {shown}"
+    if t == "hand_ended" and ev.outcome in ("stop", "instant"):
+        how = "by Stop" if ev.outcome == "stop" else f"instantly ({ev.reason})"
+        carry = f"; the next hand pays x{ev.next_carry}" if ev.next_carry > 1 else ""
+        return (
+            p.mark(f"hand over: {_subject(players, viewer, ev.winner, 'win')} {how}", "outcome")
+            + carry
+        )
+    if t == "payment_due":
+        payer = _subject(players, viewer, ev.payer, "owe")
+        return (
+            f"due: {payer} {_object(players, viewer, ev.payee)} {ev.chips} chips "
+            f"({ev.points} points, {ev.reason})"
+        )
+    if t == "payment_recorded":
+        payer = _subject(players, viewer, ev.payer, "pay")
+        note = f" ({ev.note})" if ev.note else ""
+        return f"paid: {payer} {_object(players, viewer, ev.payee)} {ev.chips} chips{note}"
+    return _third_person(ev, players, p)
+
+
+def recorded(ev: Any) -> str:
+    """An input as the record states it, for an audit: "seat 1 played 07R" (seats by number,
+    past tense: what the table did)."""
+    t = type(ev)
+    if t is E.CardPlayed:
+        return f"seat {ev.seat} played {ev.card}" + (f" onto {ev.chosen}" if ev.chosen else "")
+    if t is E.CardFlipped:
+        return f"seat {ev.seat} turned {ev.card}" + (f" onto {ev.chosen}" if ev.chosen else "")
+    if t is E.BombPlayed:
+        return f"seat {ev.seat} bombed month {ev.month:02d} with {' '.join(ev.cards)}"
+    if t is E.Shaken:
+        return f"seat {ev.seat} shook month {ev.month:02d} ({' '.join(ev.cards)})"
+    if t is E.FlipOnlyPlayed:
+        return f"seat {ev.seat} took a flip-only turn"
+    if t is E.GoCalled:
+        return f"seat {ev.seat} called Go number {ev.count} at {ev.score}"
+    if t is E.StopCalled:
+        return f"seat {ev.seat} called Stop at {ev.score}"
+    if t is E.CupAssigned:
+        return f"seat {ev.seat} counted the cup as {ev.role}"
+    if t is E.PaymentRecorded:
+        return f"seat {ev.payer} paid seat {ev.payee} {ev.chips} chips"
+    return E.event_type(ev).replace("_", " ")
