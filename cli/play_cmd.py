@@ -35,7 +35,7 @@ from gostop_records.play import (
     resolve_setup,
     seat_names,
 )
-from gostop_records.recorder import Entry, EventSink, JsonlSink, StoreSink, card_code
+from gostop_records.recorder import Entry, card_code, open_sink
 from gostop_records.sim.bots import BOTS
 
 from . import common
@@ -383,12 +383,6 @@ class PlayLoop:
 # --- the command ------------------------------------------------------------------------------
 
 
-def _open_sink(db: Path | None, log: Path | None, game_id: str) -> EventSink:
-    if db is not None:
-        return StoreSink(db)
-    return JsonlSink(log if log is not None else Path(f"{game_id}.jsonl"))
-
-
 def play(
     ruleset: Annotated[
         str | None,
@@ -472,7 +466,9 @@ def play(
     interactive = sys.stdin.isatty()
     paint = Painter(common.color_enabled(sys.stdout))
     with contextlib.ExitStack() as stack:
-        sink = _open_sink(db, log, game_id)
+        sink = open_sink(
+            db=db, log=log if db is not None or log is not None else Path(f"{game_id}.jsonl")
+        )
         stack.callback(sink.close)
         ps = PlaySession.start(
             sink,

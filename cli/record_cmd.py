@@ -43,11 +43,9 @@ from gostop_records.errors import GostopError
 from gostop_records.recorder import (
     ChoiceRequired,
     Entry,
-    EventSink,
-    JsonlSink,
     RecordingSession,
-    StoreSink,
     card_code,
+    open_sink,
 )
 
 from . import common
@@ -411,12 +409,6 @@ def _pick(answer: str, candidates: Sequence[str]) -> str | None:
 # --- the command ------------------------------------------------------------------------------
 
 
-def _open_sink(db: Path | None, log: Path | None, create: bool) -> EventSink:
-    if log is not None:
-        return JsonlSink(log, create=create)
-    return StoreSink(db, create=create)
-
-
 def record(
     players: Annotated[
         str | None,
@@ -518,7 +510,7 @@ def record(
         if interactive:
             with contextlib.suppress(ImportError):
                 import readline  # noqa: F401 - line editing and history at the prompt
-        sink = _open_sink(db, log, create=resume is None)
+        sink = open_sink(db=db, log=log, create=resume is None)
         stack.callback(sink.close)
         if getattr(sink, "repaired", 0):
             common.warn(

@@ -137,6 +137,24 @@ class Projector:
         self.refused: tuple[int, int | None] | None = None
         self.events = 0
 
+    def fork(self, strict: bool | None = None) -> Projector:
+        """A copy that can be fed without changing this projector: what a live append tries
+        an entry on before anything is written (states are never changed in place, so the
+        copy shares them; the in-place fold keeps its own and cannot be forked)."""
+        if self.inplace:
+            raise GostopError("an in-place projector cannot be forked")
+        new = Projector.__new__(Projector)
+        for name in Projector.__slots__:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                value = list(value)
+            elif isinstance(value, deque):
+                value = deque(value)
+            setattr(new, name, value)
+        if strict is not None:
+            new.strict = strict
+        return new
+
     # --- reporting -----------------------------------------------------------------------
 
     def _violation(

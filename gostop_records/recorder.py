@@ -16,8 +16,10 @@ restoring the state before the latest input: compensating, never an edit.
 an entry between its input and its consequences, writes the missing consequences (they are a
 function of the log), so the game continues at the exact point it stopped.
 
-Events go to a sink: :class:`JsonlSink` (a JSON Lines log file, locked against a second
-writer) or any object with the :class:`EventSink` methods, such as the DuckDB store.
+Events go to a sink: any object with the :class:`EventSink` methods. The two the library
+has live beside their storage: :class:`~gostop_records.log.JsonlSink` (a log file, locked
+against a second writer) and :class:`~gostop_records.store.sink.StoreSink` (the DuckDB
+store, one transaction per entry); :func:`open_sink` picks one.
 
 No terminal I/O here: the ``gostop record`` command is the user interface.
 """
@@ -27,10 +29,9 @@ from __future__ import annotations
 import os
 import re
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import msgspec
 
@@ -39,17 +40,14 @@ from . import events as E
 from . import log as L
 from . import notation
 from .engine.actions import legal_actions
-from .engine.game import GameState, HandResult, apply_game, start_game
+from .engine.game import GameState, HandResult, start_game
 from .engine.settlement import Proof
 from .engine.state import HandState, Phase
 from .errors import GostopError, IllegalAction, LogError, ProjectionError
+from .log import JsonlSink
 from .projector import Projector
 from .rules import Ruleset, resolve
-
-try:  # advisory file locks keep two recorders off one log (POSIX)
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+from .store.sink import StoreSink
 
 __all__ = [
     "ChoiceRequired",
@@ -64,7 +62,6 @@ __all__ = [
     "make_players",
     "new_game_id",
     "open_sink",
-    "open_store_sink",
 ]
 
 _MM = C.MONTH_MASKS
@@ -131,127 +128,20 @@ class EventSink(Protocol):
     def close(self) -> None: ...
 
 
-class JsonlSink:
-    """A log file (JSON Lines, or msgpack by suffix) appended one synced record at a time.
-
-    The file is locked while the sink is open, so a second recorder on the same file is
-    refused instead of interleaving. An incomplete last record (a crash during a write,
-    which was never acknowledged) is cut off on opening; ``repaired`` says how many bytes.
-    The file may hold other games: only the session's game is read back and appended to.
-    """
-
-    def __init__(self, path: str | os.PathLike[str], *, create: bool = True, fsync: bool = True):
-        self.path = Path(path)
-        self.location = str(self.path)
-        self.fsync = fsync
-        L.log_format(self.path)  # refuse an unknown suffix before touching the file
-        if not create and not self.path.exists():
-            raise LogError("no such log file", file=self.location)
-        self._lock: IO[bytes] | None = None
-        self._writer: L.LogWriter | None = None
-        self._take_lock()
-        try:
-            self.repaired = L.repair_tail(self.path)
-            self._versions: dict[str, int] = {}
-            if self.path.exists():
-                for env in L.read_log(self.path):
-                    self._versions[env.game_id] = env.seq
-        except BaseException:
-            self.close()
-            raise
-
-    def _take_lock(self) -> None:
-        try:
-            self._lock = open(self.path, "ab")  # noqa: SIM115 - held for the sink's life
-        except OSError as exc:
-            raise LogError(f"cannot open for writing: {exc.strerror}", file=self.location) from None
-        if fcntl is None:
-            return
-        try:
-            fcntl.flock(self._lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            self._lock.close()
-            self._lock = None
-            raise LogError(
-                "the log is being written by another recording (it is locked); "
-                "close that one first",
-                file=self.location,
-            ) from None
-
-    def version(self, game_id: str) -> int:
-        return self._versions.get(game_id, 0)
-
-    def game_events(self, game_id: str) -> list[E.Envelope]:
-        if not self._versions.get(game_id):
-            return []
-        return [env for env in L.read_log(self.path) if env.game_id == game_id]
-
-    def append(self, env: E.Envelope, expected_version: int) -> None:
-        stored = self._versions.get(env.game_id, 0)
-        if stored != expected_version or env.seq != expected_version + 1:
-            raise LogError(
-                f"stale expected version: the log holds game {env.game_id!r} up to seq "
-                f"{stored}, this append of seq {env.seq} expected {expected_version}",
-                file=self.location,
-                seq=env.seq,
-            )
-        if self._writer is None:
-            self._writer = L.LogWriter(self.path, fsync=self.fsync, repair=True)
-        self._writer.write(env)
-        self._versions[env.game_id] = env.seq
-
-    def close(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
-        if self._lock is not None:
-            self._lock.close()
-            self._lock = None
-
-    def __enter__(self) -> JsonlSink:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def open_sink(log_path: str | os.PathLike[str], *, create: bool = True) -> EventSink:
-    """A sink for a log file (``.jsonl`` or ``.msgpack``)."""
-    return JsonlSink(log_path, create=create)
-
-
-class StoreSink:
-    """The DuckDB store (:mod:`gostop_records.store`) as a sink: one committed transaction
-    per event, with the expected version, so an append that races another writer is
-    refused (:class:`~gostop_records.store.ConcurrencyError`) and writes nothing."""
-
-    def __init__(self, path: str | os.PathLike[str] | None = None, *, create: bool = True):
-        from .store import Store, default_path
-
-        p = Path(path) if path is not None else default_path()
-        if not create and not p.exists():
-            raise GostopError(f"{p}: no store here (record a game into it first)")
-        self.store = Store(p)
-        self.location = str(p)
-
-    def version(self, game_id: str) -> int:
-        return self.store.version(game_id)
-
-    def game_events(self, game_id: str) -> list[E.Envelope]:
-        return self.store.events(game_id)
-
-    def append(self, env: E.Envelope, expected_version: int) -> None:
-        self.store.append(env.game_id, [env], expected_version)
-
-    def close(self) -> None:
-        self.store.close()
-
-
-def open_store_sink(
-    path: str | os.PathLike[str] | None = None, *, create: bool = True
+def open_sink(
+    *,
+    db: str | os.PathLike[str] | None = None,
+    log: str | os.PathLike[str] | None = None,
+    create: bool = True,
 ) -> EventSink:
-    """The DuckDB store file as a sink (``$GOSTOP_DB`` or ``gostop.duckdb`` by default)."""
-    return StoreSink(path, create=create)
+    """Where a session writes: the log file ``log`` (JSON Lines, or msgpack by suffix) when
+    given, else the store ``db`` (``$GOSTOP_DB`` or ``gostop.duckdb`` by default).
+    ``create=False`` refuses a file that does not exist yet (a game to resume)."""
+    if log is not None and db is not None:
+        raise GostopError("write to a log file or to the store, not both")
+    if log is not None:
+        return JsonlSink(log, create=create)
+    return StoreSink(db, create=create)
 
 
 # --- what a session returns ----------------------------------------------------------------
@@ -371,7 +261,8 @@ class RecordingSession:
         )
         start_game(gid, ev)  # refuses a player count the ruleset is not played with
         session = cls(sink, gid, Projector(strict=True), [], by=by, clock=clock)
-        session._write(ev, None)
+        proj, chain, groups = session._try([ev])
+        session._commit(proj, chain, [groups[0][0]])
         return session
 
     @classmethod
@@ -520,28 +411,106 @@ class RecordingSession:
         return self.event(undo[-1][0]) if undo else None
 
     # --- writing -----------------------------------------------------------------------
+    #
+    # One pass of the rules per entry: a fork of the session's projector is fed the input
+    # (the engine applies it once and derives its consequences, ``expected``), then the
+    # consequences it derived; only when all of it is accepted is anything written, and the
+    # sink is handed the fork, so that the store need not run the rules again.
 
-    def _write(self, payload: Any, hand: int | None) -> E.Envelope:
+    def _draft(self, proj: Projector, hand: int | None, payload: Any) -> E.Envelope:
+        """The next envelope after ``proj``, without its time and hash yet."""
+        return L.envelope(
+            self.game_id, proj.last_seq + 1, hand, payload, by=self.by, at="", recorded_at=""
+        )
+
+    def _seal(self, chain: L.Chain, env: E.Envelope) -> E.Envelope:
         stamp = self.clock()
-        seq = self._proj.last_seq + 1
-        env = L.envelope(self.game_id, seq, hand, payload, by=self.by, at=stamp, recorded_at=stamp)
-        prev, count = self._chain.prev, self._chain.count
-        sealed = self._chain.seal(env)
-        try:
-            self.sink.append(sealed, seq - 1)
-        except BaseException:
-            self._chain.prev, self._chain.count = prev, count
-            raise
-        self.envelopes.append(sealed)
-        self._proj.feed(sealed)
-        return sealed
+        return chain.seal(msgspec.structs.replace(env, at=stamp, recorded_at=stamp))
+
+    def _try(
+        self, payloads: Sequence[Any]
+    ) -> tuple[Projector, L.Chain, list[tuple[E.Envelope, tuple[E.Envelope, ...], Any, Any]]]:
+        """Every payload and its consequences, sealed and fed to a fork of the projector:
+        (the fork, its chain, (input, consequences, state before, state after) of each).
+        Raises, having written nothing, when the rules refuse a payload."""
+        proj = self._proj.fork()
+        chain = L.Chain(self._chain.prev)
+        chain.count = self._chain.count
+        groups = []
+        for payload in payloads:
+            before = proj.game
+            draft = self._draft(proj, _hand_of(before, payload), payload)
+            try:
+                proj.feed(draft)  # the time is taken once the rules accept the entry
+            except ProjectionError as exc:
+                raise self._refusal(payload, exc, before) from None
+            first = self._seal(chain, draft)
+            proj.last = first
+            cons = []
+            while proj.expected:
+                g = proj.game
+                hand = g.hand_no or None if g is not None else None
+                env = self._seal(chain, self._draft(proj, hand, proj.expected[0]))
+                proj.feed(env)
+                cons.append(env)
+            groups.append((first, tuple(cons), before, proj.game))
+        return proj, chain, groups
+
+    def _owed(self) -> tuple[Projector, L.Chain, list[E.Envelope]]:
+        """The consequences the stored log owes (a crash between an input and them)."""
+        proj = self._proj.fork()
+        chain = L.Chain(self._chain.prev)
+        chain.count = self._chain.count
+        out = []
+        while proj.expected:
+            g = proj.game
+            hand = g.hand_no or None if g is not None else None
+            env = self._seal(chain, self._draft(proj, hand, proj.expected[0]))
+            proj.feed(env)
+            out.append(env)
+        return proj, chain, out
+
+    def _refusal(self, payload: Any, exc: ProjectionError, before: Any) -> IllegalAction:
+        if exc.rule == "choice_required":
+            card = getattr(payload, "card", "")
+            step = "play" if type(payload) is E.CardPlayed else "flip"
+            h = before.hand if before is not None else None
+            return ChoiceRequired(card, _choice_cards(h, card), step, exc.reason)
+        return IllegalAction(exc.rule, exc.reason)
+
+    def _commit(self, proj: Projector, chain: L.Chain, envs: Sequence[E.Envelope]) -> None:
+        """Write the envelopes a fork accepted and make the fork the session's state."""
+        if not envs:
+            return
+        append_entry = getattr(self.sink, "append_entry", None)
+        if append_entry is not None:
+            append_entry(list(envs), envs[0].seq - 1, proj)
+        else:
+            written = 0
+            try:
+                for env in envs:
+                    self.sink.append(env, env.seq - 1)
+                    written += 1
+            except BaseException:
+                self._caught_up(envs[:written])
+                raise
+        self.envelopes.extend(envs)
+        self._proj = proj
+        self._chain = chain
+
+    def _caught_up(self, written: Sequence[E.Envelope]) -> None:
+        """After a write failed part way, the session's state is what the sink holds."""
+        for env in written:
+            self._proj.feed(env)
+            self.envelopes.append(env)
+            self._chain.prev = env.hash
+            self._chain.count += 1
 
     def _complete(self) -> None:
         """Write the consequences the stored log owes (a crash after an input)."""
-        while self._proj.expected:
-            payload = self._proj.expected[0]
-            g = self.game
-            self.completed.append(self._write(payload, g.hand_no or None))
+        proj, chain, envs = self._owed()
+        self._commit(proj, chain, envs)
+        self.completed.extend(envs)
 
     @staticmethod
     def _checked(payload: Any) -> Any:
@@ -551,35 +520,8 @@ class RecordingSession:
         except msgspec.ValidationError as exc:
             raise IllegalAction("payload", f"{E.event_type(payload)}: {exc}") from None
 
-    def _simulate(self, payloads: Iterable[Any]) -> None:
-        """Apply inputs to a copy of the state: raises when any of them is refused."""
-        g = self.game
-        for p in payloads:
-            g, _ = self._apply(g, p)
-
-    def _apply(self, g: GameState, payload: Any) -> tuple[GameState, list[Any]]:
-        try:
-            return apply_game(g, payload)
-        except IllegalAction as exc:
-            if exc.rule == "choice_required":
-                card = getattr(payload, "card", "")
-                step = "play" if type(payload) is E.CardPlayed else "flip"
-                raise ChoiceRequired(card, self._choice_cards(card), step, exc.reason) from None
-            raise
-
-    def _choice_cards(self, card: str) -> list[str]:
-        h = self.hand
-        if h is None or card not in C.CODE_TO_INDEX:
-            return []
-        i = C.CODE_TO_INDEX[card]
-        return C.codes(h.layout & _MM[C.month_of(i)]) if i < 48 else []
-
-    def record(self, payload: Any) -> Entry:
-        """Validate one input payload and write it with its consequences.
-
-        Raises :class:`~gostop_records.errors.IllegalAction` (or :class:`ChoiceRequired`)
-        with the rule and the reason, having written nothing, when the rules refuse it.
-        """
+    @staticmethod
+    def _enterable(payload: Any) -> None:
         if not E.is_input(payload):
             raise IllegalAction(
                 "input_only", f"{E.event_type(payload)} is derived by the rules, not entered"
@@ -588,32 +530,35 @@ class RecordingSession:
             raise IllegalAction("retract_latest", "an entry is retracted with undo")
         if type(payload) is E.GameStarted:
             raise IllegalAction("game_started", "a game starts once, with its first event")
-        payload = self._checked(payload)
-        before = self.game
-        new, derived = self._apply(before, payload)
-        hand = new.hand_no or None
-        first = self._write(payload, hand)
-        cons = tuple(self._write(ev, hand) for ev in derived)
-        return Entry(first, cons, before, self.game)
+
+    def record(self, payload: Any) -> Entry:
+        """Validate one input payload and write it with its consequences.
+
+        Raises :class:`~gostop_records.errors.IllegalAction` (or :class:`ChoiceRequired`)
+        with the rule and the reason, having written nothing, when the rules refuse it.
+        """
+        return self.record_all([payload])[0]
 
     def record_all(self, payloads: Sequence[Any]) -> list[Entry]:
-        """Record several inputs, all or none: each is checked on a copy of the state first,
-        so a refused one writes nothing (an ``entry_retracted`` is an :meth:`undo`)."""
-        if len(payloads) > 1:
-            self._simulate([self._checked(p) for p in payloads])
-        out = []
+        """Record several inputs, all or none: every one is tried before anything is
+        written, so a refused one writes nothing (an ``entry_retracted`` is an :meth:`undo`)."""
+        if any(type(p) is E.EntryRetracted for p in payloads):
+            if len(payloads) != 1:
+                raise IllegalAction("retract_latest", "an undo is an entry of its own")
+            (p,) = payloads
+            target = self.retractable()
+            if target is not None and target.seq != p.seq:
+                raise IllegalAction(
+                    "retract_latest",
+                    f"only the latest input entry can be undone (seq {target.seq})",
+                )
+            return [self.undo(p.reason)]
         for p in payloads:
-            if type(p) is E.EntryRetracted:
-                target = self.retractable()
-                if target is not None and target.seq != p.seq:
-                    raise IllegalAction(
-                        "retract_latest",
-                        f"only the latest input entry can be undone (seq {target.seq})",
-                    )
-                out.append(self.undo(p.reason))
-            else:
-                out.append(self.record(p))
-        return out
+            self._enterable(p)
+        checked = [self._checked(p) for p in payloads]
+        proj, chain, groups = self._try(checked)
+        self._commit(proj, chain, [e for first, cons, _, _ in groups for e in (first, *cons)])
+        return [Entry(first, cons, before, after) for first, cons, before, after in groups]
 
     def enter(self, line: str) -> list[Entry]:
         """Record a line of the table notation (:mod:`gostop_records.notation`): what a
@@ -667,9 +612,7 @@ class RecordingSession:
             bonus_to_pile=[card_code(c) for c in bonus_to_pile],
         )
         if self.needs_hand_start():
-            started = self._hand_started(dealer)
-            self._simulate([self._checked(started), self._checked(deal)])
-            return [self.record(started), self.record(deal)]
+            return self.record_all([self._hand_started(dealer), deal])
         if dealer is not None and g.hand is not None and dealer != g.hand.dealer:
             raise IllegalAction(
                 "dealer", f"hand {g.hand_no} was started with seat {g.hand.dealer} dealing"
@@ -806,10 +749,28 @@ class RecordingSession:
                 "retract_latest",
                 "there is no entry to undo (undo goes back to the start of the hand in progress)",
             )
-        before = self.game
         payload = E.EntryRetracted(seq=target.seq, reason=reason or None)
-        env = self._write(payload, before.hand_no or None)
-        return Entry(env, (), before, self.game, retracted=target)
+        proj, chain, groups = self._try([payload])
+        env, _cons, before, after = groups[0]
+        self._commit(proj, chain, [env])
+        return Entry(env, (), before, after, retracted=target)
+
+
+def _hand_of(game: GameState | None, payload: Any) -> int | None:
+    """The ``hand`` field of an input's envelope: the hand it starts or is part of."""
+    if type(payload) is E.HandStarted:
+        return int(payload.hand)
+    if game is None or type(payload) is E.GameStarted:
+        return None
+    return game.hand_no or None
+
+
+def _choice_cards(h: HandState | None, card: str) -> list[str]:
+    """The layout cards of ``card``'s month, among which a play or flip must choose."""
+    if h is None or card not in C.CODE_TO_INDEX:
+        return []
+    i = C.CODE_TO_INDEX[card]
+    return C.codes(h.layout & _MM[C.month_of(i)]) if i < 48 else []
 
 
 def _month_ok(month: int) -> None:

@@ -393,3 +393,47 @@ def test_the_store_as_a_sink(tmp_path: Path) -> None:
     assert [E.event_type(e.event) for e in envs].count("note_added") == 1
     with pytest.raises(GostopError, match="no store here"):
         StoreSink(tmp_path / "none.duckdb", create=False)
+
+
+@pytest.mark.parametrize("sink_kind", ["store", "log"])
+def test_one_pass_of_the_rules_per_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sink_kind: str
+) -> None:
+    """A live entry goes through the engine once, whatever the sink; a refused one writes
+    nothing and leaves the session where it was."""
+    import gostop_records.projector as projector_module
+    from gostop_records.recorder import open_sink
+    from gostop_records.store import Store
+
+    calls: list[str] = []
+    real = projector_module.apply_game
+
+    def counted(game: Any, ev: Any, *args: Any) -> Any:
+        calls.append(E.event_type(ev))
+        return real(game, ev, *args)
+
+    monkeypatch.setattr(projector_module, "apply_game", counted)
+    where = {"db": tmp_path / "g.duckdb"} if sink_kind == "store" else {"log": tmp_path / "g.jsonl"}
+    sim = sim_payloads("matgo", 2, 3)
+    with RecordingSession.start(open_sink(**where), ["Ann", "Ben"], "matgo", game_id="g1") as s:
+        _record_inputs(s, sim[:8])  # the store's first append reads the stored game once
+        for p in sim[8:]:
+            if not E.is_input(p):
+                continue
+            calls.clear()
+            version = s.last_seq
+            s.record(p)
+            assert calls == [E.event_type(p)], calls
+            after = s.last_seq
+            with pytest.raises(IllegalAction):
+                s.record(E.StopCalled(seat=s.actor or 0, score=99))  # nobody may stop now
+            assert s.last_seq == after > version and s.sink.version("g1") == after
+            break
+        seq = s.last_seq
+        assert s.sink.version("g1") == seq
+    if sink_kind == "store":
+        with Store(tmp_path / "g.duckdb", read_only=True) as store:
+            envs = store.events("g1")
+            rows = store.query("SELECT count(*) FROM hands WHERE game_id = 'g1'").rows
+        assert len(envs) == seq and rows == [(1,)]
+        assert project(envs).ok

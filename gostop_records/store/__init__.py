@@ -15,6 +15,7 @@ from .append import AppendResult
 from .connection import DEFAULT_DB, ENV_VAR, default_path
 from .errors import ConcurrencyError, StoreError, StoreLockedError
 from .importer import ImportProgress, ImportReport, Problem
+from .sink import StoreSink
 from .store import Store
 
 __all__ = [
@@ -28,5 +29,6 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreLockedError",
+    "StoreSink",
     "default_path",
 ]

@@ -27,6 +27,7 @@ from .writer import EVENT_SELECT
 if TYPE_CHECKING:
     import duckdb
 
+    from ..projector import Projector
     from .append import AppendResult, GameCache
     from .export import ExportReport
     from .importer import ImportProgress, ImportReport
@@ -158,6 +159,7 @@ class Store:
         strict: bool = True,
         by: str = "api",
         at: str | None = None,
+        checked: Projector | None = None,
     ) -> AppendResult:
         """Append events to a game in one durable transaction; returns what was written.
 
@@ -170,12 +172,23 @@ class Store:
         :class:`~gostop_records.errors.ProjectionError` (strict) at the first event the
         rules refuse, :class:`~gostop_records.errors.LogError` for a bad seq or chain.
         Nothing is written when it raises.
+
+        ``checked``: a projector (not in place) that has been fed exactly the stored events
+        and then these sealed envelopes, strictly, as the live recorder's is; the rules are
+        then not run again.
         """
         from .append import append
 
         self._writable()
         return append(
-            self, game_id, envelopes_or_payloads, expected_version, strict=strict, by=by, at=at
+            self,
+            game_id,
+            envelopes_or_payloads,
+            expected_version,
+            strict=strict,
+            by=by,
+            at=at,
+            checked=checked,
         )
 
     def import_paths(

@@ -1,0 +1,54 @@
+"""The store as a recording session's sink (:class:`~gostop_records.recorder.EventSink`).
+
+Beside the store it writes to, as :class:`~gostop_records.log.JsonlSink` is beside the log
+writer: the session knows neither the SQL nor the files.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import GostopError
+
+if TYPE_CHECKING:
+    from ..events import Envelope
+    from ..projector import Projector
+
+__all__ = ["StoreSink"]
+
+
+class StoreSink:
+    """The DuckDB store (:mod:`gostop_records.store`) as a sink: one committed transaction
+    per append, with the expected version, so an append that races another writer is
+    refused (:class:`~gostop_records.store.ConcurrencyError`) and writes nothing. An entry
+    of a session is one transaction (:meth:`append_entry`)."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, create: bool = True):
+        from . import Store, default_path
+
+        p = Path(path) if path is not None else default_path()
+        if not create and not p.exists():
+            raise GostopError(f"{p}: no store here (record a game into it first)")
+        self.store = Store(p)
+        self.location = str(p)
+
+    def version(self, game_id: str) -> int:
+        return self.store.version(game_id)
+
+    def game_events(self, game_id: str) -> list[Envelope]:
+        return self.store.events(game_id)
+
+    def append(self, env: Envelope, expected_version: int) -> None:
+        self.store.append(env.game_id, [env], expected_version)
+
+    def append_entry(
+        self, envelopes: list[Envelope], expected_version: int, projector: Projector
+    ) -> None:
+        """An entry (an input and its consequences) in one transaction, with the projector
+        the session fed them to: the store checks the chain, not the rules again."""
+        self.store.append(envelopes[0].game_id, envelopes, expected_version, checked=projector)
+
+    def close(self) -> None:
+        self.store.close()
