@@ -38,6 +38,7 @@ import typer
 
 from gostop_records import events as E
 from gostop_records import notation
+from gostop_records.cards import BONUS_CODES
 from gostop_records.engine.state import Phase
 from gostop_records.errors import GostopError
 from gostop_records.recorder import (
@@ -80,7 +81,7 @@ show | proof | log [N]
 help | quit           these lines; stop (every entry is already saved)"""
 CARD_HELP = (
     "CARD: a month 01..12 and a kind (G bright, A animal, R ribbon, J1/J2 junk,\n"
-    "      D double junk): 01G, 9a, 11d; bonus cards B2, B3, B2B ...\n"
+    f"      D double junk): 01G, 9a, 11d; bonus cards {', '.join(BONUS_CODES[:3])} ...\n"
     "SEAT: a seat number (0, 1, 2) or a player's name."
 )
 

@@ -29,6 +29,7 @@ __all__ = [
     "CARDS",
     "CHEONGDAN",
     "CHODAN",
+    "CODES",
     "CODE_TO_INDEX",
     "CUP",
     "DOUBLE_JUNK",
@@ -37,6 +38,7 @@ __all__ = [
     "JUNK",
     "MONTH_CARDS",
     "MONTH_MASKS",
+    "MONTH_OF",
     "RAIN_BRIGHT",
     "RIBBONS",
     "SINGLE_JUNK",
@@ -170,6 +172,11 @@ ALL_CARDS: tuple[Card, ...] = (
         for u in code[1]
     ),
 )
+#: The code of each card index (``CODES[i] == ALL_CARDS[i].code``).
+CODES: tuple[str, ...] = tuple(c.code for c in ALL_CARDS)
+#: The month of each card index, 0 for bonus cards: a lookup, as fast as the arithmetic in
+#: the engine's hot paths.
+MONTH_OF: tuple[int, ...] = tuple(c.month for c in ALL_CARDS)
 #: Index -> card, for every card including bonus cards.
 CARDS = ALL_CARDS
 CODE_TO_INDEX: dict[str, int] = {c.code: c.index for c in ALL_CARDS}
@@ -270,4 +277,4 @@ def _codes(mask: int) -> tuple[str, ...]:
 
 def month_of(idx: int) -> int:
     """Month of a card index (0 for bonus cards)."""
-    return idx // 4 + 1 if idx < 48 else 0
+    return MONTH_OF[idx]

@@ -80,13 +80,15 @@ class CardCodeError(GostopError, ValueError):
     """An input string is not a card code; the message names it and the valid forms."""
 
     def __init__(self, code: object, where: str | None = None) -> None:
+        from .cards import BONUS_CODES  # the deck's module imports this one: here, not above
+
         self.code = code
         self.where = where
         place = f"{where}: " if where else ""
         super().__init__(
             f"{place}unknown card code {code!r}: a card is a month 01..12 followed by "
             "G (bright), A (animal), R (ribbon), J1/J2 (junk) or D (double junk), "
-            "e.g. 01G, 09A, 11D, 12R; bonus cards are B2, B3, B2B, B3B, B2C"
+            f"e.g. 01G, 09A, 11D, 12R; bonus cards are {', '.join(BONUS_CODES)}"
         )
 
 

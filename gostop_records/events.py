@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta, Struct
 
-from .cards import ALL_CARDS
+from .cards import CODES
 
 __all__ = [
     "CONSEQUENCE_TYPES",
@@ -60,7 +60,7 @@ __all__ = [
 ]
 
 #: A card code as it appears in logs: canonical upper case (``01G``, ``11D``, ``B2``).
-CardCode = Literal[tuple(c.code for c in ALL_CARDS)]  # type: ignore[valid-type]
+CardCode = Literal[CODES]  # type: ignore[valid-type]
 Seat = Annotated[int, Meta(ge=0, le=2, description="Seat index in the game's seat order, from 0")]
 Month = Annotated[int, Meta(ge=1, le=12)]
 Count = Annotated[int, Meta(ge=0)]

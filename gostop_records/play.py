@@ -63,7 +63,7 @@ __all__ = [
 #: The human's seat; the bots sit after it.
 HUMAN = 0
 DEFAULT_BOT = "greedy"
-CODES: tuple[str, ...] = tuple(c.code for c in C.ALL_CARDS)
+CODES = C.CODES
 _MM = C.MONTH_MASKS
 
 #: Steps the session takes by itself, without an answer from anybody.
@@ -427,7 +427,7 @@ class PlaySession:
                 else "; then the stock top is played in its place"
             )
             return Option(number, "card", code, code, 0, (code,), (), False, text, tuple(plays))
-        m = i // 4 + 1
+        m = C.month_of(i)
         on = h.layout & _MM[m]
         n = on.bit_count()
         choose = False

@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from .cards import ALL_CARDS
+from .cards import BONUS_CODES, CODES
 from .events import EVENT_TYPES, EVENT_VERSIONS, Envelope
 
 __all__ = [
@@ -34,12 +34,12 @@ BASE_URI = "https://gostop-records.example/schemas/"
 ENVELOPE_FILE = "envelope.schema.json"
 
 _REF = "#/$defs/{name}"
-_CARD_CODES = [c.code for c in ALL_CARDS]
+_CARD_CODES = list(CODES)
 _CARD_DEF = {
     "title": "CardCode",
     "description": (
         "A card in canonical upper case: month 01..12 then G (bright), A (animal), R (ribbon), "
-        "J1/J2 (junk) or D (double junk); bonus cards B2, B3, B2B, B3B, B2C."
+        f"J1/J2 (junk) or D (double junk); bonus cards {', '.join(BONUS_CODES)}."
     ),
     "enum": _CARD_CODES,
 }

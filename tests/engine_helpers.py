@@ -219,7 +219,7 @@ class Scenario:
                 k = 0
                 while len(h) < t.hand_size:
                     i = month_rest[k]
-                    m = C.MONTH_MASKS[i // 4 + 1]
+                    m = C.MONTH_MASKS[C.month_of(i)]
                     if ((have | (1 << i)) & m) == m:
                         k += 1
                         continue

@@ -35,7 +35,7 @@ from gostop_records.rules import PRESETS
 from gostop_records.sim.dealer import SplitMix64, deal, shuffled_deck
 from gostop_records.sim.selfplay import GameSpec, play_game
 
-CODES = tuple(c.code for c in C.ALL_CARDS)
+CODES = C.CODES
 MAX_INPUTS_PER_HAND = 400  # a hand has at most ~60 inputs; this bounds a runaway loop
 FAST = settings(
     max_examples=25,

@@ -19,14 +19,15 @@ from .turn import _equivalent, _first_play_pending, _fours_in
 __all__ = ["legal_actions"]
 
 _MM = C.MONTH_MASKS
-CODES: tuple[str, ...] = tuple(c.code for c in C.ALL_CARDS)
+CODES = C.CODES
+_MONTH_OF = C.MONTH_OF
 
 
 def _choices(s: HandState, i: int) -> list[str | None]:
     """The ``chosen`` values a card may carry when it lands on the layout."""
     if i >= 48:
         return [None]
-    on = s.layout & _MM[i // 4 + 1]
+    on = s.layout & _MM[_MONTH_OF[i]]
     if on.bit_count() != 2:
         return [None]
     a = (on & -on).bit_length() - 1
@@ -41,7 +42,11 @@ def _flip_choices(s: HandState, i: int) -> list[str | None]:
     assert turn is not None
     if i >= 48:
         return [None]
-    if s.phase is Phase.FLIP and (turn.played >= 0 or turn.bomb) and i // 4 + 1 == turn.play_month:
+    if (
+        s.phase is Phase.FLIP
+        and (turn.played >= 0 or turn.bomb)
+        and _MONTH_OF[i] == turn.play_month
+    ):
         return [None]
     return _choices(s, i)
 

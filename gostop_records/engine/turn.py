@@ -37,7 +37,8 @@ from .state import HandState, Phase, Turn
 
 __all__ = ["apply", "facts_of", "locate", "new_hand"]
 
-CODES: tuple[str, ...] = tuple(c.code for c in C.ALL_CARDS)
+CODES = C.CODES
+_MONTH_OF = C.MONTH_OF
 _IDX = C.CODE_TO_INDEX
 _MM = C.MONTH_MASKS
 _KINDS = tuple(c.kind for c in C.ALL_CARDS)
@@ -537,7 +538,7 @@ def _choose(s: HandState, i: int, on: int, chosen: str | None, what: str) -> int
 
 def _place_play(s: HandState, i: int, chosen: str | None, source: str) -> None:
     turn = _turn(s)
-    m = i // 4 + 1
+    m = _MONTH_OF[i]
     on = s.layout & _MM[m]
     turn.chosen = _choose(s, i, on, chosen, "played")
     turn.played = i
@@ -594,7 +595,7 @@ def _play(s: HandState, a: E.CardPlayed, out: Out) -> None:
         if s.table.rules.bonus_play is BonusPlay.FLIP_IN_PLACE:
             s.phase = Phase.FLIP_AS_PLAY
         return
-    if turn.shake_month and i // 4 + 1 != turn.shake_month:
+    if turn.shake_month and _MONTH_OF[i] != turn.shake_month:
         raise _illegal(
             "shaking", f"the shake showed month {turn.shake_month:02d}: play one of those cards"
         )
@@ -660,7 +661,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
     last = s.turns_left(seat) == 0
     ex = t.last_turn_exceptions if last else _NO_EXCEPTIONS
     fb = 1 << f
-    fm = f // 4 + 1
+    fm = _MONTH_OF[f]
     p = turn.played
     pm = turn.play_month
     pn = turn.play_n

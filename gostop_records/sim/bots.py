@@ -158,7 +158,7 @@ class GreedyBot:
             return 50.0  # a bonus card is free junk and a free draw
         seat = a.seat
         bit = 1 << i
-        month = _MM[i // 4 + 1]
+        month = _MM[C.month_of(i)]
         on = s.layout & month
         n = on.bit_count()
         played = type(a) is E.CardPlayed

@@ -84,7 +84,7 @@ __all__ = [
     "script_of",
 ]
 
-CODES: tuple[str, ...] = tuple(c.code for c in C.ALL_CARDS)
+CODES = C.CODES
 EPOCH = datetime(2026, 1, 1, 19, 0, tzinfo=UTC)
 _FILL = "..."
 _UNKNOWN = "?"

@@ -40,7 +40,7 @@ __all__ = [
     "simulate",
 ]
 
-CODES = tuple(c.code for c in C.ALL_CARDS)
+CODES = C.CODES
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 DEFAULT_BOT = "greedy"
 
