@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from gostop_records import log as L
-from gostop_records.projector import project
+from gostop_records.games import load_game
+from gostop_records.replay import timeline
 
 from . import common
 from .render import Painter, proof_lines, render_game
@@ -54,15 +54,17 @@ def demo(folder: DirOption = Path("gostop-demo")) -> None:
 
     title(f"2. replay: the end of hand {r.replay_hand} of {r.replay_game}")
     assert r.replay_log is not None
-    envs = list(L.read_log(r.replay_log))
-    at = project(envs, strict=False, until_seq=r.replay_seq)
-    assert at.game is not None
-    echo(render_game(at.game, paint=paint, last=at.last))
-    result = at.game.results[-1] if at.game.results else None
+    gid, envs = load_game(r.replay_log, game=r.replay_game)
+    tl = timeline(gid, envs)
+    i = tl.index_of_seq(r.replay_seq)
+    game = tl.states[i]
+    assert game is not None
+    echo(render_game(game, paint=paint, last=tl.envelopes[i]))
+    result = game.results[-1] if game.results else None
     proof = result.proof() if result is not None else None
     if proof is not None:
         echo()
-        for line in proof_lines(proof, at.game.players, paint):
+        for line in proof_lines(proof, game.players, paint):
             echo(line)
 
     title("3. a disputed payment, audited")

@@ -241,3 +241,37 @@ def test_problem_and_issue_become_findings() -> None:
     (issue,) = project(envs, strict=False).issues
     g = issue.to_finding("x.jsonl", 4, envs[0].game_id)
     assert g.severity == "error" and g.rule == issue.rule and g.seq == issue.seq
+
+
+def test_the_command_line_holds_no_service_of_its_own() -> None:
+    """cli/ parses, calls the library and renders: it runs no fold of its own, decodes,
+    encodes or seals no log line and checks no chain (those are the library's services,
+    shared with the HTTP service)."""
+    import ast
+
+    cli = Path(__file__).resolve().parents[1] / "cli"
+    primitives = {
+        "encode_json",
+        "encode_msgpack",
+        "decode_json_line",
+        "json_records",
+        "iter_jsonl",
+        "iter_msgpack",
+        "read_log",
+        "verify",
+        "Chain",
+        "seal",
+    }
+    for path in sorted(cli.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert node.module != "gostop_records.projector", path.name
+                if node.module == "gostop_records.log":
+                    assert not {a.name for a in node.names} & primitives, path.name
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "L"
+            ):
+                assert node.attr not in primitives, f"{path.name}: L.{node.attr}"
