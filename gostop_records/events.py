@@ -12,7 +12,7 @@ projector re-derives every consequence and checks it against the record.
 
 Storage rules (a stored log must stay readable by older and newer readers): no
 ``array_like``, no ``omit_defaults``, no ``forbid_unknown_fields``, and the tag field stays
-``type``. A payload that changes shape gets a new ``v`` and an upcaster in ``log.py``.
+``type``. A payload that changes shape gets a new ``v`` and an upcaster in ``log/codec.py``.
 """
 
 from __future__ import annotations
