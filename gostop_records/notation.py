@@ -55,6 +55,7 @@ __all__ = [
     "Line",
     "NotationError",
     "UnknownCommand",
+    "actor",
     "bomb_cards",
     "card_code",
     "hand_started",
@@ -312,7 +313,7 @@ def parse(
     if verb == "note":
         return [_note(ln.rest)]
     if verb == "undo":
-        return [_undo(args, ln.rest, undo_target)]
+        return [_undo(ln.rest, undo_target)]
     if verb == "pay":
         return _pay(game, ln.rest)
     if verb == "hand":
@@ -352,8 +353,17 @@ def parse(
     return [E.StopCalled(seat=s, score=h.score_of(s))]
 
 
-_WHO = {"play": "play", "flip": "flip", "flip_only": "flip-only turn", "bomb": "bomb"}
-_WHO |= {"shake": "shake", "cup": "cup decision", "go": "Go or Stop", "stop": "Go or Stop"}
+#: What a verb waits for, in the sentence "no ... is expected now".
+_WHO = {
+    "play": "play",
+    "flip": "flip",
+    "flip_only": "flip-only turn",
+    "bomb": "bomb",
+    "shake": "shake",
+    "cup": "cup decision",
+    "go": "Go or Stop",
+    "stop": "Go or Stop",
+}
 
 
 def _waits_for(game: GameState) -> str:
@@ -446,7 +456,7 @@ def _fours(game: GameState, args: Sequence[str]) -> E.FourOfAMonthShown:
 
 def _pay(game: GameState, rest: str) -> list[Any]:
     if not rest or rest.strip().lower() == "due":
-        dues = [d for d in game.pending_dues()]
+        dues = game.pending_dues()
         if not dues:
             raise IllegalAction("payment", "no payment is due")
         return [E.PaymentRecorded(payer=d[1], payee=d[2], chips=d[4]) for d in dues]
@@ -471,7 +481,7 @@ def _note(rest: str) -> E.NoteAdded:
     return E.NoteAdded(text=text, about_seq=about or None)
 
 
-def _undo(args: Sequence[str], rest: str, target: int | None) -> E.EntryRetracted:
+def _undo(rest: str, target: int | None) -> E.EntryRetracted:
     m = re.match(r"^@(\d+)\s*(.*)$", rest, re.S)
     if m:
         target, rest = int(m.group(1)), m.group(2)
