@@ -368,19 +368,7 @@ _WHO = {
 
 def _waits_for(game: GameState) -> str:
     """What the table waits for, in the words of a prompt."""
-    h = game.hand
-    if h is None or h.phase is Phase.ENDED:
-        if game.finished:
-            return "over"
-        return "pay" if game.pending_dues() else "deal"
-    return {
-        Phase.DEAL: "deal",
-        Phase.PLAY: "play",
-        Phase.FLIP: "flip",
-        Phase.FLIP_AS_PLAY: "flip",
-        Phase.CUP: "cup",
-        Phase.DECIDE: "decide",
-    }.get(h.phase, "deal")
+    return game.waiting().kind
 
 
 def _card_step(verb: str, seat: int, h: HandState, ln: Line) -> Any:

@@ -40,7 +40,7 @@ from . import events as E
 from . import log as L
 from . import notation
 from .engine.actions import legal_actions
-from .engine.game import GameState, HandResult, start_game
+from .engine.game import GameState, HandResult, Waiting, start_game
 from .engine.settlement import Proof
 from .engine.state import HandState, Phase
 from .errors import GostopError, IllegalAction, LogError, ProjectionError
@@ -161,21 +161,6 @@ class Entry:
     @property
     def envelopes(self) -> tuple[E.Envelope, ...]:
         return (self.input, *self.consequences)
-
-
-@dataclass(frozen=True, slots=True)
-class Waiting:
-    """What the table waits for next, and who acts.
-
-    ``kind``: ``deal`` (the next hand's deal), ``play``, ``flip``, ``cup`` (the September
-    cup's holder decides animal or junk), ``decide`` (Go or Stop), ``pay`` (the payments of a
-    finished hand), ``over`` (a single-hand game has ended).
-    """
-
-    kind: str
-    seat: int | None
-    hand: int
-    options: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,31 +317,13 @@ class RecordingSession:
         return self._proj.last_seq
 
     def waiting(self) -> Waiting:
-        """What the table waits for next (see :class:`Waiting`)."""
-        g = self.game
-        h = g.hand
-        if h is not None and h.phase is not Phase.ENDED:
-            p = h.phase
-            if p is Phase.DEAL:
-                return Waiting("deal", h.dealer, h.hand_no)
-            if p is Phase.PLAY:
-                return Waiting("play", h.turn_seat, h.hand_no)
-            if p in (Phase.FLIP, Phase.FLIP_AS_PLAY):
-                return Waiting("flip", h.turn_seat, h.hand_no)
-            if p is Phase.CUP:
-                return Waiting("cup", h.decider, h.hand_no, ("animal", "junk"))
-            return Waiting("decide", h.decider, h.hand_no, ("go", "stop"))
-        if self.pending_dues():
-            return Waiting("pay", None, g.hand_no)
-        if g.finished:
-            return Waiting("over", None, g.hand_no)
-        return Waiting("deal", g.next_dealer, g.hand_no + 1)
+        """What the table waits for next (see :class:`~gostop_records.engine.game.Waiting`)."""
+        return self.game.waiting()
 
     @property
     def actor(self) -> int | None:
         """The seat that acts next (None between hands)."""
-        w = self.waiting()
-        return w.seat if w.kind in ("play", "flip", "cup", "decide") else None
+        return notation.actor(self.hand)
 
     def legal_actions(self) -> list[Any]:
         """Every input the rules allow next in the hand (empty between hands)."""

@@ -22,7 +22,7 @@ from .table import Table, table_for
 from .turn import apply as apply_hand
 from .turn import facts_of, new_hand
 
-__all__ = ["GameState", "HandResult", "apply_game", "start_game"]
+__all__ = ["GameState", "HandResult", "Waiting", "apply_game", "start_game"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +46,21 @@ class HandResult:
         if self.state.proof is not None:
             return self.state.proof  # type: ignore[no-any-return]
         return settle(self.state.table, facts_of(self.state, self.winner))
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """What the table waits for next, and who acts.
+
+    ``kind``: ``deal`` (the next hand's deal), ``play``, ``flip``, ``cup`` (the September
+    cup's holder decides animal or junk), ``decide`` (Go or Stop), ``pay`` (the payments of a
+    finished hand), ``over`` (a single-hand game has ended).
+    """
+
+    kind: str
+    seat: int | None
+    hand: int
+    options: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -105,6 +120,26 @@ class GameState:
                 net[payer] -= pts * self.stake
                 net[payee] += pts * self.stake
         return net
+
+    def waiting(self) -> Waiting:
+        """What the table waits for next, and who acts (see :class:`Waiting`)."""
+        h = self.hand
+        if h is not None and h.phase is not Phase.ENDED:
+            p = h.phase
+            if p is Phase.DEAL:
+                return Waiting("deal", h.dealer, h.hand_no)
+            if p is Phase.PLAY:
+                return Waiting("play", h.turn_seat, h.hand_no)
+            if p in (Phase.FLIP, Phase.FLIP_AS_PLAY):
+                return Waiting("flip", h.turn_seat, h.hand_no)
+            if p is Phase.CUP:
+                return Waiting("cup", h.decider, h.hand_no, ("animal", "junk"))
+            return Waiting("decide", h.decider, h.hand_no, ("go", "stop"))
+        if self.pending_dues():
+            return Waiting("pay", None, self.hand_no)
+        if self.finished:
+            return Waiting("over", None, self.hand_no)
+        return Waiting("deal", self.next_dealer, self.hand_no + 1)
 
     def pending_dues(self) -> list[tuple[int, int, int, int, int, str]]:
         """Payments due in the latest hand that no recorded payment answers yet: (hand,
