@@ -3,6 +3,7 @@ and a line outside the grammar is refused with the reason."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from gostop_records.sim.selfplay import GameSpec, play_payloads
 GAMES = [("matgo", 2), ("cardavia", 2), ("gamerules", 3), ("gostop3", 3), ("gamerules", 2)]
 
 
+@functools.lru_cache(maxsize=64)
 def _walk(preset: str, players: int, seed: int) -> list[tuple[GameState, Any]]:
     """(state before, input) of every input of a simulated game."""
     payloads = [p for _, p in play_payloads(GameSpec(PRESETS[preset], players, 2, seed))]
@@ -154,3 +156,26 @@ def test_the_recorder_enters_lines_all_or_nothing(tmp_path: Path) -> None:
         (entry,) = rec.enter("undo wrong")
         assert entry.retracted is not None
         assert notation.text(entry.input.event) == f"undo @{entry.retracted.seq} wrong"
+
+
+_WORDS = [*notation.VERBS, "layout", "hand", "stock", "bonus", "dealer", "deck", "choose"]
+_WORDS += ["draw", "due", "animal", "junk", "?", "->", "@3", "0", "1", "2", "7", "05", "13"]
+_WORDS += ["03G", "03r", "b2", "11d", "13X", "Ann", "p1", ":", ",", "-5", "x"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    words=st.lists(st.sampled_from(_WORDS) | st.text(max_size=6), max_size=8),
+    at=st.integers(0, 30),
+)
+def test_any_line_is_read_or_refused_with_a_reason(words: list[str], at: int) -> None:
+    """Whatever a program sends, the answer is payloads or a typed error, never a crash."""
+    walk = _walk("matgo", 2, 7)
+    g = walk[min(at, len(walk) - 1)][0]
+    line = " ".join(words)
+    try:
+        got = parse(line, g, undo_target=at or None)
+    except (NotationError, CardCodeError, IllegalAction) as exc:
+        assert str(exc)
+    else:
+        assert all(E.is_input(p) for p in got)
