@@ -55,7 +55,6 @@ __all__ = [
     "mask_of",
     "month_of",
     "parse",
-    "parse_many",
 ]
 
 
@@ -224,10 +223,6 @@ def parse(code: str, where: str | None = None) -> int:
     if idx is None:
         raise CardCodeError(code, where)
     return idx
-
-
-def parse_many(codes: Iterable[str], where: str | None = None) -> list[int]:
-    return [parse(c, where) for c in codes]
 
 
 def card(code_or_index: str | int) -> Card:
