@@ -65,6 +65,8 @@ __all__ = [
 ]
 
 _MM = C.MONTH_MASKS
+#: The hand field of an input's envelope taken from the hand the input belongs to.
+_ITS_HAND = -1
 Clock = Callable[[], str]
 
 
@@ -246,8 +248,7 @@ class RecordingSession:
         )
         start_game(gid, ev)  # refuses a player count the ruleset is not played with
         session = cls(sink, gid, Projector(strict=True), [], by=by, clock=clock)
-        proj, chain, groups = session._try([ev])
-        session._commit(proj, chain, [groups[0][0]])
+        session._write(ev, None)
         return session
 
     @classmethod
@@ -395,10 +396,11 @@ class RecordingSession:
         return chain.seal(msgspec.structs.replace(env, at=stamp, recorded_at=stamp))
 
     def _try(
-        self, payloads: Sequence[Any]
+        self, payloads: Sequence[Any], hand: int | None = _ITS_HAND
     ) -> tuple[Projector, L.Chain, list[tuple[E.Envelope, tuple[E.Envelope, ...], Any, Any]]]:
         """Every payload and its consequences, sealed and fed to a fork of the projector:
         (the fork, its chain, (input, consequences, state before, state after) of each).
+        ``hand`` is the inputs' hand field (by default the hand each payload belongs to).
         Raises, having written nothing, when the rules refuse a payload."""
         proj = self._proj.fork()
         chain = L.Chain(self._chain.prev)
@@ -406,7 +408,8 @@ class RecordingSession:
         groups = []
         for payload in payloads:
             before = proj.game
-            draft = self._draft(proj, _hand_of(before, payload), payload)
+            field = _hand_of(before, payload) if hand == _ITS_HAND else hand
+            draft = self._draft(proj, field, payload)
             try:
                 proj.feed(draft)  # the time is taken once the rules accept the entry
             except ProjectionError as exc:
@@ -422,6 +425,14 @@ class RecordingSession:
                 cons.append(env)
             groups.append((first, tuple(cons), before, proj.game))
         return proj, chain, groups
+
+    def _write(self, payload: Any, hand: int | None) -> E.Envelope:
+        """Write one event the session makes itself (not a table's entry), through a fork
+        like every entry; what the rules derive from it follows it."""
+        proj, chain, groups = self._try([payload], hand)
+        first, cons, _before, _after = groups[0]
+        self._commit(proj, chain, [first, *cons])
+        return first
 
     def _owed(self) -> tuple[Projector, L.Chain, list[E.Envelope]]:
         """The consequences the stored log owes (a crash between an input and them)."""
