@@ -167,6 +167,16 @@ def _split(text: str) -> list[str]:
     return text.replace(",", " ").replace(":", " ").split()
 
 
+_FIRST = re.compile(r"([^\s,:]*)[\s,:]*(.*)", re.S)
+
+
+def _first(text: str) -> tuple[str, str]:
+    """The first word of a text (up to a space, a comma or a colon) and the rest."""
+    m = _FIRST.match(text.strip())
+    assert m is not None  # the pattern matches any text
+    return m.group(1), m.group(2)
+
+
 def read(line: str, players: Sequence[E.Player] = ()) -> Line:
     """The grammar's reading of a line, without a game state (see :class:`Line`).
 
@@ -175,11 +185,11 @@ def read(line: str, players: Sequence[E.Player] = ()) -> Line:
     stripped = line.strip()
     if not stripped:
         raise NotationError("empty input")
-    head, _, after = stripped.partition(" ")
+    head, after = _first(stripped)
     seat: str | None = None
     names = {p.id.lower() for p in players} | {p.name.lower() for p in players}
     if head.isdigit() or (head.lower() in names and head.lower() not in VERBS):
-        nxt, _, more = after.strip().partition(" ")
+        nxt, more = _first(after)
         if head.isdigit() or nxt.lower() in VERBS or _looks_like_card(nxt):
             seat, head, after = head, nxt, more
             if not head:
