@@ -206,17 +206,7 @@ def render_game(
             )
             out.append(f"{mark} {p(seat_name(players, s), bold=True)}")
             out.append(f"    hand    {_hand_text(h, s, p)}")
-            pile = h.piles[s]
-            groups = []
-            for label, mask in (
-                ("brights", C.BRIGHTS),
-                ("animals", C.ANIMALS),
-                ("ribbons", C.RIBBONS),
-                ("junk", h.table.stealable),
-            ):
-                got = C.codes(pile & mask)
-                if got:
-                    groups.append(f"{label} {p.cards(got)}")
+            groups = [f"{label} {p.cards(got)}" for label, got in words.pile_groups(h, s)]
             out.append(f"    pile    {'; '.join(groups) or '-'}")
             sc = h.itemised(s)
             line = f"    score   {_score_text(h, s)}"
@@ -285,16 +275,7 @@ def render_seat_view(
         elif own_hand:
             lines.append(f"hand   {_hand_text(h, s, p)}")
         pile = h.piles[s]
-        groups = []
-        for label, mask in (
-            ("brights", C.BRIGHTS),
-            ("animals", C.ANIMALS),
-            ("ribbons", C.RIBBONS),
-            ("junk", h.table.stealable),
-        ):
-            got = C.codes(pile & mask)
-            if got:
-                groups.append(f"{label} {p.cards(got)}")
+        groups = [f"{label} {p.cards(got)}" for label, got in words.pile_groups(h, s)]
         sc = h.itemised(s)
         units = h.table.units(pile, sc.cup_role == "junk")
         junk = f" ({units} junk unit{'s' if units > 1 else ''})" if units else ""

@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from . import cards as C
 from . import events as E
-from .engine.state import Phase
+from .engine.state import HandState, Phase
 
 __all__ = [
     "CAPTURE_KINDS",
@@ -25,6 +26,7 @@ __all__ = [
     "SOURCES",
     "Marks",
     "describe",
+    "pile_groups",
     "recorded",
     "seat_name",
     "who",
@@ -80,6 +82,19 @@ class _Plain:
 
 
 PLAIN: Marks = _Plain()
+
+
+def pile_groups(h: HandState, seat: int) -> list[tuple[str, list[str]]]:
+    """A seat's pile by kind, as a display names it: (``brights``, codes), (``animals``, ...),
+    (``ribbons``, ...), (``junk``, ...), the kinds it holds none of left out."""
+    pile = h.piles[seat]
+    kinds = (
+        ("brights", C.BRIGHTS),
+        ("animals", C.ANIMALS),
+        ("ribbons", C.RIBBONS),
+        ("junk", h.table.stealable),
+    )
+    return [(label, got) for label, mask in kinds if (got := C.codes(pile & mask))]
 
 
 def seat_name(players: Sequence[E.Player], seat: int | None) -> str:
