@@ -4,12 +4,15 @@ A recorder at a real table enters what happens (the deal, each play and flip, ch
 Stop, the payments). The session checks every entry against the rules engine *before*
 anything is written: an impossible entry raises a typed error naming the rule and writes
 nothing. A legal entry is written as its input event followed by the consequences the engine
-derives (captures, ppuk, junk transfers, the end of the hand), one envelope at a time, each
-hash-chained and durable (flushed and synced, or committed) before the method returns, so a
-crash or a power loss never loses an acknowledged entry.
+derives (captures, ppuk, junk transfers, the end of the hand), hash-chained and durable
+(flushed and synced, or committed) before the method returns, so a crash or a power loss
+never loses an acknowledged entry.
 
-The session's state is a strict :class:`~gostop_records.projector.Projector` fed with every
-envelope it writes, so what the recorder sees is exactly what a replay of the log shows, and
+The session's state is a strict :class:`~gostop_records.projector.Projector`. An entry runs
+through the rules once: a fork of it is fed the input (the engine applies it and derives the
+consequences) and then those consequences; only then is anything written, and the fork
+becomes the session's state (the store takes it too, and does not run the rules again). So
+what the recorder sees is exactly what a replay of the log shows, and
 :meth:`RecordingSession.undo` is an ``entry_retracted`` event that the projector answers by
 restoring the state before the latest input: compensating, never an edit.
 :meth:`RecordingSession.resume` rebuilds the state from the stored log and, when a crash cut
