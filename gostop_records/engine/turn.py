@@ -25,12 +25,12 @@ from ..rules import (
     HandFourTie,
     LastTurnRule,
     LayoutFour,
-    NagariCarry,
     Shaking,
     SseulRule,
     StealCount,
     TransferOrder,
 )
+from .rulebook import INSTANT_WIN_MULTIPLIERS, NAGARI_CARRY
 from .scoring import cup_as_junk
 from .settlement import HandFacts, Proof, settle
 from .state import HandState, Phase, Turn
@@ -335,10 +335,7 @@ def _instant_dues(
     s: HandState, winner: int, pts: int, reason: str
 ) -> list[tuple[int, int, int, str]]:
     t = s.table
-    if t.rules.instant_win_multipliers:
-        pts *= s.carry
-        pts *= t.rules.shake_multiplier ** s.shakes[winner]
-        pts *= t.rules.bomb_multiplier ** s.bombs[winner]
+    pts = INSTANT_WIN_MULTIPLIERS.points(t.rules, pts, s.carry, s.shakes[winner], s.bombs[winner])
     return [(p, winner, pts, reason) for p in range(t.players) if p != winner]
 
 
@@ -353,21 +350,7 @@ def _end(
     reason: str,
     dues: list[tuple[int, int, int, str]] | None = None,
 ) -> None:
-    rules = s.table.rules
-    if outcome == "nagari":
-        mode = rules.nagari_carry
-        if mode is NagariCarry.CUMULATIVE:
-            nxt = s.carry * 2
-            if rules.nagari_carry_cap is not None:
-                nxt = min(nxt, rules.nagari_carry_cap)
-        elif mode is NagariCarry.ONCE:
-            nxt = 2
-        else:
-            nxt = 1
-    elif outcome == "void":
-        nxt = s.carry
-    else:
-        nxt = 1
+    nxt = NAGARI_CARRY.next_carry(s.table.rules, s.carry, outcome)
     s.phase = Phase.ENDED
     s.outcome = outcome
     s.winner = winner

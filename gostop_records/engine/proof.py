@@ -1,0 +1,128 @@
+"""The records a scoring or a settlement produces: score lines, scores, factors, proofs.
+
+They live apart from the rules that make them (``rulebook/``) and from the folds that run
+the rules (``scoring``, ``settlement``), so that each rule can build its own line or factor
+without an import cycle. Every line and factor carries the stable id of the rule behind it
+(``ScoreLine.combo``, ``Factor.rule``): programs key on the id, people read the name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["Due", "Factor", "HandFacts", "LoserProof", "Proof", "Score", "ScoreLine"]
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreLine:
+    """One scoring combination: which one (its id), what it is called here, which cards make
+    it, what it is worth."""
+
+    combo: str
+    name: str
+    cards: tuple[str, ...]
+    points: int
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """An itemised combination score and the counts the settlement rules look at."""
+
+    total: int
+    lines: tuple[ScoreLine, ...]
+    brights: int
+    animals: int
+    ribbons: int
+    junk_units: int
+    bright_points: int
+    junk_points: int
+    cup_role: str | None  # "animal" or "junk" when the pile holds the cup
+    cup_reason: str | None
+
+    def __str__(self) -> str:
+        if not self.lines:
+            return "0 points"
+        parts = [f"{ln.name} {ln.points}" for ln in self.lines]
+        return f"{self.total} points: " + ", ".join(parts)
+
+    def points_of(self, combo: str) -> int:
+        """Points of the lines made by one combination (0 when it does not score)."""
+        return sum(ln.points for ln in self.lines if ln.combo == combo)
+
+
+@dataclass(frozen=True, slots=True)
+class Due:
+    """One payment the rules make due."""
+
+    payer: int
+    payee: int
+    points: int
+    chips: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Factor:
+    """A multiplier: the rule it comes from (its id), its name, whether it applies, the
+    condition behind it, and the setting that decides it."""
+
+    rule: str
+    name: str
+    factor: int
+    applies: bool
+    condition: str
+    setting: str
+
+
+@dataclass(frozen=True, slots=True)
+class LoserProof:
+    loser: int
+    factors: tuple[Factor, ...]
+    multiplier: int
+    points: int  # Go points times every applying factor
+    chips: int  # points times the stake: this loser's own share
+    pays_points: int  # what this loser pays after dokbak moves shares
+    pays_chips: int
+    note: str = ""
+    applied: tuple[str, ...] = ()  # ids of the rules that changed this loser's payment
+
+    def applies(self, rule: str) -> bool:
+        """Whether the rule with this id changed this loser's payment."""
+        return rule in self.applied
+
+
+@dataclass(frozen=True, slots=True)
+class HandFacts:
+    """The facts of a finished hand that settlement needs, independent of how it was played."""
+
+    winner: int
+    piles: tuple[int, ...]
+    cup_role: str | None
+    go_count: tuple[int, ...]
+    go_order: tuple[int, ...]
+    shakes: tuple[int, ...]
+    bombs: tuple[int, ...]
+    carry: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Proof:
+    """The payout proof of a hand won by a Stop."""
+
+    winner: int
+    score: Score
+    go_count: int
+    go_points: int
+    go_formula: str
+    go_setting: str
+    stake: int
+    carry: int
+    losers: tuple[LoserProof, ...]
+    dues: tuple[Due, ...] = field(default=())
+
+    def chips_from(self, loser: int) -> int:
+        for lp in self.losers:
+            if lp.loser == loser:
+                return lp.pays_chips
+        raise KeyError(loser)
