@@ -29,6 +29,7 @@ from gostop_records.audit import (
 )
 from gostop_records.audit.context import hand_context, nagari_streaks
 from gostop_records.audit.render import render_audit
+from gostop_records.engine import rulebook as RB
 from gostop_records.engine.settlement import HandFacts
 from gostop_records.projector import project
 from gostop_records.rules import PRESETS, NagariCarry, Ruleset
@@ -546,10 +547,14 @@ def test_json_shape() -> None:
         "carry",
         "losers",
     }
-    assert all(set(ln) == {"name", "cards", "points", "detail"} for ln in proof["score"]["lines"])
+    lines = proof["score"]["lines"]
+    assert all(set(ln) == {"combo", "name", "cards", "points", "detail"} for ln in lines)
+    assert {ln["combo"] for ln in lines} <= {c.id for c in RB.COMBINATIONS}
     for lp in proof["losers"]:
+        assert set(lp["applied"]) <= {f["rule"] for f in lp["factors"]} | {RB.DOKBAK.id}
         for f in lp["factors"]:
-            assert set(f) == {"name", "factor", "applies", "condition", "setting"}
+            assert set(f) == {"rule", "name", "factor", "applies", "condition", "setting"}
+            assert RB.rule(f["rule"]).name == f["name"]
             assert isinstance(f["applies"], bool)
     (pay,) = [p for p in h["payments"] if p["status"] == "differs"]
     assert set(pay) >= {

@@ -9,6 +9,7 @@ without an import cycle. Every line and factor carries the stable id of the rule
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = ["Due", "Factor", "HandFacts", "LoserProof", "Proof", "Score", "ScoreLine"]
 
@@ -23,6 +24,15 @@ class ScoreLine:
     cards: tuple[str, ...]
     points: int
     detail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "combo": self.combo,
+            "name": self.name,
+            "cards": list(self.cards),
+            "points": self.points,
+            "detail": self.detail,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +84,16 @@ class Factor:
     condition: str
     setting: str
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "name": self.name,
+            "factor": self.factor,
+            "applies": self.applies,
+            "condition": self.condition,
+            "setting": self.setting,
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class LoserProof:
@@ -120,6 +140,47 @@ class Proof:
     carry: int
     losers: tuple[LoserProof, ...]
     dues: tuple[Due, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The proof as plain JSON values, every line and factor with its rule's id."""
+        return {
+            "winner": self.winner,
+            "score": {
+                "total": self.score.total,
+                "lines": [ln.to_dict() for ln in self.score.lines],
+                "cup_role": self.score.cup_role,
+                "cup_reason": self.score.cup_reason,
+            },
+            "go_count": self.go_count,
+            "go_points": self.go_points,
+            "go_formula": self.go_formula,
+            "stake": self.stake,
+            "carry": self.carry,
+            "losers": [
+                {
+                    "loser": lp.loser,
+                    "factors": [f.to_dict() for f in lp.factors],
+                    "applied": list(lp.applied),
+                    "multiplier": lp.multiplier,
+                    "points": lp.points,
+                    "chips": lp.chips,
+                    "pays_points": lp.pays_points,
+                    "pays_chips": lp.pays_chips,
+                    "note": lp.note or None,
+                }
+                for lp in self.losers
+            ],
+            "dues": [
+                {
+                    "payer": d.payer,
+                    "payee": d.payee,
+                    "points": d.points,
+                    "chips": d.chips,
+                    "reason": d.reason,
+                }
+                for d in self.dues
+            ],
+        }
 
     def chips_from(self, loser: int) -> int:
         for lp in self.losers:

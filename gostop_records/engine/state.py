@@ -240,7 +240,12 @@ class HandState:
                     },
                     "score": sc.total,
                     "score_lines": [
-                        {"name": ln.name, "cards": list(ln.cards), "points": ln.points}
+                        {
+                            "combo": ln.combo,
+                            "name": ln.name,
+                            "cards": list(ln.cards),
+                            "points": ln.points,
+                        }
                         for ln in sc.lines
                     ],
                     "cup_role": sc.cup_role,
