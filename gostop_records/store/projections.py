@@ -23,14 +23,17 @@ from typing import Any
 from .. import cards as C
 from .. import events as E
 from ..engine.game import GameState, HandResult
-from ..engine.scoring import points, score
+from ..engine.scoring import points
 from ..engine.table import Table
 from ..projector import Issue
-from .schema import TABLES
+from .schema import COMBO_IDS, DOKBAK_ID, FLAG_IDS, TABLES
 
 __all__ = ["Rows", "derive", "empty_rows", "void_seqs"]
 
 Row = tuple[Any, ...]
+# the payouts columns a loser's row of a Stop fills from the proof: score, go_count,
+# go_points, multiplier, the flags, shakes, bombs, carry, dokbak
+_PROOF_COLUMNS = 4 + len(FLAG_IDS) + 4
 Rows = dict[str, list[Row]]
 
 _CARD: dict[str, tuple[int, int | None, str]] = {
@@ -408,23 +411,10 @@ class _HandWalk:
     def _scores(self, state: Any, winner: int | None) -> None:
         g = self.g
         for seat in range(g.players):
-            sc = score(g.table, state.piles[seat], state.cup_role)
-            cat = dict.fromkeys(
-                ("bright", "animal", "godori", "ribbon", "hongdan", "cheongdan", "chodan", "junk"),
-                0,
-            )
+            sc = state.itemised(seat)
+            cat = dict.fromkeys(COMBO_IDS, 0)
             for ln in sc.lines:
-                name = ln.name
-                if "bright" in name:
-                    cat["bright"] += ln.points
-                elif name.endswith("animals"):
-                    cat["animal"] += ln.points
-                elif name.endswith("ribbons"):
-                    cat["ribbon"] += ln.points
-                elif name.startswith("junk"):
-                    cat["junk"] += ln.points
-                elif name in cat:
-                    cat[name] += ln.points
+                cat[ln.combo] += ln.points
             self.rows["scores"].append(
                 (
                     g.game_id,
@@ -436,14 +426,7 @@ class _HandWalk:
                     sc.animals,
                     sc.ribbons,
                     sc.junk_units,
-                    cat["bright"],
-                    cat["animal"],
-                    cat["godori"],
-                    cat["ribbon"],
-                    cat["hongdan"],
-                    cat["cheongdan"],
-                    cat["chodan"],
-                    cat["junk"],
+                    *cat.values(),
                     sc.cup_role,
                     state.go_count[seat],
                     state.shakes[seat],
@@ -477,24 +460,20 @@ class _HandWalk:
             recorded = self.recorded.get((payer, payee))
             diff = (recorded or 0) - chips if hand_recorded else None
             if lp is not None:
-                applies = {f.name: f.applies for f in lp.factors}
                 w = proof.winner
                 extra: tuple[Any, ...] = (
                     proof.score.total,
                     proof.go_count,
                     proof.go_points,
                     lp.multiplier,
-                    applies.get("gwang-bak", False),
-                    applies.get("pi-bak", False),
-                    applies.get("meong-tta", False),
-                    applies.get("go-bak", False),
+                    *(lp.applies(rid) for rid in FLAG_IDS),
                     state.shakes[w],
                     state.bombs[w],
                     proof.carry,
-                    bool(lp.note),
+                    lp.applies(DOKBAK_ID),
                 )
             else:
-                extra = (None,) * 12
+                extra = (None,) * _PROOF_COLUMNS
             self.rows["payouts"].append(
                 (
                     g.game_id,
