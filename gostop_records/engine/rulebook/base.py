@@ -145,7 +145,7 @@ class Rule:
     def text(self) -> str:
         """What the rule does, in one sentence (the class docstring's first paragraph)."""
         doc = type(self).__doc__ or ""
-        return " ".join(doc.strip().split("\n\n")[0].split())
+        return " ".join(doc.strip().split("\n\n")[0].split()).replace("``", "")
 
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
         """One of the rule's settings at a value, in words (None: not the rule's setting)."""
