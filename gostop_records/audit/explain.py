@@ -157,7 +157,7 @@ def effects(base: Settlement, alt: Settlement, payer: int, payee: int) -> tuple[
             if al[payer].pays_chips != bl[payer].pays_chips and al[payer].note:
                 out.append(al[payer].note)
     if alt.carry != base.carry and (bp is None or ap is None):
-        out.append(f"nagari carry x{alt.carry}, not x{base.carry}")
+        out.append(f"{RB.NAGARI_CARRY.name} x{alt.carry}, not x{base.carry}")
     reasons = {d.reason for d in (*base.dues, *alt.dues) if d.reason != "stop"}
     for why in sorted(reasons):
         b_pts = sum(

@@ -154,6 +154,7 @@ class Proof:
             "go_count": self.go_count,
             "go_points": self.go_points,
             "go_formula": self.go_formula,
+            "go_setting": self.go_setting,
             "stake": self.stake,
             "carry": self.carry,
             "losers": [
