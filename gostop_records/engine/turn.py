@@ -754,6 +754,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
 
     if ppuk and rules.three_ppuk_points is not None and s.ppuk_count[seat] >= 3:
         pts = rules.three_ppuk_points
+        s.turn_scores.append(s.score_of(seat))
         _end(s, out, "instant", seat, "three_ppuk", _instant_dues(s, seat, pts, "three_ppuk"))
         return
 
@@ -814,6 +815,7 @@ def _after_turn(s: HandState, out: Out) -> None:
     """Go/Stop for the mover at the end of their turn, else the next turn (C1.2, A15)."""
     seat = s.turn_seat
     sc = s.score_of(seat)
+    s.turn_scores.append(sc)
     went = s.go_count[seat]
     if (went == 0 and sc >= s.table.target) or (went and sc > s.go_score[seat]):
         if s.turns_left(seat) == 0 and s.table.rules.last_turn_auto_stop:

@@ -218,7 +218,9 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "captured": "cards the turn took into piles (its `captures` rows: captured cards and "
         "bonus cards); junk received by steals is in `junk_taken`",
         "junk_taken": "junk cards (not units) handed to `seat` by steals during the turn",
-        "score_after": "the seat's combination score after the turn, without Go points",
+        "score_after": "the seat's combination score after the turn, without Go points, as "
+        "the rules computed it; NULL for a turn the rules did not resolve (the rest of a hand "
+        "after a violation, a turn still in progress)",
     },
     "captures": {
         "game_id": "the game",
@@ -265,7 +267,8 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "a Stop, the seat's Gos before it; NULL for `'cup'`",
         "score": "for a Go or a Stop, the combination score recorded with it "
         "(`go_called.score`, `stop_called.score`); for `'cup'`, the seat's "
-        "combination score with the role just chosen",
+        "combination score with the role just chosen (NULL when the rules did not follow the "
+        "hand)",
         "auto": "for a Stop, whether it was automatic (`stop_called.auto`: qualifying on the "
         "last turn); false for a Go; NULL for `'cup'`",
         "cup_role": "for `'cup'`, the role chosen: `'animal'` or `'junk'`; NULL otherwise",

@@ -23,12 +23,10 @@ from typing import Any
 from .. import cards as C
 from .. import events as E
 from ..engine.game import GameState, HandResult
-from ..engine.scoring import points
-from ..engine.table import Table
 from ..projector import Issue
 from .schema import COMBO_IDS, DOKBAK_ID, FLAG_IDS, TABLES
 
-__all__ = ["Rows", "derive", "empty_rows", "void_seqs"]
+__all__ = ["Rows", "derive", "empty_rows"]
 
 Row = tuple[Any, ...]
 # the payouts columns a loser's row of a Stop fills from the proof: score, go_count,
@@ -54,33 +52,6 @@ def _mask(codes: Sequence[str]) -> int:
     for code in codes:
         m |= 1 << _CARD[code][0]
     return m
-
-
-def void_seqs(envelopes: Sequence[E.Envelope]) -> set[int]:
-    """Seqs undone by retractions: each retracted input, what followed it, the retraction.
-
-    Mirrors the projector: only the latest input entry of the current hand can be retracted
-    (a retraction of anything else is reported by the projector and changes nothing).
-    """
-    void: set[int] = set()
-    if not any(type(env.event) is E.EntryRetracted for env in envelopes):
-        return void  # the usual case, found in a fraction of the time of the walk below
-    undo: list[int] = []
-    for env in envelopes:
-        ev = env.event
-        t = type(ev)
-        if t is E.UnknownEvent or t is E.GameStarted:
-            continue
-        if t is E.EntryRetracted:
-            if undo and undo[-1] == ev.seq:
-                void.update(range(ev.seq, env.seq + 1))
-                undo.pop()
-            continue
-        if E.is_input(ev):
-            if t is E.HandStarted:
-                undo.clear()
-            undo.append(env.seq)
-    return void
 
 
 @dataclass(slots=True)
@@ -119,16 +90,18 @@ class _Game:
     ruleset: str
     players: int
     stake: int
-    table: Table
 
 
 class _HandWalk:
     """Follows one hand's events: piles and layout as masks, the turn in progress, rows."""
 
-    def __init__(self, g: _Game, hand: int, rows: Rows) -> None:
+    def __init__(self, g: _Game, hand: int, rows: Rows, scores: Sequence[int] | None) -> None:
         self.g = g
         self.hand = hand
         self.rows = rows
+        # the mover's score at the end of each turn the rules resolved (``turn_scores`` of
+        # the projector's hand state); None for a hand the rules did not follow
+        self.scores = scores
         n = g.players
         self.piles = [0] * n
         self.layout = 0
@@ -168,7 +141,7 @@ class _HandWalk:
         if t.took and self.layout == 0:
             t.sseul = True
         g = self.g
-        score_after = points(g.table, self.piles[t.seat], self.cup_role)
+        score_after = self._score_after(t.number)
         fl = _CARD[t.flipped] if t.flipped is not None else None
         self.rows["turns"].append(
             (
@@ -200,6 +173,10 @@ class _HandWalk:
                 score_after,
             )
         )
+
+    def _score_after(self, turn: int) -> int | None:
+        scores = self.scores
+        return scores[turn - 1] if scores is not None and 0 < turn <= len(scores) else None
 
     # --- events ----------------------------------------------------------------------
 
@@ -326,7 +303,7 @@ class _HandWalk:
                     turn.sseul = True
         elif t is E.CupAssigned:
             self.cup_role = ev.role
-            score = points(g.table, self.piles[ev.seat], self.cup_role)
+            score = self._score_after(self._turn_number())
             self._decision(seq, ev.seat, "cup", None, score, None, ev.role)
         elif t is E.GoCalled:
             self.gos += 1
@@ -348,7 +325,7 @@ class _HandWalk:
         seat: int,
         kind: str,
         go_count: int | None,
-        score: int,
+        score: int | None,
         auto: bool | None,
         role: str | None,
     ) -> None:
@@ -499,19 +476,21 @@ def derive(
     issues: Sequence[Issue] = (),
     hands: Collection[int] | None = None,
     rows: Rows | None = None,
+    retracted: Collection[int] = (),
 ) -> Rows:
     """The projection rows of one game (of ``hands`` only, when given), added to ``rows``.
 
     ``envelopes`` are the game's events from seq 1, ``game`` the projector's state after
-    them and ``issues`` its findings. The game-level rows (``games``, ``issues``,
-    ``positions``) are always derived.
+    them, ``issues`` its findings and ``retracted`` the seqs it undid (``entry_retracted``),
+    which are left out. The game-level rows (``games``, ``issues``, ``positions``) are
+    always derived.
     """
     out = rows if rows is not None else empty_rows()
     if not envelopes:
         return out
-    void = void_seqs(envelopes)
+    void = set(retracted)
     first, last = envelopes[0], envelopes[-1]
-    g = _Game(game.game_id, game.rules.name, game.table.players, game.stake, game.table)
+    g = _Game(game.game_id, game.rules.name, game.table.players, game.stake)
     by_hand: dict[int, list[E.Envelope]] = {}
     hands_seen: set[int] = set()
     hands_ended = 0
@@ -553,9 +532,13 @@ def derive(
     out["positions"].append((game.game_id, last.seq, last.hash))
 
     results = {r.hand: r for r in game.results}
+    live = game.hand
     for hand in sorted(by_hand):
-        walk = _HandWalk(g, hand, out)
+        result = results.get(hand)
+        state = result.state if result is not None else live
+        scores = state.turn_scores if state is not None and state.hand_no == hand else None
+        walk = _HandWalk(g, hand, out, scores)
         for env in by_hand[hand]:
             walk.feed(env)
-        walk.finish(results.get(hand))
+        walk.finish(result)
     return out
