@@ -81,6 +81,23 @@ def test_every_setting_a_rule_reads_is_a_ruleset_field() -> None:
         assert set(r.settings) <= FIELDS, r.id
 
 
+def test_the_flat_score_uses_the_rulebook_numbers() -> None:
+    """``scoring._total`` writes the combinations' numbers as literals: pinned here."""
+    import inspect
+
+    from gostop_records.engine import scoring
+
+    src = inspect.getsource(scoring._total)
+    assert scoring._BRIGHT_POINTS is RB.BRIGHTS.POINTS
+    assert f"total = {RB.BRIGHTS.RAIN_THREE} if nb == 3" in src
+    assert f"if a >= {RB.ANIMALS.FROM}:\n        total += a - {RB.ANIMALS.FROM - 1}" in src
+    assert f"total += {RB.GODORI.POINTS}\n" in src
+    assert f"if r >= {RB.RIBBONS.FROM}:\n        total += r - {RB.RIBBONS.FROM - 1}" in src
+    assert src.count(f"total += {RB.HONGDAN.POINTS}\n") == 3
+    assert RB.HONGDAN.POINTS == RB.CHEONGDAN.POINTS == RB.CHODAN.POINTS
+    assert f"if u >= {RB.JUNK.FROM}:\n        total += u - {RB.JUNK.FROM - 1}" in src
+
+
 # --- lines and factors carry the ids -----------------------------------------------------
 
 

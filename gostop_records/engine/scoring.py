@@ -8,7 +8,7 @@ its reason, because under CARDAVIA it is decided by the score itself and under m
 player.
 
 ``points`` is the fast path (no lines) used on every turn: the same rules written flat,
-reading the rulebook's constants; a test keeps it equal to ``score(...).total``.
+with the rulebook's numbers; tests keep it equal to ``score(...).total``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from .. import cards as C
 from ..rules import CupMode
 from .proof import Score, ScoreLine
-from .rulebook.combinations import ANIMALS, BRIGHTS, COMBINATIONS, GODORI, JUNK, RIBBONS, Dan
+from .rulebook.combinations import BRIGHTS, COMBINATIONS, JUNK
 from .table import Table
 
 __all__ = ["Score", "ScoreLine", "cup_as_junk", "points", "score"]
@@ -25,38 +25,38 @@ _RAIN = C.RAIN_BRIGHT
 _CUP = C.CUP
 _BRIGHTS, _ANIMALS, _GODORI = C.BRIGHTS, C.ANIMALS, C.GODORI
 _HONG, _CHEONG, _CHO = C.HONGDAN, C.CHEONGDAN, C.CHODAN
-# the rulebook's numbers, bound once for the flat path
 _BRIGHT_POINTS = BRIGHTS.POINTS
-_RAIN_THREE = BRIGHTS.RAIN_THREE
-_ANIMALS_OFF = ANIMALS.FROM - 1
-_GODORI_POINTS = GODORI.POINTS
-_RIBBONS_OFF = RIBBONS.FROM - 1
-_DAN_POINTS = Dan.POINTS
-_JUNK_OFF = JUNK.FROM - 1
 
 
 def _total(t: Table, pile: int, cup_junk: bool) -> int:
-    """The combination score; written flat because it runs after every turn."""
+    """The combination score; written flat because it runs after every turn.
+
+    The numbers are the rulebook's, written as literals (a constant is faster to load than
+    a name): three brights with rain 2 (``BRIGHTS.RAIN_THREE``), animals and ribbons from 5
+    (``ANIMALS.FROM``, ``RIBBONS.FROM``), godori 5, each dan 3, junk from 10 units
+    (``JUNK.FROM``). ``tests/test_rulebook.py`` pins each to its rule, and a property test
+    keeps this sum equal to ``score(...).total``.
+    """
     nb = (pile & _BRIGHTS).bit_count()
-    total = _RAIN_THREE if nb == 3 and pile & _RAIN else _BRIGHT_POINTS[nb]
+    total = 2 if nb == 3 and pile & _RAIN else _BRIGHT_POINTS[nb]
     animals = pile & _ANIMALS
     if cup_junk:
         animals &= ~_CUP
     a = animals.bit_count()
-    if a > _ANIMALS_OFF:
-        total += a - _ANIMALS_OFF
+    if a >= 5:
+        total += a - 4
     if pile & _GODORI == _GODORI:
-        total += _GODORI_POINTS
+        total += 5
     r = (pile & t.ribbons).bit_count()
-    if r > _RIBBONS_OFF:
-        total += r - _RIBBONS_OFF
+    if r >= 5:
+        total += r - 4
     if r >= 3:
         if pile & _HONG == _HONG:
-            total += _DAN_POINTS
+            total += 3
         if pile & _CHEONG == _CHEONG:
-            total += _DAN_POINTS
+            total += 3
         if pile & _CHO == _CHO:
-            total += _DAN_POINTS
+            total += 3
     u = (
         (pile & t.unit1).bit_count()
         + 2 * (pile & t.unit2).bit_count()
@@ -64,8 +64,8 @@ def _total(t: Table, pile: int, cup_junk: bool) -> int:
     )
     if cup_junk and pile & _CUP:
         u += 2
-    if u > _JUNK_OFF:
-        total += u - _JUNK_OFF
+    if u >= 10:
+        total += u - 9
     return total
 
 
@@ -92,7 +92,12 @@ def points(t: Table, pile: int, decided: str | None = None) -> int:
 def score(t: Table, pile: int, decided: str | None = None) -> Score:
     """Itemised combination score of a pile: one line per combination that scores."""
     junk_cup = cup_as_junk(t, pile, decided)
-    lines = tuple(ln for c in COMBINATIONS if (ln := c.line(t, pile, junk_cup)) is not None)
+    found = []
+    for c in COMBINATIONS:
+        ln = c.line(t, pile, junk_cup)
+        if ln is not None:
+            found.append(ln)
+    lines = tuple(found)
     animals = pile & C.ANIMALS
     if junk_cup:
         animals &= ~_CUP

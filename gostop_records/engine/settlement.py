@@ -44,23 +44,27 @@ def settle(t: Table, facts: HandFacts) -> Proof:
     gp, formula = GO_BONUS.points(rules, win.total, n)
     losers = [s for s in range(len(facts.piles)) if s != w]
 
-    shares: list[tuple[int, list[Factor], int, int]] = []
+    shares: list[tuple[int, list[Factor], list[str], int, int]] = []
     for seat in losers:
         lo = _loser(t, facts, seat)
-        fs = [f for m in MULTIPLIERS if (f := m.factor(t, facts, win, lo)) is not None]
+        fs = []
+        applied = []  # the ids of the rules that change this loser's payment
         mult = 1
-        for f in fs:
-            if f.applies:
-                mult *= f.factor
-        shares.append((seat, fs, mult, gp * mult))
+        for m in MULTIPLIERS:
+            f = m.factor(t, facts, win, lo)
+            if f is not None:
+                fs.append(f)
+                if f.applies:
+                    mult *= f.factor
+                    applied.append(f.rule)
+        shares.append((seat, fs, applied, mult, gp * mult))
 
-    pays, note = DOKBAK.shares(rules, facts, {lo: pts for lo, _, _, pts in shares})
+    pays, note = DOKBAK.shares(rules, facts, {lo: pts for lo, _, _, _, pts in shares})
     proofs = []
     dues = []
-    for lo, fs, mult, pts in shares:
-        applied = tuple(f.rule for f in fs if f.applies)
+    for lo, fs, applied, mult, pts in shares:
         if note:
-            applied += (DOKBAK.id,)
+            applied.append(DOKBAK.id)
         proofs.append(
             LoserProof(
                 loser=lo,
@@ -71,7 +75,7 @@ def settle(t: Table, facts: HandFacts) -> Proof:
                 pays_points=pays[lo],
                 pays_chips=pays[lo] * t.stake,
                 note=note,
-                applied=applied,
+                applied=tuple(applied),
             )
         )
         if pays[lo]:

@@ -10,8 +10,7 @@ has a flag column of that name in the ``payouts`` table.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from ... import cards as C
 from ...rules import GoBak, NagariCarry, Ruleset, Shaking
@@ -35,8 +34,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Loser:
+class Loser(NamedTuple):
     """What the multipliers look at in one loser's pile (counts only: this runs at every
     Stop of a replay, so no score lines are made for a loser)."""
 
@@ -65,9 +63,6 @@ class Multiplier(Rule):
         """The factor against one loser, or None when the ruleset or the hand has none."""
         raise NotImplementedError
 
-    def make(self, factor: int, applies: bool, condition: str, setting: str) -> Factor:
-        return Factor(self.id, self.name, factor, applies, condition, setting)
-
 
 class Shake(Multiplier):
     """x``shake_multiplier`` per shake (heundeum) of the winner (A26, G33)."""
@@ -91,7 +86,7 @@ class Shake(Multiplier):
         played = rules.shaking is not Shaking.NONE
         if not played:
             cond += "; this ruleset has no shaking"
-        return self.make(f, played and f > 1, cond, "shake_multiplier")
+        return Factor(self.id, self.name, f, played and f > 1, cond, "shake_multiplier")
 
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
         if setting == "shake_multiplier":
@@ -125,7 +120,7 @@ class Bomb(Multiplier):
         cond = f"the winner bombed {b} time(s)"
         if not rules.bombs:
             cond += "; this ruleset has no bombs"
-        return self.make(f, rules.bombs and f > 1, cond, "bomb_multiplier")
+        return Factor(self.id, self.name, f, rules.bombs and f > 1, cond, "bomb_multiplier")
 
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
         if setting == "bomb_multiplier":
@@ -163,7 +158,7 @@ class GwangBak(Multiplier):
             return None
         applies = win.bright_points > 0 and lo.brights == 0
         cond = f"winner scores brights ({win.bright_points}), loser holds {lo.brights} bright(s)"
-        return self.make(2, applies, cond, "gwang_bak")
+        return Factor(self.id, self.name, 2, applies, cond, "gwang_bak")
 
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
         if setting == "gwang_bak":
@@ -214,7 +209,7 @@ class PiBak(Multiplier):
             )
             if rules.loser_cup_protects and lo.pile & C.CUP:
                 cond += " (the loser's cup counts 2)"
-        return self.make(2, applies, cond, "pi_bak_max_units")
+        return Factor(self.id, self.name, 2, applies, cond, "pi_bak_max_units")
 
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
         v = value
@@ -273,7 +268,7 @@ class MeongTta(Multiplier):
         if rules.meong_tta_loser_zero:
             applies = applies and lo.animals == 0
             cond += f"; loser holds {lo.animals}"
-        return self.make(2, applies, cond, "meong_tta_min_animals")
+        return Factor(self.id, self.name, 2, applies, cond, "meong_tta_min_animals")
 
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
         if setting == "meong_tta":
@@ -321,7 +316,7 @@ class GoBakRule(Multiplier):
             return None
         went = facts.go_count[lo.seat]
         cond = f"the loser called Go {went} time(s)" if went else "the loser did not call Go"
-        return self.make(2, went > 0, cond, "go_bak")
+        return Factor(self.id, self.name, 2, went > 0, cond, "go_bak")
 
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
         if setting != "go_bak":
@@ -373,7 +368,9 @@ class NagariCarryRule(Multiplier):
     def factor(self, t: Table, facts: HandFacts, win: Score, lo: Loser) -> Factor | None:
         if facts.carry <= 1:
             return None
-        return self.make(facts.carry, True, "previous hand(s) had no winner", "nagari_carry")
+        return Factor(
+            self.id, self.name, facts.carry, True, "previous hand(s) had no winner", "nagari_carry"
+        )
 
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
         if setting == "nagari_carry":
