@@ -302,9 +302,9 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "hand": "the hand",
         "payer": "0-based seat that owes",
         "payee": "0-based seat that is owed",
-        "reason": "the reasons of the pair's dues joined by `'+'`: `'stop'`, `'hand_four'`, "
-        "`'three_ppuk'`, `'first_ppuk'`, `'first_ttadak'` (e.g. "
-        "`'first_ppuk+stop'`); a loser's row of a hand won by a Stop always "
+        "reason": "the reasons of the pair's dues joined by `'+'`: `'stop'`, "
+        + ", ".join(f"`'{i.id}'`" for i in RB.INSTANTS)
+        + " (e.g. `'first_ppuk+stop'`); a loser's row of a hand won by a Stop always "
         "includes `'stop'`; NULL for a pair with a recorded payment only",
         "points": "points the payer owes the payee in the hand: the Stop share after "
         "multipliers and dokbak, plus instant payments; 0 when nothing is due",

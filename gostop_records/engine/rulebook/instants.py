@@ -41,6 +41,20 @@ class Instant(Rule):
     def setting(self) -> str:
         return self.settings[0]
 
+    def points(self, rules: Ruleset, k: int = 1) -> int:
+        """The payment's points under ``rules`` (``k``: the how-manieth of its kind in the
+        hand), before any multiplier; 0 when the ruleset does not pay it."""
+        return getattr(rules, self.setting) or 0
+
+    def probe(self, rules: Ruleset) -> dict[str, Any]:
+        """Settings under which a replay of the hand tells each of these payments apart
+        (the audit replays a hand with them to find every payment the play made)."""
+        return {}
+
+    def probed(self, points: int) -> int:
+        """``k`` of a payment made under :meth:`probe`, from its points."""
+        return 1
+
     def label(self, k: int = 1) -> str:
         """The payment's name in a finding; ``k``: the how-manieth of its kind in the hand."""
         return self.name
@@ -105,6 +119,17 @@ class FirstPpuk(Instant):
     def label(self, k: int = 1) -> str:
         return f"{self.name} ({_ORDINAL.get(k, f'{k}th')} turn in a row)"
 
+    def points(self, rules: Ruleset, k: int = 1) -> int:
+        pts = rules.first_ppuk_points
+        return pts[k - 1] if k <= len(pts) else 0
+
+    def probe(self, rules: Ruleset) -> dict[str, Any]:
+        # the k-th ppuk in a row pays k points: the amount says which turn it was
+        return {self.setting: tuple(range(1, max(3, len(rules.first_ppuk_points)) + 1))}
+
+    def probed(self, points: int) -> int:
+        return points
+
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
         if setting != self.setting:
             return None
@@ -129,6 +154,9 @@ class FirstTtadak(Instant):
     ref = "A24"
     settings = ("first_ttadak_points",)
     TRY = (0, 5, 7, 10)
+
+    def probe(self, rules: Ruleset) -> dict[str, Any]:
+        return {self.setting: 1}  # paid at all, whatever this ruleset pays
 
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
         if setting != self.setting:

@@ -365,6 +365,13 @@ class NagariCarryRule(Multiplier):
             return nxt
         return 2 if mode is NagariCarry.ONCE else 1
 
+    def carry_after(self, rules: Ruleset, streak: int) -> int:
+        """The carry of a hand that follows ``streak`` nagari hands in a row."""
+        carry = 1
+        for _ in range(streak):
+            carry = self.next_carry(rules, carry, "nagari")
+        return carry
+
     def factor(self, t: Table, facts: HandFacts, win: Score, lo: Loser) -> Factor | None:
         if facts.carry <= 1:
             return None
