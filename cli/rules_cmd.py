@@ -12,7 +12,8 @@ from typing import Annotated, Any
 import typer
 
 from gostop_records import rules
-from gostop_records.rules import GoPayout, Ruleset
+from gostop_records.engine import rulebook as RB
+from gostop_records.rules import Ruleset
 
 from . import common
 
@@ -23,46 +24,33 @@ app = typer.Typer(
     epilog="Example: gostop rules show matgo --diff gostop3",
 )
 
-#: How ``rules show`` groups the fields; a field not listed here shows under "Other".
-GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (
+#: The groups ``rules show`` lists, in order. A setting that a rulebook rule reads shows in
+#: that rule's group (``Rule.group``); the others are placed here; any field left shows
+#: under "Other".
+GROUP_TITLES: tuple[str, ...] = (
+    "Players and deck",
+    "The deal",
+    "Shaking, bombs and bonus cards",
+    "Junk steals",
+    "September cup",
+    "Last turn",
+    "Instant payments",
+    "Go / Stop",
+    "Settlement",
+)
+_TURN_FIELDS: dict[str, str] = {
+    **dict.fromkeys(
+        ("players", "hand_size_2p", "layout_size_2p", "hand_size_3p", "layout_size_3p"),
         "Players and deck",
-        (
-            "players",
-            "hand_size_2p",
-            "layout_size_2p",
-            "hand_size_3p",
-            "layout_size_3p",
-            "bonus_cards",
-            "double_junk",
-            "december_ribbon_counts",
-        ),
     ),
-    (
-        "The deal",
-        (
-            "layout_four",
-            "hand_four_points",
-            "all_hand_fours",
-            "some_hand_fours",
-            "single_hand",
-        ),
+    **dict.fromkeys(
+        ("layout_four", "all_hand_fours", "some_hand_fours", "single_hand"), "The deal"
     ),
-    (
+    **dict.fromkeys(
+        ("two_card_bomb", "bomb_steal", "bonus_play", "bonus_steal"),
         "Shaking, bombs and bonus cards",
-        (
-            "shaking",
-            "shake_multiplier",
-            "bombs",
-            "two_card_bomb",
-            "bomb_steal",
-            "bomb_multiplier",
-            "bonus_play",
-            "bonus_steal",
-        ),
     ),
-    (
-        "Junk steals",
+    **dict.fromkeys(
         (
             "jjok_steal",
             "ttadak_steal",
@@ -74,45 +62,25 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "steal_count",
             "transfer_order",
         ),
+        "Junk steals",
     ),
-    ("September cup", ("cup_mode", "cup_transferable")),
-    ("Last turn", ("last_turn_exceptions", "last_turn_auto_stop")),
-    (
-        "Instant payments",
-        (
-            "three_ppuk_points",
-            "first_ppuk_points",
-            "first_ttadak_points",
-            "instant_win_multipliers",
-        ),
-    ),
-    ("Go / Stop", ("target_2p", "target_3p", "go_payout", "go_double_from")),
-    (
-        "Settlement",
-        (
-            "gwang_bak",
-            "pi_bak",
-            "pi_bak_max_units",
-            "pi_bak_zero_exempt",
-            "loser_cup_protects",
-            "meong_tta",
-            "meong_tta_min_animals",
-            "meong_tta_loser_zero",
-            "go_bak",
-            "nagari_carry",
-            "nagari_carry_cap",
-        ),
-    ),
-)
+    "cup_transferable": "September cup",
+    **dict.fromkeys(("last_turn_exceptions", "last_turn_auto_stop"), "Last turn"),
+    **dict.fromkeys(("target_2p", "target_3p"), "Go / Stop"),
+}
+
+
+def group_of(field: str) -> str:
+    """The ``rules show`` group of a ruleset field."""
+    rule = RB.owner(field)
+    if rule is not None:
+        return rule.group
+    return _TURN_FIELDS.get(field, "Other")
 
 
 def go_formula(rs: Ruleset) -> str:
     """The Go payout of a score S after n Gos, as one short formula."""
-    if rs.go_payout is GoPayout.GENERAL_PAGE:
-        return f"S+n, x2 from {rs.go_double_from} Gos"
-    if rs.go_payout is GoPayout.DOUBLE_FROM_THIRD:
-        return "S, S+1, S+2, then S*2^(n-2)"
-    return "S+n, from 3 Gos (S+n)*2^(n-2)"
+    return RB.formula_of(rs).short(rs)
 
 
 def targets(rs: Ruleset) -> dict[str, int]:
@@ -142,18 +110,11 @@ def fmt_value(value: Any) -> str:
 
 def grouped_fields(rs: Ruleset) -> list[tuple[str, list[str]]]:
     """The rule fields of ``rs`` by group, every field exactly once."""
-    content = rs.content()
-    seen: set[str] = set()
-    out: list[tuple[str, list[str]]] = []
-    for title, names in GROUPS:
-        present = [n for n in names if n in content]
-        seen.update(present)
-        if present:
-            out.append((title, present))
-    rest = [n for n in content if n not in seen]
-    if rest:
-        out.append(("Other", rest))
-    return out
+    by_group: dict[str, list[str]] = {}
+    for name in rs.content():
+        by_group.setdefault(group_of(name), []).append(name)
+    titles = [*GROUP_TITLES, *(t for t in by_group if t not in GROUP_TITLES)]
+    return [(t, by_group[t]) for t in titles if t in by_group]
 
 
 def _table(rows: list[tuple[str, ...]], indent: str = "  ") -> list[str]:
@@ -220,14 +181,15 @@ def show(
 ) -> None:
     """Show every rule of a ruleset with its value and meaning, and its content hash.
 
-    With --json, print the pinned form stored in a game's first event.
+    With --json, print the pinned form stored in a game's first event, and under
+    "rulebook" every combination, factor and instant payment by id with its settings.
     """
     rs = rules.resolve(name)
     if diff is not None:
         _show_diff(rs, rules.resolve(diff), as_json)
         return
     if as_json:
-        common.print_json(rs.pinned())
+        common.print_json({**rs.pinned(), "rulebook": RB.describe(rs)})
         return
     docs = Ruleset.field_docs()
     content = rs.content()
@@ -240,6 +202,16 @@ def show(
         rows = [(n, fmt_value(content[n]), docs.get(n, "")) for n in names]
         for line in _table(rows):
             common.echo(line)
+    common.echo()
+    common.echo(
+        common.style("Rulebook (what each rule does, by id, and the settings it reads)", bold=True)
+    )
+    book = [
+        (r.kind, r.id, r.text + (f" [{', '.join(r.settings)}]" if r.settings else ""))
+        for r in RB.RULES
+    ]
+    for line in _table(book):
+        common.echo(line)
 
 
 def _show_diff(a: Ruleset, b: Ruleset, as_json: bool) -> None:

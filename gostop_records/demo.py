@@ -20,6 +20,7 @@ from . import events as E
 from . import log as L
 from .audit import audit_game
 from .audit.model import GameAudit
+from .engine.rulebook import PI_BAK
 from .errors import GostopError
 from .projector import project
 from .rules import PRESETS
@@ -126,14 +127,16 @@ def _dispute(folder: Path) -> tuple[Path, str]:
             continue
         loser = proof.losers[0]
         applied = [f for f in loser.factors if f.applies]
-        if [f.name for f in applied] != ["pi-bak"]:
+        if [f.rule for f in applied] != [PI_BAK.id]:
             continue
         paid = loser.pays_chips // 2
         out: list[E.Envelope] = []
         for env in envs:
             ev = env.event
             if type(ev) is E.PaymentRecorded:
-                ev = msgspec.structs.replace(ev, chips=paid, note="the loser paid without pi-bak")
+                ev = msgspec.structs.replace(
+                    ev, chips=paid, note=f"the loser paid without {PI_BAK.name}"
+                )
                 env = msgspec.structs.replace(env, event=ev)
             out.append(env)
         path = folder / "dispute.jsonl"
@@ -143,7 +146,7 @@ def _dispute(folder: Path) -> tuple[Path, str]:
             f"{paid} chips; the rules say {loser.pays_chips}."
         )
         return path, story
-    raise GostopError("the demo found no hand won with pi-bak alone in 500 seeds")
+    raise GostopError(f"the demo found no hand won with {PI_BAK.name} alone in 500 seeds")
 
 
 def run_demo(

@@ -64,6 +64,7 @@ class Projection:
     last_seq: int = 0
     last: E.Envelope | None = None
     events: int = 0
+    retracted: list[int] = field(default_factory=list)  # seqs undone by entry_retracted
 
     @property
     def ok(self) -> bool:
@@ -112,6 +113,7 @@ class Projector:
         "last",
         "last_seq",
         "refused",
+        "retracted",
         "strict",
         "undo",
     )
@@ -136,6 +138,8 @@ class Projector:
         # that retracting it (a typo corrected at the table) resumes the checks
         self.refused: tuple[int, int | None] | None = None
         self.events = 0
+        # seqs undone by retractions: each retracted input, what followed it, the retraction
+        self.retracted: list[int] = []
 
     def fork(self, strict: bool | None = None) -> Projector:
         """A copy that can be fed without changing this projector: what a live append tries
@@ -343,6 +347,7 @@ class Projector:
             # checks as they were before it
             self.desync = self.refused[1]
             self.refused = None
+            self.retracted.extend(range(ev.seq, seq + 1))
             return
         stack = self.inputs if self.inplace else self.undo
         if not stack:
@@ -365,6 +370,7 @@ class Projector:
             before = self.undo.pop()[1]
             self.game = before
         self.expected.clear()
+        self.retracted.extend(range(ev.seq, seq + 1))
         if self.desync is not None and (before.hand is None or before.hand_no < self.desync):
             self.desync = None
 
@@ -407,7 +413,9 @@ class Projector:
                 f"{self.last_seq} or earlier",
                 expected=want,
             )
-        return Projection(self.game, self.issues, self.last_seq, self.last, self.events)
+        return Projection(
+            self.game, self.issues, self.last_seq, self.last, self.events, self.retracted
+        )
 
 
 def _rule_of(expected: Any) -> str:
@@ -424,5 +432,5 @@ def project(
             break
         p.feed(env)
     if until_seq is not None:
-        return Projection(p.game, p.issues, p.last_seq, p.last, p.events)
+        return Projection(p.game, p.issues, p.last_seq, p.last, p.events, p.retracted)
     return p.finish()

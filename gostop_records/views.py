@@ -31,56 +31,9 @@ def pending_cards(h: HandState) -> int:
 
 
 def proof_dict(proof: Proof) -> dict[str, Any]:
-    """A payout proof as plain JSON values."""
-    return {
-        "winner": proof.winner,
-        "score": {
-            "total": proof.score.total,
-            "lines": [
-                {"name": ln.name, "cards": list(ln.cards), "points": ln.points, "detail": ln.detail}
-                for ln in proof.score.lines
-            ],
-            "cup_role": proof.score.cup_role,
-            "cup_reason": proof.score.cup_reason,
-        },
-        "go_count": proof.go_count,
-        "go_points": proof.go_points,
-        "go_formula": proof.go_formula,
-        "stake": proof.stake,
-        "carry": proof.carry,
-        "losers": [
-            {
-                "loser": lp.loser,
-                "factors": [
-                    {
-                        "name": f.name,
-                        "factor": f.factor,
-                        "applies": f.applies,
-                        "condition": f.condition,
-                        "setting": f.setting,
-                    }
-                    for f in lp.factors
-                ],
-                "multiplier": lp.multiplier,
-                "points": lp.points,
-                "chips": lp.chips,
-                "pays_points": lp.pays_points,
-                "pays_chips": lp.pays_chips,
-                "note": lp.note or None,
-            }
-            for lp in proof.losers
-        ],
-        "dues": [
-            {
-                "payer": d.payer,
-                "payee": d.payee,
-                "points": d.points,
-                "chips": d.chips,
-                "reason": d.reason,
-            }
-            for d in proof.dues
-        ],
-    }
+    """A payout proof as plain JSON values: every score line with its combination's id
+    (``combo``), every factor with its rule's id (``rule``)."""
+    return proof.to_dict()
 
 
 def game_dict(game: GameState, last: E.Envelope | None = None) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from gostop_records.audit import (
 )
 from gostop_records.audit.context import hand_context, nagari_streaks
 from gostop_records.audit.render import render_audit
+from gostop_records.engine import rulebook as RB
 from gostop_records.engine.settlement import HandFacts
 from gostop_records.projector import project
 from gostop_records.rules import PRESETS, NagariCarry, Ruleset
@@ -112,17 +113,17 @@ def test_derived_s9_three_go_gwang_bak(preset: str, expected: int, formula: str)
     assert proof.score.total == 9
     assert proof.go_formula.startswith(formula)
     (lp,) = proof.losers
-    applied = {f.name for f in lp.factors if f.applies}
-    assert applied == {"gwang-bak"}
+    applied = {f.rule for f in lp.factors if f.applies}
+    assert applied == {"gwang_bak"}
     assert lp.pays_points == expected
 
 
 @pytest.mark.parametrize(
     ("preset", "shakes", "expected", "applied"),
     [
-        ("matgo", 1, 32, {"shake", "pi-bak"}),
+        ("matgo", 1, 32, {"shake", "pi_bak"}),
         ("cardavia", 0, 8, set()),  # no shaking; 5 junk units is not fewer than 5
-        ("gamerules", 1, 32, {"shake", "pi-bak"}),
+        ("gamerules", 1, 32, {"shake", "pi_bak"}),
     ],
 )
 def test_derived_s7_one_go_shake_five_units(
@@ -134,9 +135,9 @@ def test_derived_s7_one_go_shake_five_units(
     assert proof.score.total == 7 and proof.score.junk_points == 1
     assert proof.go_points == 8
     (lp,) = proof.losers
-    assert {f.name for f in lp.factors if f.applies} == applied
+    assert {f.rule for f in lp.factors if f.applies} == applied
     assert lp.pays_points == expected
-    pb = next(f for f in lp.factors if f.name == "pi-bak")
+    pb = next(f for f in lp.factors if f.rule == "pi_bak")
     assert "5 unit(s)" in pb.condition
 
 
@@ -220,9 +221,9 @@ def test_three_players_each_loser_has_own_multipliers() -> None:
     proof = settle_under(ctx).proof
     assert proof is not None
     by = {lp.loser: lp for lp in proof.losers}
-    assert {f.name for f in by[1].factors if f.applies} == {"gwang-bak"}
-    assert {f.name for f in by[2].factors if f.applies} == {"pi-bak"}
-    pb1 = next(f for f in by[1].factors if f.name == "pi-bak")
+    assert {f.rule for f in by[1].factors if f.applies} == {"gwang_bak"}
+    assert {f.rule for f in by[2].factors if f.applies} == {"pi_bak"}
+    pb1 = next(f for f in by[1].factors if f.rule == "pi_bak")
     assert "9 unit(s) > 5" in pb1.condition
     assert by[1].pays_points == by[2].pays_points == 2 * proof.go_points
 
@@ -395,7 +396,7 @@ def test_nagari_hand_says_so_with_the_carry() -> None:
     assert first.next_carry == 2 and "x2" in first.summary
     assert second.carry == 2
     assert second.proof is not None and second.proof.carry == 2
-    assert any(f.name == "nagari carry" and f.applies for f in second.proof.losers[0].factors)
+    assert any(f.rule == "nagari_carry" and f.applies for f in second.proof.losers[0].factors)
 
 
 def test_instant_payments_are_separate_lines() -> None:
@@ -546,10 +547,14 @@ def test_json_shape() -> None:
         "carry",
         "losers",
     }
-    assert all(set(ln) == {"name", "cards", "points", "detail"} for ln in proof["score"]["lines"])
+    lines = proof["score"]["lines"]
+    assert all(set(ln) == {"combo", "name", "cards", "points", "detail"} for ln in lines)
+    assert {ln["combo"] for ln in lines} <= {c.id for c in RB.COMBINATIONS}
     for lp in proof["losers"]:
+        assert set(lp["applied"]) <= {f["rule"] for f in lp["factors"]} | {RB.DOKBAK.id}
         for f in lp["factors"]:
-            assert set(f) == {"name", "factor", "applies", "condition", "setting"}
+            assert set(f) == {"rule", "name", "factor", "applies", "condition", "setting"}
+            assert RB.rule(f["rule"]).name == f["name"]
             assert isinstance(f["applies"], bool)
     (pay,) = [p for p in h["payments"] if p["status"] == "differs"]
     assert set(pay) >= {

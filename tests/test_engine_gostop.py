@@ -122,7 +122,7 @@ def test_three_players_prompt_at_3(preset: str) -> None:
     seat2 = 10 if preset == "gamerules" else 5
     assert dues(out) == [(1, 0, 10, 10, "stop"), (2, 0, seat2, seat2, "stop")]
     proof = stop_proof(sc)
-    pb = [next(f for f in lp.factors if f.name == "pi-bak") for lp in proof.losers]
+    pb = [next(f for f in lp.factors if f.rule == "pi_bak") for lp in proof.losers]
     assert pb[0].applies
     assert pb[1].applies == (preset == "gamerules")
 
@@ -205,7 +205,7 @@ def test_go_bak_when_the_go_caller_loses(preset: str, points: int, last_card: bo
         assert deciding(sc, 0)
         out = sc.stop(0)
     assert dues(out) == [(1, 0, points, points, "stop")]
-    gb = [f for f in stop_proof(sc).losers[0].factors if f.name == "go-bak"]
+    gb = [f for f in stop_proof(sc).losers[0].factors if f.rule == "go_bak"]
     assert [f.applies for f in gb] == ([True] if preset == "matgo" else [])
 
 
@@ -243,13 +243,13 @@ def test_gostop3_each_loser_has_their_own_baks() -> None:
     assert dues(out) == [(1, 0, 4, 4, "stop"), (2, 0, 16, 16, "stop")]
     proof = stop_proof(sc)
     conds = {
-        lp.loser: {f.name: f.condition for f in lp.factors if f.applies} for lp in proof.losers
+        lp.loser: {f.rule: f.condition for f in lp.factors if f.applies} for lp in proof.losers
     }
     assert conds == {
         1: {},
         2: {
-            "gwang-bak": "winner scores brights (3), loser holds 0 bright(s)",
-            "pi-bak": "winner scores junk (10 units), loser holds 2 unit(s) <= 5",
+            "gwang_bak": "winner scores brights (3), loser holds 0 bright(s)",
+            "pi_bak": "winner scores junk (10 units), loser holds 2 unit(s) <= 5",
         },
     }
 

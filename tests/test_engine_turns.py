@@ -390,7 +390,7 @@ def test_gamerules_shake_before_turn_needs_no_layout_condition_and_forbids_the_b
     assert not [a for a in legal_actions(sc.hand) if type(a) is E.BombPlayed and a.month == 1]
     sc.turn(0, "09A")  # any card may follow the shake
     f = facts_of(sc.hand, 0)
-    shake = next(x for x in settle(sc.table, f).losers[0].factors if x.name == "shake")
+    shake = next(x for x in settle(sc.table, f).losers[0].factors if x.rule == "shake")
     assert shake.applies and shake.factor == 2
 
 
@@ -450,7 +450,7 @@ def test_bomb_and_its_two_flip_only_turns(preset: str, steal: int, factor: int) 
         sc.input(E.FlipOnlyPlayed(seat=1))  # flip-only turns follow one's own bomb only
     assert exc.value.rule == "flip_only"
     bomb = next(
-        x for x in settle(sc.table, facts_of(sc.hand, 0)).losers[0].factors if x.name == "bomb"
+        x for x in settle(sc.table, facts_of(sc.hand, 0)).losers[0].factors if x.rule == "bomb"
     )
     assert bomb.factor == factor and bomb.applies == (factor > 1)
 

@@ -183,7 +183,7 @@ def _pi_bak_hands(c: Corpus) -> set[tuple[str, int]]:
         for r in game.results:
             proof = r.proof() if r.outcome == "stop" else None
             if proof and any(
-                f.name == "pi-bak" and f.applies for lp in proof.losers for f in lp.factors
+                f.rule == "pi_bak" and f.applies for lp in proof.losers for f in lp.factors
             ):
                 out.add((gid, r.hand))
     return out

@@ -51,7 +51,7 @@ def test_brights(preset: str, brights: list[str], want: int) -> None:
 def test_three_brights_with_rain_line_names_the_rain_rule() -> None:
     sc = score(table("matgo"), mask(["01G", "03G", "12G"]))
     (line,) = sc.lines
-    assert line.name == "three brights with rain"
+    assert line.combo == "bright" and line.name == "three brights with rain"
     assert line.points == 2 and "rain" in line.detail
     assert sc.bright_points == 2 and sc.brights == 3
 

@@ -45,7 +45,7 @@ def check(p: Proof, name: str, loser: int = 1) -> int:
 
 def applying(p: Proof, loser: int = 1) -> set[str]:
     lp = next(lp for lp in p.losers if lp.loser == loser)
-    return {f.name for f in lp.factors if f.applies}
+    return {f.rule for f in lp.factors if f.applies}
 
 
 def seven(name: str) -> list[str]:
@@ -99,14 +99,14 @@ def test_stop_with_one_go_pays_8_from_a_proof(preset: str) -> None:
 def test_matgo_go_bak_loser_who_called_go_pays_double() -> None:
     p = proof("matgo", facts(0, [seven("matgo"), LOSER_SAFE], go=(0, 1)))
     assert check(p, "matgo") == 14
-    gb = next(f for f in p.losers[0].factors if f.name == "go-bak")
+    gb = next(f for f in p.losers[0].factors if f.rule == "go_bak")
     assert gb.applies and gb.condition == "the loser called Go 1 time(s)"
 
 
 def test_matgo_winner_own_go_is_no_go_bak() -> None:
     p = proof("matgo", facts(0, [seven("matgo"), LOSER_SAFE], go=(1, 0)))
     assert check(p, "matgo") == 8
-    gb = next(f for f in p.losers[0].factors if f.name == "go-bak")
+    gb = next(f for f in p.losers[0].factors if f.rule == "go_bak")
     assert not gb.applies and gb.condition == "the loser did not call Go"
 
 
@@ -115,7 +115,7 @@ def test_seed_rulesets_have_no_go_bak(preset: str) -> None:
     """Neither seed document has go-bak (C1.4: the opponent's Stop just means you lose)."""
     p = proof(preset, facts(0, [seven(preset), LOSER_SAFE], go=(0, 1)))
     assert check(p, preset) == 7
-    assert all(f.name != "go-bak" for f in p.losers[0].factors)
+    assert all(f.rule != "go_bak" for f in p.losers[0].factors)
 
 
 def test_matgo_three_go_on_7_is_20_and_40_with_go_bak() -> None:
@@ -152,7 +152,7 @@ def test_pi_bak_thresholds(loser: list[str], matgo: int, gamerules: int) -> None
         p = proof(name, facts(0, [W_JUNK, loser]))
         assert p.score.total == 7 and p.score.junk_points == 2
         assert check(p, name) == want, name
-        assert ("pi-bak" in applying(p)) == (want == 14)
+        assert ("pi_bak" in applying(p)) == (want == 14)
 
 
 @pytest.mark.parametrize(
@@ -171,7 +171,7 @@ def test_cardavia_pi_bak_fewer_than_five_units(loser: list[str], want: int) -> N
 
 def test_cardavia_pi_bak_condition_mentions_the_protecting_cup() -> None:
     p = proof("cardavia", facts(0, [W_JUNK, ["12G", "09A", *units_pile(3, exclude=W_JUNK)]]))
-    pb = next(f for f in p.losers[0].factors if f.name == "pi-bak")
+    pb = next(f for f in p.losers[0].factors if f.rule == "pi_bak")
     assert not pb.applies
     assert pb.condition == (
         "winner scores junk (11 units), loser holds 5 unit(s) > 4 (the loser's cup counts 2)"
@@ -181,14 +181,14 @@ def test_cardavia_pi_bak_condition_mentions_the_protecting_cup() -> None:
 @pytest.mark.parametrize("preset", TWO_P)
 def test_no_pi_bak_when_the_winner_has_no_junk_score(preset: str) -> None:
     p = proof(preset, facts(0, [seven(preset), LOSER_NO_JUNK]))
-    pb = next(f for f in p.losers[0].factors if f.name == "pi-bak")
+    pb = next(f for f in p.losers[0].factors if f.rule == "pi_bak")
     assert not pb.applies and pb.condition.startswith("winner has no junk score")
     assert check(p, preset) == 7
 
 
 def test_matgo_zero_junk_exemption_is_stated() -> None:
     p = proof("matgo", facts(0, [W_JUNK, LOSER_NO_JUNK]))
-    pb = next(f for f in p.losers[0].factors if f.name == "pi-bak")
+    pb = next(f for f in p.losers[0].factors if f.rule == "pi_bak")
     assert not pb.applies and pb.condition == "loser holds no junk at all: exempt"
 
 
@@ -202,7 +202,7 @@ def test_gwang_bak_with_the_rain_triple(preset: str) -> None:
     bare = proof(preset, facts(0, [S8_RAIN_TRIPLE, ["10A", *units_pile(8)]]))
     assert bare.score.total == 8 and bare.score.bright_points == 2
     assert check(bare, preset) == 16
-    gb = next(f for f in bare.losers[0].factors if f.name == "gwang-bak")
+    gb = next(f for f in bare.losers[0].factors if f.rule == "gwang_bak")
     assert gb.applies and gb.condition == "winner scores brights (2), loser holds 0 bright(s)"
     covered = proof(preset, facts(0, [S8_RAIN_TRIPLE, ["08G", *units_pile(8)]]))
     assert check(covered, preset) == 8
@@ -213,7 +213,7 @@ def test_meong_tta_seven_animals(preset: str) -> None:
     """7 animals (godori included) at base 8 -> 16; 6 animals at 7 -> 7 [P2P]."""
     p = proof(preset, facts(0, [S8_SEVEN_ANIMALS, LOSER_SAFE]))
     assert p.score.total == 8 and check(p, preset) == 16
-    mt = next(f for f in p.losers[0].factors if f.name == "meong-tta")
+    mt = next(f for f in p.losers[0].factors if f.rule == "meong_tta")
     assert mt.applies and mt.condition == "winner holds 7 animal(s), 7 needed"
     p6 = proof(preset, facts(0, [S7_SIX_ANIMALS, LOSER_SAFE]))
     assert p6.score.total == 7 and check(p6, preset) == 7
@@ -223,14 +223,14 @@ def test_meong_tta_ignores_the_cup_counted_as_junk_in_matgo() -> None:
     pile = [*S7_SIX_ANIMALS, "09A"]
     assert check(proof("matgo", facts(0, [pile, LOSER_SAFE], cup_role="animal")), "matgo") == 16
     as_junk = proof("matgo", facts(0, [pile, LOSER_SAFE], cup_role="junk"))
-    assert "meong-tta" not in applying(as_junk)
+    assert "meong_tta" not in applying(as_junk)
 
 
 def test_bak_multipliers_are_cumulative() -> None:
     """Gwang-bak x pi-bak x meong-tta = x8 [KW/N 2x2x2]."""
     win = ["01G", "03G", "08G", *S8_SEVEN_ANIMALS, *units_pile(10)]
     p = proof("matgo", facts(0, [win, units_pile(3, exclude=win)]))
-    assert applying(p) == {"gwang-bak", "pi-bak", "meong-tta"}
+    assert applying(p) == {"gwang_bak", "pi_bak", "meong_tta"}
     assert check(p, "matgo") == p.score.total * 8
 
 
@@ -240,7 +240,7 @@ def test_bak_multipliers_are_cumulative() -> None:
 def test_shakes_double_per_shake() -> None:
     p = proof("matgo", facts(0, [seven("matgo"), LOSER_SAFE], shakes=(2, 0)))
     assert check(p, "matgo") == 28
-    sh = next(f for f in p.losers[0].factors if f.name == "shake")
+    sh = next(f for f in p.losers[0].factors if f.rule == "shake")
     assert sh.factor == 4 and sh.condition == "the winner shook 2 time(s)"
 
 
@@ -256,7 +256,7 @@ def test_bomb_counts_as_a_shake_in_matgo_but_not_on_the_general_page() -> None:
     assert check(pm, "matgo") == 14
     pg = proof("gamerules", facts(0, [seven("gamerules"), LOSER_SAFE], bombs=(1, 0)))
     assert check(pg, "gamerules") == 7
-    bomb = next(f for f in pg.losers[0].factors if f.name == "bomb")
+    bomb = next(f for f in pg.losers[0].factors if f.rule == "bomb")
     assert not bomb.applies  # G21: no multiplier attached
 
 
@@ -265,7 +265,7 @@ def test_cardavia_gives_no_factor_to_shakes_or_bombs_it_does_not_play() -> None:
     in an audit) show the factor as not applying, with the reason."""
     p = proof("cardavia", facts(0, [seven("cardavia"), LOSER_SAFE], shakes=(1, 0), bombs=(1, 0)))
     assert check(p, "cardavia") == 7
-    by_name = {f.name: f for f in p.losers[0].factors}
+    by_name = {f.rule: f for f in p.losers[0].factors}
     assert not by_name["shake"].applies and not by_name["bomb"].applies
     assert by_name["shake"].condition == "the winner shook 1 time(s); this ruleset has no shaking"
     assert by_name["bomb"].condition == "the winner bombed 1 time(s); this ruleset has no bombs"
@@ -287,7 +287,7 @@ def test_seven_points_at_100_per_point_is_700_chips() -> None:
 def test_nagari_carry_multiplies_the_next_payout(preset: str) -> None:
     p = proof(preset, facts(0, [seven(preset), LOSER_SAFE], carry=4))
     assert check(p, preset) == 28
-    c = next(f for f in p.losers[0].factors if f.name == "nagari carry")
+    c = next(f for f in p.losers[0].factors if f.rule == "nagari_carry")
     assert c.factor == 4 and c.applies
 
 
@@ -300,7 +300,7 @@ def test_derived_s9_three_go_gwang_bak(preset: str, want: int) -> None:
     (9+3)x2 = 24 (3 Gos are not "more than 3")."""
     p = proof(preset, facts(0, [S9_BRIGHTS, LOSER_SAFE[1:]], go=(3, 0)))
     assert p.score.total == 9
-    assert applying(p) == {"gwang-bak"}
+    assert applying(p) == {"gwang_bak"}
     assert check(p, preset) == want
 
 
@@ -334,7 +334,7 @@ def test_three_players_each_loser_has_their_own_multipliers() -> None:
         p = settle_3(name, f3)
         assert p.score.total == 4
         assert applying(p, 1) == set()
-        assert applying(p, 2) == {"gwang-bak", "pi-bak"}
+        assert applying(p, 2) == {"gwang_bak", "pi_bak"}
         assert check(p, name, 1) == 4
         assert check(p, name, 2) == 16
         assert [(d.payer, d.points) for d in p.dues] == [(1, 4), (2, 16)]

@@ -84,7 +84,7 @@ def test_tables_equal_a_rebuild_after_appends_of_every_size_and_retractions(
 def _rows_of(game: list[E.Envelope]) -> Rows:
     p = project(game, strict=False)
     assert p.game is not None
-    return derive(game, p.game, p.issues)
+    return derive(game, p.game, p.issues, retracted=p.retracted)
 
 
 def _replace(tmp_path: Path, old: Rows, fresh: Rows, gid: str, hands: set[int]) -> None:

@@ -21,13 +21,14 @@ from typing import Any
 
 from .. import cards as C
 from .. import events as E
+from ..engine import rulebook as RB
 from ..engine.game import GameState, HandResult, apply_game
 from ..engine.settlement import Due, HandFacts, Proof, settle
 from ..engine.state import HandState, Phase
 from ..engine.table import table_for
 from ..engine.turn import facts_of
 from ..errors import GostopError
-from ..rules import NagariCarry, Ruleset
+from ..rules import Ruleset
 
 __all__ = [
     "INSTANT_REASONS",
@@ -40,8 +41,7 @@ __all__ = [
     "settle_under",
 ]
 
-INSTANT_REASONS = ("hand_four", "three_ppuk", "first_ppuk", "first_ttadak")
-_WIN_INSTANTS = ("hand_four", "three_ppuk")
+INSTANT_REASONS = tuple(i.id for i in RB.INSTANTS)
 _HAND_INPUTS = (
     E.HandStarted,
     E.CardsDealt,
@@ -104,17 +104,7 @@ class Settlement:
 
 def carry_of(rules: Ruleset, streak: int) -> int:
     """The nagari factor of a hand that follows ``streak`` consecutive nagari hands."""
-    if streak <= 0:
-        return 1
-    mode = rules.nagari_carry
-    if mode is NagariCarry.NONE:
-        return 1
-    if mode is NagariCarry.ONCE:
-        return 2
-    carry = 2**streak
-    if rules.nagari_carry_cap is not None:
-        carry = min(carry, rules.nagari_carry_cap)
-    return carry
+    return RB.NAGARI_CARRY.carry_after(rules, streak)
 
 
 def nagari_streaks(results: Sequence[HandResult]) -> dict[int, int]:
@@ -133,16 +123,8 @@ def nagari_streaks(results: Sequence[HandResult]) -> dict[int, int]:
 
 def instant_points(rules: Ruleset, ev: InstantEvent) -> int:
     """Points of an instant payment under a ruleset, before any multiplier."""
-    if ev.reason == "first_ppuk":
-        pts = rules.first_ppuk_points
-        return pts[ev.k - 1] if ev.k <= len(pts) else 0
-    if ev.reason == "first_ttadak":
-        return rules.first_ttadak_points
-    if ev.reason == "hand_four":
-        return rules.hand_four_points
-    if ev.reason == "three_ppuk":
-        return rules.three_ppuk_points or 0
-    return 0
+    inst = RB.instant(ev.reason)
+    return inst.points(rules, ev.k) if inst is not None else 0
 
 
 def settle_under(
@@ -164,11 +146,12 @@ def settle_under(
     dues: list[Due] = []
     for ev in ctx.instants:
         pts = instant_points(rules, ev)
-        if ev.reason in _WIN_INSTANTS and rules.instant_win_multipliers and facts is not None:
+        inst = RB.instant(ev.reason)
+        if inst is not None and inst.wins and facts is not None:
             w = facts.winner
-            pts *= carry
-            pts *= rules.shake_multiplier ** facts.shakes[w]
-            pts *= rules.bomb_multiplier ** facts.bombs[w]
+            pts = RB.INSTANT_WIN_MULTIPLIERS.points(
+                rules, pts, carry, facts.shakes[w], facts.bombs[w]
+            )
         if pts:
             dues.append(Due(ev.payer, ev.payee, pts, pts * stake, ev.reason))
     proof = None
@@ -224,7 +207,8 @@ def _instants_by_order(result: HandResult | None, state: HandState) -> list[Inst
     for payer, payee, why in rows:
         k = seen.get((payer, payee, why), 0) + 1
         seen[(payer, payee, why)] = k
-        out.append(InstantEvent(payer, payee, why, k if why == "first_ppuk" else 1))
+        inst = RB.instant(why)
+        out.append(InstantEvent(payer, payee, why, k if inst is RB.FIRST_PPUK else 1))
     return out
 
 
@@ -233,8 +217,10 @@ def _probe_instants(
 ) -> list[InstantEvent] | None:
     """Replay the hand with probe amounts to find every instant payment the play made."""
     rules = game.rules
-    streaks = tuple(range(1, max(3, len(rules.first_ppuk_points)) + 1))
-    probe = rules.model_copy(update={"first_ppuk_points": streaks, "first_ttadak_points": 1})
+    updates: dict[str, Any] = {}
+    for inst in RB.INSTANTS:
+        updates.update(inst.probe(rules))
+    probe = rules.model_copy(update=updates)
     try:
         table = table_for(probe, game.table.players, game.stake)
     except GostopError:
@@ -279,4 +265,9 @@ def _probe_instants(
         rows = [(p, q, pts, why) for p, q, pts, _c, why in g.results[-1].dues if why != "stop"]
     else:
         rows = list(h.instant_dues)
-    return [InstantEvent(p, q, why, pts if why == "first_ppuk" else 1) for p, q, pts, why in rows]
+    return [InstantEvent(p, q, why, _probed(why, pts)) for p, q, pts, why in rows]
+
+
+def _probed(reason: str, points: int) -> int:
+    inst = RB.instant(reason)
+    return inst.probed(points) if inst is not None else 1

@@ -15,11 +15,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .. import events as E
+from ..engine import rulebook as RB
 from ..engine.game import GameState, HandResult
 from ..engine.settlement import Due
 from ..engine.state import HandState, Phase
 from ..projector import project
-from ..rules import GoBak, NagariCarry, Ruleset, Shaking
+from ..rules import Ruleset
 from .claims import AuditArgumentError, Claim, parse_claim
 from .context import HandContext, hand_context, nagari_streaks, settle_under
 from .explain import breakdown, explain_amount
@@ -36,7 +37,6 @@ from .model import (
     Seat,
 )
 from .record import check_chain, conservation, violation
-from .words import instant_text
 
 __all__ = ["audit_game"]
 
@@ -206,7 +206,7 @@ def _audit_hand(
                 d.points,
                 d.chips,
                 d.reason,
-                f"{instant_text(d.reason, k[key])}: seat {d.payer} pays seat {d.payee} "
+                f"{_instant_text(d.reason, k[key])}: seat {d.payer} pays seat {d.payee} "
                 f"{d.points} points = {d.chips} chips",
             )
         )
@@ -237,24 +237,12 @@ def _audit_hand(
 
 def _not_in_ruleset(rules: Ruleset) -> tuple[str, ...]:
     """The multipliers a table may expect that this ruleset does not play, with the setting."""
-    out = []
-    if not rules.gwang_bak:
-        out.append("gwang-bak (gwang_bak = false)")
-    if not rules.pi_bak:
-        out.append("pi-bak (pi_bak = false)")
-    if not rules.meong_tta:
-        out.append("meong-tta (meong_tta = false)")
-    if rules.go_bak is GoBak.NONE:
-        out.append("go-bak (go_bak = none)")
-    if rules.shaking is Shaking.NONE:
-        out.append("shaking (shaking = none)")
-    if not rules.bombs:
-        out.append("bombs (bombs = false)")
-    elif rules.bomb_multiplier == 1:
-        out.append("a bomb multiplier (bomb_multiplier = 1)")
-    if rules.nagari_carry is NagariCarry.NONE:
-        out.append("a nagari carry (nagari_carry = none)")
-    return tuple(out)
+    return tuple(text for r in RB.AUDITED if (text := r.absent(rules)) is not None)
+
+
+def _instant_text(reason: str, k: int = 1) -> str:
+    inst = RB.instant(reason)
+    return inst.label(k) if inst is not None else reason
 
 
 def _summary(
@@ -270,7 +258,7 @@ def _summary(
         extra = f"; payments x{carry} for the nagari before it" if carry > 1 else ""
         return f"{winner} won by {how}{extra}"
     if outcome == "instant":
-        return f"{winner} won at once: {instant_text(reason)}"
+        return f"{winner} won at once: {_instant_text(reason)}"
     if outcome == "nagari":
         return (
             f"nagari ({reason.replace('_', ' ')}): no winner, nobody pays; the next hand's "

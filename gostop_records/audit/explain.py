@@ -16,187 +16,42 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from ..engine import rulebook as RB
+from ..engine.rulebook import KEEP, Candidate, value_text
 from ..engine.scoring import score
 from ..engine.table import table_for
-from ..rules import CupMode, GoBak, GoPayout, NagariCarry
 from .context import HandContext, Settlement, settle_under
 from .model import Change, Explanation
-from .words import instant_text, rule_text, value_text
 
 __all__ = ["Candidate", "breakdown", "candidates", "explain_amount"]
 
-_KEEP: Any = object()
-_RANGED = frozenset(
-    {
-        "pi_bak_max_units",
-        "meong_tta_min_animals",
-        "go_double_from",
-        "shake_multiplier",
-        "bomb_multiplier",
-        "nagari_carry_cap",
-        "hand_four_points",
-        "three_ppuk_points",
-        "first_ttadak_points",
-    }
-)
-_FIRST_PPUK_TABLES: tuple[tuple[int, ...], ...] = (
-    (),
-    (7, 14, 21),
-    (3, 6, 12),
-    (5, 10, 20),
-    (10, 20, 30),
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """One house rule: a change of one setting (with any field it needs to take effect)."""
-
-    key: str  # the setting, for grouping and for keeping pairs apart
-    value: Any
-    updates: dict[str, Any] = field(default_factory=dict)  # ruleset fields
-    stake: int | None = None
-    cup_role: Any = _KEEP
-    cost: float = 1.0
-    solved: bool = False  # a value solved from the disputed amount (another stake)
-
-    def fields(self) -> frozenset[str]:
-        names = set(self.updates)
-        if self.stake is not None:
-            names.add("stake")
-        if self.cup_role is not _KEEP:
-            names.add("cup_role")
-        return frozenset(names)
-
-
-def _near(value: int, pinned: int) -> float:
-    return 1.0 + 0.05 * abs(value - pinned)
-
 
 def candidates(ctx: HandContext) -> list[Candidate]:
-    """Every single change worth trying for this hand (settings that cannot change any
-    payment of the hand are left out)."""
-    r = ctx.rules
-    out: list[Candidate] = []
-
-    def flag(name: str) -> None:
-        out.append(Candidate(name, not getattr(r, name), {name: not getattr(r, name)}))
-
-    def ints(name: str, values: range | tuple[int | None, ...]) -> None:
-        pinned = getattr(r, name)
-        for v in values:
-            if v != pinned:
-                cost = _near(v, pinned) if v is not None and pinned is not None else 1.0
-                out.append(Candidate(name, v, {name: v}, cost=cost))
-
-    def bak(name: str, threshold: str, values: range) -> None:
-        # on: try it off and at other thresholds; off: try it on at each threshold
-        if getattr(r, name):
-            flag(name)
-            ints(threshold, values)
-            return
-        pinned = getattr(r, threshold)
-        for v in values:
-            out.append(Candidate(name, True, {name: True, threshold: v}, cost=_near(v, pinned)))
-
-    f = ctx.facts
-    if ctx.outcome == "stop" and f is not None:
-        w = f.winner
-        losers = [s for s in range(ctx.players) if s != w]
-        if f.go_count[w]:
-            top = max(f.go_count[w] + 1, r.go_double_from)
-            for mode in GoPayout:
-                if mode is GoPayout.GENERAL_PAGE:
-                    for d in range(1, top + 1):
-                        if mode is r.go_payout and d == r.go_double_from:
-                            continue
-                        key = "go_double_from" if r.go_payout is mode else "go_payout"
-                        value: Any = d if key == "go_double_from" else mode.value
-                        out.append(
-                            Candidate(
-                                key,
-                                value,
-                                {"go_payout": mode, "go_double_from": d},
-                                cost=_near(d, r.go_double_from),
-                            )
-                        )
-                elif mode is not r.go_payout:
-                    out.append(Candidate("go_payout", mode.value, {"go_payout": mode}))
-        flag("gwang_bak")
-        bak("pi_bak", "pi_bak_max_units", range(0, 13))
-        flag("pi_bak_zero_exempt")
-        if ctx.cup_holder is not None and ctx.cup_holder != w:
-            flag("loser_cup_protects")
-        bak("meong_tta", "meong_tta_min_animals", range(5, 10))
-        flag("meong_tta_loser_zero")
-        if any(f.go_count[lo] for lo in losers):
-            for mode in GoBak:
-                # dokbak moves shares between losers: with one loser it is no go-bak at all
-                if mode is not r.go_bak and not (mode is GoBak.PAYS_FOR_ALL and len(losers) < 2):
-                    out.append(Candidate("go_bak", mode.value, {"go_bak": mode}))
-        if f.shakes[w]:
-            ints("shake_multiplier", range(1, 5))
-        if f.bombs[w]:
-            ints("bomb_multiplier", range(1, 5))
-        if ctx.cup_holder is not None:
-            # the cup's role first: it names what the table did with the card
-            for role in ("animal", "junk"):
-                out.append(
-                    Candidate("cup_role", role, {"cup_mode": CupMode.PLAYER_CHOICE}, cup_role=role)
-                )
-            for mode in CupMode:
-                if mode is not r.cup_mode:
-                    out.append(Candidate("cup_mode", mode.value, {"cup_mode": mode}))
-    if ctx.nagari_streak and ctx.outcome in ("stop", "instant"):
-        for mode in NagariCarry:
-            if mode is not r.nagari_carry:
-                out.append(Candidate("nagari_carry", mode.value, {"nagari_carry": mode}))
-        if r.nagari_carry is NagariCarry.CUMULATIVE:
-            ints("nagari_carry_cap", (None, 2, 4, 8, 16))
-    reasons = {ev.reason for ev in ctx.instants}
-    if "hand_four" in reasons:
-        ints("hand_four_points", (5, 7, 10))
-    if "three_ppuk" in reasons:
-        ints("three_ppuk_points", (5, 7, 10))
-    if "first_ppuk" in reasons:
-        for table in _FIRST_PPUK_TABLES:
-            if table != r.first_ppuk_points:
-                out.append(Candidate("first_ppuk_points", table, {"first_ppuk_points": table}))
-    if "first_ttadak" in reasons:
-        ints("first_ttadak_points", (0, 5, 7, 10))
-    if reasons & {"hand_four", "three_ppuk"}:
-        flag("instant_win_multipliers")
-    if ctx.stake != 1:
-        out.append(Candidate("stake", 1, stake=1, cost=1.5))
-    return out
+    """Every single change worth trying for this hand: each rule's alternatives
+    (settings that cannot change any payment of the hand are left out)."""
+    return RB.alternatives(ctx)
 
 
 def _solved_stake(base: Settlement, payer: int, payee: int, chips: int) -> Candidate | None:
     """The stake under which this payment's points make ``chips``, if a whole one does."""
-    points = base.points(payer, payee)
-    if points <= 0 or chips <= 0 or chips % points:
-        return None
-    stake = chips // points
-    if stake in (1, base.stake):
-        return None
-    return Candidate("stake", stake, stake=stake, cost=2.5, solved=True)
+    return RB.STAKE.solved(base.stake, base.points(payer, payee), chips)
 
 
 def _settle(ctx: HandContext, cands: tuple[Candidate, ...]) -> Settlement:
     updates: dict[str, Any] = {}
     stake = None
-    role: Any = _KEEP
+    role: Any = KEEP
     for c in cands:
         updates.update(c.updates)
         if c.stake is not None:
             stake = c.stake
-        if c.cup_role is not _KEEP:
+        if c.cup_role is not KEEP:
             role = c.cup_role
     rules = ctx.rules.model_copy(update=updates) if updates else ctx.rules
-    if role is _KEEP:
+    if role is KEEP:
         return settle_under(ctx, rules, stake)
     return settle_under(ctx, rules, stake, role)
 
@@ -211,8 +66,8 @@ def _changes(ctx: HandContext, c: Candidate) -> tuple[Change, ...]:
                 "stake",
                 c.value,
                 ctx.stake,
-                rule_text("stake", c.value, new_rules),
-                rule_text("stake", ctx.stake, pinned_rules),
+                RB.words("stake", c.value, new_rules),
+                RB.words("stake", ctx.stake, pinned_rules),
             )
         )
         return tuple(out)
@@ -226,8 +81,8 @@ def _changes(ctx: HandContext, c: Candidate) -> tuple[Change, ...]:
                 "cup_role",
                 c.value,
                 pinned_role,
-                rule_text("cup_role", c.value, new_rules, ctx.cup_holder),
-                rule_text("cup_role", pinned_role, pinned_rules, ctx.cup_holder)
+                RB.words("cup_role", c.value, new_rules, ctx.cup_holder),
+                RB.words("cup_role", pinned_role, pinned_rules, ctx.cup_holder)
                 + f" ({value_text(pinned_rules.cup_mode)} cup mode)",
             )
         )
@@ -244,8 +99,8 @@ def _changes(ctx: HandContext, c: Candidate) -> tuple[Change, ...]:
                 name,
                 _json_value(value),
                 _json_value(pinned),
-                rule_text(name, value, new_rules, ctx.cup_holder),
-                rule_text(name, pinned, pinned_rules, ctx.cup_holder)
+                RB.words(name, value, new_rules, ctx.cup_holder),
+                RB.words(name, pinned, pinned_rules, ctx.cup_holder)
                 + f" ({name} = {value_text(pinned)})",
             )
         )
@@ -258,6 +113,16 @@ def _json_value(v: Any) -> Any:
     if isinstance(v, tuple):
         return list(v)
     return v
+
+
+def _instant_label(reason: str, k: int = 1) -> str:
+    inst = RB.instant(reason)
+    return inst.label(k) if inst is not None else reason
+
+
+def _instant_name(reason: str) -> str:
+    inst = RB.instant(reason)
+    return inst.name if inst is not None else reason
 
 
 def _eff(f: Any) -> int:
@@ -276,12 +141,13 @@ def effects(base: Settlement, alt: Settlement, payer: int, payee: int) -> tuple[
         bl = {lp.loser: lp for lp in bp.losers}
         al = {lp.loser: lp for lp in ap.losers}
         if payer in al and payer in bl:
-            bf = {f.name: f for f in bl[payer].factors}
-            af = {f.name: f for f in al[payer].factors}
-            for name in [*af, *(n for n in bf if n not in af)]:
-                a, b = af.get(name), bf.get(name)
+            bf = {f.rule: f for f in bl[payer].factors}
+            af = {f.rule: f for f in al[payer].factors}
+            for rid in [*af, *(n for n in bf if n not in af)]:
+                a, b = af.get(rid), bf.get(rid)
                 if _eff(a) == _eff(b):
                     continue
+                name = RB.rule(rid).name
                 if a is not None and _eff(a) > 1:
                     out.append(f"{name} x{a.factor} applies: {a.condition}")
                 elif a is not None:
@@ -291,7 +157,7 @@ def effects(base: Settlement, alt: Settlement, payer: int, payee: int) -> tuple[
             if al[payer].pays_chips != bl[payer].pays_chips and al[payer].note:
                 out.append(al[payer].note)
     if alt.carry != base.carry and (bp is None or ap is None):
-        out.append(f"nagari carry x{alt.carry}, not x{base.carry}")
+        out.append(f"{RB.NAGARI_CARRY.name} x{alt.carry}, not x{base.carry}")
     reasons = {d.reason for d in (*base.dues, *alt.dues) if d.reason != "stop"}
     for why in sorted(reasons):
         b_pts = sum(
@@ -301,7 +167,7 @@ def effects(base: Settlement, alt: Settlement, payer: int, payee: int) -> tuple[
             d.points for d in alt.dues if d.reason == why and d.payer == payer and d.payee == payee
         )
         if a_pts != b_pts:
-            out.append(f"{instant_text(why).split(' (')[0]}: {a_pts} points, not {b_pts}")
+            out.append(f"{_instant_name(why)}: {a_pts} points, not {b_pts}")
     return tuple(out)
 
 
@@ -332,12 +198,14 @@ def breakdown(s: Settlement, payer: int, payee: int) -> tuple[str, ...]:
         if d.reason == "stop" or d.payer != payer or d.payee != payee:
             continue
         k[d.reason] = k.get(d.reason, 0) + 1
+        inst = RB.instant(d.reason)
+        multiplied = inst is not None and inst.wins and s.rules.instant_win_multipliers
+        name = _instant_label(d.reason, 1 if multiplied else k[d.reason])
         out.append(
-            f"{instant_text(d.reason, k[d.reason])}: {d.points} points x {s.stake} chip(s) "
+            f"{name}: {d.points} points x {s.stake} chip(s) = {d.chips} chips"
+            if multiplied
+            else f"{name}: {d.points} points x {s.stake} chip(s) "
             f"= {d.chips} chips (instant, never multiplied by the hand's factors)"
-            if not s.rules.instant_win_multipliers or d.reason not in ("hand_four", "three_ppuk")
-            else f"{instant_text(d.reason)}: {d.points} points x {s.stake} chip(s) "
-            f"= {d.chips} chips"
         )
     parts = [d for d in s.dues if d.payer == payer and d.payee == payee]
     if len(parts) > 1:
@@ -358,16 +226,11 @@ class _Hit:
         return sum(c.cost for c in self.cands)
 
 
-def _ranged(c: Candidate) -> bool:
-    """Whether the candidate is one value of a numeric setting (folded with its neighbours)."""
-    return c.key in _RANGED or (c.key in ("pi_bak", "meong_tta") and len(c.updates) > 1)
-
-
 def _fold(hits: list[_Hit]) -> list[tuple[_Hit, list[_Hit]]]:
     """Group hits that differ only in the value of one ranged setting."""
     groups: dict[tuple[Any, ...], list[_Hit]] = {}
     for h in hits:
-        key = tuple((c.key, "*" if _ranged(c) else repr(c.value)) for c in h.cands)
+        key = tuple((c.key, "*" if c.ranged else repr(c.value)) for c in h.cands)
         groups.setdefault(key, []).append(h)
     out = []
     for members in groups.values():
@@ -376,15 +239,6 @@ def _fold(hits: list[_Hit]) -> list[tuple[_Hit, list[_Hit]]]:
     # a solved stake explains any multiple of the points: the weakest explanation, last
     out.sort(key=lambda g: (any(c.solved for c in g[0].cands), len(g[0].cands), g[0].cost))
     return out
-
-
-def _value_label(c: Candidate) -> str:
-    if c.key in ("pi_bak", "meong_tta") and len(c.updates) > 1:
-        name = "pi_bak_max_units" if c.key == "pi_bak" else "meong_tta_min_animals"
-        return f"{name}={c.updates[name]}"
-    if c.key == "go_payout" and "go_double_from" in c.updates:
-        return f"go_double_from={c.updates['go_double_from']}"
-    return f"{c.key}={value_text(c.value)}"
 
 
 def _span(labels: tuple[str, ...]) -> str:
@@ -418,7 +272,7 @@ def _explanation(
     pinned = " and ".join(ch.pinned_text for ch in heads)
     detail = f" ({'; '.join(eff)})" if eff else ""
     text = f"{verb(used)}{detail}, which makes {hit.chips} chips; this game's ruleset uses {pinned}"
-    same = tuple(" + ".join(_value_label(c) for c in o.cands) for o in others)
+    same = tuple(" + ".join(c.value_label() for c in o.cands) for o in others)
     if same:
         text += f"; the same amount also comes from {_span(same)}"
     return Explanation(tuple(changes), hit.chips, eff, text, same)

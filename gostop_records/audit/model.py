@@ -50,6 +50,9 @@ def plain(value: Any) -> Any:
             return to_dict()
         return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, msgspec.Struct):
+        to_dict = getattr(value, "to_dict", None)
+        if to_dict is not None:
+            return to_dict()
         return plain(msgspec.to_builtins(value))
     if isinstance(value, enum.Enum):
         return value.value

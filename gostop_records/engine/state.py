@@ -73,6 +73,7 @@ class HandState:
         "table",
         "turn",
         "turn_index",
+        "turn_scores",
         "turn_seat",
         "turns_taken",
         "winner",
@@ -118,6 +119,9 @@ class HandState:
         self.fours_pending = 0  # seats (bitmask) whose known hand holds a four of a month
         self.instant_dues: list[tuple[int, int, int, str]] = []  # payer, payee, points, reason
         self.proof: Any = None  # the settlement proof of a hand won by a Stop, once settled
+        # the mover's combination score at the end of each resolved turn, in turn order: the
+        # rules compute it for Go/Stop anyway, and the store's turn rows read it from here
+        self.turn_scores: list[int] = []
 
     def copy(self) -> HandState:
         """A copy whose mutable parts are fresh; ``stock`` and ``order`` are never changed."""
@@ -161,6 +165,7 @@ class HandState:
         new.fours_pending = self.fours_pending
         new.instant_dues = self.instant_dues[:]
         new.proof = self.proof
+        new.turn_scores = self.turn_scores[:]
         return new
 
     # --- derived views -----------------------------------------------------------------
@@ -240,7 +245,12 @@ class HandState:
                     },
                     "score": sc.total,
                     "score_lines": [
-                        {"name": ln.name, "cards": list(ln.cards), "points": ln.points}
+                        {
+                            "combo": ln.combo,
+                            "name": ln.name,
+                            "cards": list(ln.cards),
+                            "points": ln.points,
+                        }
                         for ln in sc.lines
                     ],
                     "cup_role": sc.cup_role,

@@ -25,12 +25,12 @@ from ..rules import (
     HandFourTie,
     LastTurnRule,
     LayoutFour,
-    NagariCarry,
     Shaking,
     SseulRule,
     StealCount,
     TransferOrder,
 )
+from .rulebook import INSTANT_WIN_MULTIPLIERS, NAGARI_CARRY
 from .scoring import cup_as_junk
 from .settlement import HandFacts, Proof, settle
 from .state import HandState, Phase, Turn
@@ -336,10 +336,7 @@ def _instant_dues(
     s: HandState, winner: int, pts: int, reason: str
 ) -> list[tuple[int, int, int, str]]:
     t = s.table
-    if t.rules.instant_win_multipliers:
-        pts *= s.carry
-        pts *= t.rules.shake_multiplier ** s.shakes[winner]
-        pts *= t.rules.bomb_multiplier ** s.bombs[winner]
+    pts = INSTANT_WIN_MULTIPLIERS.points(t.rules, pts, s.carry, s.shakes[winner], s.bombs[winner])
     return [(p, winner, pts, reason) for p in range(t.players) if p != winner]
 
 
@@ -354,21 +351,7 @@ def _end(
     reason: str,
     dues: list[tuple[int, int, int, str]] | None = None,
 ) -> None:
-    rules = s.table.rules
-    if outcome == "nagari":
-        mode = rules.nagari_carry
-        if mode is NagariCarry.CUMULATIVE:
-            nxt = s.carry * 2
-            if rules.nagari_carry_cap is not None:
-                nxt = min(nxt, rules.nagari_carry_cap)
-        elif mode is NagariCarry.ONCE:
-            nxt = 2
-        else:
-            nxt = 1
-    elif outcome == "void":
-        nxt = s.carry
-    else:
-        nxt = 1
+    nxt = NAGARI_CARRY.next_carry(s.table.rules, s.carry, outcome)
     s.phase = Phase.ENDED
     s.outcome = outcome
     s.winner = winner
@@ -772,6 +755,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
 
     if ppuk and rules.three_ppuk_points is not None and s.ppuk_count[seat] >= 3:
         pts = rules.three_ppuk_points
+        s.turn_scores.append(s.score_of(seat))
         _end(s, out, "instant", seat, "three_ppuk", _instant_dues(s, seat, pts, "three_ppuk"))
         return
 
@@ -832,6 +816,7 @@ def _after_turn(s: HandState, out: Out) -> None:
     """Go/Stop for the mover at the end of their turn, else the next turn (C1.2, A15)."""
     seat = s.turn_seat
     sc = s.score_of(seat)
+    s.turn_scores.append(sc)
     went = s.go_count[seat]
     if (went == 0 and sc >= s.table.target) or (went and sc > s.go_score[seat]):
         if s.turns_left(seat) == 0 and s.table.rules.last_turn_auto_stop:

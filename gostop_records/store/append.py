@@ -148,7 +148,11 @@ def _touched_hands(events: Sequence[E.Envelope], new: Sequence[E.Envelope]) -> s
 def _load(store: Store, game_id: str, version: int, last_hash: str | None) -> GameCache:
     stored = store.events(game_id)
     p = replay(game_id, stored)
-    rows = derive(stored, p.game, p.issues) if p.game is not None else empty_rows()
+    rows = (
+        derive(stored, p.game, p.issues, retracted=p.retracted)
+        if p.game is not None
+        else empty_rows()
+    )
     return GameCache(p, stored, version, last_hash, rows)
 
 
@@ -209,7 +213,9 @@ def append(
             all_events = [*cache.events, *new]
             hands = _touched_hands(all_events, new)
             insert_events(conn, rows_in)
-            fresh = derive(all_events, proj.game, proj.issues, hands=hands)
+            fresh = derive(
+                all_events, proj.game, proj.issues, hands=hands, retracted=proj.retracted
+            )
             merged = replace_changed(conn, game_id, hands, cache.rows, fresh)
     except ConcurrencyError:
         store.cache.pop(game_id, None)

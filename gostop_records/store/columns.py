@@ -19,6 +19,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..engine import rulebook as RB
 from .schema import EVENT_COLUMNS, TABLES, VIEWS
 
 __all__ = [
@@ -217,7 +218,9 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "captured": "cards the turn took into piles (its `captures` rows: captured cards and "
         "bonus cards); junk received by steals is in `junk_taken`",
         "junk_taken": "junk cards (not units) handed to `seat` by steals during the turn",
-        "score_after": "the seat's combination score after the turn, without Go points",
+        "score_after": "the seat's combination score after the turn, without Go points, as "
+        "the rules computed it; NULL for a turn the rules did not resolve (the rest of a hand "
+        "after a violation, a turn still in progress)",
     },
     "captures": {
         "game_id": "the game",
@@ -264,7 +267,8 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "a Stop, the seat's Gos before it; NULL for `'cup'`",
         "score": "for a Go or a Stop, the combination score recorded with it "
         "(`go_called.score`, `stop_called.score`); for `'cup'`, the seat's "
-        "combination score with the role just chosen",
+        "combination score with the role just chosen (NULL when the rules did not follow the "
+        "hand)",
         "auto": "for a Stop, whether it was automatic (`stop_called.auto`: qualifying on the "
         "last turn); false for a Go; NULL for `'cup'`",
         "cup_role": "for `'cup'`, the role chosen: `'animal'` or `'junk'`; NULL otherwise",
@@ -283,14 +287,8 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "decides for 12R)",
         "junk_units": "junk units in the pile: junk 1, double junk 2, bonus cards 2 or 3, the "
         "cup 2 when it counts as junk",
-        "bright_points": "points for brights: three 3 (2 with the rain bright), four 4, five 15",
-        "animal_points": "points for five or more animals: 1, and 1 per animal over five",
-        "godori_points": "5 for godori (the three birds), else 0",
-        "ribbon_points": "points for five or more ribbons: 1, and 1 per ribbon over five",
-        "hongdan_points": "3 for hongdan (red poem ribbons of January to March), else 0",
-        "cheongdan_points": "3 for cheongdan (blue ribbons of June, September, October), else 0",
-        "chodan_points": "3 for chodan (plain red ribbons of April, May, July), else 0",
-        "junk_points": "points for 10 or more junk units: 1, and 1 per unit over ten",
+        # each combination's column, in the rulebook's words
+        **{c.column: c.column_text for c in RB.COMBINATIONS},
         "cup_role": "how the September cup in this pile counts, `'animal'` or `'junk'` (by "
         "`rules.cup_mode` or the holder's `cup_assigned`); NULL when the pile has "
         "no cup",
@@ -304,9 +302,9 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "hand": "the hand",
         "payer": "0-based seat that owes",
         "payee": "0-based seat that is owed",
-        "reason": "the reasons of the pair's dues joined by `'+'`: `'stop'`, `'hand_four'`, "
-        "`'three_ppuk'`, `'first_ppuk'`, `'first_ttadak'` (e.g. "
-        "`'first_ppuk+stop'`); a loser's row of a hand won by a Stop always "
+        "reason": "the reasons of the pair's dues joined by `'+'`: `'stop'`, "
+        + ", ".join(f"`'{i.id}'`" for i in RB.INSTANTS)
+        + " (e.g. `'first_ppuk+stop'`); a loser's row of a hand won by a Stop always "
         "includes `'stop'`; NULL for a pair with a recorded payment only",
         "points": "points the payer owes the payee in the hand: the Stop share after "
         "multipliers and dokbak, plus instant payments; 0 when nothing is due",
@@ -322,29 +320,16 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "score": f"the winner's combination score, before Go points; {_STOP_ONLY}",
         "go_count": f"the winner's Gos; {_STOP_ONLY}",
         "go_points": f"`score` with the Go bonus by `rules.go_payout`; {_STOP_ONLY}",
-        "multiplier": "product of the factors that apply to this loser (shake, bomb, "
-        "gwang-bak, pi-bak, meong-tta, go-bak, nagari `carry`; 1 = none): the "
-        "Stop share is `go_points` times it before dokbak; "
-        f"{_STOP_ONLY}",
-        "gwang_bak": "whether gwang-bak doubled this loser's payment (winner scored brights, "
-        "loser holds none); false when the ruleset has no gwang-bak; "
-        f"{_STOP_ONLY}",
-        "pi_bak": "whether pi-bak doubled this loser's payment (winner scored junk, loser "
-        "held at most `rules.pi_bak_max_units` junk units; none at all is exempt "
-        f"under `rules.pi_bak_zero_exempt`); {_STOP_ONLY}",
-        "meong_tta": "whether meong-tta doubled this loser's payment (winner holds at least "
-        "`rules.meong_tta_min_animals` animals; with "
-        "`rules.meong_tta_loser_zero`, only a loser holding none); "
-        f"{_STOP_ONLY}",
-        "go_bak": "whether go-bak doubled this loser's payment (the loser had called Go, "
-        f"`rules.go_bak` is `'double'`); {_STOP_ONLY}",
+        "multiplier": "product of the factors that apply to this loser ("
+        + ", ".join(m.name for m in RB.MULTIPLIERS if m is not RB.NAGARI_CARRY)
+        + ", nagari `carry`; 1 = none): the Stop share is `go_points` times it before "
+        f"dokbak; {_STOP_ONLY}",
+        # each multiplier's flag column, in the rulebook's words
+        **{m.id: f"{m.column_text}; {_STOP_ONLY}" for m in RB.MULTIPLIERS if m.column},
         "shakes": f"times the winner shook in the hand; {_STOP_ONLY}",
         "bombs": f"bombs the winner played in the hand; {_STOP_ONLY}",
         "carry": f"the hand's nagari factor, also a factor of `multiplier`; {_STOP_ONLY}",
-        "dokbak": "whether dokbak moved the losers' shares (`rules.go_bak` is "
-        "`'pays_for_all'`: the loser who called Go last pays every loser's Stop "
-        "share, the others' is 0); true on every loser's row of that hand; "
-        f"{_STOP_ONLY}",
+        RB.DOKBAK.id: f"{RB.DOKBAK.column_text}; {_STOP_ONLY}",
     },
     "issues": {
         "game_id": "the game",
@@ -384,8 +369,9 @@ VIEW_DOCS: dict[str, str] = {
         "differ from the computed ones: `game_id`, `hand`, `ruleset`, `payer`, `payer_name`, "
         "`payee`, `payee_name`, `reason`, `computed_chips`, `recorded_chips`, `difference` "
         "(recorded minus computed), and the settlement behind the computed amount: "
-        "`multiplier`, `gwang_bak`, `pi_bak`, `meong_tta`, `go_bak`, `shakes`, `bombs`, "
-        "`carry`, `go_count`, `go_points`, `score`."
+        "`multiplier`, "
+        + "".join(f"`{m.id}`, " for m in RB.MULTIPLIERS if m.column)
+        + "`shakes`, `bombs`, `carry`, `go_count`, `go_points`, `score`."
     ),
     "v_specials_by_seat": (
         "Which specials did each seat make in each hand? One row per `game_id`, `hand` and "

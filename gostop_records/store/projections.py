@@ -23,14 +23,15 @@ from typing import Any
 from .. import cards as C
 from .. import events as E
 from ..engine.game import GameState, HandResult
-from ..engine.scoring import points, score
-from ..engine.table import Table
 from ..projector import Issue
-from .schema import TABLES
+from .schema import COMBO_IDS, DOKBAK_ID, FLAG_IDS, TABLES
 
-__all__ = ["Rows", "derive", "empty_rows", "void_seqs"]
+__all__ = ["Rows", "derive", "empty_rows"]
 
 Row = tuple[Any, ...]
+# the payouts columns a loser's row of a Stop fills from the proof: score, go_count,
+# go_points, multiplier, the flags, shakes, bombs, carry, dokbak
+_PROOF_COLUMNS = 4 + len(FLAG_IDS) + 4
 Rows = dict[str, list[Row]]
 
 _CARD: dict[str, tuple[int, int | None, str]] = {
@@ -51,33 +52,6 @@ def _mask(codes: Sequence[str]) -> int:
     for code in codes:
         m |= 1 << _CARD[code][0]
     return m
-
-
-def void_seqs(envelopes: Sequence[E.Envelope]) -> set[int]:
-    """Seqs undone by retractions: each retracted input, what followed it, the retraction.
-
-    Mirrors the projector: only the latest input entry of the current hand can be retracted
-    (a retraction of anything else is reported by the projector and changes nothing).
-    """
-    void: set[int] = set()
-    if not any(type(env.event) is E.EntryRetracted for env in envelopes):
-        return void  # the usual case, found in a fraction of the time of the walk below
-    undo: list[int] = []
-    for env in envelopes:
-        ev = env.event
-        t = type(ev)
-        if t is E.UnknownEvent or t is E.GameStarted:
-            continue
-        if t is E.EntryRetracted:
-            if undo and undo[-1] == ev.seq:
-                void.update(range(ev.seq, env.seq + 1))
-                undo.pop()
-            continue
-        if E.is_input(ev):
-            if t is E.HandStarted:
-                undo.clear()
-            undo.append(env.seq)
-    return void
 
 
 @dataclass(slots=True)
@@ -116,16 +90,18 @@ class _Game:
     ruleset: str
     players: int
     stake: int
-    table: Table
 
 
 class _HandWalk:
     """Follows one hand's events: piles and layout as masks, the turn in progress, rows."""
 
-    def __init__(self, g: _Game, hand: int, rows: Rows) -> None:
+    def __init__(self, g: _Game, hand: int, rows: Rows, scores: Sequence[int] | None) -> None:
         self.g = g
         self.hand = hand
         self.rows = rows
+        # the mover's score at the end of each turn the rules resolved (``turn_scores`` of
+        # the projector's hand state); None for a hand the rules did not follow
+        self.scores = scores
         n = g.players
         self.piles = [0] * n
         self.layout = 0
@@ -165,7 +141,7 @@ class _HandWalk:
         if t.took and self.layout == 0:
             t.sseul = True
         g = self.g
-        score_after = points(g.table, self.piles[t.seat], self.cup_role)
+        score_after = self._score_after(t.number)
         fl = _CARD[t.flipped] if t.flipped is not None else None
         self.rows["turns"].append(
             (
@@ -197,6 +173,10 @@ class _HandWalk:
                 score_after,
             )
         )
+
+    def _score_after(self, turn: int) -> int | None:
+        scores = self.scores
+        return scores[turn - 1] if scores is not None and 0 < turn <= len(scores) else None
 
     # --- events ----------------------------------------------------------------------
 
@@ -323,7 +303,7 @@ class _HandWalk:
                     turn.sseul = True
         elif t is E.CupAssigned:
             self.cup_role = ev.role
-            score = points(g.table, self.piles[ev.seat], self.cup_role)
+            score = self._score_after(self._turn_number())
             self._decision(seq, ev.seat, "cup", None, score, None, ev.role)
         elif t is E.GoCalled:
             self.gos += 1
@@ -345,7 +325,7 @@ class _HandWalk:
         seat: int,
         kind: str,
         go_count: int | None,
-        score: int,
+        score: int | None,
         auto: bool | None,
         role: str | None,
     ) -> None:
@@ -408,23 +388,10 @@ class _HandWalk:
     def _scores(self, state: Any, winner: int | None) -> None:
         g = self.g
         for seat in range(g.players):
-            sc = score(g.table, state.piles[seat], state.cup_role)
-            cat = dict.fromkeys(
-                ("bright", "animal", "godori", "ribbon", "hongdan", "cheongdan", "chodan", "junk"),
-                0,
-            )
+            sc = state.itemised(seat)
+            cat = dict.fromkeys(COMBO_IDS, 0)
             for ln in sc.lines:
-                name = ln.name
-                if "bright" in name:
-                    cat["bright"] += ln.points
-                elif name.endswith("animals"):
-                    cat["animal"] += ln.points
-                elif name.endswith("ribbons"):
-                    cat["ribbon"] += ln.points
-                elif name.startswith("junk"):
-                    cat["junk"] += ln.points
-                elif name in cat:
-                    cat[name] += ln.points
+                cat[ln.combo] += ln.points
             self.rows["scores"].append(
                 (
                     g.game_id,
@@ -436,14 +403,7 @@ class _HandWalk:
                     sc.animals,
                     sc.ribbons,
                     sc.junk_units,
-                    cat["bright"],
-                    cat["animal"],
-                    cat["godori"],
-                    cat["ribbon"],
-                    cat["hongdan"],
-                    cat["cheongdan"],
-                    cat["chodan"],
-                    cat["junk"],
+                    *cat.values(),
                     sc.cup_role,
                     state.go_count[seat],
                     state.shakes[seat],
@@ -477,24 +437,20 @@ class _HandWalk:
             recorded = self.recorded.get((payer, payee))
             diff = (recorded or 0) - chips if hand_recorded else None
             if lp is not None:
-                applies = {f.name: f.applies for f in lp.factors}
                 w = proof.winner
                 extra: tuple[Any, ...] = (
                     proof.score.total,
                     proof.go_count,
                     proof.go_points,
                     lp.multiplier,
-                    applies.get("gwang-bak", False),
-                    applies.get("pi-bak", False),
-                    applies.get("meong-tta", False),
-                    applies.get("go-bak", False),
+                    *(lp.applies(rid) for rid in FLAG_IDS),
                     state.shakes[w],
                     state.bombs[w],
                     proof.carry,
-                    bool(lp.note),
+                    lp.applies(DOKBAK_ID),
                 )
             else:
-                extra = (None,) * 12
+                extra = (None,) * _PROOF_COLUMNS
             self.rows["payouts"].append(
                 (
                     g.game_id,
@@ -520,19 +476,21 @@ def derive(
     issues: Sequence[Issue] = (),
     hands: Collection[int] | None = None,
     rows: Rows | None = None,
+    retracted: Collection[int] = (),
 ) -> Rows:
     """The projection rows of one game (of ``hands`` only, when given), added to ``rows``.
 
     ``envelopes`` are the game's events from seq 1, ``game`` the projector's state after
-    them and ``issues`` its findings. The game-level rows (``games``, ``issues``,
-    ``positions``) are always derived.
+    them, ``issues`` its findings and ``retracted`` the seqs it undid (``entry_retracted``),
+    which are left out. The game-level rows (``games``, ``issues``, ``positions``) are
+    always derived.
     """
     out = rows if rows is not None else empty_rows()
     if not envelopes:
         return out
-    void = void_seqs(envelopes)
+    void = set(retracted)
     first, last = envelopes[0], envelopes[-1]
-    g = _Game(game.game_id, game.rules.name, game.table.players, game.stake, game.table)
+    g = _Game(game.game_id, game.rules.name, game.table.players, game.stake)
     by_hand: dict[int, list[E.Envelope]] = {}
     hands_seen: set[int] = set()
     hands_ended = 0
@@ -574,9 +532,13 @@ def derive(
     out["positions"].append((game.game_id, last.seq, last.hash))
 
     results = {r.hand: r for r in game.results}
+    live = game.hand
     for hand in sorted(by_hand):
-        walk = _HandWalk(g, hand, out)
+        result = results.get(hand)
+        state = result.state if result is not None else live
+        scores = state.turn_scores if state is not None and state.hand_no == hand else None
+        walk = _HandWalk(g, hand, out, scores)
         for env in by_hand[hand]:
             walk.feed(env)
-        walk.finish(results.get(hand))
+        walk.finish(result)
     return out

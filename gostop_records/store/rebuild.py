@@ -115,7 +115,7 @@ def fresh_rows(
         if p.game is None:
             failed.append(Failure(gid, 1, "the events do not start with game_started", False))
             continue
-        derive(envs, p.game, p.issues, rows=rows)
+        derive(envs, p.game, p.issues, rows=rows, retracted=p.retracted)
     return rows, decoded
 
 

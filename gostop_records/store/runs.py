@@ -93,6 +93,7 @@ class Checked:
     issues: list[Issue]
     stored: int  # events the store held before
     violations: int
+    retracted: list[int]  # seqs the projector undid (entry_retracted)
 
 
 class RunReader:
@@ -176,7 +177,7 @@ def replay(run: Run, full: list[Envelope], stored: int, strict: bool) -> Checked
     violations = sum(
         1 for i in p.issues if i.severity == "violation" and (i.seq is None or i.seq > stored)
     )
-    return Checked(run, new, full, p.game, p.issues, stored, violations)
+    return Checked(run, new, full, p.game, p.issues, stored, violations, p.retracted)
 
 
 def rows_of(checked: Sequence[Checked]) -> tuple[Prepared, dict[str, Prepared]]:
@@ -189,6 +190,6 @@ def rows_of(checked: Sequence[Checked]) -> tuple[Prepared, dict[str, Prepared]]:
         last[c.full[0].game_id] = c
     rows = empty_rows()
     for c in last.values():
-        derive(c.full, c.game, c.issues, rows=rows)
+        derive(c.full, c.game, c.issues, rows=rows, retracted=c.retracted)
     events = event_columns(list(chain.from_iterable(c.new for c in checked)))
     return prepare_events(events), prepare_projection(rows)

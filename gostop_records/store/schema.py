@@ -19,13 +19,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from ..engine import rulebook as RB
 from .errors import StoreError
 
 if TYPE_CHECKING:
     import duckdb
 
 __all__ = [
+    "COMBO_IDS",
+    "DOKBAK_ID",
     "EVENT_COLUMNS",
+    "FLAG_IDS",
     "GAME_TABLES",
     "HAND_TABLES",
     "KEYS",
@@ -44,6 +48,13 @@ __all__ = [
 SCHEMA_VERSION = 2
 
 Columns = tuple[tuple[str, str], ...]
+
+#: ``scores`` has a ``<id>_points`` column per combination of the rulebook, in its order.
+COMBO_IDS: tuple[str, ...] = tuple(c.id for c in RB.COMBINATIONS)
+#: ``payouts`` has a BOOLEAN column per multiplier that has one (``column = True``), after
+#: ``multiplier``, and one for dokbak at the end.
+FLAG_IDS: tuple[str, ...] = tuple(m.id for m in RB.MULTIPLIERS if m.column)
+DOKBAK_ID = RB.DOKBAK.id
 
 EVENT_COLUMNS: Columns = (
     ("game_id", "VARCHAR"),
@@ -179,14 +190,7 @@ TABLES: dict[str, Columns] = {
         ("animals", "TINYINT"),
         ("ribbons", "TINYINT"),
         ("junk_units", "INTEGER"),
-        ("bright_points", "INTEGER"),
-        ("animal_points", "INTEGER"),
-        ("godori_points", "INTEGER"),
-        ("ribbon_points", "INTEGER"),
-        ("hongdan_points", "INTEGER"),
-        ("cheongdan_points", "INTEGER"),
-        ("chodan_points", "INTEGER"),
-        ("junk_points", "INTEGER"),
+        *((f"{c}_points", "INTEGER") for c in COMBO_IDS),
         ("cup_role", "VARCHAR"),
         ("go_count", "INTEGER"),
         ("shakes", "INTEGER"),
@@ -210,14 +214,11 @@ TABLES: dict[str, Columns] = {
         ("go_count", "INTEGER"),
         ("go_points", "INTEGER"),
         ("multiplier", "INTEGER"),
-        ("gwang_bak", "BOOLEAN"),
-        ("pi_bak", "BOOLEAN"),
-        ("meong_tta", "BOOLEAN"),
-        ("go_bak", "BOOLEAN"),
+        *((rid, "BOOLEAN") for rid in FLAG_IDS),
         ("shakes", "INTEGER"),
         ("bombs", "INTEGER"),
         ("carry", "INTEGER"),
-        ("dokbak", "BOOLEAN"),
+        (DOKBAK_ID, "BOOLEAN"),
     ),
     "issues": (
         ("game_id", "VARCHAR"),
@@ -270,8 +271,9 @@ VIEWS: dict[str, str] = {
         SELECT p.game_id, p.hand, g.ruleset, p.payer, g.player_names[p.payer + 1] AS payer_name,
                p.payee, g.player_names[p.payee + 1] AS payee_name, p.reason,
                p.chips AS computed_chips, coalesce(p.recorded_chips, 0) AS recorded_chips,
-               coalesce(p.recorded_chips, 0) - p.chips AS difference, p.multiplier,
-               p.gwang_bak, p.pi_bak, p.meong_tta, p.go_bak, p.shakes, p.bombs, p.carry,
+               coalesce(p.recorded_chips, 0) - p.chips AS difference, p.multiplier, """
+    + "".join(f"p.{rid}, " for rid in FLAG_IDS)
+    + """p.shakes, p.bombs, p.carry,
                p.go_count, p.go_points, p.score
         FROM payouts p JOIN games g USING (game_id)
         WHERE p.hand_recorded AND coalesce(p.recorded_chips, 0) <> p.chips""",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..engine import rulebook as RB
 from .connection import scalar
 
 if TYPE_CHECKING:
@@ -15,9 +16,10 @@ if TYPE_CHECKING:
 
 __all__ = ["SPECIALS", "stats"]
 
-#: Specials counted in turns (flag columns) and in payouts (multipliers that applied).
+#: Specials counted in turns (flag columns) and in payouts (multipliers that applied: every
+#: rulebook factor with a flag column in ``payouts``).
 SPECIALS = ("ppuk", "jjok", "ttadak", "sseul", "bomb", "shaken")
-BAKS = ("gwang_bak", "pi_bak", "meong_tta", "go_bak")
+BAKS = tuple(m.id for m in RB.MULTIPLIERS if m.column)
 
 
 def _one(store: Store, sql: str) -> Any:

@@ -1,0 +1,190 @@
+"""The records a scoring or a settlement produces: score lines, scores, factors, proofs.
+
+They live apart from the rules that make them (``rulebook/``) and from the folds that run
+the rules (``scoring``, ``settlement``), so that each rule can build its own line or factor
+without an import cycle. Every line and factor carries the stable id of the rule behind it
+(``ScoreLine.combo``, ``Factor.rule``): programs key on the id, people read the name.
+
+They are frozen msgspec Structs (untracked by the garbage collector: they hold no cycles):
+a settlement builds a dozen of them at every Stop of a replay, and a Struct is several times
+cheaper to make than a frozen dataclass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+__all__ = ["Due", "Factor", "HandFacts", "LoserProof", "Proof", "Score", "ScoreLine"]
+
+
+class ScoreLine(msgspec.Struct, frozen=True, gc=False):
+    """One scoring combination: which one (its id), what it is called here, which cards make
+    it, what it is worth."""
+
+    combo: str
+    name: str
+    cards: tuple[str, ...]
+    points: int
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "combo": self.combo,
+            "name": self.name,
+            "cards": list(self.cards),
+            "points": self.points,
+            "detail": self.detail,
+        }
+
+
+class Score(msgspec.Struct, frozen=True, gc=False):
+    """An itemised combination score and the counts the settlement rules look at."""
+
+    total: int
+    lines: tuple[ScoreLine, ...]
+    brights: int
+    animals: int
+    ribbons: int
+    junk_units: int
+    bright_points: int
+    junk_points: int
+    cup_role: str | None  # "animal" or "junk" when the pile holds the cup
+    cup_reason: str | None
+
+    def __str__(self) -> str:
+        if not self.lines:
+            return "0 points"
+        parts = [f"{ln.name} {ln.points}" for ln in self.lines]
+        return f"{self.total} points: " + ", ".join(parts)
+
+    def points_of(self, combo: str) -> int:
+        """Points of the lines made by one combination (0 when it does not score)."""
+        return sum(ln.points for ln in self.lines if ln.combo == combo)
+
+
+class Due(msgspec.Struct, frozen=True, gc=False):
+    """One payment the rules make due."""
+
+    payer: int
+    payee: int
+    points: int
+    chips: int
+    reason: str
+
+
+class Factor(msgspec.Struct, frozen=True, gc=False):
+    """A multiplier: the rule it comes from (its id), its name, whether it applies, the
+    condition behind it, and the setting that decides it."""
+
+    rule: str
+    name: str
+    factor: int
+    applies: bool
+    condition: str
+    setting: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "name": self.name,
+            "factor": self.factor,
+            "applies": self.applies,
+            "condition": self.condition,
+            "setting": self.setting,
+        }
+
+
+class LoserProof(msgspec.Struct, frozen=True, gc=False):
+    loser: int
+    factors: tuple[Factor, ...]
+    multiplier: int
+    points: int  # Go points times every applying factor
+    chips: int  # points times the stake: this loser's own share
+    pays_points: int  # what this loser pays after dokbak moves shares
+    pays_chips: int
+    note: str = ""
+    applied: tuple[str, ...] = ()  # ids of the rules that changed this loser's payment
+
+    def applies(self, rule: str) -> bool:
+        """Whether the rule with this id changed this loser's payment."""
+        return rule in self.applied
+
+
+@dataclass(frozen=True, slots=True)
+class HandFacts:
+    """The facts of a finished hand that settlement needs, independent of how it was played."""
+
+    winner: int
+    piles: tuple[int, ...]
+    cup_role: str | None
+    go_count: tuple[int, ...]
+    go_order: tuple[int, ...]
+    shakes: tuple[int, ...]
+    bombs: tuple[int, ...]
+    carry: int = 1
+
+
+class Proof(msgspec.Struct, frozen=True, gc=False):
+    """The payout proof of a hand won by a Stop."""
+
+    winner: int
+    score: Score
+    go_count: int
+    go_points: int
+    go_formula: str
+    go_setting: str
+    stake: int
+    carry: int
+    losers: tuple[LoserProof, ...]
+    dues: tuple[Due, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The proof as plain JSON values, every line and factor with its rule's id."""
+        return {
+            "winner": self.winner,
+            "score": {
+                "total": self.score.total,
+                "lines": [ln.to_dict() for ln in self.score.lines],
+                "cup_role": self.score.cup_role,
+                "cup_reason": self.score.cup_reason,
+            },
+            "go_count": self.go_count,
+            "go_points": self.go_points,
+            "go_formula": self.go_formula,
+            "go_setting": self.go_setting,
+            "stake": self.stake,
+            "carry": self.carry,
+            "losers": [
+                {
+                    "loser": lp.loser,
+                    "factors": [f.to_dict() for f in lp.factors],
+                    "applied": list(lp.applied),
+                    "multiplier": lp.multiplier,
+                    "points": lp.points,
+                    "chips": lp.chips,
+                    "pays_points": lp.pays_points,
+                    "pays_chips": lp.pays_chips,
+                    "note": lp.note or None,
+                }
+                for lp in self.losers
+            ],
+            "dues": [
+                {
+                    "payer": d.payer,
+                    "payee": d.payee,
+                    "points": d.points,
+                    "chips": d.chips,
+                    "reason": d.reason,
+                }
+                for d in self.dues
+            ],
+        }
+
+    def chips_from(self, loser: int) -> int:
+        for lp in self.losers:
+            if lp.loser == loser:
+                return lp.pays_chips
+        raise KeyError(loser)

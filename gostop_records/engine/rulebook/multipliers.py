@@ -1,0 +1,530 @@
+"""The payout factors of a hand won by a Stop (A17-A23), one object each.
+
+Settlement (``settlement.settle``) adds the Go bonus (``go.py``) to the winner's score, then
+asks every :class:`Multiplier` in turn for its :class:`Factor` against each loser: whether
+it applies, the condition behind it and the setting that decides it. Dokbak then moves the
+losers' shares, and the stake turns points into chips. A multiplier with ``column = True``
+has a flag column of that name in the ``payouts`` table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar, NamedTuple
+
+from ... import cards as C
+from ...rules import GoBak, NagariCarry, Ruleset, Shaking
+from ..proof import Factor, HandFacts, Score
+from ..table import Table
+from .base import AuditContext, Candidate, Rule, bak, flag, ints
+
+__all__ = [
+    "BOMB",
+    "DOKBAK",
+    "GO_BAK",
+    "GWANG_BAK",
+    "MEONG_TTA",
+    "MULTIPLIERS",
+    "NAGARI_CARRY",
+    "PI_BAK",
+    "SHAKE",
+    "STAKE",
+    "Loser",
+    "Multiplier",
+]
+
+
+class Loser(NamedTuple):
+    """What the multipliers look at in one loser's pile (counts only: this runs at every
+    Stop of a replay, so no score lines are made for a loser)."""
+
+    seat: int
+    pile: int
+    cup_junk: bool
+    brights: int
+    animals: int
+
+
+def _stopped(ctx: AuditContext) -> bool:
+    return ctx.outcome == "stop" and ctx.facts is not None
+
+
+class Multiplier(Rule):
+    """A factor of a loser's payment, with the condition that makes it apply."""
+
+    __slots__ = ()
+    kind = "factor"
+    #: Whether the ``payouts`` table has a BOOLEAN column named by the id.
+    column: ClassVar[bool] = False
+    #: The meaning of that column (before "NULL except on a loser's row ...").
+    column_text: ClassVar[str] = ""
+
+    def factor(self, t: Table, facts: HandFacts, win: Score, lo: Loser) -> Factor | None:
+        """The factor against one loser, or None when the ruleset or the hand has none."""
+        raise NotImplementedError
+
+
+class Shake(Multiplier):
+    """x``shake_multiplier`` per shake (heundeum) of the winner (A26, G33)."""
+
+    __slots__ = ()
+    id = "shake"
+    name = "shake"
+    ref = "A26"
+    group = "Shaking, bombs and bonus cards"
+    settings = ("shaking", "shake_multiplier")
+
+    def factor(self, t: Table, facts: HandFacts, win: Score, lo: Loser) -> Factor | None:
+        # a ruleset without shaking (CARDAVIA C4.5) gives it no factor, even when the facts
+        # (e.g. a hand re-settled under other rules in an audit) hold some
+        rules = t.rules
+        k = facts.shakes[facts.winner]
+        if not k:
+            return None
+        f = rules.shake_multiplier**k
+        cond = f"the winner shook {k} time(s)"
+        played = rules.shaking is not Shaking.NONE
+        if not played:
+            cond += "; this ruleset has no shaking"
+        return Factor(self.id, self.name, f, played and f > 1, cond, "shake_multiplier")
+
+    def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
+        if setting == "shake_multiplier":
+            return f"x{value} per shake" if value > 1 else "no multiplier for a shake"
+        return None
+
+    def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
+        if _stopped(ctx) and ctx.facts.shakes[ctx.facts.winner]:
+            yield from ints(ctx.rules, "shake_multiplier", range(1, 5))
+
+    def absent(self, rules: Ruleset) -> str | None:
+        return "shaking (shaking = none)" if rules.shaking is Shaking.NONE else None
+
+
+class Bomb(Multiplier):
+    """x``bomb_multiplier`` per bomb of the winner (A11)."""
+
+    __slots__ = ()
+    id = "bomb"
+    name = "bomb"
+    ref = "A11"
+    group = "Shaking, bombs and bonus cards"
+    settings = ("bombs", "bomb_multiplier")
+
+    def factor(self, t: Table, facts: HandFacts, win: Score, lo: Loser) -> Factor | None:
+        rules = t.rules
+        b = facts.bombs[facts.winner]
+        if not b:
+            return None
+        f = rules.bomb_multiplier**b
+        cond = f"the winner bombed {b} time(s)"
+        if not rules.bombs:
+            cond += "; this ruleset has no bombs"
+        return Factor(self.id, self.name, f, rules.bombs and f > 1, cond, "bomb_multiplier")
+
+    def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
+        if setting == "bomb_multiplier":
+            return f"x{value} per bomb" if value > 1 else "no multiplier for a bomb"
+        return None
+
+    def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
+        if _stopped(ctx) and ctx.facts.bombs[ctx.facts.winner]:
+            yield from ints(ctx.rules, "bomb_multiplier", range(1, 5))
+
+    def absent(self, rules: Ruleset) -> str | None:
+        if not rules.bombs:
+            return "bombs (bombs = false)"
+        if rules.bomb_multiplier == 1:
+            return "a bomb multiplier (bomb_multiplier = 1)"
+        return None
+
+
+class GwangBak(Multiplier):
+    """Gwang-bak: x2 when the winner scores brights and the loser holds none (A20)."""
+
+    __slots__ = ()
+    id = "gwang_bak"
+    name = "gwang-bak"
+    ref = "A20"
+    settings = ("gwang_bak",)
+    column = True
+    column_text = (
+        "whether gwang-bak doubled this loser's payment (winner scored brights, loser holds "
+        "none); false when the ruleset has no gwang-bak"
+    )
+
+    def factor(self, t: Table, facts: HandFacts, win: Score, lo: Loser) -> Factor | None:
+        if not t.rules.gwang_bak:
+            return None
+        applies = win.bright_points > 0 and lo.brights == 0
+        cond = f"winner scores brights ({win.bright_points}), loser holds {lo.brights} bright(s)"
+        return Factor(self.id, self.name, 2, applies, cond, "gwang_bak")
+
+    def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
+        if setting == "gwang_bak":
+            if value:
+                return "gwang-bak (x2 when the winner scores brights and the loser has none)"
+            return "no gwang-bak"
+        return None
+
+    def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
+        if _stopped(ctx):
+            yield from flag(ctx.rules, "gwang_bak")
+
+    def absent(self, rules: Ruleset) -> str | None:
+        return None if rules.gwang_bak else "gwang-bak (gwang_bak = false)"
+
+
+class PiBak(Multiplier):
+    """Pi-bak: x2 when the winner scores junk and the loser holds at most
+    ``pi_bak_max_units`` junk units (A19, C6.4)."""
+
+    __slots__ = ()
+    id = "pi_bak"
+    name = "pi-bak"
+    ref = "A19"
+    settings = ("pi_bak", "pi_bak_max_units", "pi_bak_zero_exempt", "loser_cup_protects")
+    column = True
+    column_text = (
+        "whether pi-bak doubled this loser's payment (winner scored junk, loser held at most "
+        "`rules.pi_bak_max_units` junk units; none at all is exempt under "
+        "`rules.pi_bak_zero_exempt`)"
+    )
+
+    def factor(self, t: Table, facts: HandFacts, win: Score, lo: Loser) -> Factor | None:
+        rules = t.rules
+        if not rules.pi_bak:
+            return None
+        units = t.units(lo.pile, lo.cup_junk or rules.loser_cup_protects)
+        if win.junk_points <= 0:
+            applies, cond = False, f"winner has no junk score ({win.junk_units} units)"
+        elif rules.pi_bak_zero_exempt and units == 0:
+            applies, cond = False, "loser holds no junk at all: exempt"
+        else:
+            applies = units <= rules.pi_bak_max_units
+            rel = "<=" if applies else ">"
+            cond = (
+                f"winner scores junk ({win.junk_units} units), loser holds {units} unit(s) "
+                f"{rel} {rules.pi_bak_max_units}"
+            )
+            if rules.loser_cup_protects and lo.pile & C.CUP:
+                cond += " (the loser's cup counts 2)"
+        return Factor(self.id, self.name, 2, applies, cond, "pi_bak_max_units")
+
+    def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
+        v = value
+        if setting == "pi_bak":
+            if v:
+                return (
+                    f"pi-bak (x2 when the loser holds at most {rules.pi_bak_max_units} junk units)"
+                )
+            return "no pi-bak"
+        if setting == "pi_bak_max_units":
+            return f"pi-bak with a threshold of at most {v} junk units"
+        if setting == "pi_bak_zero_exempt":
+            if v:
+                return "no pi-bak against a loser with no junk at all"
+            return "pi-bak even against a loser with no junk at all"
+        if setting == "loser_cup_protects":
+            if v:
+                return "the loser's cup counting 2 junk units against pi-bak"
+            return "the loser's cup not counting against pi-bak"
+        return None
+
+    def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
+        if not _stopped(ctx):
+            return
+        r = ctx.rules
+        yield from bak(r, "pi_bak", "pi_bak_max_units", range(0, 13))
+        yield from flag(r, "pi_bak_zero_exempt")
+        if ctx.cup_holder is not None and ctx.cup_holder != ctx.facts.winner:
+            yield from flag(r, "loser_cup_protects")
+
+    def absent(self, rules: Ruleset) -> str | None:
+        return None if rules.pi_bak else "pi-bak (pi_bak = false)"
+
+
+class MeongTta(Multiplier):
+    """Meong-tta: x2 when the winner holds ``meong_tta_min_animals`` animals or more (A21)."""
+
+    __slots__ = ()
+    id = "meong_tta"
+    name = "meong-tta"
+    ref = "A21"
+    settings = ("meong_tta", "meong_tta_min_animals", "meong_tta_loser_zero")
+    column = True
+    column_text = (
+        "whether meong-tta doubled this loser's payment (winner holds at least "
+        "`rules.meong_tta_min_animals` animals; with `rules.meong_tta_loser_zero`, only a "
+        "loser holding none)"
+    )
+
+    def factor(self, t: Table, facts: HandFacts, win: Score, lo: Loser) -> Factor | None:
+        rules = t.rules
+        if not rules.meong_tta:
+            return None
+        applies = win.animals >= rules.meong_tta_min_animals
+        cond = f"winner holds {win.animals} animal(s), {rules.meong_tta_min_animals} needed"
+        if rules.meong_tta_loser_zero:
+            applies = applies and lo.animals == 0
+            cond += f"; loser holds {lo.animals}"
+        return Factor(self.id, self.name, 2, applies, cond, "meong_tta_min_animals")
+
+    def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
+        if setting == "meong_tta":
+            if value:
+                return f"meong-tta (x2 for {rules.meong_tta_min_animals} or more animals)"
+            return "no meong-tta"
+        if setting == "meong_tta_min_animals":
+            return f"meong-tta from {value} animals"
+        if setting == "meong_tta_loser_zero":
+            if value:
+                return "meong-tta only against a loser with no animals"
+            return "meong-tta whatever animals the loser holds"
+        return None
+
+    def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
+        if _stopped(ctx):
+            yield from bak(ctx.rules, "meong_tta", "meong_tta_min_animals", range(5, 10))
+            yield from flag(ctx.rules, "meong_tta_loser_zero")
+
+    def absent(self, rules: Ruleset) -> str | None:
+        return None if rules.meong_tta else "meong-tta (meong_tta = false)"
+
+
+def _losers_went(ctx: AuditContext) -> list[int]:
+    f = ctx.facts
+    return [s for s in range(ctx.players) if s != f.winner and f.go_count[s]]
+
+
+class GoBakRule(Multiplier):
+    """Go-bak: x2 for a loser who had called Go, when ``go_bak`` is ``double`` (A22)."""
+
+    __slots__ = ()
+    id = "go_bak"
+    name = "go-bak"
+    ref = "A22"
+    settings = ("go_bak",)
+    column = True
+    column_text = (
+        "whether go-bak doubled this loser's payment (the loser had called Go, `rules.go_bak` "
+        "is `'double'`)"
+    )
+
+    def factor(self, t: Table, facts: HandFacts, win: Score, lo: Loser) -> Factor | None:
+        if t.rules.go_bak is not GoBak.DOUBLE:
+            return None
+        went = facts.go_count[lo.seat]
+        cond = f"the loser called Go {went} time(s)" if went else "the loser did not call Go"
+        return Factor(self.id, self.name, 2, went > 0, cond, "go_bak")
+
+    def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
+        if setting != "go_bak":
+            return None
+        mode = GoBak(value)
+        if mode is GoBak.DOUBLE:
+            return "go-bak (x2 for a loser who had called Go)"
+        if mode is GoBak.PAYS_FOR_ALL:
+            return "dokbak (a loser who had called Go pays for every loser)"
+        return "no go-bak"
+
+    def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
+        if not _stopped(ctx) or not _losers_went(ctx):
+            return
+        losers = ctx.players - 1
+        for mode in GoBak:
+            # dokbak moves shares between losers: with one loser it is no go-bak at all
+            if mode is not ctx.rules.go_bak and not (mode is GoBak.PAYS_FOR_ALL and losers < 2):
+                yield Candidate("go_bak", mode.value, {"go_bak": mode})
+
+    def absent(self, rules: Ruleset) -> str | None:
+        return "go-bak (go_bak = none)" if rules.go_bak is GoBak.NONE else None
+
+
+class NagariCarryRule(Multiplier):
+    """The nagari carry: after hands with no winner, the next hand's payments are multiplied
+    (doubling per nagari in a row, up to a cap, or x2 once) (A23)."""
+
+    __slots__ = ()
+    id = "nagari_carry"
+    name = "nagari carry"
+    ref = "A23"
+    settings = ("nagari_carry", "nagari_carry_cap")
+
+    def next_carry(self, rules: Ruleset, carry: int, outcome: str) -> int:
+        """The carry of the hand after one that ended with ``outcome``."""
+        if outcome == "void":
+            return carry
+        if outcome != "nagari":
+            return 1
+        mode = rules.nagari_carry
+        if mode is NagariCarry.CUMULATIVE:
+            nxt = carry * 2
+            if rules.nagari_carry_cap is not None:
+                nxt = min(nxt, rules.nagari_carry_cap)
+            return nxt
+        return 2 if mode is NagariCarry.ONCE else 1
+
+    def carry_after(self, rules: Ruleset, streak: int) -> int:
+        """The carry of a hand that follows ``streak`` nagari hands in a row."""
+        carry = 1
+        for _ in range(streak):
+            carry = self.next_carry(rules, carry, "nagari")
+        return carry
+
+    def factor(self, t: Table, facts: HandFacts, win: Score, lo: Loser) -> Factor | None:
+        if facts.carry <= 1:
+            return None
+        return Factor(
+            self.id, self.name, facts.carry, True, "previous hand(s) had no winner", "nagari_carry"
+        )
+
+    def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
+        if setting == "nagari_carry":
+            mode = NagariCarry(value)
+            if mode is NagariCarry.NONE:
+                return "no nagari carry"
+            if mode is NagariCarry.ONCE:
+                return "a nagari carry of x2 however many nagari in a row"
+            cap = rules.nagari_carry_cap
+            return "a nagari carry doubling with each nagari in a row" + (
+                f" (capped at x{cap})" if cap else ""
+            )
+        if setting == "nagari_carry_cap":
+            return f"a nagari carry capped at x{value}" if value else "no cap on the nagari carry"
+        return None
+
+    def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
+        if not ctx.nagari_streak or ctx.outcome not in ("stop", "instant"):
+            return
+        r = ctx.rules
+        for mode in NagariCarry:
+            if mode is not r.nagari_carry:
+                yield Candidate("nagari_carry", mode.value, {"nagari_carry": mode})
+        if r.nagari_carry is NagariCarry.CUMULATIVE:
+            yield from ints(r, "nagari_carry_cap", (None, 2, 4, 8, 16))
+
+    def absent(self, rules: Ruleset) -> str | None:
+        if rules.nagari_carry is NagariCarry.NONE:
+            return "a nagari carry (nagari_carry = none)"
+        return None
+
+
+class Dokbak(Rule):
+    """Dokbak: with ``go_bak = pays_for_all``, the loser who called Go last pays every
+    loser's Stop share, the others nothing (A22)."""
+
+    __slots__ = ()
+    kind = "factor"
+    id = "dokbak"
+    name = "dokbak"
+    ref = "A22"
+    settings = ("go_bak",)
+    column: ClassVar[bool] = True
+    column_text: ClassVar[str] = (
+        "whether dokbak moved the losers' shares (`rules.go_bak` is `'pays_for_all'`: the "
+        "loser who called Go last pays every loser's Stop share, the others' is 0); true on "
+        "every loser's row of that hand"
+    )
+
+    def shares(
+        self, rules: Ruleset, facts: HandFacts, pays: dict[int, int]
+    ) -> tuple[dict[int, int], str]:
+        """Each loser's points after dokbak, and the note that says why (empty: no dokbak)."""
+        losers: Sequence[int] = list(pays)
+        if rules.go_bak is not GoBak.PAYS_FOR_ALL or len(losers) < 2:
+            return pays, ""
+        goers = [lo for lo in losers if facts.go_count[lo] > 0]
+        if not goers:
+            return pays, ""
+        culprit = max(goers, key=lambda s: facts.go_order[s])
+        moved = dict.fromkeys(losers, 0)
+        moved[culprit] = sum(pays.values())
+        return moved, f"seat {culprit} called Go and lost: pays for every loser (dokbak)"
+
+
+class InstantWinMultipliers(Rule):
+    """Whether shakes, bombs and the nagari carry multiply an instant win (four of a month
+    in hand, three ppuk); first-turn payments are never multiplied (A17)."""
+
+    __slots__ = ()
+    kind = "factor"
+    id = "instant_win_multipliers"
+    name = "multiplied instant wins"
+    ref = "A17"
+    group = "Instant payments"
+    settings = ("instant_win_multipliers",)
+
+    def points(self, rules: Ruleset, pts: int, carry: int, shakes: int, bombs: int) -> int:
+        """The points of an instant win after the winner's factors, when the ruleset says so."""
+        if rules.instant_win_multipliers:
+            pts *= carry
+            pts *= rules.shake_multiplier**shakes
+            pts *= rules.bomb_multiplier**bombs
+        return pts
+
+    def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
+        if setting == "instant_win_multipliers":
+            if value:
+                return "shakes, bombs and the nagari carry multiplying instant wins"
+            return "instant wins paid at their base points"
+        return None
+
+    def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
+        if {ev.reason for ev in ctx.instants} & {"hand_four", "three_ppuk"}:
+            yield from flag(ctx.rules, "instant_win_multipliers")
+
+
+class Stake(Rule):
+    """The stake: chips per point, agreed per game (``game_started.stake``), times every
+    payment's points."""
+
+    __slots__ = ()
+    kind = "factor"
+    id = "stake"
+    name = "stake"
+    group = "Game"
+    settings = ()
+
+    def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
+        if setting != "stake":
+            return None
+        if value == 1:
+            return "a stake of 1 chip per point (the stake left out)"
+        return f"a stake of {value} chips per point"
+
+    def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
+        if ctx.stake != 1:
+            yield Candidate("stake", 1, stake=1, cost=1.5)
+
+    def solved(self, stake: int, points: int, chips: int) -> Candidate | None:
+        """The stake under which ``points`` make ``chips``, if a whole one does."""
+        if points <= 0 or chips <= 0 or chips % points:
+            return None
+        value = chips // points
+        if value in (1, stake):
+            return None
+        return Candidate("stake", value, stake=value, cost=2.5, solved=True)
+
+
+SHAKE = Shake()
+BOMB = Bomb()
+GWANG_BAK = GwangBak()
+PI_BAK = PiBak()
+MEONG_TTA = MeongTta()
+GO_BAK = GoBakRule()
+NAGARI_CARRY = NagariCarryRule()
+DOKBAK = Dokbak()
+INSTANT_WIN_MULTIPLIERS = InstantWinMultipliers()
+STAKE = Stake()
+
+#: In the order a proof lists a loser's factors.
+MULTIPLIERS: tuple[Multiplier, ...] = (
+    SHAKE,
+    BOMB,
+    GWANG_BAK,
+    PI_BAK,
+    MEONG_TTA,
+    GO_BAK,
+    NAGARI_CARRY,
+)
