@@ -152,6 +152,15 @@ def replay(
             "n or enter next, p previous, q quit; reads lines when piped.",
         ),
     ] = False,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            metavar="FILE",
+            help="Write the visual replayer of the game as one self-contained HTML file "
+            "(opens from the disk, makes no network request).",
+        ),
+    ] = None,
 ) -> None:
     """The table at a point of a game: layout, hands, stock, piles, itemised scores, Go counts.
 
@@ -160,6 +169,8 @@ def replay(
     Rule disagreements are listed on stderr; the replay goes on past them.
 
     Example: gostop replay friday.jsonl --hand 2 --at 40
+
+    Example: gostop replay friday.jsonl --html friday.html
     """
     if (log is None) == (db is None):
         raise typer.BadParameter("give a LOG file or --db FILE --game ID", param_hint="LOG")
@@ -167,6 +178,8 @@ def replay(
         raise typer.BadParameter(
             "--step shows the table for people; leave out --json", param_hint="--step"
         )
+    if html is not None and (step or json_out):
+        raise typer.BadParameter("--html writes a page; leave out --step and --json")
     gid, envs = common.load_game(log, db, game, exact=False)  # no hash checks here
     tl = timeline(gid, envs)
     if not tl.envelopes:
@@ -181,6 +194,12 @@ def replay(
             raise GostopError(f"seq {at} is not in hand {hand}")
     else:
         i = span.start if step else span.stop - 1
+    if html is not None:  # opened at --at or the end of --hand, when given
+        from gostop_records.web.pages import write_replay_html
+
+        size = write_replay_html(html, gid, envs, start=tl.envelopes[i].seq)
+        typer.echo(f"wrote {html} ({size:,} bytes): the replayer of game {gid}", err=True)
+        return
     paint = Painter(common.color_enabled(sys.stdout))
     if step:
         read = _line_reader()

@@ -1,0 +1,115 @@
+"""Whole pages: the replayer of a game, as one self-contained HTML document.
+
+The same document serves ``/games/{id}/replay`` on ``gostop serve`` and the file that
+``gostop replay --html`` writes: its styles, script, card drawings and the game's data are
+all inside it (a Content-Security-Policy forbids anything else), so it opens from the disk
+with no network and can be attached to a message in a dispute.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import jinja2
+from markupsafe import Markup
+
+from .. import events as E
+from . import cards as W
+from . import replay_data as R
+
+if TYPE_CHECKING:
+    from ..store import Store
+
+__all__ = ["replay_page", "replay_page_for", "write_replay_html"]
+
+
+@lru_cache(maxsize=1)
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("gostop_records.web", "templates"),
+        autoescape=jinja2.select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+@lru_cache(maxsize=4)
+def _static(name: str) -> str:
+    return resources.files("gostop_records.web").joinpath("static", name).read_text("utf-8")
+
+
+def _script_json(value: Any) -> str:
+    """JSON safe inside a ``<script>`` element: no ``</`` can close it early."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return text.replace("</", "<\\/").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def replay_page(game_id: str, envelopes: Sequence[E.Envelope], *, start: int | None = None) -> str:
+    """The replayer page of one game's events; it opens at seq ``start`` (default: the last
+    event) unless its address names a seq (``#seq=N``)."""
+    data = R.build(game_id, envelopes)
+    data["start"] = start
+    players = ", ".join(f"{p['name']} (seat {p['seat']})" for p in data["players"])
+    violations = [x for x in data["issues"] if x["severity"] == "violation"]
+    problems = ""
+    if violations:
+        first = violations[0]
+        problems = (
+            f"{len(violations)} disagreement(s) with the rules; first at seq {first['seq']}: "
+            f"{first['reason']}"
+        )
+    if data["replayed"] < data["events_total"]:
+        problems += f" (replayed {data['replayed']} of {data['events_total']} events)"
+    return (
+        _env()
+        .get_template("replay.html")
+        .render(
+            game_id=game_id,
+            ruleset=data["ruleset"] or "?",
+            players=players,
+            stake=data["stake"],
+            events=data["events_total"],
+            head=data["head"],
+            seal=data["seal"],
+            problems=problems.strip(),
+            css=Markup(_static("replay.css")),
+            script=Markup(_static("replay.js")),
+            sprite=Markup(W.sprite()),
+            data=Markup(_script_json(data)),
+        )
+    )
+
+
+def replay_page_for(store: Store, game_id: str) -> str:
+    """The replayer page of a game of the store; :class:`~gostop_records.errors.GameNotFound`
+    when the store has no such game (a 404 for the service)."""
+    from ..games import load_game
+
+    gid, envs = load_game(store=store, game=game_id, exact=False)
+    return replay_page(gid, envs)
+
+
+def write_replay_html(
+    path: str | os.PathLike[str],
+    game_id: str,
+    envelopes: Sequence[E.Envelope],
+    *,
+    start: int | None = None,
+) -> int:
+    """Write the replayer page to ``path``, whole or not at all (``PATH.part`` renamed over
+    it); returns the bytes written."""
+    body = replay_page(game_id, envelopes, start=start).encode("utf-8")
+    final = Path(path)
+    tmp = final.with_name(final.name + ".part")
+    try:
+        tmp.write_bytes(body)
+        os.replace(tmp, final)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return len(body)

@@ -1,0 +1,72 @@
+"""The pages of ``gostop serve``: Litestar routes the service includes (the replayer at
+``/games/{id}/replay``, each card drawing at ``/cards/{code}.svg``).
+
+The service owns the store and who may read what; it hands these routes a function that
+gives the events of a game to a request (checking access and raising its own 404), and the
+routes make the page. A page is built off the event loop, on a thread of its own, so that a
+large game does not hold up the live streams or the store's worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from html import escape
+from typing import Any
+
+from litestar import MediaType, Request, Response, get
+from litestar.datastructures import CacheControlHeader
+from litestar.exceptions import NotFoundException
+from litestar.handlers import HTTPRouteHandler
+from litestar.params import FromPath
+
+from .. import cards as C
+from .. import events as E
+from ..errors import GostopError
+from . import cards as W
+from .pages import replay_page
+
+__all__ = ["EventsOf", "page_routes"]
+
+#: Gives the events of game ``game_id`` to ``request``, or raises the service's refusal.
+EventsOf = Callable[[Request[Any, Any, Any], str], Awaitable[Sequence[E.Envelope]]]
+
+
+def _unreplayable(game_id: str, exc: GostopError) -> Response[str]:
+    body = (
+        "<!doctype html><meta charset='utf-8'><title>cannot replay</title>"
+        f"<p>game {escape(game_id)} cannot be replayed: {escape(str(exc))}</p>"
+    )
+    return Response(body, status_code=422, media_type=MediaType.HTML)
+
+
+def page_routes(events_of: EventsOf) -> list[HTTPRouteHandler]:
+    """The route handlers of the pages, reading games through ``events_of``."""
+
+    @get(
+        "/games/{game_id:str}/replay",
+        summary="The replayer of a game: one self-contained HTML page",
+        media_type=MediaType.HTML,
+        include_in_schema=False,
+    )
+    async def replay(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
+        envs = await events_of(request, game_id)
+        try:
+            page = await asyncio.to_thread(replay_page, game_id, envs)
+        except GostopError as exc:
+            return _unreplayable(game_id, exc)
+        return Response(page, media_type=MediaType.HTML)
+
+    @get(
+        "/cards/{name:str}",
+        summary="One card drawing as SVG (01G.svg ... B3.svg, back.svg)",
+        include_in_schema=False,
+        cache_control=CacheControlHeader(max_age=86400, public=True),
+    )
+    async def card(name: FromPath[str]) -> Response[str]:
+        code = name.removesuffix(".svg")
+        if not name.endswith(".svg") or (code != "back" and code not in C.CODE_TO_INDEX):
+            raise NotFoundException(f"there is no card drawing {name!r}: try 01G.svg or back.svg")
+        return Response(W.card_svg(code), media_type="image/svg+xml")
+
+    return [replay, card]
