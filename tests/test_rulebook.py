@@ -284,3 +284,28 @@ def test_no_store_module_imports_the_scoring_or_the_settlement() -> None:
     for path in (ROOT / "gostop_records" / "store").glob("*.py"):
         for line in path.read_text(encoding="utf-8").splitlines():
             assert not pattern.match(line), f"{path.name}: {line}"
+
+
+def test_store_turn_scores_are_the_rules_scores() -> None:
+    """The store's ``turns.score_after`` comes from the hand state's ``turn_scores``: every
+    Go and Stop decision records the same score as the turn it closes, and every turn of a
+    checked hand has one."""
+    from gostop_records.projector import project
+    from gostop_records.sim.selfplay import GameSpec, play_game
+    from gostop_records.store.projections import derive
+
+    checked = 0
+    for seed in range(6):
+        spec = GameSpec(PRESETS["matgo"], 2, 4, seed, ("greedy", "random"), game_id=f"t-{seed}")
+        envs = play_game(spec)
+        p = project(envs)
+        assert p.game is not None
+        rows = derive(envs, p.game, p.issues, retracted=p.retracted)
+        turns = {(r[1], r[2]): r[-1] for r in rows["turns"]}
+        assert all(v is not None for v in turns.values())
+        for r in rows["decisions"]:
+            hand, turn, kind, score = r[1], r[3], r[5], r[7]
+            if kind in ("go", "stop"):
+                assert turns[(hand, turn)] == score
+                checked += 1
+    assert checked
