@@ -160,8 +160,17 @@ def query(
         int | None,
         typer.Option("--limit", min=0, metavar="N", help="Show at most N rows."),
     ] = None,
+    allow_files: Annotated[
+        bool,
+        typer.Option(
+            "--allow-files",
+            help="Let the SQL read files (read_csv('x.csv'), read_json ...); without it a "
+            "query reads the store only. Nothing is ever written.",
+        ),
+    ] = False,
 ) -> None:
-    """Run SQL on the store, read-only: statements that write are refused.
+    """Run SQL on the store, read-only: statements that write are refused, and nothing
+    outside the store is read unless --allow-files is given.
 
     Tables: events, games, hands, turns, captures, transfers, decisions, scores, payouts,
     issues.
@@ -181,10 +190,10 @@ def query(
             common.fail(f"{file}: cannot read: {exc.strerror}")
     else:
         text = sys.stdin.read() if sql == "-" else str(sql)
-    from gostop_records.store import Store
+    from gostop_records.store.query import open_for_queries
 
-    with Store(db, read_only=True) as store:
-        result = store.query(text, limit=limit)
+    with open_for_queries(db, allow_files=allow_files) as store:
+        result = store.query(text, limit=limit, allow_files=allow_files)
     if fmt == "json":
         common.print_json([common.cell(r) for r in result.records()])
     elif fmt == "csv":

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,8 +52,17 @@ def is_lock_error(exc: BaseException) -> bool:
     return "Could not set lock on file" in text or "Conflicting lock" in text
 
 
-def connect(path: str | os.PathLike[str], *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """A connection to the store file, progress bar off; typed errors for the usual failures."""
+def connect(
+    path: str | os.PathLike[str],
+    *,
+    read_only: bool = False,
+    settings: Mapping[str, Any] | None = None,
+) -> duckdb.DuckDBPyConnection:
+    """A connection to the store file, progress bar off; typed errors for the usual failures.
+
+    ``settings`` are DuckDB settings given at the start; the configuration is then locked,
+    so that no statement can change them (see :mod:`.query`).
+    """
     import duckdb
 
     name = os.fspath(path)
@@ -63,7 +73,7 @@ def connect(path: str | os.PathLike[str], *, read_only: bool = False) -> duckdb.
         if not parent.exists():
             raise StoreError(f"{name}: the folder {parent} does not exist")
     try:
-        conn = duckdb.connect(name, read_only=read_only)
+        conn = duckdb.connect(name, read_only=read_only, config=dict(settings or {}))
     except duckdb.IOException as exc:
         if is_lock_error(exc):
             m = _HOLDER.search(str(exc))
@@ -79,6 +89,8 @@ def connect(path: str | os.PathLike[str], *, read_only: bool = False) -> duckdb.
     except duckdb.Error as exc:
         raise StoreError(f"{name}: not a DuckDB store: {_first_line(exc)}") from None
     conn.execute("SET enable_progress_bar = false")
+    if settings:
+        conn.execute("SET lock_configuration = true")
     return conn
 
 

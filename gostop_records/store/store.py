@@ -13,7 +13,7 @@ The store knows SQL, not rules: validation is the projector's, hashing is the lo
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,10 +45,18 @@ class Store:
     ``read_only`` opens an existing file for queries, stats, verify and export only.
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, *, read_only: bool = False):
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        read_only: bool = False,
+        settings: Mapping[str, Any] | None = None,  # locked DuckDB settings, see .query
+    ):
         self.path = Path(path) if path is not None else default_path()
         self.read_only = read_only
-        self._conn: duckdb.DuckDBPyConnection | None = connect(self.path, read_only=read_only)
+        self._conn: duckdb.DuckDBPyConnection | None = connect(
+            self.path, read_only=read_only, settings=settings
+        )
         #: Per-game projector state for live appends (see :mod:`.append`).
         self.cache: dict[str, GameCache] = {}
         try:
@@ -259,8 +267,9 @@ class Store:
 
         return stats(self)
 
-    def query(self, sql: str, *, limit: int | None = None) -> QueryResult:
-        """Run read-only SQL (statements that write are refused)."""
+    def query(self, sql: str, *, limit: int | None = None, allow_files: bool = True) -> QueryResult:
+        """Run read-only SQL (statements that write are refused; see :mod:`.query` for
+        what reads files and how to open a store that cannot)."""
         from .query import query
 
-        return query(self, sql, limit=limit)
+        return query(self, sql, limit=limit, allow_files=allow_files)

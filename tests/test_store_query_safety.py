@@ -1,0 +1,157 @@
+"""`gostop db query` cannot write and reads only the store: DuckDB's own settings hold it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from gostop_cli.app import app
+from store_support import games
+from typer.testing import CliRunner
+
+from gostop_records.store import Store
+from gostop_records.store.errors import StoreError
+from gostop_records.store.query import can_reach_files, lock_down, open_for_queries, query
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def store_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("q") / "club.duckdb"
+    with Store(path) as st:
+        assert st.import_envelopes([e for g in games(count=2, hands=1, seed=3) for e in g]).ok
+    return path
+
+
+def _run(db: Path, sql: str, *extra: str) -> tuple[int, str]:
+    res = runner.invoke(app, ["db", "query", "--db", str(db), sql, *extra])
+    return res.exit_code, res.output
+
+
+def _no_new_files(folder: Path, before: set[str]) -> None:
+    assert set(os.listdir(folder)) == before
+
+
+#: (statement, a word the refusal must contain); each run against the store on the command line
+REFUSED = [
+    ("EXPLAIN ANALYZE COPY (SELECT * FROM events) TO '{dir}/out.parquet'", "COPY"),
+    ("EXPLAIN COPY events TO '{dir}/profile.sh'", "COPY"),
+    ("COPY (SELECT 'echo owned') TO '{dir}/.bashrc'", "COPY"),
+    ("COPY events FROM '{dir}/in.csv'", "COPY"),
+    ("SELECT * FROM read_text('/etc/passwd')", "store only"),
+    ("SELECT * FROM read_blob('/etc/passwd')", "store only"),
+    ("SELECT * FROM glob('/etc/*')", "store only"),
+    ("SELECT * FROM read_text('/proc/self/environ')", "store only"),
+    ("SELECT * FROM read_csv('/etc/passwd')", "store only"),
+    ("SELECT * FROM read_csv('https://example.com/x.csv')", "store only"),
+    ("SELECT * FROM 'https://example.com/x.parquet'", "store only"),
+    ("ATTACH '{dir}/other.duckdb' AS other", "ATTACH"),
+    ("INSTALL httpfs", "extension"),
+    ("LOAD httpfs", "extension"),
+    ("SET threads = 1", "SET"),
+    ("SET enable_external_access = true", "SET"),
+    ("RESET threads", "SET"),
+    ("PRAGMA threads = 1", "SET"),
+    ("PRAGMA enable_profiling", "PRAGMA"),
+    ("CREATE TABLE x (a INTEGER)", "CREATE"),
+    ("CREATE TEMP TABLE x (a INTEGER)", "CREATE"),
+    ("CREATE MACRO m(a) AS a", "CREATE"),
+    ("INSERT INTO events SELECT * FROM events", "INSERT"),
+    ("DELETE FROM events", "DELETE"),
+    ("UPDATE games SET stake = 0", "UPDATE"),
+    ("EXPORT DATABASE '{dir}/dump'", "EXPORT"),
+    ("VACUUM", "VACUUM"),
+    ("SELECT 1; COPY (SELECT 1) TO '{dir}/x.csv'", "statement 2"),
+    ("SELECT extension_name FROM duckdb_extensions()", "store only"),
+]
+
+
+@pytest.mark.parametrize(("sql", "word"), REFUSED, ids=[s for s, _ in REFUSED])
+def test_the_command_line_query_neither_writes_nor_reads_files(
+    store_file: Path, tmp_path: Path, sql: str, word: str
+) -> None:
+    (tmp_path / "in.csv").write_text("a\n1\n")
+    before = set(os.listdir(tmp_path))
+    home = Path.home() / ".duckdb"
+    had_ext = home.exists()
+    code, out = _run(store_file, sql.format(dir=tmp_path))
+    assert code == 1, out
+    assert word in out
+    assert "Traceback" not in out
+    assert "root:" not in out  # nothing of /etc/passwd
+    _no_new_files(tmp_path, before)
+    assert home.exists() == had_ext  # nothing installed
+
+
+@pytest.mark.parametrize("allow", [False, True])
+def test_allow_files_reads_but_never_writes(store_file: Path, tmp_path: Path, allow: bool) -> None:
+    data = tmp_path / "extra.csv"
+    data.write_text("a,b\n4000,200\n40,2\n")
+    extra = ["--allow-files"] if allow else []
+    code, out = _run(store_file, f"SELECT sum(a + b) AS s FROM read_csv('{data}')", *extra)
+    assert (code, "4242" in out) == ((0, True) if allow else (1, False)), out
+    before = set(os.listdir(tmp_path))
+    for sql in (
+        f"EXPLAIN ANALYZE COPY (SELECT 1) TO '{tmp_path}/x.csv'",
+        f"COPY (SELECT 1) TO '{tmp_path}/x.csv'",
+        f"ATTACH '{tmp_path}/x.duckdb'",
+        "SELECT * FROM read_csv('https://example.com/x.csv')",
+        "INSTALL httpfs",
+    ):
+        code, out = _run(store_file, sql, *extra)
+        assert code == 1 and "Traceback" not in out, (sql, out)
+    _no_new_files(tmp_path, before)
+
+
+def test_reading_the_store_still_works(store_file: Path) -> None:
+    for sql in (
+        "SELECT count(*) AS n FROM games",
+        "DESCRIBE events",
+        "SUMMARIZE games",
+        "PRAGMA table_info('games')",
+        "EXPLAIN SELECT * FROM events",
+        "CALL pragma_version()",
+        "SELECT 1 AS a; SELECT 2 AS b",
+    ):
+        code, out = _run(store_file, sql)
+        assert code == 0, (sql, out)
+
+
+def test_open_for_queries_is_locked(store_file: Path) -> None:
+    with open_for_queries(store_file) as st:
+        assert not can_reach_files(st.conn)
+        with pytest.raises(Exception, match="locked"):
+            st.conn.execute("SET enable_external_access = true")
+        with pytest.raises(StoreError, match="store only"):
+            query(st, "SELECT * FROM read_text('/etc/hostname')", allow_files=False)
+
+
+def test_a_process_that_holds_the_store_for_writing_can_lock_it_down(tmp_path: Path) -> None:
+    path = tmp_path / "live.duckdb"
+    with Store(path) as st:
+        assert st.import_envelopes([e for g in games(count=1, hands=1, seed=4) for e in g]).ok
+        # a connection that can reach files is refused for strangers' SQL
+        with pytest.raises(StoreError, match="can reach files"):
+            query(st, "SELECT 1", allow_files=False)
+        lock_down(st.conn)
+        assert query(st, "SELECT count(*) FROM games", allow_files=False).rows == [(1,)]
+        for sql in (
+            "SELECT * FROM read_text('/etc/passwd')",
+            f"EXPLAIN ANALYZE COPY (SELECT 1) TO '{tmp_path}/x.csv'",
+            "SELECT * FROM glob('/etc/*')",
+        ):
+            with pytest.raises(StoreError):
+                query(st, sql, allow_files=False)
+        with pytest.raises(Exception, match="external access"):
+            st.conn.execute("SET enable_external_access = true")
+        # the query runs in a read-only transaction: a function that would write cannot
+        with pytest.raises(StoreError):
+            query(st, "SELECT * FROM events; DELETE FROM events", allow_files=False)
+        assert query(st, "SELECT count(*) FROM games", allow_files=False).rows == [(1,)]
+        # appends by the owner still work after the lock-down
+        more = games(count=1, hands=1, seed=9)[0]
+        assert st.import_envelopes(more).ok
+        assert query(st, "SELECT count(*) FROM games", allow_files=False).rows == [(2,)]
+    assert sorted(os.listdir(tmp_path)) == ["live.duckdb"]
