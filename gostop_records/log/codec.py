@@ -72,6 +72,15 @@ _mp_env_dec = msgspec.msgpack.Decoder(Envelope)
 
 
 _mp_raw_dec = msgspec.msgpack.Decoder()
+#: What a record that cannot be decoded raises: bad bytes, or nesting deeper than the
+#: decoder's stack allows (``[[[[...]]]]``), which is an error of the line, not a crash.
+_UNREADABLE = (msgspec.DecodeError, RecursionError)
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply (no log record nests more than a few levels)"
+    return str(exc)
 
 
 #: The payload version this module writes, by payload class.
@@ -374,8 +383,8 @@ def _decode_json(
     except msgspec.ValidationError as exc:
         raw = _decode_raw_json(line, file, lineno)
         return _from_raw(raw, file=file, line=lineno, report=report, typed=None, error=exc), None
-    except msgspec.DecodeError as exc:
-        raise LogError(f"not valid JSON: {exc}", file=file, line=lineno) from None
+    except _UNREADABLE as exc:
+        raise LogError(f"not valid JSON: {_why(exc)}", file=file, line=lineno) from None
     full = None
     if env.v != _VERSION_OF[type(env.event)] or (
         exact and len(line) - (line[-1:] in (b"\n", "\n")) != len(full := _sorted_enc.encode(env))
@@ -389,15 +398,15 @@ def _decode_json(
 def _decode_raw_json(line: bytes | str, file: str | None, lineno: int | None) -> Any:
     try:
         return _json_raw_dec.decode(line)
-    except msgspec.DecodeError as exc:
-        raise LogError(f"not valid JSON: {exc}", file=file, line=lineno) from None
+    except _UNREADABLE as exc:
+        raise LogError(f"not valid JSON: {_why(exc)}", file=file, line=lineno) from None
 
 
 def _decode_raw_msgpack(body: bytes, file: str, n: int) -> Any:
     try:
         return _mp_raw_dec.decode(body)
-    except msgspec.DecodeError as exc:
-        raise LogError(f"not valid msgpack: {exc}", file=file, line=n) from None
+    except _UNREADABLE as exc:
+        raise LogError(f"not valid msgpack: {_why(exc)}", file=file, line=n) from None
 
 
 def _encode_jsonl_line(env: Envelope) -> bytes:

@@ -20,6 +20,7 @@ from .chain import VerifyResult, _around_chain, _canonical_of_raw, _Checker, com
 from .codec import (
     _FRAME_HEAD,
     _FRAME_TAG,
+    _UNREADABLE,
     _VERSION_OF,
     Format,
     ReadReport,
@@ -32,6 +33,7 @@ from .codec import (
     _mp_env_dec,
     _mp_raw_dec,
     _raw_seq,
+    _why,
     decode_json_line,
     encode_json,
     encode_msgpack,
@@ -204,8 +206,8 @@ def iter_msgpack(
             except msgspec.ValidationError as exc:
                 raw = _decode_raw_msgpack(body, name, n)
                 env = _from_raw(raw, file=name, line=n, report=report, typed=None, error=exc)
-            except msgspec.DecodeError as exc:
-                raise LogError(f"not valid msgpack: {exc}", file=name, line=n) from None
+            except _UNREADABLE as exc:
+                raise LogError(f"not valid msgpack: {_why(exc)}", file=name, line=n) from None
             else:
                 if env.v != _VERSION_OF[type(env.event)] or (
                     exact and len(body) != len(_mp_enc.encode(env))
@@ -505,14 +507,14 @@ def _iter_raw(path: PathLike) -> Iterator[tuple[int, Any]]:
                     return
                 try:
                     yield n, _mp_raw_dec.decode(body)
-                except msgspec.DecodeError as exc:
-                    yield n, LogError(f"not valid msgpack: {exc}", file=name, line=n)
+                except _UNREADABLE as exc:
+                    yield n, LogError(f"not valid msgpack: {_why(exc)}", file=name, line=n)
             return
         for lineno, line in json_records(f):
             try:
                 yield lineno, _json_raw_dec.decode(line)
-            except msgspec.DecodeError as exc:
-                yield lineno, LogError(f"not valid JSON: {exc}", file=name, line=lineno)
+            except _UNREADABLE as exc:
+                yield lineno, LogError(f"not valid JSON: {_why(exc)}", file=name, line=lineno)
 
 
 def verify_file(path: PathLike) -> VerifyResult:
