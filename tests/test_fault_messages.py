@@ -46,7 +46,7 @@ def _names(out: str, path: Path, line: int) -> bool:
 @pytest.mark.parametrize("command", ["validate", "replay", "audit", "db import"])
 def test_a_line_nested_1000_deep_is_an_error_of_that_line(tmp_path: Path, command: str) -> None:
     for path, line, _ in _deep_logs(tmp_path):
-        args = command.split() + [str(path)]
+        args = [*command.split(), str(path)]
         if command == "db import":
             args += ["--db", str(tmp_path / "s.duckdb")]
         res = runner.invoke(app, args)
