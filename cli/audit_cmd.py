@@ -100,5 +100,5 @@ def audit(
             parts.append("the record disagrees with the rules or its hash chain")
         if result.conservation_problems:
             parts.append("cards are not conserved")
-        typer.echo(f"{common.PROG}: audit: " + "; ".join(parts), err=True)
+        typer.echo(f"{common.PROG}: audit: " + common.with_source("; ".join(parts)), err=True)
         raise typer.Exit(common.EXIT_REJECTED)

@@ -165,10 +165,11 @@ class GostopGroup(TyperGroup):
     """
 
     def invoke(self, ctx: Any) -> Any:
+        _SOURCE.clear()
         try:
             return super().invoke(ctx)
         except USER_ERRORS as exc:
-            fail(str(exc))
+            fail(with_source(str(exc)))
         except BrokenPipeError:
             quiet_broken_pipe()
         except OSError as exc:
@@ -224,6 +225,17 @@ def print_table(columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
     echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
 
 
+#: The log (or store and game) the command read its game from: named by every error after.
+_SOURCE: list[str] = []
+
+
+def with_source(message: str) -> str:
+    """``message`` with the file the command's game came from in front, unless it names it."""
+    if not _SOURCE or _SOURCE[0] in message:
+        return message
+    return f"{_SOURCE[0]}: {message}"
+
+
 def load_game(
     log: Path | None, db: Path | None, game: str | None, *, exact: bool = True
 ) -> tuple[str, list[Envelope]]:
@@ -234,6 +246,7 @@ def load_game(
 
     if (log is None) == (db is None):
         fail("give a LOG file or --db FILE --game ID (one of them)", EXIT_USAGE)
+    _SOURCE[:] = [str(log) if log is not None else f"{db}, game {game}"]
     if db is not None and game is None:
         fail("--db needs --game ID: the game to read from the store", EXIT_USAGE)
     try:

@@ -186,7 +186,7 @@ def replay(
         raise GostopError(f"game {gid}: its first event does not replay")
     for issue in tl.issues:
         if issue.severity == "violation" or issue.rule != "unknown_event_type":
-            common.warn(f"game {gid}: {issue}")
+            common.warn(common.with_source(f"game {gid}: {issue}"))
     span = tl.hand_range(hand) if hand is not None else range(len(tl.envelopes))
     if at is not None:
         i = tl.index_of_seq(at)

@@ -74,3 +74,17 @@ def test_record_resuming_a_log_with_a_deep_line_says_where(tmp_path: Path) -> No
         assert res.exit_code == 1, res.output
         assert not isinstance(res.exception, RecursionError)
         assert _names(res.output, path, line), res.output
+
+
+@pytest.mark.parametrize("command", ["audit", "replay"])
+def test_a_rejection_after_reading_names_the_file(tmp_path: Path, command: str) -> None:
+    game = games(count=1, hands=1, seed=22)[0]
+    path = tmp_path / "twice.jsonl"
+    lines = [log.encode_json(e).decode() for e in game]
+    lines.insert(12, lines[11])  # a repeated line: the rules stop at its seq
+    path.write_text("\n".join(lines) + "\n")
+    res = runner.invoke(app, [command, str(path)])
+    assert res.exit_code == 1 if command == "audit" else res.exit_code in (0, 1)
+    messages = [m for m in res.output.splitlines() if m.startswith("gostop:")]
+    assert messages, res.output
+    assert all(str(path) in m for m in messages), messages
