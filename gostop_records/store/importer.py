@@ -48,10 +48,12 @@ from typing import TYPE_CHECKING, Any
 from .. import log as L
 from ..events import Envelope
 from . import parallel
+from .errors import no_space
 from .parallel import Checkers, Note, PieceResult, Task, WorkerFailed, default_workers
 from .rows import Prepared, arrow_available, combine, without_games
 from .runs import (
     Checked,
+    FileScan,
     Problem,
     Run,
     RunReader,
@@ -59,6 +61,7 @@ from .runs import (
     first_bad_hash,
     replay,
     rows_of,
+    scan,
 )
 from .schema import EVENT_COLUMNS, TABLES
 from .writer import (
@@ -308,6 +311,8 @@ class Importer:
         self._chunk: list[Run] = []  # runs read, not yet planned
         self._chunk_events = 0
         self._from_files = True  # games can be read again from their files
+        self._scans: dict[str, FileScan] = {}  # each file's runs and broken games
+        self._told: set[tuple[str, str]] = set()  # (file, game) whose break is reported
         n = default_workers() if workers is None else workers
         self._checkers = Checkers(n) if n > 0 and arrow_available() else None
 
@@ -374,9 +379,34 @@ class Importer:
         self.report.files += 1
         return self.report
 
+    def _scan_of(self, name: str) -> FileScan:
+        """The file's runs and the games whose lines do not form one run (read once)."""
+        found = self._scans.get(name)
+        if found is None:
+            found = self._scans[name] = scan(name)
+        return found
+
+    def _broken(self, file: str, gid: str) -> bool:
+        """Whether the game's lines in the file do not form one run; reported once."""
+        found = self._scans.get(file)
+        if found is None or gid not in found.broken:
+            return False
+        if (file, gid) not in self._told:
+            self._told.add((file, gid))
+            self.report.rejected.append(found.broken[gid])
+        return True
+
+    def _placed(self, problem: Problem, run: int) -> Problem:
+        """The problem with the line of its seq in the file, when it has none yet."""
+        found = self._scans.get(problem.file or "")
+        if problem.line is not None or found is None:
+            return problem
+        return replace(problem, line=found.line_of_seq(run, problem.seq))
+
     def _read_file(self, path: Path, first: int = 0) -> None:
         """The runs of a file read in this process, from its run number ``first`` on."""
         name = str(path)
+        self._scan_of(name)
         for index, (run, bad) in enumerate(self._runs(path)):
             if index >= first:
                 self._add_run(Run(name, index, run, bad))
@@ -449,12 +479,17 @@ class Importer:
         entries = [
             (k, i, n) for k, part in enumerate(result.parts) for i, n in enumerate(part.notes)
         ]
+        for part in task:
+            self._scan_of(part.file)
+        # games whose lines in their file do not form one run: none of them is taken
+        broken = {(k, i) for k, i, n in entries if self._broken(task[k].file, n.game_id)}
         counts = Counter(n.game_id for _, _, n in entries)
         known = self._known(set(counts))
         here = {
             (k, i)
             for k, i, n in entries
-            if n.verdict == "later" or counts[n.game_id] > 1 or n.game_id in known
+            if (n.verdict == "later" or counts[n.game_id] > 1 or n.game_id in known)
+            and (k, i) not in broken
         }
         report = self.report
         g = self._group
@@ -463,14 +498,20 @@ class Importer:
             if (k, i) in here:
                 continue
             report.games += 1
+            if (k, i) in broken:
+                continue
             if n.verdict == "rejected":
                 assert n.problem is not None
-                report.rejected.append(n.problem)
+                report.rejected.append(self._placed(n.problem, at.runs.get(task[k].file, 0) + i))
             else:
                 taken.append((k, i, n))
         if taken:
             events, rows = result.prepared()
-            dropped = {n.game_id for k, i, n in entries if (k, i) in here and n.verdict == "ok"}
+            dropped = {
+                n.game_id
+                for k, i, n in entries
+                if ((k, i) in here or (k, i) in broken) and n.verdict == "ok"
+            }
             if dropped:
                 events = without_games(events, dropped)
                 rows = {t: without_games(r, dropped) for t, r in rows.items()}
@@ -560,9 +601,12 @@ class Importer:
         file, run = read.file, read.events
         gid = run[0].game_id
         report = self.report
+        if self._broken(file, gid):
+            return None
         broken = check_links(run, read.bad_hash)
         if broken is not None:
-            report.rejected.append(Problem(file, gid, broken[0], broken[1], "hash_chain"))
+            problem = Problem(file, gid, broken[0], broken[1], "hash_chain")
+            report.rejected.append(self._placed(problem, read.index))
             return None
         stored = hashes.get(gid, [])
         n = len(stored)
@@ -595,6 +639,7 @@ class Importer:
                     f"the file's events start at seq {first}, but the store holds {n}: "
                     f"seq {n + 1}..{first - 1} are missing",
                     "seq_dense",
+                    line=self._scans[file].line_of(read.index, 0) if file in self._scans else None,
                 )
             )
             return None
@@ -615,7 +660,7 @@ class Importer:
             full = [*before[: first - 1], *run]
         checked = replay(read, full, n, self.strict)
         if isinstance(checked, Problem):
-            report.rejected.append(checked)
+            report.rejected.append(self._placed(checked, read.index))
             return None
         return checked
 
@@ -663,6 +708,9 @@ class Importer:
         self._writing = None
         exc = write.wait()
         if exc is not None:
+            full = no_space(exc, self.store.path)
+            if full is not None:
+                raise full from None  # the games committed before stay; run the import again
             if not is_write_conflict(exc):
                 raise exc
             self._after_conflict(write.group)

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from .. import log as L
 from ..errors import Finding, GostopError, LogError, ProjectionError, reason_at
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Checked",
+    "FileScan",
     "Problem",
     "Run",
     "RunReader",
@@ -36,6 +39,7 @@ __all__ = [
     "first_bad_hash",
     "replay",
     "rows_of",
+    "scan",
 ]
 
 
@@ -134,6 +138,161 @@ class RunReader:
             return
         if run:
             yield run, bad
+
+
+class _Links(msgspec.Struct):
+    """The fields of a line that place it in its game's run (the rest is skipped)."""
+
+    game_id: Any = None
+    seq: Any = None
+    prev: Any = None
+    hash: Any = None
+
+
+_links_json = msgspec.json.Decoder(_Links)
+_UNREAD = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
+
+
+@dataclass(slots=True)
+class _RunSpan:
+    game_id: str
+    first_line: int
+    last_line: int
+    first_seq: Any
+    count: int
+    last_seq: Any = None
+
+
+@dataclass(slots=True)
+class FileScan:
+    """Where each run of a file starts, and the games whose lines do not form one run.
+
+    An import is whole per game: a game whose lines in a file are interrupted by another
+    game's line (two recorders interleaving, a foreign line, a ``game_id`` changed on one
+    line) or come back later (a repeated tail) is rejected whole, with the file, line and
+    seq where it breaks, however clean each of its runs is on its own.
+    """
+
+    path: str
+    runs: list[_RunSpan] = field(default_factory=list)
+    broken: dict[str, Problem] = field(default_factory=dict)
+    #: the line number where the readable part of the file ends (a line no reader decodes)
+    stop: int | None = None
+
+    def line_of(self, run: int, offset: int) -> int | None:
+        """The line number of the ``offset``-th event of run number ``run``."""
+        if run >= len(self.runs):
+            return None
+        span = self.runs[run]
+        if span.last_line - span.first_line + 1 == span.count:  # no blank line inside
+            return span.first_line + offset
+        return self._count_to(span.first_line, offset)
+
+    def line_of_seq(self, run: int, seq: int | None) -> int | None:
+        """The line of the event of ``run`` that carries ``seq`` (its seqs being dense)."""
+        if seq is None or run >= len(self.runs):
+            return None
+        first = self.runs[run].first_seq
+        if not isinstance(first, int) or not first <= seq < first + self.runs[run].count:
+            return None
+        return self.line_of(run, seq - first)
+
+    def _count_to(self, start: int, offset: int) -> int | None:
+        if L.log_format(self.path) != "jsonl":
+            return start + offset
+        with open(self.path, "rb") as f:
+            seen = -1
+            for lineno, _ in L.json_records(f):
+                if lineno >= start:
+                    seen += 1
+                    if seen == offset:
+                        return lineno
+        return None
+
+
+def _records(path: str) -> Iterator[tuple[int, Any]]:
+    """(line, placing fields) of each record a reader would decode, up to the first it would
+    not (``None`` for that one)."""
+    if L.log_format(path) == "msgpack":
+        n = 0
+        try:
+            for env in L.iter_msgpack(path, exact=False):
+                n += 1
+                yield n, env
+        except L.LogError as exc:
+            yield exc.line or n + 1, None
+        return
+    with open(path, "rb") as f:
+        for lineno, line in L.json_records(f):
+            try:
+                links = _links_json.decode(line)
+            except _UNREAD:
+                yield lineno, None
+                return
+            yield lineno, links
+
+
+def scan(path: L.PathLike) -> FileScan:
+    """The runs of a log file and its broken games (see :class:`FileScan`), from a quick
+    read of the fields that place each line (game, seq, prev, hash)."""
+    name = os.fspath(path)
+    out = FileScan(name)
+    runs = out.runs
+    broken = out.broken
+    ended: dict[str, int] = {}  # games whose first run has ended: the index of that run
+    last_seq: Any = None
+    last_hash: Any = None
+    try:
+        for lineno, links in _records(name):
+            if links is None or not isinstance(links.game_id, str):
+                out.stop = lineno
+                break
+            gid = links.game_id
+            seq = links.seq if isinstance(links.seq, int) else None
+            current = runs[-1] if runs else None
+            if current is not None and current.game_id == gid:
+                current.last_line = lineno
+                current.count += 1
+                current.last_seq = last_seq = links.seq
+                last_hash = links.hash
+                continue
+            if current is not None:
+                ended.setdefault(current.game_id, len(runs) - 1)
+                prev = links.prev
+                if (
+                    current.game_id not in broken
+                    and isinstance(prev, str)
+                    and prev != L.GENESIS
+                    and prev == last_hash
+                ):
+                    broken[current.game_id] = Problem(
+                        name,
+                        current.game_id,
+                        seq,
+                        f"line {lineno} carries game {gid}, but its prev is the hash of this "
+                        f"game's seq {last_seq} (line {current.last_line}): a line of this game "
+                        "with another game_id; none of the game is imported",
+                        "one_run",
+                        line=lineno,
+                    )
+            if gid in ended and gid not in broken:
+                first = runs[ended[gid]]
+                cut = runs[ended[gid] + 1]
+                broken[gid] = Problem(
+                    name,
+                    gid,
+                    first.last_seq + 1 if isinstance(first.last_seq, int) else None,
+                    f"the game's lines do not form one run: after its seq {first.last_seq} "
+                    f"(line {first.last_line}) comes a line of game {cut.game_id}, and the "
+                    f"game goes on at line {lineno} (seq {links.seq}); none of it is imported",
+                    "one_run",
+                    line=cut.first_line,
+                )
+            runs.append(_RunSpan(gid, lineno, lineno, links.seq, 1, links.seq))
+            last_seq, last_hash = links.seq, links.hash
+    except OSError:
+        pass  # the reader says why
+    return out
 
 
 def first_bad_hash(run: Sequence[Envelope]) -> int | None:
