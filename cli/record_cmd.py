@@ -40,7 +40,7 @@ from gostop_records import events as E
 from gostop_records import notation
 from gostop_records.cards import BONUS_CODES
 from gostop_records.engine.state import Phase
-from gostop_records.errors import GostopError
+from gostop_records.errors import GostopError, NoSpaceError
 from gostop_records.recorder import (
     ChoiceRequired,
     Entry,
@@ -148,6 +148,8 @@ class Session:
                 self.handle(text)
             except _Quit:
                 return
+            except NoSpaceError:
+                raise  # not a refusal: the recording stops (see record)
             except GostopError as exc:
                 self.refuse(text, exc, start)
 
@@ -536,16 +538,21 @@ def record(
             err_paint=Painter(common.color_enabled(sys.stderr)),
         )
         loop.greet(resumed=resume is not None)
+        fault: NoSpaceError | None = None
         try:
             loop.run()
         except KeyboardInterrupt:
             typer.echo("", err=True)
+        except NoSpaceError as exc:
+            fault = exc
         where = f"--log {log}" if log is not None else f"--db {sink.location}"
         typer.echo(
             f"game {rec.game_id}: {rec.last_seq} events saved in {sink.location}; continue "
             f"with: gostop record --resume {rec.game_id} {where}",
             err=True,
         )
+    if fault is not None:
+        common.fail(str(fault))
     if loop.refused and not interactive:
         common.error_message(f"{loop.refused} line(s) refused")
         raise typer.Exit(common.EXIT_REJECTED)

@@ -6,6 +6,7 @@ command line can print one clear sentence and programs can act on the parts.
 
 from __future__ import annotations
 
+import errno
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,8 +18,10 @@ __all__ = [
     "GostopError",
     "IllegalAction",
     "LogError",
+    "NoSpaceError",
     "ProjectionError",
     "RulesetError",
+    "is_no_space",
     "reason_at",
 ]
 
@@ -74,6 +77,30 @@ class Finding:
 
 class GostopError(Exception):
     """Base of every error this library raises on purpose."""
+
+
+class NoSpaceError(GostopError):
+    """A write failed because the disk (or the quota) is full.
+
+    Not a refusal of the entry: nothing more is appended, everything written before stays
+    as it was, and the work continues where it stopped once there is space again.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(
+            f"no space left on {path}: nothing more is written, everything before is kept; "
+            "free some space, then continue where it stopped (gostop record --resume "
+            "GAME_ID; an import run again completes it)"
+        )
+
+
+def is_no_space(exc: BaseException) -> bool:
+    """Whether an error (an OSError, or DuckDB's message of one) says the disk is full."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    text = str(exc)
+    return "No space left on device" in text or "Disk quota exceeded" in text
 
 
 class CardCodeError(GostopError, ValueError):

@@ -46,7 +46,7 @@ from .engine.actions import legal_actions
 from .engine.game import GameState, HandResult, Waiting, start_game
 from .engine.settlement import Proof
 from .engine.state import HandState, Phase
-from .errors import GostopError, IllegalAction, LogError, ProjectionError
+from .errors import GostopError, IllegalAction, LogError, NoSpaceError, ProjectionError
 from .log import JsonlSink
 from .projector import Projector
 from .rules import Ruleset, resolve
@@ -216,6 +216,7 @@ class RecordingSession:
         self._chain = L.Chain(envelopes[-1].hash if envelopes else L.GENESIS)
         #: Consequences written by :meth:`resume` to finish an entry a crash cut short.
         self.completed: list[E.Envelope] = []
+        self.fault: NoSpaceError | None = None  # the sink's disk filled up: no more appends
 
     # --- opening -----------------------------------------------------------------------
 
@@ -405,6 +406,7 @@ class RecordingSession:
         (the fork, its chain, (input, consequences, state before, state after) of each).
         ``hand`` is the inputs' hand field (by default the hand each payload belongs to).
         Raises, having written nothing, when the rules refuse a payload."""
+        self._check_sink()
         proj = self._proj.fork()
         chain = L.Chain(self._chain.prev)
         chain.count = self._chain.count
@@ -463,21 +465,32 @@ class RecordingSession:
         """Write the envelopes a fork accepted and make the fork the session's state."""
         if not envs:
             return
+        self._check_sink()
         append_entry = getattr(self.sink, "append_entry", None)
-        if append_entry is not None:
-            append_entry(list(envs), envs[0].seq - 1, proj)
-        else:
-            written = 0
-            try:
-                for env in envs:
-                    self.sink.append(env, env.seq - 1)
-                    written += 1
-            except BaseException:
-                self._caught_up(envs[:written])
-                raise
+        try:
+            if append_entry is not None:
+                append_entry(list(envs), envs[0].seq - 1, proj)
+            else:
+                written = 0
+                try:
+                    for env in envs:
+                        self.sink.append(env, env.seq - 1)
+                        written += 1
+                except BaseException:
+                    self._caught_up(envs[:written])
+                    raise
+        except NoSpaceError as exc:
+            self.fault = exc  # nothing more is appended in this session
+            raise
         self.envelopes.extend(envs)
         self._proj = proj
         self._chain = chain
+
+    def _check_sink(self) -> None:
+        """A session whose sink failed (a full disk) appends nothing more: every entry after
+        gets the same error instead of the rules' answer to a half-written state."""
+        if self.fault is not None:
+            raise self.fault
 
     def _caught_up(self, written: Sequence[E.Envelope]) -> None:
         """After a write failed part way, the session's state is what the sink holds."""
@@ -516,13 +529,16 @@ class RecordingSession:
         """Validate one input payload and write it with its consequences.
 
         Raises :class:`~gostop_records.errors.IllegalAction` (or :class:`ChoiceRequired`)
-        with the rule and the reason, having written nothing, when the rules refuse it.
+        with the rule and the reason, having written nothing, when the rules refuse it;
+        :class:`~gostop_records.errors.NoSpaceError` when the sink's disk is full (then for
+        every entry after it too: continue with ``resume`` once there is space).
         """
         return self.record_all([payload])[0]
 
     def record_all(self, payloads: Sequence[Any]) -> list[Entry]:
         """Record several inputs, all or none: every one is tried before anything is
         written, so a refused one writes nothing (an ``entry_retracted`` is an :meth:`undo`)."""
+        self._check_sink()
         if any(type(p) is E.EntryRetracted for p in payloads):
             if len(payloads) != 1:
                 raise IllegalAction("retract_latest", "an undo is an entry of its own")
@@ -545,6 +561,7 @@ class RecordingSession:
         """Record a line of the table notation (:mod:`gostop_records.notation`): what a
         recorder types, what the HTTP service receives. Nothing is written when the line is
         not of the grammar or the rules refuse it."""
+        self._check_sink()
         target = self.retractable()
         payloads = notation.parse(
             line, self.game, undo_target=target.seq if target is not None else None
@@ -724,6 +741,7 @@ class RecordingSession:
 
     def undo(self, reason: str | None = None) -> Entry:
         """``entry_retracted`` of the latest input entry still in force (within the hand)."""
+        self._check_sink()
         target = self.retractable()
         if target is None:
             raise IllegalAction(

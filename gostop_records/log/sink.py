@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import IO
 
-from ..errors import LogError
+from ..errors import LogError, NoSpaceError, is_no_space
 from ..events import Envelope
 from .files import LogWriter, log_format, read_log, repair_tail
 
@@ -86,8 +87,25 @@ class JsonlSink:
             )
         if self._writer is None:
             self._writer = LogWriter(self.path, fsync=self.fsync, repair=True)
-        self._writer.write(env)
+        durable = self.path.stat().st_size
+        try:
+            self._writer.write(env)
+        except OSError as exc:
+            self._drop_writer(durable)
+            if is_no_space(exc):
+                raise NoSpaceError(self.location) from None
+            raise LogError(f"cannot write: {exc.strerror}", file=self.location) from None
         self._versions[env.game_id] = env.seq
+
+    def _drop_writer(self, durable: int) -> None:
+        """After a failed write: the file cut back to its last whole record, and the bytes
+        still buffered dropped, so that nothing of the failed record reaches the file."""
+        assert self._writer is not None
+        with contextlib.suppress(OSError):
+            self._writer._f.close()  # a flush that fails again leaves the file closed
+        self._writer = None
+        with contextlib.suppress(OSError):
+            os.truncate(self.path, durable)
 
     def close(self) -> None:
         if self._writer is not None:

@@ -34,7 +34,7 @@ from .. import log as L
 from ..errors import LogError, ProjectionError
 from ..projector import Issue, Projector
 from .codec import event_row
-from .errors import ConcurrencyError, StoreError
+from .errors import ConcurrencyError, StoreError, no_space
 from .projections import Rows, derive, empty_rows
 from .writer import insert_events, is_write_conflict, replace_changed, transaction
 
@@ -221,6 +221,10 @@ def append(
         store.cache.pop(game_id, None)
         raise
     except Exception as exc:
+        full = no_space(exc, store.path)
+        if full is not None:
+            store.cache.pop(game_id, None)
+            raise full from None
         conflict = is_write_conflict(exc)
         if conflict or trusted:
             head = store.head(game_id)

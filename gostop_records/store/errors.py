@@ -6,9 +6,16 @@ as one sentence with exit code 1 and programs can catch the store's failures apa
 
 from __future__ import annotations
 
-from ..errors import GostopError
+from ..errors import GostopError, NoSpaceError, is_no_space
 
-__all__ = ["ConcurrencyError", "StoreError", "StoreLockedError"]
+__all__ = [
+    "ConcurrencyError",
+    "NoSpaceError",
+    "StoreError",
+    "StoreLockedError",
+    "is_no_space",
+    "no_space",
+]
 
 
 class StoreError(GostopError):
@@ -44,3 +51,13 @@ class ConcurrencyError(StoreError):
             f"game {game_id!r}: expected version {expected}, but the store holds {actual} "
             "event(s): another writer appended first; re-read the game and try again"
         )
+
+
+def no_space(exc: BaseException, path: object) -> NoSpaceError | None:
+    """A :class:`NoSpaceError` naming the store file when ``exc`` says the disk is full.
+
+    DuckDB reports a full disk at commit as a ``TransactionException`` ("Failed to commit:
+    Could not write file ...: No space left on device"), the same type as a write conflict:
+    it is told apart here, before anything takes it for another writer's append.
+    """
+    return NoSpaceError(str(path)) if is_no_space(exc) else None

@@ -38,9 +38,14 @@ EVENT_SELECT = ", ".join(quote(c) for c, _ in EVENT_COLUMNS)
 
 
 def is_write_conflict(exc: BaseException) -> bool:
-    """A duplicate key or a conflicting update: another writer got there first."""
+    """A duplicate key or a conflicting update: another writer got there first (never a
+    full disk, which DuckDB reports with the same exception type)."""
     import duckdb
 
+    from ..errors import is_no_space
+
+    if is_no_space(exc):
+        return False
     if isinstance(exc, duckdb.ConstraintException | duckdb.TransactionException):
         return True
     text = str(exc)
