@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-quick schemas clean
+.PHONY: demo test lint bench bench-quick stress schemas clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,9 @@ bench: $(STAMP)
 bench-quick: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,bench]'
 	$(BIN)/python -m bench --quick
+
+stress: $(STAMP)
+	$(BIN)/python -m stress
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

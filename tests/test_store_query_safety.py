@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from gostop_records.store import Store
 from gostop_records.store.errors import StoreError
 from gostop_records.store.query import can_reach_files, lock_down, open_for_queries, query
+from stress.sql import sql_safety
 
 runner = CliRunner()
 
@@ -32,57 +33,6 @@ def _run(db: Path, sql: str, *extra: str) -> tuple[int, str]:
 
 def _no_new_files(folder: Path, before: set[str]) -> None:
     assert set(os.listdir(folder)) == before
-
-
-#: (statement, a word the refusal must contain); each run against the store on the command line
-REFUSED = [
-    ("EXPLAIN ANALYZE COPY (SELECT * FROM events) TO '{dir}/out.parquet'", "COPY"),
-    ("EXPLAIN COPY events TO '{dir}/profile.sh'", "COPY"),
-    ("COPY (SELECT 'echo owned') TO '{dir}/.bashrc'", "COPY"),
-    ("COPY events FROM '{dir}/in.csv'", "COPY"),
-    ("SELECT * FROM read_text('/etc/passwd')", "store only"),
-    ("SELECT * FROM read_blob('/etc/passwd')", "store only"),
-    ("SELECT * FROM glob('/etc/*')", "store only"),
-    ("SELECT * FROM read_text('/proc/self/environ')", "store only"),
-    ("SELECT * FROM read_csv('/etc/passwd')", "store only"),
-    ("SELECT * FROM read_csv('https://example.com/x.csv')", "store only"),
-    ("SELECT * FROM 'https://example.com/x.parquet'", "store only"),
-    ("ATTACH '{dir}/other.duckdb' AS other", "ATTACH"),
-    ("INSTALL httpfs", "extension"),
-    ("LOAD httpfs", "extension"),
-    ("SET threads = 1", "SET"),
-    ("SET enable_external_access = true", "SET"),
-    ("RESET threads", "SET"),
-    ("PRAGMA threads = 1", "SET"),
-    ("PRAGMA enable_profiling", "PRAGMA"),
-    ("CREATE TABLE x (a INTEGER)", "CREATE"),
-    ("CREATE TEMP TABLE x (a INTEGER)", "CREATE"),
-    ("CREATE MACRO m(a) AS a", "CREATE"),
-    ("INSERT INTO events SELECT * FROM events", "INSERT"),
-    ("DELETE FROM events", "DELETE"),
-    ("UPDATE games SET stake = 0", "UPDATE"),
-    ("EXPORT DATABASE '{dir}/dump'", "EXPORT"),
-    ("VACUUM", "VACUUM"),
-    ("SELECT 1; COPY (SELECT 1) TO '{dir}/x.csv'", "statement 2"),
-    ("SELECT extension_name FROM duckdb_extensions()", "store only"),
-]
-
-
-@pytest.mark.parametrize(("sql", "word"), REFUSED, ids=[s for s, _ in REFUSED])
-def test_the_command_line_query_neither_writes_nor_reads_files(
-    store_file: Path, tmp_path: Path, sql: str, word: str
-) -> None:
-    (tmp_path / "in.csv").write_text("a\n1\n")
-    before = set(os.listdir(tmp_path))
-    home = Path.home() / ".duckdb"
-    had_ext = home.exists()
-    code, out = _run(store_file, sql.format(dir=tmp_path))
-    assert code == 1, out
-    assert word in out
-    assert "Traceback" not in out
-    assert "root:" not in out  # nothing of /etc/passwd
-    _no_new_files(tmp_path, before)
-    assert home.exists() == had_ext  # nothing installed
 
 
 @pytest.mark.parametrize("allow", [False, True])
@@ -155,3 +105,9 @@ def test_a_process_that_holds_the_store_for_writing_can_lock_it_down(tmp_path: P
         assert st.import_envelopes(more).ok
         assert query(st, "SELECT count(*) FROM games", allow_files=False).rows == [(2,)]
     assert sorted(os.listdir(tmp_path)) == ["live.duckdb"]
+
+
+@pytest.mark.parametrize("allow", [False, True])
+def test_the_sql_probe_finds_nothing(store_file: Path, tmp_path: Path, allow: bool) -> None:
+    fig = sql_safety(tmp_path, store_file, allow_files=allow)
+    assert fig.ok and fig.trials >= 15, fig.failures
