@@ -52,13 +52,13 @@ def _plan(work: Path, quick: bool, seed: int) -> list[tuple[str, Callable[[], Fi
         (
             "disk full, log",
             lambda: faults.disk_full_recording(
-                work, kind="jsonl", leaves=[300 * 4**i for i in range(8 // k + 1)], seed=seed
+                work, kind="jsonl", leaves=[200 + 7_000 * i for i in range(9 // k + 1)], seed=seed
             ),
         ),
         (
             "disk full, store",
             lambda: faults.disk_full_recording(
-                work, kind="duckdb", leaves=[30_000, 120_000, 250_000][: 3 // k or 1], hands=2
+                work, kind="duckdb", leaves=[20_000, 80_000, 150_000][: 3 // k or 1], hands=2
             ),
         ),
         (
