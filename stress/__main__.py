@@ -42,7 +42,7 @@ def _plan(work: Path, quick: bool, seed: int) -> list[tuple[str, Callable[[], Fi
         (
             "import fuzz, workers",
             lambda: fuzz.import_fuzz(
-                work, trials=160 // k, clean=20 // k, seed=seed + 1, workers=2, base=base
+                work, trials=160 // k, clean=20 // k, seed=seed + 1, workers=2, base=longer
             ),
         ),
         ("reader fuzz", lambda: fuzz.reader_fuzz(work, trials=100 // k, seed=seed)),

@@ -107,7 +107,7 @@ def test_both_paths_store_the_same_and_report_the_same(tmp_path: Path) -> None:
     }
 
 
-@pytest.mark.parametrize(("workers", "trials"), [(0, 200), (2, 60)])
+@pytest.mark.parametrize(("workers", "trials"), [(0, 200), (2, 40)])
 def test_fuzzed_damage_leaves_the_store_of_the_clean_logs(
     tmp_path: Path, workers: int, trials: int
 ) -> None:

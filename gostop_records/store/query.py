@@ -12,7 +12,8 @@ The guarantees come from DuckDB's own settings, not from reading the SQL:
 - A process that holds the store for writing (DuckDB lets no other connection to the file,
   read-only or not, exist next to it in that process) calls :func:`lock_down` once on its
   connection: the database then reaches no file for anyone in the process, which DuckDB
-  cannot undo while it runs (imports still work, through Arrow; ``COPY`` exports do not).
+  cannot undo while it runs (imports still work through Arrow, but not through the JSON
+  Lines fallback used without pyarrow, which reads a temporary file; ``COPY`` exports stop).
   :func:`query` then runs each statement on a cursor of its own inside a ``READ ONLY``
   transaction that is rolled back, so nothing of the store changes either.
 
