@@ -161,7 +161,9 @@ class Session:
         if self.source.interactive:
             self.err(self.pe(f"refused: {msg}", "red"))
         else:
-            common.error_message(f"line {line_no}: {text}: {msg}")
+            name = getattr(self.source.stream, "name", None)  # the script file, or <stdin>
+            where = f"{name}, line {line_no}" if isinstance(name, str) else f"line {line_no}"
+            common.error_message(f"{where}: {text}: {msg}")
 
     def handle(self, text: str) -> None:
         word, *more = text.split(None, 1)

@@ -88,3 +88,14 @@ def test_a_rejection_after_reading_names_the_file(tmp_path: Path, command: str) 
     messages = [m for m in res.output.splitlines() if m.startswith("gostop:")]
     assert messages, res.output
     assert all(str(path) in m for m in messages), messages
+
+
+def test_a_refused_script_line_names_the_script(tmp_path: Path) -> None:
+    script = tmp_path / "hand.txt"
+    script.write_text("play 13X\n")
+    log_path = tmp_path / "g.jsonl"
+    res = runner.invoke(
+        app, ["record", "--players", "A,B", "--log", str(log_path), "--script", str(script)]
+    )
+    assert res.exit_code == 1
+    assert f"{script}, line 1: play 13X: unknown card code" in res.output
