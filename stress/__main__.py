@@ -23,6 +23,7 @@ from .figures import Figures, render
 
 def _plan(work: Path, quick: bool, seed: int) -> list[tuple[str, Callable[[], Figures]]]:
     k = 4 if quick else 1  # quick: about a quarter of every probe
+    tamper.load_plugins()
     base = fuzz.base_games(6, 1, seed)
     longer = fuzz.base_games(4, 2, seed + 1)
     logs, _ = write_corpus(work / "logs", longer, 0, 120 // k, seed)

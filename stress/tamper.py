@@ -3,8 +3,9 @@
 Each case is a function from a clean game's lines to tampered lines, with what must catch
 it. The cases here are those an unbroken hash chain and whole-game imports catch; a forger
 who holds the file can also cut its tail, re-seal a changed payment or replace a game,
-which only seals and signed checkpoints catch: such probes plug in with :func:`register`
-(they are run by ``make stress`` with the others).
+which only seals and signed checkpoints catch: such probes plug in with :func:`register`,
+in a module ``stress/tamper_*.py`` (``make stress`` imports every such module, then runs
+the registered probes with the others).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from gostop_records import log
 from .damage import DAMAGES, renamed
 from .figures import Figures
 
-__all__ = ["CASES", "PROBES", "Case", "register", "tampering"]
+__all__ = ["CASES", "PROBES", "Case", "load_plugins", "register", "tampering"]
 
 Lines = list[bytes]
 
@@ -83,6 +84,17 @@ def register(probe: Callable[[Path], Figures]) -> Callable[[Path], Figures]:
     """Add a tampering probe to the stress run (usable as a decorator)."""
     PROBES.append(probe)
     return probe
+
+
+def load_plugins() -> None:
+    """Import every ``stress/tamper_*.py`` module, which registers its probes."""
+    import importlib
+    import pkgutil
+
+    package = __name__.rpartition(".")[0]
+    for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
+        if info.name.startswith("tamper_"):
+            importlib.import_module(f"{package}.{info.name}")
 
 
 def tampering(work: Path, games: list[list[object]], *, rounds: int, seed: int = 9) -> Figures:

@@ -47,3 +47,14 @@ def test_the_figures_add_up(failed: bool) -> None:
     table = render([a, b])
     assert "| **all** | 3 |" in table and "skipped: no tmpfs" in table
     assert a.ok is not failed and b.ok
+
+
+def test_tampering_probes_plug_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tamper, "PROBES", [])
+    tamper.load_plugins()  # the modules stress/tamper_*.py, if any
+
+    @tamper.register
+    def extra(work: Path) -> Figures:
+        return Figures("extra", trials=1, survived=1)
+
+    assert tamper.PROBES[-1] is extra and extra(tmp_path).ok
