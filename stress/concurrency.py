@@ -12,7 +12,8 @@ from pathlib import Path
 from gostop_records import events as E
 from gostop_records import log
 from gostop_records.errors import GostopError
-from gostop_records.recorder import JsonlSink, RecordingSession
+from gostop_records.log import JsonlSink
+from gostop_records.recorder import RecordingSession
 from gostop_records.rules import PRESETS
 from gostop_records.sim.selfplay import simulate
 from gostop_records.store import ConcurrencyError, Store

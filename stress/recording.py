@@ -8,9 +8,11 @@ from typing import Any
 
 from gostop_records import events as E
 from gostop_records import log
-from gostop_records.recorder import JsonlSink, RecordingSession, StoreSink
+from gostop_records.log import JsonlSink
+from gostop_records.recorder import RecordingSession
 from gostop_records.rules import PRESETS
 from gostop_records.sim.selfplay import GameSpec, play_payloads
+from gostop_records.store.sink import StoreSink
 
 __all__ = ["inputs", "inputs_before", "open_sink", "payloads", "record", "stored"]
 

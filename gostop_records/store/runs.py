@@ -219,7 +219,7 @@ def _records(path: str) -> Iterator[tuple[int, Any]]:
             for env in L.iter_msgpack(path, exact=False):
                 n += 1
                 yield n, env
-        except L.LogError as exc:
+        except LogError as exc:
             yield exc.line or n + 1, None
         return
     with open(path, "rb") as f:
