@@ -16,7 +16,7 @@ from .errors import StoreError
 if TYPE_CHECKING:
     from .store import Store
 
-__all__ = ["READ_STATEMENTS", "QueryResult", "check_read_only", "query"]
+__all__ = ["READ_STATEMENTS", "QueryResult", "check_read_only", "query", "run_read_only"]
 
 #: Statement types a query may run (DESCRIBE, SHOW and SUMMARIZE parse as SELECT).
 READ_STATEMENTS = frozenset({"SELECT", "EXPLAIN", "PRAGMA", "CALL"})
@@ -63,9 +63,13 @@ def check_read_only(conn: Any, sql: str) -> list[Any]:
 
 def query(store: Store, sql: str, *, limit: int | None = None) -> QueryResult:
     """Run read-only SQL; the result of the last statement."""
+    return run_read_only(store.conn, sql, limit=limit)
+
+
+def run_read_only(conn: Any, sql: str, *, limit: int | None = None) -> QueryResult:
+    """Read-only SQL on a connection (a store's, or one reading an archive)."""
     import duckdb
 
-    conn = store.conn
     statements = check_read_only(conn, sql)
     try:
         rel = None
