@@ -337,6 +337,84 @@ def import_figures(c: Corpus, work: Path, reps: int = 3) -> list[Figure]:
     ]
 
 
+_ARCHIVE = """
+import sys, time
+from distributed import Client, LocalCluster
+from gostop_records.archive import build_archive
+n = int(sys.argv[3])
+with LocalCluster(
+    n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None
+) as cluster, Client(cluster) as client:
+    client.wait_for_workers(n)
+    start = time.perf_counter()
+    report = build_archive([sys.argv[1]], sys.argv[2], client=client)
+    secs = time.perf_counter() - start
+if not report.ok:
+    sys.exit(f"the benchmark corpus was rejected: {report.rejected[0].describe()}")
+print(secs)
+"""
+
+
+def _tree(folder: Path) -> tuple[int, int]:
+    """Files and bytes under a folder."""
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    return len(files), sum(p.stat().st_size for p in files)
+
+
+def archive_figures(c: Corpus, work: Path, db: Path) -> list[Figure]:
+    """``gostop archive build`` on a LocalCluster of one and of two worker processes, beside
+    the single-process import of the same corpus; the files of the archive and of
+    ``db export`` beside the JSON Lines they came from."""
+    import shutil
+
+    def build(n: int) -> float:
+        out = work / f"archive-{n}"
+        shutil.rmtree(out, ignore_errors=True)
+        return _fresh_seconds(_ARCHIVE, str(c.path), str(out), str(n))
+
+    single = _import_seconds(c.path, work / "archive-single.duckdb", 0)
+    one, two = build(1), build(2)
+    files, size = _tree(work / "archive-2")
+    export = work / "export"
+    shutil.rmtree(export, ignore_errors=True)
+    from gostop_records.store import Store
+
+    with Store(db, read_only=True) as st:
+        st.export_parquet(export)
+    efiles, esize = _tree(export)
+    jsonl = c.path.stat().st_size
+    return [
+        Figure(
+            "archive build on Dask, 1 worker process (validation and every table as Parquet)",
+            c.hands / one,
+            "hands/s",
+            beside=f"single-process import (--workers 0): {c.hands / single:,.0f} hands/s",
+            ratio=f"{single / one:.2f}x the import",
+        ),
+        Figure(
+            "archive build on Dask, 2 worker processes",
+            c.hands / two,
+            "hands/s",
+            beside=f"1 worker: {c.hands / one:,.0f} hands/s",
+            ratio=f"scaling 2w/1w {one / two:.2f}",
+        ),
+        Figure(
+            "archive files (2-worker build)",
+            files,
+            "files",
+            beside=f"{size / 2**20:.1f} MiB of Parquet for {jsonl / 2**20:.1f} MiB of JSON Lines",
+            ratio=f"{size / jsonl:.2f} of the JSONL",
+        ),
+        Figure(
+            "db export files (same layout)",
+            efiles,
+            "files",
+            beside=f"{esize / 2**20:.1f} MiB of Parquet for {jsonl / 2**20:.1f} MiB of JSON Lines",
+            ratio=f"{esize / jsonl:.2f} of the JSONL",
+        ),
+    ]
+
+
 def _queries(folder: Path) -> list[tuple[str, str]]:
     return [(p.stem, p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.sql"))]
 

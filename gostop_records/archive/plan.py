@@ -102,33 +102,38 @@ def scan_piece(piece: Piece) -> Scan:
             if f.read(1) != b"\n":
                 pos += len(f.readline())  # the line that began in the piece before
         f.seek(pos)
-        while pos < piece.end:
-            line = f.readline()
-            if not line:
-                break
-            lines += 1
-            start, pos = pos, pos + len(line)
-            records = list(L.json_records([line], at_start=start == 0))
-            if not records:
-                continue  # a blank line
-            body = records[0][1]
+        data = f.read(max(0, piece.end - pos))
+        if data and not data.endswith(b"\n"):
+            data += f.readline()  # the last line that starts in the piece, whole
+    decode = _head.decode
+    i, n = 0, len(data)
+    while i < n:
+        j = data.find(b"\n", i)
+        j = n if j < 0 else j + 1
+        line, start, end = data[i:j], pos + i, pos + j
+        i = j
+        lines += 1
+        if start == 0 and line.startswith(b"\xef\xbb\xbf"):
+            line = line[3:]
+        if line.isspace() or not line:
+            continue  # a blank line
+        try:
+            h = decode(line)
+        except (msgspec.DecodeError, msgspec.ValidationError):
             try:
-                h = _head.decode(body)
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                try:
-                    L.decode_json_line(body, file=piece.path, lineno=lines)
-                    reason = "not an event envelope"
-                except LogError as exc:
-                    reason = exc.reason
-                error = (lines, reason)
-                break
-            if cur and cur[0] == h.game_id and h.seq == cur[2] + 1:
-                cur[2], cur[3], cur[6] = h.seq, h.hash, pos
-                cur[8] += 1
-                continue
-            if cur:
-                runs.append(RunInfo(*cur))
-            cur = [h.game_id, h.seq, h.seq, h.hash, h.at, start, pos, lines, 1]
+                L.decode_json_line(line, file=piece.path, lineno=lines)
+                reason = "not an event envelope"
+            except LogError as exc:
+                reason = exc.reason
+            error = (lines, reason)
+            break
+        if cur and cur[0] == h.game_id and h.seq == cur[2] + 1:
+            cur[2], cur[3], cur[6] = h.seq, h.hash, end
+            cur[8] += 1
+            continue
+        if cur:
+            runs.append(RunInfo(*cur))
+        cur = [h.game_id, h.seq, h.seq, h.hash, h.at, start, end, lines, 1]
     if cur:
         runs.append(RunInfo(*cur))
     return Scan(piece, runs, lines, error)
