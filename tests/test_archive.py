@@ -265,3 +265,74 @@ def test_cli_builds_and_queries(logs: dict[str, Any], tmp_path: Path) -> None:
     bad = gostop("archive", "query", str(out), "DELETE FROM events")
     assert bad.returncode == 1 and "read-only" in bad.stderr
     assert os.listdir(out)
+
+
+def test_logs_and_archive_on_an_fsspec_filesystem(
+    client: Any, logs: dict[str, Any], tmp_path: Path
+) -> None:
+    """Object storage through fsspec URLs (the in-memory filesystem stands in for s3://)."""
+    import fsspec
+
+    mem = fsspec.filesystem("memory")
+    for p in logs["a"][:2]:
+        mem.pipe(f"/club/logs/{p.name}", p.read_bytes())
+    try:
+        report = build_archive(["memory://club/logs"], "memory://club/archive", client=client)
+        assert report.ok and report.games == 8
+        assert mem.exists("/club/archive/_builds")
+        db = _store(tmp_path, logs["a"][:2])
+        assert _tables_of_archive_url("memory://club/archive") == _tables_of_store(db)
+        [row] = query(
+            "memory://club/archive",
+            "SELECT DISTINCT source FROM archive_manifest ORDER BY 1 LIMIT 1",
+        ).rows
+        assert row[0].startswith("memory://") and row[0].endswith("/club/logs/games-00000.jsonl")
+    finally:
+        mem.rm("/club", recursive=True)
+
+
+def _tables_of_archive_url(url: str) -> dict[str, list[tuple[Any, ...]]]:
+    return {t: query(url, f"SELECT * FROM {t} ORDER BY ALL").rows for t in LAYOUT_TABLES}
+
+
+class _KillWhileWriting(distributed.WorkerPlugin):
+    """Ends the worker process the first time any worker has a data file complete under
+    its temporary name, before the rename: a worker killed mid-build."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def setup(self, worker: Any) -> None:
+        marker = self.marker
+
+        def die(path: str) -> None:
+            try:
+                fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                return
+            os.write(fd, path.encode())
+            os.close(fd)
+            os._exit(1)
+
+        archive_target._written = die
+
+
+def test_a_worker_process_killed_mid_build(logs: dict[str, Any], tmp_path: Path) -> None:
+    """Dask runs the killed worker's task again elsewhere; its half-written file is never
+    published, and the archive still equals the store."""
+    marker = tmp_path / "killed"
+    out = tmp_path / "archive"
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        c.register_plugin(_KillWhileWriting(str(marker)))
+        report = build_archive([str(p) for p in logs["a"]], str(out), client=c)
+    assert marker.exists()  # a worker did die while it wrote
+    assert ".tmp-" in marker.read_text()
+    assert report.ok and report.games == len(logs["first"])
+    assert not (out / archive_target.STAGING).exists()
+    assert not [p for p in out.rglob("*") if ".tmp-" in p.name]
+    assert _tables_of_archive(out) == _tables_of_store(_store(tmp_path, logs["a"]))
