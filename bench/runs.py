@@ -343,7 +343,7 @@ from distributed import Client, LocalCluster
 from gostop_records.archive import build_archive
 n = int(sys.argv[3])
 with LocalCluster(
-    n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None
+    n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0"
 ) as cluster, Client(cluster) as client:
     client.wait_for_workers(n)
     start = time.perf_counter()

@@ -29,7 +29,7 @@ QUERIES = sorted((ROOT / "samples" / "queries").glob("*.sql"))
 @pytest.fixture(scope="module")
 def client() -> Iterator[Any]:
     cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
     )
     with distributed.Client(cluster) as c:
         yield c
@@ -324,7 +324,7 @@ def test_a_worker_process_killed_mid_build(logs: dict[str, Any], tmp_path: Path)
     out = tmp_path / "archive"
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as cluster,
         distributed.Client(cluster) as c,
     ):

@@ -194,7 +194,7 @@ class _client:
             n_workers=self.workers or _cores(),
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",
         )
         c = Client(cluster)
         self.made.extend([c, cluster])
