@@ -86,7 +86,9 @@ def test_archive_equals_the_store_and_grows_without_rewriting(
     client: Any, logs: dict[str, Any], tmp_path: Path
 ) -> None:
     out = tmp_path / "archive"
-    report = build_archive([str(p) for p in logs["a"]], str(out), client=client)
+    report = build_archive(
+        [str(p) for p in logs["a"]], str(out), client=client, min_unit_events=500
+    )
     assert report.ok, report.rejected
     assert report.games == len(logs["first"])
     assert report.units >= 2  # both workers had work

@@ -126,12 +126,15 @@ def build_archive(
     strict: bool = True,
     piece_bytes: int = P.PIECE_BYTES,
     unit_events: int = P.UNIT_EVENTS,
+    min_unit_events: int = P.MIN_UNIT_EVENTS,
     progress: Callable[[str], None] | None = None,
 ) -> BuildReport:
     """Build (or extend) the archive at ``out`` from JSON Lines logs.
 
     ``client``: a ``distributed.Client`` to run on; else one is made for ``scheduler`` (an
     address such as ``tcp://host:8786``) or for a LocalCluster of ``workers`` processes.
+    A unit of work holds up to ``unit_events`` events of one month; a month is cut finer,
+    down to ``min_unit_events``, when that gives every worker two units.
     """
     require_dask()
     say = progress or (lambda _text: None)
@@ -149,7 +152,13 @@ def build_archive(
         pieces = [p for path, size in files for p in P.pieces(path, piece_bytes, size)]
         scans = _bag_map(c, P.scan_piece, pieces) if pieces else []
         nworkers = max(1, len(c.scheduler_info().get("workers", {})))
-        planned = P.plan(scans, archived, unit_events=unit_events, min_units=2 * nworkers)
+        planned = P.plan(
+            scans,
+            archived,
+            unit_events=unit_events,
+            min_units=2 * nworkers,
+            min_unit_events=min_unit_events,
+        )
         report.rejected.extend(planned.rejected)
         report.changed.extend(planned.changed)
         report.skipped, report.duplicates = planned.skipped, planned.duplicates

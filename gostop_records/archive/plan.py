@@ -24,6 +24,7 @@ from ..store.layout import month_of
 from ..store.runs import Problem
 
 __all__ = [
+    "MIN_UNIT_EVENTS",
     "PIECE_BYTES",
     "UNIT_EVENTS",
     "Game",
@@ -41,6 +42,9 @@ __all__ = [
 PIECE_BYTES = 64 << 20
 #: Events a unit of the second pass checks and writes: about 50 MB of event Parquet.
 UNIT_EVENTS = 400_000
+#: A month is split into more units than its size asks, to keep every worker busy, only
+#: down to this many events a unit: smaller files would cost readers more than it saves.
+MIN_UNIT_EVENTS = 50_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +214,7 @@ def plan(
     *,
     unit_events: int = UNIT_EVENTS,
     min_units: int = 1,
+    min_unit_events: int = MIN_UNIT_EVENTS,
 ) -> Plan:
     """Every game of the scans given to a unit, or skipped, or reported (on the client).
 
@@ -315,17 +320,19 @@ def plan(
             )
             continue
         todo.append(Game(gid, month_of(first.at), first.spans, first.events, first.head))
-    out.units = _units(todo, unit_events, min_units)
+    out.units = _units(todo, unit_events, min_units, min_unit_events)
     return out
 
 
-def _units(games: Iterable[Game], unit_events: int, min_units: int) -> list[Unit]:
+def _units(
+    games: Iterable[Game], unit_events: int, min_units: int, min_unit_events: int
+) -> list[Unit]:
     by_month: dict[str, list[Game]] = {}
     for g in games:
         by_month.setdefault(g.month, []).append(g)
     total = sum(g.events for gs in by_month.values() for g in gs)
     # enough units to keep every worker busy, never more events in one than unit_events
-    size = max(1, min(unit_events, -(-total // max(1, min_units))))
+    size = max(1, min(unit_events, max(min_unit_events, -(-total // max(1, min_units)))))
     units: list[Unit] = []
     for month in sorted(by_month):
         cur: list[Game] = []
