@@ -100,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
 
     step("peak memory of a streaming replay")
     figures += runs.memory_figures(corpus, work)
+    step("peak memory of validate, import, verify, rebuild and audit at two sizes")
+    figures += runs.command_memory_figures(corpus, work)
 
     if args.million:
         step("queries on 1,000,000 hands")

@@ -100,7 +100,10 @@ NOTES = (
     "Live append is `Store.append` of one event per call, each validated by the rules, "
     "sealed into the hash chain and committed, over real games from their first event.",
     "Peak memory is the high-water mark (VmHWM) of a fresh interpreter replaying the whole "
-    "corpus and then half of it: equal figures mean the replay streams.",
+    "corpus and then half of it: equal figures mean the replay streams. The same is measured "
+    "for `gostop validate`, `db import`, `db verify`, `db rebuild` and `audit`, each a fresh "
+    "process (its peak RSS from `wait4`, worker processes included), on the corpus and on "
+    "its first half; the budget is the replay's: less than 16 MiB more for twice the data.",
     "The million-hand queries run on the imported corpus's projection tables copied with new "
     "game ids until they hold 1,000,000 hands (simulating and importing a million hands takes "
     "hours on this machine; the copies keep the distributions query speed depends on). The "

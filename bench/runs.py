@@ -246,6 +246,84 @@ def memory_figures(c: Corpus, work: Path) -> list[Figure]:
     ]
 
 
+# A command's peak, read in its own process at exit: the high-water mark of its memory
+# (VmHWM, which exec resets, unlike the rusage a parent reads) and of its worker processes.
+_COMMAND_PEAK = """
+import atexit, resource, sys
+out = sys.argv[1]
+sys.argv = ["gostop", *sys.argv[2:]]
+
+def report():
+    with open("/proc/self/status") as f:
+        hwm = int(next(line.split()[1] for line in f if line.startswith("VmHWM:")))
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    with open(out, "w") as f:
+        f.write(str(max(hwm, kids)))
+
+atexit.register(report)
+from gostop_cli.app import main
+main()
+"""
+
+
+def _command_peak_kib(*args: str) -> int:
+    """Peak RSS of one ``gostop`` command run in a fresh interpreter (its largest process)."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(suffix=".peak") as out:
+        done = subprocess.run(
+            [sys.executable, "-c", _COMMAND_PEAK, out.name, *args],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode not in (0, 1):
+            raise RuntimeError(f"gostop {' '.join(args)}: {done.stderr.strip()}")
+        return int(Path(out.name).read_text())
+
+
+def _last_game(path: Path) -> str:
+    """The game of a log's last line: an audit of it reads the whole file."""
+    with open(path, "rb") as f:
+        f.seek(max(0, path.stat().st_size - 65536))
+        last = f.read().splitlines()[-1]
+    return str(msgspec.json.decode(last)["game_id"])
+
+
+def command_memory_figures(c: Corpus, work: Path) -> list[Figure]:
+    """Peak RSS of validate, db import, db verify, db rebuild and audit (of the log's last
+    game) on the corpus and on its first half (written by :func:`memory_figures`): equal
+    when the command streams."""
+    half = work / "half.jsonl"
+    peaks: dict[str, dict[str, int]] = {}
+    for label, path in (("full", c.path), ("half", half)):
+        db = str(_fresh(work / f"memory-{label}.duckdb"))
+        for name, args in (
+            ("validate", ("validate", str(path))),
+            ("db import", ("db", "import", str(path), "--db", db)),
+            ("db verify", ("db", "verify", "--db", db)),
+            ("db rebuild", ("db", "rebuild", "--db", db)),
+            ("audit", ("audit", str(path), "--game", _last_game(path))),
+        ):
+            peaks.setdefault(name, {})[label] = _command_peak_kib(*args)
+    out = []
+    for name, p in peaks.items():
+        full, part = p["full"], p["half"]
+        grow = (full - part) / 1024
+        out.append(
+            Figure(
+                f"peak memory, gostop {name} of the whole corpus",
+                full / 1024,
+                "MiB",
+                beside=f"half the corpus: {part / 1024:.1f} MiB",
+                ratio=f"full/half {full / part:.2f}",
+                target=f"bounded: {'met' if grow < 16 else 'not met'} "
+                f"({grow:+.1f} MiB for 2x data)",
+            )
+        )
+    return out
+
+
 def _fresh(path: Path) -> Path:
     for p in (path, path.with_name(path.name + ".wal")):
         if p.exists():
