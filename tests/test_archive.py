@@ -98,6 +98,16 @@ def test_archive_equals_the_store_and_grows_without_rewriting(
     months = {p.name for p in (out / "events").iterdir()}
     assert len(months) >= 3 and all(m.startswith("month=2026-") for m in months)
     assert not any(p.is_dir() for m in (out / "events").iterdir() for p in m.iterdir())
+    # every column carries its documentation, as the README has it
+    import pyarrow.parquet as pq
+
+    from gostop_records.store.columns import COLUMN_DOCS
+
+    schema = pq.read_schema(next((out / "payouts").rglob("*.parquet")))
+    assert (
+        schema.field("pi_bak").metadata[b"description"].decode()
+        == (COLUMN_DOCS["payouts"]["pi_bak"])
+    )
     before = _files(out)
 
     # the same logs and new ones: the old games are skipped, every old file stays as it was

@@ -152,6 +152,6 @@ def build_unit(unit: Unit, out: str, build: str, strict: bool = True) -> UnitRes
                 continue
             values = [list(c) for c in zip(*got, strict=True)]
         final = part_path(table, unit.month, name)
-        target.write_parquet(f"{STAGING}/{build}/{final}", arrow_table(cols, values))
+        target.write_parquet(f"{STAGING}/{build}/{final}", arrow_table(cols, values, table))
         result.files[table] = final
     return result

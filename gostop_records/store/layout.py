@@ -112,16 +112,26 @@ def _date(v: Any) -> _dt.date | None:
         return None  # as the store's TRY_CAST makes it
 
 
-def arrow_table(columns: Columns, values: Sequence[Sequence[Any]]) -> Any:
-    """Columns of rows (as the store's row builders give them) as a typed Arrow table."""
+def arrow_table(columns: Columns, values: Sequence[Sequence[Any]], table: str | None = None) -> Any:
+    """Columns of rows (as the store's row builders give them) as a typed Arrow table.
+
+    With the name of a store ``table``, every field carries the column's documentation
+    (``description`` in its metadata, the README's text) and the schema the table's, so a
+    Parquet file explains itself to any engine that shows field metadata."""
     import pyarrow as pa
 
-    arrays = []
-    for (_, sql_type), col in zip(columns, values, strict=True):
+    from .columns import COLUMN_DOCS, TABLE_DOCS
+
+    docs = COLUMN_DOCS.get(table, {}) if table else {}
+    fields, arrays = [], []
+    for (name, sql_type), col in zip(columns, values, strict=True):
         if sql_type == "DATE":
             col = [_date(v) for v in col]
         arrays.append(pa.array(col, type=_arrow_type(sql_type)))
-    return pa.Table.from_arrays(arrays, names=[name for name, _ in columns])
+        meta = {"description": docs[name]} if name in docs else None
+        fields.append(pa.field(name, _arrow_type(sql_type), metadata=meta))
+    meta = {"description": TABLE_DOCS[table]} if table in TABLE_DOCS else None
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=meta))
 
 
 def build_record(build: str, files: Mapping[str, Sequence[str]], **facts: Any) -> bytes:
