@@ -71,8 +71,8 @@ def build(
 ) -> None:
     """Validate every game on the cluster's workers and write the archive's Parquet.
 
-    Incremental: games already archived are skipped, a game archived with other events is
-    reported as changed; new games go into new files, and no file is ever rewritten.
+    Games already archived are skipped; a game archived with other events is reported.
+    New games go into new files: no file of the archive is ever rewritten.
     Exit code 1 when any game was rejected or changed.
     """
     from gostop_records.archive import build_archive
