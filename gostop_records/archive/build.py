@@ -148,7 +148,7 @@ def build_archive(
     archived = _archived(target, records)
     files, problems = P.log_files(logs)
     report.rejected.extend(problems)
-    with _client(client, scheduler, workers) as c:
+    with _Client(client, scheduler, workers) as c:
         pieces = [p for path, size in files for p in P.pieces(path, piece_bytes, size)]
         scans = _bag_map(c, P.scan_piece, pieces) if pieces else []
         nworkers = max(1, len(c.scheduler_info().get("workers", {})))
@@ -178,7 +178,7 @@ def build_archive(
     return report
 
 
-class _client:
+class _Client:
     """The client to run on: the one given, or one made (and closed) here."""
 
     def __init__(self, given: Any, scheduler: str | None, workers: int | None) -> None:

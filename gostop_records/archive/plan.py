@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import msgspec
 
@@ -86,7 +87,7 @@ class _Head(msgspec.Struct):
 _head = msgspec.json.Decoder(_Head)
 
 
-def _open(path: str) -> object:
+def _open(path: str) -> Any:
     from .target import open_fs
 
     fs, p = open_fs(path)
@@ -96,10 +97,10 @@ def _open(path: str) -> object:
 def scan_piece(piece: Piece) -> Scan:
     """The runs of the lines that start in ``[piece.start, piece.end)`` (on a worker)."""
     runs: list[RunInfo] = []
-    cur: list = []  # game_id, first_seq, last_seq, head, at, start, end, line, events
+    cur: list[Any] = []  # game_id, first_seq, last_seq, head, at, start, end, line, events
     lines = 0
     error: tuple[int, str] | None = None
-    with _open(piece.path) as f:  # type: ignore[attr-defined]
+    with _open(piece.path) as f:
         pos = piece.start
         if pos > 0:
             f.seek(pos - 1)
