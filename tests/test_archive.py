@@ -98,6 +98,14 @@ def test_archive_equals_the_store_and_grows_without_rewriting(
     months = {p.name for p in (out / "events").iterdir()}
     assert len(months) >= 3 and all(m.startswith("month=2026-") for m in months)
     assert not any(p.is_dir() for m in (out / "events").iterdir() for p in m.iterdir())
+    assert report.units > len(months)  # some month had several units
+    # the units' small files are merged: one file per table and month, each one a manifest
+    # names holding the game's events
+    for table in LAYOUT_TABLES:
+        for m in (out / table).iterdir() if (out / table).exists() else ():
+            assert len(list(m.iterdir())) == 1, (table, m.name)
+    parts = query(str(out), "SELECT DISTINCT part FROM archive_manifest").rows
+    assert len(parts) == len(months) and all((out / p).is_file() for (p,) in parts)
     # every column carries its documentation, as the README has it
     import pyarrow.parquet as pq
 
@@ -127,6 +135,18 @@ def test_archive_equals_the_store_and_grows_without_rewriting(
     idle = build_archive([str(p) for p in logs["a"]], str(out), client=client)
     assert idle.build is None and idle.ok
     assert _files(out) == after
+
+
+def test_files_stay_apart_past_the_file_size(
+    client: Any, logs: dict[str, Any], tmp_path: Path
+) -> None:
+    out = tmp_path / "archive"
+    report = build_archive(
+        [str(p) for p in logs["a"]], str(out), client=client, min_unit_events=500, file_bytes=1
+    )
+    assert report.ok
+    assert len(report.files["events"]) == report.units > len(list((out / "events").iterdir()))
+    assert _tables_of_archive(out) == _tables_of_store(_store(tmp_path, logs["a"]))
 
 
 def test_sample_queries_answer_the_same_over_archive_and_store(

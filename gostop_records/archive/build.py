@@ -16,11 +16,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import GostopError
-from ..store.layout import BUILDS, MANIFEST, MANIFEST_COLUMNS, arrow_table, build_record
+from ..store.layout import (
+    BUILDS,
+    MANIFEST,
+    MANIFEST_COLUMNS,
+    arrow_table,
+    build_record,
+    part_name,
+    part_path,
+)
 from ..store.runs import Problem
 from . import plan as P
 from .target import STAGING, Target
-from .work import UnitResult, build_unit
+from .work import MERGED, Merge, UnitResult, build_unit, merge_files
 
 __all__ = ["ArchiveError", "BuildReport", "build_archive", "require_dask"]
 
@@ -127,6 +135,7 @@ def build_archive(
     piece_bytes: int = P.PIECE_BYTES,
     unit_events: int = P.UNIT_EVENTS,
     min_unit_events: int = P.MIN_UNIT_EVENTS,
+    file_bytes: int = P.FILE_BYTES,
     progress: Callable[[str], None] | None = None,
 ) -> BuildReport:
     """Build (or extend) the archive at ``out`` from JSON Lines logs.
@@ -134,7 +143,8 @@ def build_archive(
     ``client``: a ``distributed.Client`` to run on; else one is made for ``scheduler`` (an
     address such as ``tcp://host:8786``) or for a LocalCluster of ``workers`` processes.
     A unit of work holds up to ``unit_events`` events of one month; a month is cut finer,
-    down to ``min_unit_events``, when that gives every worker two units.
+    down to ``min_unit_events``, when that gives every worker two units. The units' files
+    of a table and month are then merged into files of up to about ``file_bytes``.
     """
     require_dask()
     say = progress or (lambda _text: None)
@@ -174,8 +184,36 @@ def build_archive(
             if planned.units
             else []
         )
-    _commit(target, build, results, report)
+        jobs = merges(results, build, file_bytes)
+        several = [j for j in jobs if len(j.sources) > 1]
+        if several:
+            say(f"merging small files into {len(several)} file(s)")
+            _bag_map(c, merge_files, several, out=target.url, build=build)
+    _commit(target, build, results, jobs, report)
     return report
+
+
+def merges(results: list[UnitResult], build: str, file_bytes: int) -> list[Merge]:
+    """The files of the layout, each of the units' files of one table and month in a row
+    up to about ``file_bytes``: a unit's events are tens of MB, its games a few hundred KB,
+    and gathered they are files of the size readers want."""
+    by: dict[tuple[str, str], list[tuple[int, str, int]]] = {}
+    for r in sorted(results, key=lambda r: r.number):
+        for table, rel in r.files.items():
+            by.setdefault((table, r.month), []).append((r.number, rel, r.sizes[table]))
+    jobs: list[Merge] = []
+    for (table, month), items in by.items():
+        group: list[tuple[int, str, int]] = []
+        held = 0
+        for item in [*items, None]:
+            if group and (item is None or held + item[2] > file_bytes):
+                into = part_path(table, month, part_name(build, group[0][0]))
+                jobs.append(Merge(table, month, tuple(rel for _, rel, _ in group), into))
+                group, held = [], 0
+            if item is not None:
+                group.append(item)
+                held += item[2]
+    return jobs
 
 
 class _Client:
@@ -244,15 +282,26 @@ def _bag_map(client: Any, fn: Callable[..., Any], items: list[Any], **kwargs: An
     return list(bag.compute())
 
 
-def _commit(target: Target, build: str, results: list[UnitResult], report: BuildReport) -> None:
+def _commit(
+    target: Target,
+    build: str,
+    results: list[UnitResult],
+    jobs: list[Merge],
+    report: BuildReport,
+) -> None:
     """Publish the staged files, write the manifest, then the build's record."""
     files: dict[str, list[str]] = {}
+    events_in: dict[str, str] = {}  # a unit's events file -> the file of the layout
+    for j in jobs:
+        staged = j.sources[0] if len(j.sources) == 1 else f"{MERGED}/{j.into}"
+        target.move(f"{STAGING}/{build}/{staged}", j.into)
+        files.setdefault(j.table, []).append(j.into)
+        if j.table == "events":
+            events_in.update((src, j.into) for src in j.sources)
     manifest: list[tuple[Any, ...]] = []
     for r in sorted(results, key=lambda r: r.number):
-        for table, rel in r.files.items():
-            target.move(f"{STAGING}/{build}/{rel}", rel)
-            files.setdefault(table, []).append(rel)
-        manifest.extend(r.manifest)
+        for row in r.manifest:
+            manifest.append((*row[:6], events_in.get(row[6], row[6]), *row[7:]))
         report.rejected.extend(r.rejected)
         report.events += r.events
         report.hands += r.hands

@@ -25,6 +25,7 @@ from ..store.layout import month_of
 from ..store.runs import Problem
 
 __all__ = [
+    "FILE_BYTES",
     "MIN_UNIT_EVENTS",
     "PIECE_BYTES",
     "UNIT_EVENTS",
@@ -43,6 +44,8 @@ __all__ = [
 PIECE_BYTES = 64 << 20
 #: Events a unit of the second pass checks and writes: about 50 MB of event Parquet.
 UNIT_EVENTS = 400_000
+#: The units' files of one table and month are merged up to about this size.
+FILE_BYTES = 128 << 20
 #: A month is split into more units than its size asks, to keep every worker busy, only
 #: down to this many events a unit: smaller files would cost readers more than it saves.
 MIN_UNIT_EVENTS = 50_000

@@ -76,8 +76,8 @@ class Target:
             f.write(data)
         self.fs.mv(tmp, final)
 
-    def write_parquet(self, rel: str, table: Any) -> None:
-        """A Parquet file under a temporary name, renamed when complete."""
+    def write_parquet(self, rel: str, table: Any) -> int:
+        """A Parquet file under a temporary name, renamed when complete; its size."""
         import pyarrow.parquet as pq
 
         from ..store.layout import ROW_GROUP_ROWS
@@ -87,6 +87,39 @@ class Target:
         tmp = f"{final}{_TMP}{uuid.uuid4().hex[:8]}"
         with self.fs.open(tmp, "wb") as f:
             pq.write_table(table, f, compression="zstd", row_group_size=ROW_GROUP_ROWS)
+        size = int(self.fs.size(tmp))
+        _written(tmp)
+        self.fs.mv(tmp, final)
+        return size
+
+    def merge_parquet(self, rel: str, sources: list[str]) -> None:
+        """One Parquet file of the rows of several (of one schema), read one at a time and
+        written in row groups of :data:`ROW_GROUP_ROWS`: memory holds a row group or so."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        from ..store.layout import ROW_GROUP_ROWS
+
+        final = self.path(rel)
+        self.fs.makedirs(self.fs._parent(final), exist_ok=True)
+        tmp = f"{final}{_TMP}{uuid.uuid4().hex[:8]}"
+        with self.fs.open(tmp, "wb") as f:
+            writer: Any = None
+            pending: list[Any] = []
+            held = 0
+            for src in sources:
+                with self.fs.open(self.path(src), "rb") as g:
+                    t = pq.read_table(g)
+                if writer is None:
+                    writer = pq.ParquetWriter(f, t.schema, compression="zstd")
+                pending.append(t)
+                held += t.num_rows
+                if held >= ROW_GROUP_ROWS:
+                    writer.write_table(pa.concat_tables(pending), row_group_size=ROW_GROUP_ROWS)
+                    pending, held = [], 0
+            if pending:
+                writer.write_table(pa.concat_tables(pending), row_group_size=ROW_GROUP_ROWS)
+            writer.close()
         _written(tmp)
         self.fs.mv(tmp, final)
 

@@ -28,14 +28,18 @@ from ..store.runs import Problem, Run, check_links, replay
 from .plan import Game, Span, Unit
 from .target import STAGING, Target, is_local, open_fs
 
-__all__ = ["UnitResult", "build_unit"]
+__all__ = ["MERGED", "Merge", "UnitResult", "build_unit", "merge_files"]
+
+#: The staging subfolder of merged files.
+MERGED = "merged"
 
 
 @dataclass(slots=True)
 class UnitResult:
     number: int
     month: str
-    files: dict[str, str] = field(default_factory=dict)  # table -> final path, relative
+    files: dict[str, str] = field(default_factory=dict)  # table -> its path, relative
+    sizes: dict[str, int] = field(default_factory=dict)  # table -> bytes of its file
     manifest: list[tuple[Any, ...]] = field(default_factory=list)
     rejected: list[Problem] = field(default_factory=list)
     events: int = 0
@@ -152,6 +156,27 @@ def build_unit(unit: Unit, out: str, build: str, strict: bool = True) -> UnitRes
                 continue
             values = [list(c) for c in zip(*got, strict=True)]
         final = part_path(table, unit.month, name)
-        target.write_parquet(f"{STAGING}/{build}/{final}", arrow_table(cols, values, table))
+        size = target.write_parquet(f"{STAGING}/{build}/{final}", arrow_table(cols, values, table))
         result.files[table] = final
+        result.sizes[table] = size
     return result
+
+
+@dataclass(frozen=True, slots=True)
+class Merge:
+    """Files of units of one table and month that become one file of the layout."""
+
+    table: str
+    month: str
+    sources: tuple[str, ...]  # their paths in the layout (staged under the build)
+    into: str  # the path of the file they become
+
+
+def merge_files(job: Merge, out: str, build: str) -> str:
+    """Write the merged file of a job into the build's staging folder (on a worker)."""
+    target = Target(out)
+    target.merge_parquet(
+        f"{STAGING}/{build}/{MERGED}/{job.into}",
+        [f"{STAGING}/{build}/{s}" for s in job.sources],
+    )
+    return job.into
