@@ -29,7 +29,7 @@ schemas: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,bench]'
-	$(BIN)/python -m bench
+	$(BIN)/python -m bench --archive
 
 bench-quick: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,bench]'

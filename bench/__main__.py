@@ -49,6 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--million", action="store_true", help="also time the queries on 1,000,000 hands"
     )
+    ap.add_argument(
+        "--archive",
+        action="store_true",
+        help="also build the Dask archive with one and two workers (a tiny one with --quick)",
+    )
     ap.add_argument("--out", type=Path, default=None, help="work folder (default: a temp dir)")
     ap.add_argument(
         "--results", type=Path, default=HERE / "RESULTS.md", help="where to write the results"
@@ -86,11 +91,17 @@ def main(argv: list[str] | None = None) -> int:
     step("analytical queries")
     figures += runs.query_figures(work / "bench.duckdb", ROOT / "samples" / "queries")
 
+    if args.archive or args.quick:
+        step("archive build on Dask with one and two workers, beside the import")
+        figures += runs.archive_figures(corpus, work, work / "bench.duckdb")
+
     step("live recording latency")
     figures += runs.live_figures(work, 50 if args.quick else 500)
 
     step("peak memory of a streaming replay")
     figures += runs.memory_figures(corpus, work)
+    step("peak memory of validate, import, verify, rebuild and audit at two sizes")
+    figures += runs.command_memory_figures(corpus, work)
 
     if args.million:
         step("queries on 1,000,000 hands")

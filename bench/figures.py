@@ -89,10 +89,21 @@ NOTES = (
     "figure with `--workers 0` is the same import checked in the importing process alone. "
     "Import and floor alternate three times, each in a fresh interpreter, and the medians "
     "are compared.",
+    "The archive figures run `gostop archive build` (`build_archive`) on a Dask LocalCluster "
+    "of one and then two worker processes (one thread each), each in a fresh interpreter, "
+    "timed from the first scan to the build's record (the cluster's start left out), beside "
+    "the single-process import (`--workers 0`) of the same corpus in the same run; the "
+    "scaling ratio is the one-worker time over the two-worker time. File counts and sizes "
+    "are of the two-worker archive and of `gostop db export` of the imported store, beside "
+    "the JSON Lines they came from. `python -m bench --archive` (which `make bench` runs) "
+    "measures them on the full corpus, `--quick` on a tiny one.",
     "Live append is `Store.append` of one event per call, each validated by the rules, "
     "sealed into the hash chain and committed, over real games from their first event.",
     "Peak memory is the high-water mark (VmHWM) of a fresh interpreter replaying the whole "
-    "corpus and then half of it: equal figures mean the replay streams.",
+    "corpus and then half of it: equal figures mean the replay streams. The same is measured "
+    "for `gostop validate`, `db import`, `db verify`, `db rebuild` and `audit`, each a fresh "
+    "process (its peak RSS from `wait4`, worker processes included), on the corpus and on "
+    "its first half; the budget is the replay's: less than 16 MiB more for twice the data.",
     "The million-hand queries run on the imported corpus's projection tables copied with new "
     "game ids until they hold 1,000,000 hands (simulating and importing a million hands takes "
     "hours on this machine; the copies keep the distributions query speed depends on). The "

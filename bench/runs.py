@@ -246,6 +246,84 @@ def memory_figures(c: Corpus, work: Path) -> list[Figure]:
     ]
 
 
+# A command's peak, read in its own process at exit: the high-water mark of its memory
+# (VmHWM, which exec resets, unlike the rusage a parent reads) and of its worker processes.
+_COMMAND_PEAK = """
+import atexit, resource, sys
+out = sys.argv[1]
+sys.argv = ["gostop", *sys.argv[2:]]
+
+def report():
+    with open("/proc/self/status") as f:
+        hwm = int(next(line.split()[1] for line in f if line.startswith("VmHWM:")))
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    with open(out, "w") as f:
+        f.write(str(max(hwm, kids)))
+
+atexit.register(report)
+from gostop_cli.app import main
+main()
+"""
+
+
+def _command_peak_kib(*args: str) -> int:
+    """Peak RSS of one ``gostop`` command run in a fresh interpreter (its largest process)."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(suffix=".peak") as out:
+        done = subprocess.run(
+            [sys.executable, "-c", _COMMAND_PEAK, out.name, *args],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode not in (0, 1):
+            raise RuntimeError(f"gostop {' '.join(args)}: {done.stderr.strip()}")
+        return int(Path(out.name).read_text())
+
+
+def _last_game(path: Path) -> str:
+    """The game of a log's last line: an audit of it reads the whole file."""
+    with open(path, "rb") as f:
+        f.seek(max(0, path.stat().st_size - 65536))
+        last = f.read().splitlines()[-1]
+    return str(msgspec.json.decode(last)["game_id"])
+
+
+def command_memory_figures(c: Corpus, work: Path) -> list[Figure]:
+    """Peak RSS of validate, db import, db verify, db rebuild and audit (of the log's last
+    game) on the corpus and on its first half (written by :func:`memory_figures`): equal
+    when the command streams."""
+    half = work / "half.jsonl"
+    peaks: dict[str, dict[str, int]] = {}
+    for label, path in (("full", c.path), ("half", half)):
+        db = str(_fresh(work / f"memory-{label}.duckdb"))
+        for name, args in (
+            ("validate", ("validate", str(path))),
+            ("db import", ("db", "import", str(path), "--db", db)),
+            ("db verify", ("db", "verify", "--db", db)),
+            ("db rebuild", ("db", "rebuild", "--db", db)),
+            ("audit", ("audit", str(path), "--game", _last_game(path))),
+        ):
+            peaks.setdefault(name, {})[label] = _command_peak_kib(*args)
+    out = []
+    for name, p in peaks.items():
+        full, part = p["full"], p["half"]
+        grow = (full - part) / 1024
+        out.append(
+            Figure(
+                f"peak memory, gostop {name} of the whole corpus",
+                full / 1024,
+                "MiB",
+                beside=f"half the corpus: {part / 1024:.1f} MiB",
+                ratio=f"full/half {full / part:.2f}",
+                target=f"bounded: {'met' if grow < 16 else 'not met'} "
+                f"({grow:+.1f} MiB for 2x data)",
+            )
+        )
+    return out
+
+
 def _fresh(path: Path) -> Path:
     for p in (path, path.with_name(path.name + ".wal")):
         if p.exists():
@@ -333,6 +411,84 @@ def import_figures(c: Corpus, work: Path, reps: int = 3) -> list[Figure]:
             "events/s",
             beside=f"DuckDB read_json: {c.events / floor:,.0f} events/s",
             ratio=f"time {single / floor:.2f}x the floor",
+        ),
+    ]
+
+
+_ARCHIVE = """
+import sys, time
+from distributed import Client, LocalCluster
+from gostop_records.archive import build_archive
+n = int(sys.argv[3])
+with LocalCluster(
+    n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0"
+) as cluster, Client(cluster) as client:
+    client.wait_for_workers(n)
+    start = time.perf_counter()
+    report = build_archive([sys.argv[1]], sys.argv[2], client=client)
+    secs = time.perf_counter() - start
+if not report.ok:
+    sys.exit(f"the benchmark corpus was rejected: {report.rejected[0].describe()}")
+print(secs)
+"""
+
+
+def _tree(folder: Path) -> tuple[int, int]:
+    """Files and bytes under a folder."""
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    return len(files), sum(p.stat().st_size for p in files)
+
+
+def archive_figures(c: Corpus, work: Path, db: Path) -> list[Figure]:
+    """``gostop archive build`` on a LocalCluster of one and of two worker processes, beside
+    the single-process import of the same corpus; the files of the archive and of
+    ``db export`` beside the JSON Lines they came from."""
+    import shutil
+
+    def build(n: int) -> float:
+        out = work / f"archive-{n}"
+        shutil.rmtree(out, ignore_errors=True)
+        return _fresh_seconds(_ARCHIVE, str(c.path), str(out), str(n))
+
+    single = _import_seconds(c.path, work / "archive-single.duckdb", 0)
+    one, two = build(1), build(2)
+    files, size = _tree(work / "archive-2")
+    export = work / "export"
+    shutil.rmtree(export, ignore_errors=True)
+    from gostop_records.store import Store
+
+    with Store(db, read_only=True) as st:
+        st.export_parquet(export)
+    efiles, esize = _tree(export)
+    jsonl = c.path.stat().st_size
+    return [
+        Figure(
+            "archive build on Dask, 1 worker process (validation and every table as Parquet)",
+            c.hands / one,
+            "hands/s",
+            beside=f"single-process import (--workers 0): {c.hands / single:,.0f} hands/s",
+            ratio=f"{single / one:.2f}x the import",
+        ),
+        Figure(
+            "archive build on Dask, 2 worker processes",
+            c.hands / two,
+            "hands/s",
+            beside=f"1 worker: {c.hands / one:,.0f} hands/s",
+            ratio=f"scaling 2w/1w {one / two:.2f}",
+        ),
+        Figure(
+            "archive files (2-worker build)",
+            files,
+            "files",
+            beside=f"{size / 2**20:.1f} MiB of Parquet for {jsonl / 2**20:.1f} MiB of JSON Lines",
+            ratio=f"{size / jsonl:.2f} of the JSONL",
+        ),
+        Figure(
+            "db export files (same layout)",
+            efiles,
+            "files",
+            beside=f"{esize / 2**20:.1f} MiB of Parquet for {jsonl / 2**20:.1f} MiB of JSON Lines",
+            ratio=f"{esize / jsonl:.2f} of the JSONL",
         ),
     ]
 

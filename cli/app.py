@@ -12,6 +12,7 @@ import sys
 import typer
 
 from . import (
+    archive_cmd,
     audit_cmd,
     common,
     db_cmd,
@@ -37,6 +38,7 @@ app = typer.Typer(
 
 app.add_typer(rules_cmd.app, name="rules")
 app.add_typer(db_cmd.app, name="db")
+app.add_typer(archive_cmd.app, name="archive")
 app.command("schema")(schema_cmd.schema)
 app.command("demo")(demo_cmd.demo)
 app.command("record")(record_cmd.record)

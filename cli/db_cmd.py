@@ -20,6 +20,7 @@ from . import common
 
 if TYPE_CHECKING:
     from gostop_records.store import ImportProgress
+    from gostop_records.store.query import QueryResult
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -194,6 +195,11 @@ def query(
 
     with open_for_queries(db, allow_files=allow_files) as store:
         result = store.query(text, limit=limit, allow_files=allow_files)
+    show_result(result, fmt)
+
+
+def show_result(result: QueryResult, fmt: str) -> None:
+    """A query's result on stdout as a table, CSV or JSON (shared with gostop archive)."""
     if fmt == "json":
         common.print_json([common.cell(r) for r in result.records()])
     elif fmt == "csv":
@@ -237,8 +243,8 @@ def export(
         typer.Option(
             "--parquet",
             metavar="DIR",
-            help="Folder to write the Parquet "
-            "files to (events partitioned by date and type, and each table).",
+            help="Folder to write the Parquet files to: every table partitioned by month, "
+            "in the layout of gostop archive (see README).",
         ),
     ],
     db: DbOption = DEFAULT_DB,

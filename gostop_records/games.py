@@ -46,7 +46,16 @@ def load_game(
     if sum(x is not None for x in (log, db, store)) != 1:
         raise GameChoiceError("give a log file or a store (one of them)")
     if log is not None:
-        games = log_games(log, exact=exact)
+        # streamed: only the events of the game asked for (or of the first) are kept
+        games: dict[str, None] = {}
+        envs: list[Envelope] = []
+        want = game
+        for env in L.read_log(log, exact=exact):
+            if env.game_id not in games:
+                games[env.game_id] = None
+                want = env.game_id if want is None else want
+            if env.game_id == want:
+                envs.append(env)
         if not games:
             raise GameNotFound(f"{os.fspath(log)}: the log holds no events")
         if game is None:
@@ -60,7 +69,7 @@ def load_game(
             raise GameNotFound(
                 f"{os.fspath(log)}: there is no game {game!r} (games: {', '.join(games)})"
             )
-        return game, games[game]
+        return game, envs
     if game is None:
         raise GameChoiceError("a store needs a game id: the game to read from it")
     if store is not None:

@@ -65,14 +65,22 @@ class Report:
 
 
 def _check_file(path: Path, lenient: bool, report: Report) -> None:
+    """Check a file game by game as it streams: a game is checked when its run of lines
+    ends, so memory holds one game, whatever the file's size. A game whose lines are not
+    in one run (interleaved with another, or continued further down) is checked again
+    at the end with all of its lines, in place of its partial checks."""
     name = os.fspath(path)
-    games: dict[str, list[tuple[int, E.Envelope]]] = {}
     try:
-        records = list(L.iter_records(path))
+        L.log_format(path)
     except LogError as exc:  # an unknown suffix
         report.errors.append(Finding(name, exc.line, None, exc.seq, "read", exc.reason))
         return
-    for lineno, rec in records:
+    first_error, first_warning = len(report.errors), len(report.warnings)
+    seen: set[str] = set()
+    again: set[str] = set()
+    gid: str | None = None
+    run: list[tuple[int, E.Envelope]] = []
+    for lineno, rec in L.iter_records(path):
         if isinstance(rec, LogError):
             rule = "decode" if lineno else "read"
             what = f"field {rec.field}: {rec.reason}" if rec.field else rec.reason
@@ -80,11 +88,28 @@ def _check_file(path: Path, lenient: bool, report: Report) -> None:
                 Finding(name, rec.line or (lineno or None), None, rec.seq, rule, what)
             )
             continue
-        games.setdefault(rec.game_id, []).append((lineno, rec))
         report.events += 1
-    report.games += len(games)
-    for gid, items in games.items():
-        _check_game(name, gid, items, lenient, report)
+        if rec.game_id != gid:
+            if gid is not None:
+                _check_game(name, gid, run, lenient, report)
+            gid, run = rec.game_id, []
+            if gid in seen:
+                again.add(gid)
+            seen.add(gid)
+        run.append((lineno, rec))
+    if gid is not None:
+        _check_game(name, gid, run, lenient, report)
+    run = []
+    report.games += len(seen)
+    if again:
+        for found, start in ((report.errors, first_error), (report.warnings, first_warning)):
+            found[start:] = [f for f in found[start:] if f.game_id not in again]
+        whole: dict[str, list[tuple[int, E.Envelope]]] = {g: [] for g in sorted(again)}
+        for lineno, rec in L.iter_records(path):
+            if not isinstance(rec, LogError) and rec.game_id in whole:
+                whole[rec.game_id].append((lineno, rec))
+        for g, items in whole.items():
+            _check_game(name, g, items, lenient, report)
     for found in (report.errors, report.warnings):
         mine = [f for f in found if f.file == name]
         if mine:

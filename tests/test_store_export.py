@@ -1,4 +1,4 @@
-"""Parquet export: partitioned by date and type, every table, readable by DuckDB."""
+"""Parquet export: every table partitioned by month, the event type a column, readable by DuckDB."""
 
 from __future__ import annotations
 
@@ -10,18 +10,21 @@ import pytest
 from store_support import every_preset, gostop
 
 from gostop_records.store import Store, StoreError
-from gostop_records.store.schema import TABLES
+from gostop_records.store.layout import LAYOUT_TABLES
 
 
-def test_export_writes_readable_partitioned_parquet(tmp_path: Path) -> None:
+def test_export_writes_readable_month_partitioned_parquet(tmp_path: Path) -> None:
     logs = every_preset(count=2, hands=1, seed=95)
     db = tmp_path / "s.duckdb"
     with Store(db) as st:
         st.import_envelopes([e for g in logs for e in g])
-        counts = {t: st.conn.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0] for t in TABLES}
+        counts = {
+            t: st.conn.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0] for t in LAYOUT_TABLES
+        }
         by_part = dict(
             st.conn.execute(
-                """SELECT left("at", 10) || '/' || type, count(*) FROM events GROUP BY ALL"""
+                """SELECT left(g.started_at, 7) || '/' || e.type, count(*)
+                   FROM events e JOIN games g USING (game_id) GROUP BY ALL"""
             ).fetchall()
         )
     out = tmp_path / "export"
@@ -30,21 +33,26 @@ def test_export_writes_readable_partitioned_parquet(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["events"] == sum(len(g) for g in logs)
     con = duckdb.connect()
     read = con.execute(
-        f"SELECT CAST(date AS VARCHAR) || '/' || type, count(*) FROM read_parquet("
+        f"SELECT month || '/' || type, count(*) FROM read_parquet("
         f"'{out}/events/**/*.parquet', hive_partitioning = true) GROUP BY ALL"
     ).fetchall()
     assert dict(read) == by_part
-    day, kind = next(iter(by_part)).split("/")
-    assert (out / "events" / f"date={day}" / f"type={kind}").is_dir()
+    # one folder per month, the event type a column: a few files per month and table
+    months = {p.name for p in (out / "events").iterdir()}
+    assert months == {f"month={k.split('/')[0]}" for k in by_part}
+    assert all(len(list((out / "events" / m).iterdir())) == 1 for m in months)
     payload = con.execute(
-        f"SELECT payload ->> 'type', type FROM read_parquet('{out}/events/**/*.parquet', "
-        "hive_partitioning = true) LIMIT 1"
+        f"SELECT payload ->> 'type', type FROM read_parquet('{out}/events/**/*.parquet') LIMIT 1"
     ).fetchall()
     assert payload[0][0] == payload[0][1]
     for table, n in counts.items():
-        assert con.execute(f"SELECT count(*) FROM '{out}/{table}.parquet'").fetchall() == [(n,)], (
-            table
-        )
+        if not n:
+            assert not (out / table).exists(), table  # no rows: no files at all
+            continue
+        got = con.execute(f"SELECT count(*) FROM '{out}/{table}/**/*.parquet'").fetchall()
+        assert got == [(n,)], table
+    manifest = con.execute(f"SELECT count(*) FROM '{out}/_manifest/*.parquet'").fetchall()
+    assert manifest == [(len(logs),)]
     with Store(db, read_only=True) as st, pytest.raises(StoreError, match="--overwrite"):
         st.export_parquet(out)
     with Store(db, read_only=True) as st:

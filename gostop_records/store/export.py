@@ -1,27 +1,42 @@
-"""Parquet export: the path for corpora that outgrow one machine.
+"""Parquet export: the store in the layout of :mod:`.layout`, the one the archive writes.
 
-``events`` is written as a Hive-partitioned dataset, ``events/date=YYYY-MM-DD/type=T/``,
-the date being the table date of the event (the first ten characters of ``at``, which is
-RFC 3339), so that DuckDB, Polars, Spark or Trino read one day or one event type without
-touching the rest. Every projection table is written beside it as ``<table>.parquet``.
+Every table (``events`` and each projection) goes to ``DIR/<table>/month=YYYY-MM/``, a
+game's rows in the month it started, the event type a column; a manifest of the games and
+a build record (build ``export``) make the folder readable by ``gostop archive query`` and
+extendable by ``gostop archive build``, like any archive.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .connection import scalar
 from .errors import StoreError
-from .schema import TABLES
-from .writer import EVENT_SELECT
+from .layout import (
+    BUILDS,
+    LAYOUT_TABLES,
+    MANIFEST,
+    PARTITION,
+    ROW_GROUP_ROWS,
+    build_record,
+    month_of,
+)
+from .schema import KEYS, quote
 
 if TYPE_CHECKING:
     from .store import Store
 
-__all__ = ["ExportReport", "export_parquet"]
+__all__ = ["EXPORT_BUILD", "ExportReport", "export_parquet"]
+
+#: The build id of an export in the layout's records.
+EXPORT_BUILD = "export"
+#: A month's file of one table is split past this size.
+FILE_BYTES = "256MB"
 
 
 @dataclass(slots=True)
@@ -40,36 +55,89 @@ class ExportReport:
         }
 
 
-def _literal(path: Path) -> str:
+def _literal(path: Path | str) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
+def _order(table: str) -> str:
+    keys = ("game_id", "seq") if table == "events" else KEYS.get(table, ("game_id",))
+    return ", ".join(f"t.{quote(k)}" for k in keys)
+
+
 def export_parquet(store: Store, directory: Path, *, overwrite: bool = False) -> ExportReport:
-    targets = [directory / "events", *(directory / f"{t}.parquet" for t in TABLES)]
-    if not overwrite:
-        existing = [t for t in targets if t.exists()]
-        if existing:
-            raise StoreError(
-                f"{directory}: already holds an export ({existing[0].name}); choose an empty "
-                "folder or pass --overwrite"
-            )
+    targets = [directory / t for t in (*LAYOUT_TABLES, MANIFEST, BUILDS)]
+    existing = [t for t in targets if t.exists()]
+    if existing and not overwrite:
+        raise StoreError(
+            f"{directory}: already holds an export ({existing[0].name}); choose an empty "
+            "folder or pass --overwrite"
+        )
     try:
+        for t in existing:
+            shutil.rmtree(t) if t.is_dir() else t.unlink()
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise StoreError(f"{directory}: cannot create the folder: {exc.strerror}") from None
+        raise StoreError(f"{directory}: cannot write the folder: {exc.strerror}") from None
+    import pyarrow as pa
+
     conn = store.conn
     report = ExportReport(str(directory))
     report.events = int(scalar(conn, "SELECT count(*) FROM events"))
-    opts = "FORMAT PARQUET, PARTITION_BY (date, type)" + (", OVERWRITE" if overwrite else "")
-    if report.events:
+    started = conn.execute("SELECT game_id, started_at FROM games").fetchall()
+    months = pa.table(
+        {
+            "game_id": pa.array([g for g, _ in started], pa.string()),
+            PARTITION: pa.array([month_of(at) for _, at in started], pa.string()),
+        }
+    )
+    view = f"_gostop_months_{os.getpid()}"
+    conn.register(view, months)
+    files: dict[str, list[str]] = {}
+    try:
+        for name, cols in LAYOUT_TABLES.items():
+            report.tables[name] = n = int(scalar(conn, f"SELECT count(*) FROM {name}"))
+            if not n:
+                continue
+            select = ", ".join(f"t.{quote(c)}" for c, _ in cols)
+            conn.execute(
+                f"""COPY (SELECT {select}, coalesce(m.{PARTITION}, 'unknown') AS {PARTITION}
+                         FROM {name} t LEFT JOIN {view} m USING (game_id)
+                         ORDER BY {_order(name)})
+                    TO {_literal(directory / name)}
+                    (FORMAT PARQUET, PARTITION_BY ({PARTITION}), COMPRESSION zstd,
+                     ROW_GROUP_SIZE {ROW_GROUP_ROWS}, FILE_SIZE_BYTES '{FILE_BYTES}',
+                     FILENAME_PATTERN 'part-{EXPORT_BUILD}-{{i}}')"""
+            )
+            files[name] = sorted(
+                os.path.relpath(os.path.join(d, f), directory).replace(os.sep, "/")
+                for d, _, names in os.walk(directory / name)
+                for f in names
+            )
+        (directory / MANIFEST).mkdir()
         conn.execute(
-            f"""COPY (SELECT {EVENT_SELECT}, TRY_CAST(left("at", 10) AS DATE) AS date
-                     FROM events ORDER BY game_id, seq)
-                TO {_literal(directory / "events")} ({opts})"""
+            f"""COPY (SELECT g.game_id, {_literal(store.path)} AS source,
+                             CAST(NULL AS INTEGER) AS line, p.hash AS head, g.events,
+                             m.{PARTITION},
+                             'events/{PARTITION}=' || m.{PARTITION} AS part,
+                             '{EXPORT_BUILD}' AS build
+                      FROM games g JOIN positions p USING (game_id)
+                      JOIN {view} m USING (game_id) ORDER BY g.game_id)
+                TO {_literal(directory / MANIFEST / f"{EXPORT_BUILD}.parquet")}
+                (FORMAT PARQUET)"""
         )
-    for name in TABLES:
-        target = directory / f"{name}.parquet"
-        conn.execute(f"COPY {name} TO {_literal(target)} (FORMAT PARQUET)")
-        report.tables[name] = int(scalar(conn, f"SELECT count(*) FROM {name}"))
-    report.files = sum(len(files) for _, _, files in os.walk(directory))
+    finally:
+        conn.unregister(view)
+    (directory / BUILDS).mkdir()
+    record = build_record(
+        EXPORT_BUILD,
+        files,
+        finished=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        source=str(store.path),
+        games=report.tables.get("games", 0),
+        events=report.events,
+        rejected=[],
+        changed=[],
+    )
+    (directory / BUILDS / f"{EXPORT_BUILD}.json").write_bytes(record)
+    report.files = sum(len(f) for f in files.values()) + 2
     return report

@@ -256,7 +256,7 @@ class Store:
     def export_parquet(
         self, directory: str | os.PathLike[str], *, overwrite: bool = False
     ) -> ExportReport:
-        """Events as Parquet partitioned by date and type, and every projection table."""
+        """Every table as Parquet, partitioned by month (see :mod:`.layout`)."""
         from .export import export_parquet
 
         return export_parquet(self, Path(directory), overwrite=overwrite)
