@@ -402,6 +402,9 @@ NOTES = [
     "which measures the most entries per second the single store writer takes.",
     "In-process figures beside them: `Store.append` of one event, and `TableService.enter` "
     "of one whole entry without HTTP (the same work the server does per request).",
+    "Store thread per commit: the `Server-Timing` header of each answer, the time the "
+    "store's one thread spent on the commit the entry was in, and how many entries that "
+    "commit held (entries waiting together are committed together).",
     "SSE: one game recorded at the same pace while every viewer follows its stream on its "
     "own connection; the lag counts from the entry being sent (so it includes the append) "
     "to the viewer reading the entry's last event.",
