@@ -358,3 +358,33 @@ def test_the_openapi_document_has_the_event_types(tmp_path: Path) -> None:
     assert "/api/games/{game_id}/entries" in doc["paths"]
     names = set(doc["components"]["schemas"])
     assert {"CardPlayed", "GoCalled", "EntryIn", "NewGame"} <= names
+
+
+def test_read_only_sql_over_http_writes_nothing_and_reads_no_file(tmp_path: Path) -> None:
+    sample = Path(__file__).parent.parent / "samples" / "disputed-payment.jsonl"
+    with service_client(tmp_path / "s.duckdb") as c:
+        # the store's own writes go on after the connection is locked down
+        assert c.post("/api/import", content=sample.read_bytes(), headers=auth(KEY)).is_success
+        r = c.post("/api/query", json={"sql": "SELECT game_id, hands FROM games"})
+        assert r.status_code == 200, r.text
+        body = r.json()
+        assert body["columns"] == ["game_id", "hands"] and len(body["rows"]) == 1
+        dated = c.post("/api/query", json={"sql": "SELECT started_on FROM games"}).json()
+        assert isinstance(dated["rows"][0][0], str)
+        for sql in (
+            "DELETE FROM events",
+            "COPY events TO 'x.csv'",
+            f"SELECT * FROM read_text('{sample}')",
+            "ATTACH 'other.duckdb'",
+            "SELEC 1",
+        ):
+            r = c.post("/api/query", json={"sql": sql})
+            assert r.status_code == 400, (sql, r.text)
+            assert r.json()["reason"]
+        assert c.post("/api/query", json={"sql": "SELECT 1", "x": 1}).status_code == 400
+        assert c.post("/api/query", json={"sql": "SELECT count(*) FROM events"}).json()["rows"] == [
+            [len(sample.read_bytes().splitlines())]
+        ]
+    with service_client(tmp_path / "s.duckdb", private=True) as c:
+        assert c.post("/api/query", json={"sql": "SELECT 1"}).status_code == 401
+        assert c.post("/api/query", json={"sql": "SELECT 1"}, headers=auth(KEY)).status_code == 200

@@ -263,6 +263,20 @@ def test_replay_and_audit_read_from_the_server(tmp_path: Path) -> None:
         remote = runner.invoke(app, ["audit", "--server", server.url, "--game", gid])
         assert remote.exit_code == local.exit_code == 1
         assert remote.stdout == local.stdout
+        sql = "SELECT game_id, hands FROM games"
+        local_db = tmp_path / "local.duckdb"
+        assert (
+            runner.invoke(app, ["db", "import", str(sample), "--db", str(local_db)]).exit_code == 0
+        )
+        for fmt in ("json", "csv", "table"):
+            here = runner.invoke(app, ["db", "query", sql, "--db", str(local_db), "--format", fmt])
+            there = runner.invoke(
+                app, ["db", "query", sql, "--server", server.url, "--format", fmt]
+            )
+            assert there.exit_code == 0, there.stderr
+            assert there.stdout == here.stdout
+        refused = runner.invoke(app, ["db", "query", "DELETE FROM events", "--server", server.url])
+        assert refused.exit_code == 1 and "read-only" in refused.stderr
         missing = runner.invoke(app, ["replay", "--server", server.url, "--game", "nope"])
         assert missing.exit_code == 1 and "no game" in missing.stderr
 

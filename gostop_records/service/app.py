@@ -33,7 +33,15 @@ from .. import events as E
 from ..web.routes import page_routes
 from .core import Answer, EntryRequest, TableService
 from .errors import ServiceError
-from .models import EntryAnswer, EntryIn, ErrorAnswer, GameCreated, GamesPage, NewGame
+from .models import (
+    EntryAnswer,
+    EntryIn,
+    ErrorAnswer,
+    GameCreated,
+    GamesPage,
+    NewGame,
+    QueryIn,
+)
 from .streams import Hub, sse_message
 from .worker import Worker
 
@@ -327,6 +335,19 @@ async def import_logs(
     return Response(msgspec.json.encode(report), status_code=status, media_type=JSON)
 
 
+@post(
+    "/api/query",
+    summary="Read-only SQL over the store's tables and views (no write, no file)",
+    request_max_body_size=ENTRY_LIMIT,
+    status_code=200,
+    responses=_refusals(400, 401, 403),
+)
+async def run_query(data: JSONBody[QueryIn], request: Request[Any, Any, Any]) -> dict[str, Any]:
+    st = _state(request)
+    await _may_read(st, request, None)
+    return await st.run(st.svc.query, data.sql, data.limit)
+
+
 @get(
     "/api/games/{game_id:str}/stream",
     summary="Server-Sent Events: one message per event, its seq as the id",
@@ -467,6 +488,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
             game_audit,
             list_games,
             import_logs,
+            run_query,
             game_stream,
         ],
         on_startup=[startup],

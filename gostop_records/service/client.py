@@ -203,6 +203,10 @@ class ServiceClient:
     def games(self, **filters: Any) -> dict[str, Any]:
         return self.get_json("/api/games", **filters)  # type: ignore[no-any-return]
 
+    def query(self, sql: str, limit: int = 1000) -> dict[str, Any]:
+        """Read-only SQL on the server's store: ``{"columns": [...], "rows": [[...]]}``."""
+        return self.post_json("/api/query", {"sql": sql, "limit": limit})  # type: ignore[no-any-return]
+
     def import_jsonl(self, data: bytes, *, lenient: bool = False) -> dict[str, Any]:
         try:
             out = self.request(
@@ -221,6 +225,19 @@ class ServiceClient:
 
 def _q(part: str) -> str:
     return urllib.parse.quote(part, safe="")
+
+
+def remote_query(url: str, sql: str, limit: int | None) -> tuple[tuple[str, ...], list[Any]]:
+    """(columns, rows) of read-only SQL run by a server (``gostop db query --server``); a
+    private server is read with ``$GOSTOP_SERVER_KEY``."""
+    import os
+
+    client = ServiceClient(url, os.environ.get("GOSTOP_SERVER_KEY") or None)
+    try:
+        out = client.query(sql, 100_000 if limit is None else limit)
+    except ServerRefused as exc:
+        raise GostopError(f"{client.url}: {exc.reason}") from None
+    return tuple(out["columns"]), [tuple(r) for r in out["rows"]]
 
 
 def load_remote_game(url: str, game_id: str | None) -> tuple[str, list[E.Envelope]]:

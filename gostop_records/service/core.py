@@ -44,7 +44,8 @@ from ..replay import timeline
 from ..rules import PRESETS, Ruleset, apply_overrides, get_preset
 from ..store import Store
 from ..store.append import Append
-from ..store.errors import ConcurrencyError
+from ..store.errors import ConcurrencyError, StoreError
+from ..store.query import lock_down, query
 from . import store_rows
 from .errors import ServiceError
 from .models import EntryIn, NewGame
@@ -200,6 +201,9 @@ class TableService:
         self.store = Store(db)
         self.path = self.store.path
         store_rows.create_tables(self.store.conn)
+        #: SQL over HTTP runs only on a connection that reaches no file (lock_down); the
+        #: store's own writes then go through Arrow, so it needs pyarrow.
+        self.sql = _lock_down(self.store)
         self.clock = clock
         self.on_commit = on_commit
         self.live: OrderedDict[str, RecordingSession] = OrderedDict()
@@ -633,6 +637,19 @@ class TableService:
         games = [dict(zip(keys, r, strict=True)) for r in rows]
         return {"games": games, "total": total, "limit": limit, "offset": offset}
 
+    def query(self, sql: str, limit: int) -> dict[str, Any]:
+        """Read-only SQL (the store's query path: no write, no file); the last result."""
+        if not self.sql:
+            raise ServiceError(
+                501, "no_sql", "SQL over HTTP needs pyarrow on the server (pip install pyarrow)"
+            )
+        try:
+            result = query(self.store, sql, limit=limit, allow_files=False)
+        except StoreError as exc:
+            raise ServiceError(400, "bad_sql", str(exc)) from None
+        rows = [[_cell(v) for v in r] for r in result.rows]
+        return {"columns": list(result.columns), "rows": rows, "limit": limit}
+
     def health(self) -> dict[str, Any]:
         n = self.store.conn.execute("SELECT count(*) FROM games").fetchall()[0][0]
         return {"ok": True, "store": str(self.path), "games": int(n), "live": len(self.live)}
@@ -662,6 +679,26 @@ class TableService:
                 if new:
                     self.on_commit(gid, new)
         return msgspec.json.decode(text)  # type: ignore[no-any-return]
+
+
+def _lock_down(store: Store) -> bool:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    lock_down(store.conn)
+    return True
+
+
+def _cell(v: Any) -> Any:
+    """A SQL value as JSON: numbers, text, lists and maps as they are, the rest as text."""
+    if v is None or isinstance(v, bool | int | float | str):
+        return v
+    if isinstance(v, list | tuple):
+        return [_cell(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _cell(x) for k, x in v.items()}
+    return str(v)
 
 
 def _date(value: str) -> str:

@@ -22,6 +22,7 @@ __all__ = [
     "GameSummary",
     "GamesPage",
     "NewGame",
+    "QueryIn",
     "Waiting",
 ]
 
@@ -41,6 +42,14 @@ class NewGame(Struct, forbid_unknown_fields=True, kw_only=True):
     notes: str | None = None
     game_id: Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")] | None = None
     by: Annotated[str, Meta(min_length=1, max_length=64)] = "recorder"
+
+
+class QueryIn(Struct, forbid_unknown_fields=True, kw_only=True):
+    """``POST /api/query``: read-only SQL (statements that write, and reading files, are
+    refused); the rows of the last statement, at most ``limit``."""
+
+    sql: Annotated[str, Meta(min_length=1, max_length=20_000)]
+    limit: Annotated[int, Meta(ge=0, le=100_000)] = 1000
 
 
 class Waiting(Struct):
