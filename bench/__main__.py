@@ -98,6 +98,11 @@ def main(argv: list[str] | None = None) -> int:
     step("live recording latency")
     figures += runs.live_figures(work, 50 if args.quick else 500)
 
+    step("the table service: twenty tables over HTTP, one game to many viewers")
+    from .service import service_figures
+
+    figures += service_figures(work, args.quick, live=False)
+
     step("peak memory of a streaming replay")
     figures += runs.memory_figures(corpus, work)
     step("peak memory of validate, import, verify, rebuild and audit at two sizes")

@@ -57,7 +57,9 @@ def render_markdown(figures: list[Figure], machine: str, hands: int, args: str) 
     for f in figures:
         out.append(f"| {f.name} | {f.shown()} | {f.beside} | {f.ratio} | {f.target} |")
     out += ["", "How the figures are made:", ""]
-    out += [f"- {note}" for note in NOTES]
+    from .service import NOTES as SERVICE_NOTES
+
+    out += [f"- {note}" for note in (*NOTES, *SERVICE_NOTES)]
     out.append("")
     return "\n".join(out)
 

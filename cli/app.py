@@ -22,6 +22,7 @@ from . import (
     replay_cmd,
     rules_cmd,
     schema_cmd,
+    serve_cmd,
     simulate_cmd,
     validate_cmd,
 )
@@ -47,6 +48,7 @@ app.command("play")(play_cmd.play)
 app.command("validate")(validate_cmd.validate)
 app.command("audit")(audit_cmd.audit)
 app.command("simulate")(simulate_cmd.simulate)
+app.command("serve")(serve_cmd.serve)
 
 
 def main() -> None:

@@ -65,6 +65,10 @@ def audit(
             "violation and audit every hand that can be checked.",
         ),
     ] = False,
+    server: Annotated[
+        str | None,
+        typer.Option("--server", metavar="URL", help="Read the game from a gostop serve."),
+    ] = None,
 ) -> None:
     """Prove each hand's payout and check the recorded payments and claims against it.
 
@@ -80,7 +84,12 @@ def audit(
         parsed = [parse_claim(c) for c in claims]
     except ClaimError as exc:
         common.fail(f"--claim: {exc}", common.EXIT_USAGE)
-    _gid, envs = common.load_game(log, db, game)
+    if server is not None:
+        from gostop_records.service.client import load_remote_game
+
+        _gid, envs = load_remote_game(server, game)
+    else:
+        _gid, envs = common.load_game(log, db, game)
     try:
         result = audit_game(envs, hand=hand, claims=parsed, lenient=lenient)
     except ClaimError as exc:

@@ -169,6 +169,10 @@ def query(
             "query reads the store only. Nothing is ever written.",
         ),
     ] = False,
+    server: Annotated[
+        str | None,
+        typer.Option("--server", metavar="URL", help="Run it on the store a gostop serve holds."),
+    ] = None,
 ) -> None:
     """Run SQL on the store, read-only: statements that write are refused, and nothing
     outside the store is read unless --allow-files is given.
@@ -191,10 +195,15 @@ def query(
             common.fail(f"{file}: cannot read: {exc.strerror}")
     else:
         text = sys.stdin.read() if sql == "-" else str(sql)
-    from gostop_records.store.query import open_for_queries
+    from gostop_records.store.query import QueryResult, open_for_queries
 
-    with open_for_queries(db, allow_files=allow_files) as store:
-        result = store.query(text, limit=limit, allow_files=allow_files)
+    if server is not None:  # the server's query path: no write, no file
+        from gostop_records.service.client import remote_query
+
+        result = QueryResult(*remote_query(server, text, limit))
+    else:
+        with open_for_queries(db, allow_files=allow_files) as store:
+            result = store.query(text, limit=limit, allow_files=allow_files)
     show_result(result, fmt)
 
 

@@ -472,6 +472,16 @@ def record(
         str, typer.Option("--by", metavar="WHO", help="Who records (stored with each event).")
     ] = "recorder",
     venue: Annotated[str | None, typer.Option("--venue", help="Where the game is played.")] = None,
+    server: Annotated[
+        str | None,
+        typer.Option("--server", metavar="URL", help="Record into a running gostop serve."),
+    ] = None,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            "--token", envvar="GOSTOP_TOKEN", help="With --server: the game's recorder token."
+        ),
+    ] = None,
 ) -> None:
     """Record a game at a real table: each entry is checked by the rules and saved at once.
 
@@ -490,6 +500,22 @@ def record(
     """
     if db is not None and log is not None:
         raise typer.BadParameter("give --db or --log, not both", param_hint="--db/--log")
+    if server is not None:  # the same loop, writing into a server (cli/server_record.py)
+        from .server_record import record_remote
+
+        return record_remote(
+            server,
+            token=token,
+            key=None,
+            players=players,
+            ruleset=ruleset,
+            stake=stake,
+            venue=venue,
+            by=by,
+            game_id=game_id,
+            resume=resume,
+            script=script,
+        )
     if resume is not None and game_id is not None and game_id != resume:
         raise typer.BadParameter(
             "--resume names the game; leave --game-id out", param_hint="--game-id"

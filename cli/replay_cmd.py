@@ -161,6 +161,10 @@ def replay(
             "(opens from the disk, makes no network request).",
         ),
     ] = None,
+    server: Annotated[
+        str | None,
+        typer.Option("--server", metavar="URL", help="Read the game from a gostop serve."),
+    ] = None,
 ) -> None:
     """The table at a point of a game: layout, hands, stock, piles, itemised scores, Go counts.
 
@@ -172,7 +176,7 @@ def replay(
 
     Example: gostop replay friday.jsonl --html friday.html
     """
-    if (log is None) == (db is None):
+    if server is None and (log is None) == (db is None):
         raise typer.BadParameter("give a LOG file or --db FILE --game ID", param_hint="LOG")
     if step and json_out:
         raise typer.BadParameter(
@@ -180,7 +184,12 @@ def replay(
         )
     if html is not None and (step or json_out):
         raise typer.BadParameter("--html writes a page; leave out --step and --json")
-    gid, envs = common.load_game(log, db, game, exact=False)  # no hash checks here
+    if server is not None:
+        from gostop_records.service.client import load_remote_game
+
+        gid, envs = load_remote_game(server, game)
+    else:
+        gid, envs = common.load_game(log, db, game, exact=False)  # no hash checks here
     tl = timeline(gid, envs)
     if not tl.envelopes:
         raise GostopError(f"game {gid}: its first event does not replay")

@@ -36,14 +36,16 @@ from ..projector import Issue, Projector
 from .codec import event_row
 from .errors import ConcurrencyError, StoreError, no_space
 from .projections import Rows, derive, empty_rows
-from .writer import insert_events, is_write_conflict, replace_changed, transaction
+from .writer import insert_events, is_write_conflict, replace_changed_many, transaction
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
+
+    import duckdb
 
     from .store import Store
 
-__all__ = ["AppendResult", "GameCache", "append"]
+__all__ = ["Append", "AppendResult", "GameCache", "append", "append_group"]
 
 _PAYLOADS = (*E.EVENT_CLASSES, E.UnknownEvent)
 
@@ -156,6 +158,174 @@ def _load(store: Store, game_id: str, version: int, last_hash: str | None) -> Ga
     return GameCache(p, stored, version, last_hash, rows)
 
 
+@dataclass(slots=True)
+class Append:
+    """One game's part of :func:`append_group` (the arguments of :meth:`Store.append`)."""
+
+    game_id: str
+    items: Sequence[Any]
+    expected_version: int | None
+    strict: bool = True
+    by: str = "api"
+    at: str | None = None
+    also: Callable[[duckdb.DuckDBPyConnection, Sequence[E.Envelope]], None] | None = None
+    #: The caller's projector fed exactly these envelopes (see :meth:`Store.append`).
+    checked: Projector | None = None
+
+
+@dataclass(slots=True)
+class _Staged:
+    """An append on its way: what the cache said before, what is being written."""
+
+    req: Append
+    cache: GameCache | None
+    trusted: bool
+    version: int
+    last_hash: str | None
+    proj: Projector | None = None
+    new: list[E.Envelope] = field(default_factory=list)
+    hands: set[int] = field(default_factory=set)
+    fresh: Rows | None = None
+    merged: Rows | None = None
+
+
+def _begin(store: Store, req: Append) -> _Staged:
+    if not req.items:
+        raise StoreError("nothing to append")
+    cache = store.cache.get(req.game_id)
+    # the caller and the cache agree on the version: the head is not read (see above)
+    trusted = cache is not None and req.expected_version == cache.version
+    version, last_hash = (cache.version, cache.last_hash) if cache is not None else (0, None)
+    return _Staged(req, cache, trusted, version, last_hash)
+
+
+def _write(store: Store, st: _Staged) -> None:
+    """Inside the transaction: check the version and the chain, seal, feed, derive."""
+    req, game_id = st.req, st.req.game_id
+    if not st.trusted:
+        st.version, st.last_hash = store.head(game_id)
+        if req.expected_version is not None and st.version != req.expected_version:
+            raise ConcurrencyError(game_id, req.expected_version, st.version)
+        c = st.cache
+        if c is None or c.version != st.version or c.last_hash != st.last_hash:
+            st.cache = _load(store, game_id, st.version, st.last_hash)
+    cache = st.cache
+    assert cache is not None
+    chain = L.Chain(st.last_hash or L.GENESIS)
+    if req.checked is None:
+        proj = st.proj = cache.projector.fork(req.strict)
+        for k, item in enumerate(req.items):
+            env = _envelope(item, game_id, st.version + 1 + k, chain, proj, req.by, req.at)
+            proj.feed(env)
+            st.new.append(env)
+    else:
+        # the caller's projector has been fed these very envelopes: the rules are not run
+        # again; seq order and the chain still are, against the store's head
+        proj = st.proj = req.checked
+        for k, item in enumerate(req.items):
+            if not isinstance(item, E.Envelope) or not item.hash:
+                raise StoreError("a checked append takes sealed envelopes only")
+            st.new.append(_envelope(item, game_id, st.version + 1 + k, chain, proj, req.by, req.at))
+        if proj.game_id != game_id or proj.last_seq != st.new[-1].seq:
+            raise StoreError(
+                f"game {game_id!r}: the projector given is not the state after seq {st.new[-1].seq}"
+            )
+    if proj.game is None:
+        raise StoreError(f"game {game_id!r}: the first event must be game_started")
+    all_events = [*cache.events, *st.new]
+    st.hands = _touched_hands(all_events, st.new)
+    st.fresh = derive(all_events, proj.game, proj.issues, hands=st.hands, retracted=proj.retracted)
+
+
+def _write_rows(store: Store, staged: Sequence[_Staged]) -> None:
+    """Inside the transaction, after every append is checked: the events of all games in
+    one statement, then the projection rows that changed, then the callers' own rows."""
+    conn = store.conn
+    insert_events(conn, [event_row(env) for st in staged for env in st.new])
+    merged = replace_changed_many(
+        conn,
+        [(st.req.game_id, st.hands, st.cache.rows, st.fresh) for st in staged],  # type: ignore[union-attr]
+    )
+    for st, rows in zip(staged, merged, strict=True):
+        st.merged = rows
+    for st in staged:
+        if st.req.also is not None:
+            st.req.also(conn, st.new)
+
+
+def _refused(store: Store, st: _Staged, exc: Exception) -> Exception:
+    """The error to raise for a failed append (a conflict reads as a ConcurrencyError)."""
+    game_id = st.req.game_id
+    if isinstance(exc, ConcurrencyError):
+        store.cache.pop(game_id, None)
+        return exc
+    full = no_space(exc, store.path)
+    if full is not None:
+        store.cache.pop(game_id, None)
+        return full
+    conflict = is_write_conflict(exc)
+    if conflict or st.trusted:
+        head = store.head(game_id)
+        # a write conflict, or an error against a cache another writer made stale: the
+        # same answer as if the head had been read first
+        if conflict or head != (st.version, st.last_hash):
+            store.cache.pop(game_id, None)
+            return ConcurrencyError(game_id, st.req.expected_version, head[0])
+    if isinstance(exc, ProjectionError) and exc.game_id is None:
+        exc.game_id = game_id
+    return exc
+
+
+def _finish(store: Store, st: _Staged) -> AppendResult:
+    cache, proj, new = st.cache, st.proj, st.new
+    assert cache is not None and proj is not None and st.merged is not None
+    cache.projector = proj
+    cache.rows = st.merged
+    cache.events.extend(new)
+    cache.version = new[-1].seq
+    cache.last_hash = new[-1].hash
+    store.cache[st.req.game_id] = cache
+    found = tuple(i for i in proj.issues if i.seq is not None and i.seq > st.version)
+    return AppendResult(st.req.game_id, tuple(new), cache.version, found)
+
+
+def append_group(store: Store, requests: Sequence[Append]) -> list[AppendResult]:
+    """Appends to several games in one transaction: every one is committed, or none.
+
+    A server where many tables record at once commits what they sent meanwhile together,
+    one commit for all. Each game appears once. When one append is refused, nothing is
+    written and its error is raised (the others may then be sent again one by one).
+    """
+    if len({r.game_id for r in requests}) != len(requests):
+        raise StoreError("a group appends to each game once")
+    staged = [_begin(store, r) for r in requests]
+    done = 0
+    try:
+        with transaction(store.conn):
+            for st in staged:
+                _write(store, st)
+                done += 1
+            _write_rows(store, staged)
+    except Exception as exc:
+        if done < len(staged):
+            err = _refused(store, staged[done], exc)
+            if err is exc:
+                raise
+            raise err from None
+        # the commit failed: a full disk, or an append whose game moved meanwhile
+        full = no_space(exc, store.path)
+        if full is not None:
+            for st in staged:
+                store.cache.pop(st.req.game_id, None)
+            raise full from None
+        for st in staged:
+            err = _refused(store, st, exc)
+            if isinstance(err, ConcurrencyError):
+                raise err from None
+        raise
+    return [_finish(store, st) for st in staged]
+
+
 def append(
     store: Store,
     game_id: str,
@@ -165,83 +335,9 @@ def append(
     strict: bool = True,
     by: str = "api",
     at: str | None = None,
+    also: Callable[[duckdb.DuckDBPyConnection, Sequence[E.Envelope]], None] | None = None,
     checked: Projector | None = None,
 ) -> AppendResult:
     """See :meth:`Store.append`."""
-    batch = list(items)
-    if not batch:
-        raise StoreError("nothing to append")
-    conn = store.conn
-    cache = store.cache.get(game_id)
-    # the caller and the cache agree on the version: the head is not read (see above)
-    trusted = cache is not None and expected_version == cache.version
-    version, last_hash = (cache.version, cache.last_hash) if cache is not None else (0, None)
-    proj: Projector | None = None
-    new: list[E.Envelope] = []
-    try:
-        with transaction(conn):
-            if not trusted:
-                version, last_hash = store.head(game_id)
-                if expected_version is not None and version != expected_version:
-                    raise ConcurrencyError(game_id, expected_version, version)
-                if cache is None or cache.version != version or cache.last_hash != last_hash:
-                    cache = _load(store, game_id, version, last_hash)
-            assert cache is not None
-            chain = L.Chain(last_hash or L.GENESIS)
-            if checked is None:
-                proj = cache.projector.fork(strict)
-                for k, item in enumerate(batch):
-                    env = _envelope(item, game_id, version + 1 + k, chain, proj, by, at)
-                    proj.feed(env)
-                    new.append(env)
-            else:
-                # the caller's projector has been fed these very envelopes: the rules are
-                # not run again; seq order and the chain still are, against the store's head
-                proj = checked
-                for k, item in enumerate(batch):
-                    if not isinstance(item, E.Envelope) or not item.hash:
-                        raise StoreError("a checked append takes sealed envelopes only")
-                    new.append(_envelope(item, game_id, version + 1 + k, chain, proj, by, at))
-                if proj.game_id != game_id or proj.last_seq != new[-1].seq:
-                    raise StoreError(
-                        f"game {game_id!r}: the projector given is not the state after seq "
-                        f"{new[-1].seq}"
-                    )
-            if proj.game is None:
-                raise StoreError(f"game {game_id!r}: the first event must be game_started")
-            rows_in = [event_row(env) for env in new]
-            all_events = [*cache.events, *new]
-            hands = _touched_hands(all_events, new)
-            insert_events(conn, rows_in)
-            fresh = derive(
-                all_events, proj.game, proj.issues, hands=hands, retracted=proj.retracted
-            )
-            merged = replace_changed(conn, game_id, hands, cache.rows, fresh)
-    except ConcurrencyError:
-        store.cache.pop(game_id, None)
-        raise
-    except Exception as exc:
-        full = no_space(exc, store.path)
-        if full is not None:
-            store.cache.pop(game_id, None)
-            raise full from None
-        conflict = is_write_conflict(exc)
-        if conflict or trusted:
-            head = store.head(game_id)
-            # a write conflict, or an error against a cache another writer made stale: the
-            # same answer as if the head had been read first
-            if conflict or head != (version, last_hash):
-                store.cache.pop(game_id, None)
-                raise ConcurrencyError(game_id, expected_version, head[0]) from None
-        if isinstance(exc, ProjectionError) and exc.game_id is None:
-            exc.game_id = game_id
-        raise
-    assert cache is not None and proj is not None
-    cache.projector = proj
-    cache.rows = merged
-    cache.events.extend(new)
-    cache.version = new[-1].seq
-    cache.last_hash = new[-1].hash
-    store.cache[game_id] = cache
-    found = tuple(i for i in proj.issues if i.seq is not None and i.seq > version)
-    return AppendResult(game_id, tuple(new), cache.version, found)
+    req = Append(game_id, list(items), expected_version, strict, by, at, also, checked)
+    return append_group(store, [req])[0]

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     import duckdb
 
     from ..projector import Projector
-    from .append import AppendResult, GameCache
+    from .append import Append, AppendResult, GameCache
     from .export import ExportReport
     from .importer import ImportProgress, ImportReport
     from .query import QueryResult
@@ -167,6 +167,7 @@ class Store:
         strict: bool = True,
         by: str = "api",
         at: str | None = None,
+        also: Callable[[duckdb.DuckDBPyConnection, Sequence[E.Envelope]], None] | None = None,
         checked: Projector | None = None,
     ) -> AppendResult:
         """Append events to a game in one durable transaction; returns what was written.
@@ -179,7 +180,9 @@ class Store:
         Raises :class:`ConcurrencyError` when the game is at another version,
         :class:`~gostop_records.errors.ProjectionError` (strict) at the first event the
         rules refuse, :class:`~gostop_records.errors.LogError` for a bad seq or chain.
-        Nothing is written when it raises.
+        Nothing is written when it raises. ``also(conn, envelopes)`` runs in the same
+        transaction after the events are written: a caller's own rows (a web request's
+        answer, say) then commit with the events or not at all.
 
         ``checked``: a projector (not in place) that has been fed exactly the stored events
         and then these sealed envelopes, strictly, as the live recorder's is; the rules are
@@ -196,8 +199,17 @@ class Store:
             strict=strict,
             by=by,
             at=at,
+            also=also,
             checked=checked,
         )
+
+    def append_group(self, requests: Sequence[Append]) -> list[AppendResult]:
+        """Appends to several games in one transaction, all or none (see
+        :func:`~.append.append_group`): one commit for many tables recording at once."""
+        from .append import append_group
+
+        self._writable()
+        return append_group(self, requests)
 
     def import_paths(
         self,

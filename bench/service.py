@@ -1,0 +1,460 @@
+"""Benchmarks of the table service: many tables recording at once, one game to many viewers.
+
+A real ``gostop serve`` runs in its own process on a fresh store; this process plays the
+devices. Twenty tables record simulated hands at once, each entry one HTTP request on the
+table's own keep-alive connection, each table pausing between entries as a quick recorder
+does (``PACE_S`` on average, jittered), and again with no pause at all (the most entries the
+server takes). One game is then recorded while 200 viewers follow its Server-Sent Events
+stream: the delivery lag is the time from an entry being sent to a viewer holding its
+last event. Beside them, measured in the same run: the in-process append (``Store.append``
+of one event) and the in-process entry (``TableService.enter``, no HTTP), so the cost of
+HTTP and of a whole entry are visible.
+
+Run alone with ``python -m bench.service [--quick]``: the figures are printed, and the full
+run writes them to the service section of ``bench/RESULTS.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .figures import Figure
+
+HERE = Path(__file__).resolve().parent
+KEY = "bench-key"
+TABLES = 20
+VIEWERS = 200
+PACE_S = 0.5
+APPEND_TARGET_MS = 30.0
+LAG_TARGET_MS = 100.0
+
+SECTION = "## The table service"
+
+
+def _pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(len(s) * q))] * 1000 if s else 0.0
+
+
+def table_lines(seed: int, hands: int = 3) -> list[str]:
+    """The entries of a simulated matgo game, as a recorder types them."""
+    from gostop_records import events as E
+    from gostop_records import notation
+    from gostop_records.rules import PRESETS
+    from gostop_records.sim.selfplay import GameSpec, play_payloads
+
+    spec = GameSpec(PRESETS["matgo"], 2, hands, seed)
+    return [
+        notation.text(p)
+        for _h, p in play_payloads(spec)
+        if E.is_input(p) and type(p) is not E.GameStarted
+    ]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def running_server(db: Path) -> Iterator[str]:
+    """``gostop serve`` on a free port until the block ends."""
+    import httpx
+
+    port = _free_port()
+    env = {**os.environ, "GOSTOP_SERVER_KEY": KEY}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gostop_cli.app", "serve", "--db", str(db), "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"gostop serve did not start: {proc.stderr.read()!r}")  # type: ignore[union-attr]
+            try:
+                httpx.get(url + "/api/health", timeout=1)
+                break
+            except httpx.HTTPError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+async def _new_game(client: Any) -> dict[str, Any]:
+    r = await client.post(
+        "/api/games",
+        json={"players": ["Ann", "Ben"], "ruleset": "matgo"},
+        headers={"Authorization": f"Bearer {KEY}"},
+    )
+    r.raise_for_status()
+    return r.json()  # type: ignore[no-any-return]
+
+
+async def _table(
+    client: Any,
+    game: dict[str, Any],
+    lines: list[str],
+    pace: float,
+    lat: list[float],
+    rng: random.Random,
+    store: list[tuple[float, int]] | None = None,
+) -> int:
+    headers = {"Authorization": f"Bearer {game['recorder_token']}"}
+    path = f"/api/games/{game['game_id']}/entries"
+    version = game["version"]
+    for k, line in enumerate(lines):
+        if pace:
+            await asyncio.sleep(rng.uniform(0.5, 1.5) * pace)
+        start = time.perf_counter()
+        r = await client.post(
+            path,
+            json={"entry": line, "expected_version": version},
+            headers={**headers, "Idempotency-Key": f"{game['game_id']}-{k}"},
+        )
+        lat.append(time.perf_counter() - start)
+        if r.status_code != 201:
+            raise RuntimeError(f"entry {line!r} refused: {r.text}")
+        if store is not None:
+            store.append(_server_timing(r.headers.get("server-timing", "")))
+        version = r.json()["version"]
+    return len(lines)
+
+
+def _server_timing(header: str) -> tuple[float, int]:
+    """(ms, group size) of the store's thread from a ``Server-Timing`` header."""
+    ms, group = 0.0, 1
+    for part in header.split(";"):
+        part = part.strip()
+        if part.startswith("dur="):
+            ms = float(part[4:])
+        elif part.startswith("desc="):
+            group = int(part.rsplit(" ", 1)[-1].strip('"'))
+    return ms, group
+
+
+async def _tables(
+    url: str, entries: int, pace: float, store: list[tuple[float, int]] | None = None
+) -> tuple[list[float], float]:
+    """Every table's connection and game are set up first; then all record at once."""
+    import httpx
+
+    lat: list[float] = []
+    scripts = [table_lines(100 + t)[:entries] for t in range(TABLES)]
+    clients = [httpx.AsyncClient(base_url=url, timeout=60) for _ in range(TABLES)]
+    try:
+        games = [await _new_game(c) for c in clients]
+        start = time.perf_counter()
+        done = await asyncio.gather(
+            *(
+                _table(c, g, s, pace, lat, random.Random(t), store)
+                for t, (c, g, s) in enumerate(zip(clients, games, scripts, strict=True))
+            )
+        )
+        rate = sum(done) / (time.perf_counter() - start)
+    finally:
+        for c in clients:
+            await c.aclose()
+    return lat, rate
+
+
+async def _viewer(
+    port: int,
+    path: str,
+    until: int,
+    got: dict[int, float],
+    ready: asyncio.Event,
+    counter: list[int],
+) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(
+        f"GET {path} HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n".encode()
+    )
+    await writer.drain()
+    counter[0] += 1
+    if counter[0] == VIEWERS_NOW[0]:
+        ready.set()
+    seq = 0
+    try:
+        while seq < until:
+            line = await reader.readline()
+            if not line:
+                return
+            if line.startswith(b"id: "):
+                seq = int(line[4:])
+                got[seq] = time.perf_counter()
+    finally:
+        writer.close()
+
+
+VIEWERS_NOW = [VIEWERS]
+
+
+async def _stream(url: str, viewers: int, entries: int, pace: float) -> tuple[list[float], int]:
+    import httpx
+
+    VIEWERS_NOW[0] = viewers
+    port = int(url.rsplit(":", 1)[1])
+    lines = table_lines(7, hands=6)[:entries]
+    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+        game = await _new_game(client)
+        gid = game["game_id"]
+        # how many events the entries make: known only once recorded, so watch up to a note
+        # entered last (its seq is the stream's end)
+        ready = asyncio.Event()
+        counter = [0]
+        received: list[dict[int, float]] = [{} for _ in range(viewers)]
+        until = 10**9
+        tasks = [
+            asyncio.create_task(
+                _viewer(port, f"/api/games/{gid}/stream", until, received[v], ready, counter)
+            )
+            for v in range(viewers)
+        ]
+        await asyncio.wait_for(ready.wait(), 30)
+        for _ in range(200):  # every viewer is subscribed on the server
+            h = (await client.get("/api/health")).json()
+            if h["viewers"] >= viewers:
+                break
+            await asyncio.sleep(0.05)
+        headers = {"Authorization": f"Bearer {game['recorder_token']}"}
+        version = game["version"]
+        sent: dict[int, float] = {}  # the last seq of each entry -> when it was sent
+        for line in [*lines, "note the end"]:
+            await asyncio.sleep(pace / 2)
+            start = time.perf_counter()
+            r = await client.post(
+                f"/api/games/{gid}/entries",
+                json={"entry": line, "expected_version": version},
+                headers=headers,
+            )
+            r.raise_for_status()
+            version = r.json()["version"]
+            sent[version] = start
+        deadline = time.perf_counter() + 30
+        while time.perf_counter() < deadline and not all(version in g for g in received):
+            await asyncio.sleep(0.05)
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    lags = [g[seq] - t0 for g in received for seq, t0 in sent.items() if seq in g]
+    missing = sum(1 for g in received for seq in sent if seq not in g)
+    return lags, missing
+
+
+def in_process_entries(work: Path, entries: int) -> list[float]:
+    """``TableService.enter`` of whole entries, no HTTP: the floor of the HTTP figure."""
+    import msgspec
+
+    from gostop_records.service.core import TableService
+    from gostop_records.service.models import EntryIn, NewGame
+
+    db = work / "inproc.duckdb"
+    db.unlink(missing_ok=True)
+    lat: list[float] = []
+    svc = TableService(db)
+    try:
+        seed = 0
+        while len(lat) < entries:
+            game = msgspec.json.decode(svc.create_game(NewGame(players=["Ann", "Ben"])).body)
+            version = game["version"]
+            for k, line in enumerate(table_lines(200 + seed)):
+                if len(lat) >= entries:
+                    break
+                start = time.perf_counter()
+                ans = svc.enter(
+                    game["game_id"],
+                    EntryIn(expected_version=version, entry=line),
+                    idempotency_key=f"{seed}-{k}",
+                )
+                lat.append(time.perf_counter() - start)
+                version = msgspec.json.decode(ans.body)["version"]
+            seed += 1
+    finally:
+        svc.close()
+    return lat
+
+
+def service_figures(work: Path, quick: bool = False, live: bool = True) -> list[Figure]:
+    """The table service's figures (see the module docstring); ``live`` adds the in-process
+    append figure (the main benchmark run has it already)."""
+    from .runs import live_figures
+
+    per_table = 2 if quick else 60
+    viewers = 20 if quick else VIEWERS
+    stream_entries = 4 if quick else 80
+    pace = PACE_S
+    figs: list[Figure] = []
+    if live:
+        figs += live_figures(work, 50 if quick else 300)
+    inproc = in_process_entries(work, 20 if quick else 300)
+    figs.append(
+        Figure(
+            "service entry in process (TableService.enter), p50",
+            _pct(inproc, 0.5),
+            "ms",
+            beside=f"{len(inproc)} entries: the input and its consequences, one transaction",
+        )
+    )
+    figs.append(Figure("service entry in process, p99", _pct(inproc, 0.99), "ms"))
+    db = work / "service.duckdb"
+    db.unlink(missing_ok=True)
+    with running_server(db) as url:
+        groups: list[tuple[float, int]] = []
+        lat, rate = asyncio.run(_tables(url, per_table, pace, groups))
+        p99 = _pct(lat, 0.99)
+        met = "met" if p99 < APPEND_TARGET_MS else "not met"
+        figs.append(
+            Figure(
+                f"HTTP append, {TABLES} tables at a recorder's pace, p50",
+                _pct(lat, 0.5),
+                "ms",
+                beside=f"{len(lat)} entries, one request each, {pace:g} s apart on average "
+                f"per table ({rate:.0f} entries/s in all)",
+            )
+        )
+        figs.append(
+            Figure(
+                f"HTTP append, {TABLES} tables at a recorder's pace, p99",
+                p99,
+                "ms",
+                beside=f"in process: {_pct(inproc, 0.99):.1f} ms",
+                ratio=f"{p99 / max(_pct(inproc, 0.99), 1e-9):.2f}x in process",
+                target=f"< {APPEND_TARGET_MS:.0f} ms: {met}",
+            )
+        )
+        groups2: list[tuple[float, int]] = []
+        lat2, rate2 = asyncio.run(_tables(url, per_table // 2, 0.0, groups2))
+        figs.append(
+            Figure(
+                f"HTTP entries/s, {TABLES} tables without pauses",
+                rate2,
+                "entries/s",
+                beside=f"p50 {_pct(lat2, 0.5):.1f} ms, p99 {_pct(lat2, 0.99):.1f} ms "
+                f"({len(lat2)} entries)",
+            )
+        )
+        for label, gs in (("at a recorder's pace", groups), ("without pauses", groups2)):
+            figs.append(
+                Figure(
+                    f"store thread per commit, {label}, p50",
+                    _pct([ms / 1000 for ms, _ in gs], 0.5),
+                    "ms",
+                    beside=f"entries per commit: mean {sum(n for _, n in gs) / max(1, len(gs)):.1f}"
+                    f", max {max((n for _, n in gs), default=0)} (Server-Timing)",
+                )
+            )
+        lags, missing = asyncio.run(_stream(url, viewers, stream_entries, pace))
+        p99 = _pct(lags, 0.99)
+        met = "met" if p99 < LAG_TARGET_MS and not missing else "not met"
+        figs.append(
+            Figure(
+                f"SSE delivery lag, one game to {viewers} viewers, p50",
+                _pct(lags, 0.5),
+                "ms",
+                beside=f"{stream_entries + 1} entries, every viewer; from the entry sent "
+                "to the viewer holding its last event",
+            )
+        )
+        figs.append(
+            Figure(
+                f"SSE delivery lag, one game to {viewers} viewers, p99",
+                p99,
+                "ms",
+                beside=f"{missing} deliveries missing",
+                target=f"< {LAG_TARGET_MS:.0f} ms: {met}",
+            )
+        )
+    return figs
+
+
+NOTES = [
+    "The service runs as `gostop serve` in its own process on a fresh store; the devices "
+    "are this process (asyncio and httpx, one keep-alive connection per table). Each entry "
+    "is a line of the recorder's notation with an idempotency key; the server answers it "
+    "once its input, consequences and the answer itself are committed in one transaction.",
+    f"A recorder's pace: each of the {TABLES} tables waits {PACE_S:g} s on average "
+    "(uniformly 0.5x to 1.5x) before each entry, as a quick recorder at a table does; "
+    "without pauses, every table sends its next entry as soon as the last is answered, "
+    "which measures the most entries per second the single store writer takes.",
+    "In-process figures beside them: `Store.append` of one event, and `TableService.enter` "
+    "of one whole entry without HTTP (the same work the server does per request).",
+    "Store thread per commit: the `Server-Timing` header of each answer, the time the "
+    "store's one thread spent on the commit the entry was in, and how many entries that "
+    "commit held (entries waiting together are committed together).",
+    "SSE: one game recorded at the same pace while every viewer follows its stream on its "
+    "own connection; the lag counts from the entry being sent (so it includes the append) "
+    "to the viewer reading the entry's last event.",
+]
+
+
+def write_section(results: Path, figs: list[Figure], machine: str) -> None:
+    """Put the figures in the service section of RESULTS.md (replacing an older one)."""
+    from datetime import UTC, datetime
+
+    when = datetime.now(UTC).strftime("%Y-%m-%d")
+    body = [
+        SECTION,
+        "",
+        f"Measured {when} with `python -m bench.service` on {machine}.",
+        "",
+        "| figure | value | floor or peer | ratio | target |",
+        "|---|---|---|---|---|",
+        *(f"| {f.name} | {f.shown()} | {f.beside} | {f.ratio} | {f.target} |" for f in figs),
+        "",
+        *(f"- {n}" for n in NOTES),
+        "",
+    ]
+    text = results.read_text(encoding="utf-8") if results.exists() else "# Benchmark results\n"
+    if SECTION in text:
+        head, _, rest = text.partition(SECTION)
+        nxt = rest.find("\n## ")
+        tail = rest[nxt + 1 :] if nxt >= 0 else ""
+        text = head + "\n".join(body) + ("\n" + tail if tail else "")
+    else:
+        text = text.rstrip("\n") + "\n\n" + "\n".join(body)
+    results.write_text(text, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .__main__ import _machine
+    from .figures import render_table
+
+    ap = argparse.ArgumentParser(prog="python -m bench.service", description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="a smoke run of a few seconds")
+    ap.add_argument("--results", type=Path, default=HERE / "RESULTS.md")
+    args = ap.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="gostop-bench-service-"))
+    figs = service_figures(work, args.quick)
+    print(render_table(figs))
+    if not args.quick:
+        write_section(args.results, figs, _machine())
+        print(f"[bench] results written to {args.results}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

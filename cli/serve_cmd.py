@@ -1,0 +1,63 @@
+"""``gostop serve``: one process owns the store and serves it to every device at a table."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+__all__ = ["serve"]
+
+KEY_ENV = "GOSTOP_SERVER_KEY"
+
+
+def serve(
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db", metavar="FILE", help="The store (default $GOSTOP_DB or gostop.duckdb)."
+        ),
+    ] = None,
+    host: Annotated[
+        str,
+        typer.Option(
+            "--host", help="Address to listen on: 0.0.0.0 for every device on the network."
+        ),
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8765,
+    open_: Annotated[
+        bool,
+        typer.Option(
+            "--open", help="No server key: anyone who reaches the server may start games."
+        ),
+    ] = False,
+    private: Annotated[
+        bool,
+        typer.Option(
+            "--private", help="Reads need the server key or the game's recorder token too."
+        ),
+    ] = False,
+) -> None:
+    """Serve the store over HTTP: a JSON API, live event streams, OpenAPI at /schema.
+
+    Prints the URL and the server key (set it with $GOSTOP_SERVER_KEY, else a new one each
+    start); listening beyond this machine (--host 0.0.0.0) it prints the LAN URL and a QR
+    code of it. Ctrl-C or SIGTERM stops it cleanly.
+
+    Example: gostop serve --host 0.0.0.0 --db club.duckdb
+    """
+    from gostop_records.service.serve import ServeOptions
+    from gostop_records.service.serve import serve as run
+
+    key = os.environ.get(KEY_ENV) or None
+    opts = ServeOptions(
+        db=str(db) if db is not None else None,
+        host=host,
+        port=port,
+        open=open_,
+        private=private,
+        key=key,
+    )
+    run(opts, say=typer.echo)

@@ -1,0 +1,511 @@
+"""The HTTP API of the table service: Litestar routes over one :class:`TableService`.
+
+Litestar speaks msgspec: the request and answer types are Structs and a typed entry is an
+event payload of :mod:`gostop_records.events`, so the OpenAPI document (served at
+``/schema``) is generated from the same definitions the log uses.
+
+Every call that touches the store runs on one worker thread, one at a time, so the event
+loop stays free for the live streams while DuckDB sees a single writer. Refusals are JSON
+``{"error": ..., "reason": ...}`` with a 4xx status, never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Annotated, Any, TypeVar
+
+import msgspec
+from litestar import Litestar, Request, Response, get, post
+from litestar.config.cors import CORSConfig
+from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi.config import OpenAPIConfig
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
+from litestar.response import Stream
+
+from .. import events as E
+from ..web.routes import page_routes
+from .core import Answer, EntryRequest, TableService
+from .errors import ServiceError
+from .models import (
+    EntryAnswer,
+    EntryIn,
+    ErrorAnswer,
+    GameCreated,
+    GamesPage,
+    NewGame,
+    QueryIn,
+)
+from .streams import Hub, sse_message
+from .worker import Worker
+
+__all__ = ["ENTRY_LIMIT", "IMPORT_LIMIT", "ServiceConfig", "create_app"]
+
+T = TypeVar("T")
+log = logging.getLogger("gostop.service")
+
+#: Largest body of an entry or a new game; of an import upload.
+ENTRY_LIMIT = 64 * 1024
+IMPORT_LIMIT = 64 * 1024 * 1024
+#: A comment line sent to an idle stream this often, so proxies keep it open.
+KEEPALIVE_S = 15.0
+
+JSON = "application/json"
+JSONL = "application/x-ndjson"
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceConfig:
+    """``key``: the server key that starts games and imports (None: anyone may, ``--open``);
+    ``private``: reads need the server key or the game's recorder token too."""
+
+    db: str | None = None
+    key: str | None = None
+    private: bool = False
+
+
+class _State:
+    def __init__(self, config: ServiceConfig) -> None:
+        self.config = config
+        self.hub = Hub()
+        self.worker: Worker | None = None
+
+    async def run(self, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
+        if self.worker is None:
+            raise ServiceError(503, "unavailable", "the service is starting or stopping")
+        return await self.worker.call(partial(fn, *args, **kw))  # type: ignore[no-any-return]
+
+    @property
+    def svc(self) -> TableService:
+        service = self.worker.service if self.worker is not None else None
+        if service is None:
+            raise ServiceError(503, "unavailable", "the service is starting or stopping")
+        return service
+
+
+def _bearer(request: Request[Any, Any, Any]) -> str | None:
+    auth = request.headers.get("authorization", "")
+    scheme, _, value = auth.partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return None
+
+
+def _is_key(st: _State, token: str | None) -> bool:
+    key = st.config.key
+    return key is not None and token is not None and hmac.compare_digest(token, key)
+
+
+def _need_key(st: _State, request: Request[Any, Any, Any], what: str) -> None:
+    if st.config.key is None:
+        return
+    token = _bearer(request)
+    if token is None:
+        raise ServiceError(401, "unauthorized", f"{what} needs the server key (Bearer)")
+    if not _is_key(st, token):
+        raise ServiceError(403, "forbidden", f"{what} needs the server key; this is not it")
+
+
+async def _may_read(st: _State, request: Request[Any, Any, Any], game_id: str | None) -> None:
+    """Reads are open, unless the server is private: then the key or the game's token."""
+    if not st.config.private:
+        return
+    token = _bearer(request)
+    if _is_key(st, token):
+        return
+    if game_id is not None and token and await st.run(st.svc.token_opens, game_id, token):
+        return
+    raise ServiceError(
+        401 if token is None else 403,
+        "unauthorized" if token is None else "forbidden",
+        "this server is private: reading needs the server key or the game's recorder token",
+    )
+
+
+def _state(request: Request[Any, Any, Any]) -> _State:
+    return request.app.state["gostop"]  # type: ignore[no-any-return]
+
+
+def _answer(a: Answer) -> Response[Any]:
+    """The answer's JSON as made (and, for a retry, as stored), sent byte for byte."""
+    headers = {"Idempotent-Replayed": "true"} if a.replayed else {}
+    if a.store_ms is not None:
+        headers["Server-Timing"] = f'store;dur={a.store_ms:.2f};desc="group of {a.group}"'
+
+    return Response(a.body, status_code=a.status, media_type=JSON, headers=headers)
+
+
+def _refusals(*codes: int) -> dict[int, ResponseSpec]:
+    words = {
+        400: "the request cannot be read (bad JSON, unknown field, unknown card code)",
+        401: "no token or key given",
+        403: "the token or key does not open this",
+        404: "no such game",
+        409: "another device recorded first: the answer has the current version",
+        413: "the body is too large",
+        422: "the rules refuse the entry: the answer names the rule; nothing was written",
+    }
+    return {c: ResponseSpec(ErrorAnswer, description=words[c]) for c in codes}
+
+
+def _idem_key(request: Request[Any, Any, Any]) -> str | None:
+    key = request.headers.get("idempotency-key")
+    if key is None:
+        return None
+    key = key.strip()
+    if not key or len(key) > 200:
+        raise ServiceError(400, "bad_request", "Idempotency-Key: give 1 to 200 characters")
+    return key
+
+
+# --- routes ---------------------------------------------------------------------------------
+
+
+@get("/api/health", summary="Whether the service is up, and its store")
+async def health(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    st = _state(request)
+    out = await st.run(st.svc.health)
+    out["viewers"] = st.hub.viewer_count()
+    out["open"] = st.config.key is None
+    out["private"] = st.config.private
+    return out
+
+
+@post(
+    "/api/games",
+    summary="Start a game (needs the server key)",
+    request_max_body_size=ENTRY_LIMIT,
+    status_code=201,
+    responses=_refusals(400, 401, 403, 409),
+)
+async def create_game(
+    data: JSONBody[NewGame], request: Request[Any, Any, Any]
+) -> Response[GameCreated]:
+    st = _state(request)
+    _need_key(st, request, "starting a game")
+    return _answer(await st.run(st.svc.create_game, data, _idem_key(request)))
+
+
+@post(
+    "/api/games/{game_id:str}/entries",
+    summary="Record one entry: a line of the recorder's grammar or a typed input event",
+    request_max_body_size=ENTRY_LIMIT,
+    status_code=201,
+    responses=_refusals(400, 401, 403, 404, 409, 413, 422),
+)
+async def add_entry(
+    game_id: FromPath[str], data: JSONBody[EntryIn], request: Request[Any, Any, Any]
+) -> Response[EntryAnswer]:
+    st = _state(request)
+    token = _bearer(request)
+    key = _idem_key(request)
+    raw_event = None
+    if data.event is not None:
+        with contextlib.suppress(Exception):
+            raw = msgspec.json.decode(await request.body())
+            raw_event = raw.get("event") if isinstance(raw, dict) else None
+
+    if st.worker is None:
+        raise ServiceError(503, "unavailable", "the service is starting or stopping")
+    request_ = EntryRequest(
+        game_id,
+        data,
+        raw_event=raw_event if isinstance(raw_event, dict) else None,
+        idempotency_key=key,
+        token=token,
+        check_token=True,
+    )
+    return _answer(await st.worker.enter(request_))
+
+
+@post(
+    "/api/games/{game_id:str}/token",
+    summary="Issue a new recorder token for a stored game (needs the server key)",
+    request_max_body_size=1024,
+)
+async def issue_token(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[bytes]:
+    st = _state(request)
+    _need_key(st, request, "issuing a recorder token")
+    body = await st.run(st.svc.issue_token, game_id)
+    return Response(msgspec.json.encode(body), status_code=201, media_type=JSON)
+
+
+@get("/api/token", summary="The game a recorder token opens (the token as Bearer)")
+async def token_game(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    st = _state(request)
+    return await st.run(st.svc.token_game, _bearer(request))
+
+
+@get("/api/games/{game_id:str}", summary="The table and scores (as gostop replay --json)")
+async def game_table(
+    game_id: FromPath[str],
+    request: Request[Any, Any, Any],
+    at: Annotated[int | None, QueryParameter(ge=1, description="right after this seq")] = None,
+) -> dict[str, Any]:
+    st = _state(request)
+    await _may_read(st, request, game_id)
+    return await st.run(st.svc.table, game_id, at)
+
+
+@get(
+    "/api/games/{game_id:str}/events",
+    summary="The log as JSON Lines, each line as stored",
+    media_type=JSONL,
+)
+async def game_events(
+    game_id: FromPath[str],
+    request: Request[Any, Any, Any],
+    after: Annotated[int, QueryParameter(ge=0, description="only events after this seq")] = 0,
+) -> Response[bytes]:
+    st = _state(request)
+    await _may_read(st, request, game_id)
+    return Response(await st.run(st.svc.event_lines, game_id, after), media_type=JSONL)
+
+
+@get("/api/games/{game_id:str}/audit", summary="The audit of a game as JSON")
+async def game_audit(
+    game_id: FromPath[str],
+    request: Request[Any, Any, Any],
+    hand: Annotated[int | None, QueryParameter(ge=1)] = None,
+    claim: Annotated[
+        list[str] | None,
+        QueryParameter(description='claimed payments "PAYER->PAYEE=CHIPS", repeatable'),
+    ] = None,
+    lenient: FromQuery[bool] = False,
+) -> dict[str, Any]:
+    st = _state(request)
+    await _may_read(st, request, game_id)
+    return await st.run(st.svc.audit, game_id, hand=hand, claims=claim or [], lenient=lenient)
+
+
+@get("/api/games", summary="Search the stored games (paged)")
+async def list_games(
+    request: Request[Any, Any, Any],
+    player: FromQuery[str | None] = None,
+    date: Annotated[str | None, QueryParameter(description="YYYY-MM-DD: started that day")] = None,
+    date_from: Annotated[str | None, QueryParameter(name="from")] = None,
+    date_to: Annotated[str | None, QueryParameter(name="to")] = None,
+    ruleset: FromQuery[str | None] = None,
+    outcome: Annotated[
+        str | None, QueryParameter(description="a hand ended so: stop, instant, nagari, void")
+    ] = None,
+    disputed: Annotated[
+        bool | None, QueryParameter(description="a recorded payment differs from the computed one")
+    ] = None,
+    limit: Annotated[int, QueryParameter(ge=1, le=500)] = 50,
+    offset: Annotated[int, QueryParameter(ge=0)] = 0,
+) -> GamesPage:
+    st = _state(request)
+    await _may_read(st, request, None)
+    page = await st.run(
+        st.svc.search,
+        player=player,
+        date=date,
+        date_from=date_from,
+        date_to=date_to,
+        ruleset=ruleset,
+        outcome=outcome,
+        disputed=disputed,
+        limit=limit,
+        offset=offset,
+    )
+    return msgspec.convert(page, GamesPage)
+
+
+@post(
+    "/api/import",
+    summary="Import a JSON Lines upload, validated and whole per game (needs the server key)",
+    request_max_body_size=IMPORT_LIMIT,
+    status_code=200,
+)
+async def import_logs(
+    request: Request[Any, Any, Any], lenient: FromQuery[bool] = False
+) -> Response[bytes]:
+    st = _state(request)
+    _need_key(st, request, "importing")
+    data = await request.body()
+    report = await st.run(st.svc.import_jsonl, data, lenient=lenient)
+    status = 200 if report.get("ok") else 422
+    return Response(msgspec.json.encode(report), status_code=status, media_type=JSON)
+
+
+@post(
+    "/api/query",
+    summary="Read-only SQL over the store's tables and views (no write, no file)",
+    request_max_body_size=ENTRY_LIMIT,
+    status_code=200,
+    responses=_refusals(400, 401, 403),
+)
+async def run_query(data: JSONBody[QueryIn], request: Request[Any, Any, Any]) -> dict[str, Any]:
+    st = _state(request)
+    await _may_read(st, request, None)
+    return await st.run(st.svc.query, data.sql, data.limit)
+
+
+@get(
+    "/api/games/{game_id:str}/stream",
+    summary="Server-Sent Events: one message per event, its seq as the id",
+    media_type="text/event-stream",
+)
+async def game_stream(
+    game_id: FromPath[str],
+    request: Request[Any, Any, Any],
+    after: Annotated[int | None, QueryParameter(ge=0, description="start after this seq")] = None,
+) -> Stream:
+    st = _state(request)
+    await _may_read(st, request, game_id)
+    last_id = request.headers.get("last-event-id")
+    cursor = after or 0
+    if last_id is not None:
+        try:
+            cursor = int(last_id.strip())
+        except ValueError:
+            raise ServiceError(400, "bad_request", "Last-Event-ID: give a seq") from None
+    queue = st.hub.subscribe(game_id)
+    try:
+        backlog = await st.run(st.svc.events, game_id, cursor)
+    except BaseException:
+        st.hub.unsubscribe(game_id, queue)
+        raise
+
+    async def messages() -> AsyncIterator[bytes]:
+        seen = cursor
+        try:
+            yield b"retry: 2000\n\n"
+            for env in backlog:
+                yield sse_message(env)
+                seen = env.seq
+            while True:
+                try:
+                    batch = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+                except TimeoutError:
+                    yield b": keep-alive\n\n"
+                    continue
+                if batch is None:
+                    return
+                out = [data for seq, data in batch if seq > seen]
+                if out:
+                    seen = max(seq for seq, _ in batch)
+                    yield b"".join(out)
+        finally:
+            st.hub.unsubscribe(game_id, queue)
+
+    return Stream(
+        messages(),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+
+def _service_error(_request: Request[Any, Any, Any], exc: ServiceError) -> Response[bytes]:
+    return Response(msgspec.json.encode(exc.body()), status_code=exc.status, media_type=JSON)
+
+
+def _http_error(_request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
+    reason = str(exc.detail)
+    if isinstance(exc, ValidationException) and exc.extra:
+        parts = []
+        for item in exc.extra if isinstance(exc.extra, list) else [exc.extra]:
+            if isinstance(item, dict):
+                where = item.get("key") or item.get("source") or ""
+                parts.append(f"{item.get('message', '')}" + (f" ({where})" if where else ""))
+            else:
+                parts.append(str(item))
+        reason = f"{reason}: " + "; ".join(parts)
+    names = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+    body = {"error": names.get(exc.status_code, "http_error"), "reason": reason}
+    return Response(
+        msgspec.json.encode(body),
+        status_code=exc.status_code,
+        media_type=JSON,
+        headers=getattr(exc, "headers", None) or {},
+    )
+
+
+def _internal_error(_request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    log.exception("internal error", exc_info=exc)
+    body = {"error": "internal", "reason": f"{type(exc).__name__}: {exc}"}
+    return Response(msgspec.json.encode(body), status_code=500, media_type=JSON)
+
+
+# --- the app --------------------------------------------------------------------------------
+
+
+def create_app(config: ServiceConfig | None = None) -> Litestar:
+    """The Litestar app over the store of ``config.db`` (opened at startup, closed at
+    shutdown)."""
+    cfg = config or ServiceConfig()
+    st = _State(cfg)
+
+    async def startup(app: Litestar) -> None:
+        st.hub.loop = asyncio.get_running_loop()
+        worker = Worker()
+
+        def open_store() -> None:
+            worker.service = TableService(cfg.db, on_commit=st.hub.publish_threadsafe)
+
+        try:
+            await worker.call(open_store)
+        except BaseException:
+            worker.stop()
+            raise
+        st.worker = worker
+
+    async def shutdown(app: Litestar) -> None:
+        st.hub.close()
+        worker, st.worker = st.worker, None
+        if worker is not None:
+            svc = worker.service
+            if svc is not None:
+                await worker.call(svc.close)
+            worker.service = None
+            worker.stop()
+
+    async def events_of(request: Request[Any, Any, Any], game_id: str) -> list[E.Envelope]:
+        """A game's events for the web pages, read as the API reads them."""
+        await _may_read(st, request, game_id)
+        return await st.run(st.svc.events, game_id)
+
+    app = Litestar(
+        route_handlers=[
+            *page_routes(events_of),
+            health,
+            create_game,
+            add_entry,
+            issue_token,
+            token_game,
+            game_table,
+            game_events,
+            game_audit,
+            list_games,
+            import_logs,
+            run_query,
+            game_stream,
+        ],
+        on_startup=[startup],
+        on_shutdown=[shutdown],
+        exception_handlers={
+            ServiceError: _service_error,
+            HTTPException: _http_error,
+            Exception: _internal_error,
+        },
+        openapi_config=OpenAPIConfig(
+            title="gostop-records table service",
+            version="1",
+            description="Record Go-Stop and matgo games from every device at a table.",
+        ),
+        cors_config=CORSConfig(allow_origins=["*"], allow_headers=["*"]),
+        request_max_body_size=ENTRY_LIMIT,
+        debug=False,
+    )
+    app.state["gostop"] = st
+    return app

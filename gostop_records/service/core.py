@@ -1,0 +1,741 @@
+"""The table service without HTTP: one store, the games being recorded, every request.
+
+One :class:`TableService` owns the store file for the life of the server. Its methods are
+called one at a time (the web layer runs them on one worker thread), so a game's live
+recording session, the store's connection and the service's rows never see two writers.
+
+An entry is recorded by the game's :class:`~gostop_records.recorder.RecordingSession`,
+the same one ``gostop record`` drives, into a sink that keeps the entry's envelopes (its
+input and every consequence) until they are written together by one ``Store.append``:
+one transaction holds the events and the answer to the request (when it carries an
+idempotency key), committed before the answer is sent. A retry of the key finds that
+answer and gets it again, even from a server restarted after dying between the commit
+and the answer; nothing is appended twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import tempfile
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from .. import events as E
+from .. import log as L
+from ..audit import AuditArgumentError, ClaimError, audit_game, parse_claim
+from ..errors import (
+    CardCodeError,
+    GostopError,
+    IllegalAction,
+    LogError,
+    ProjectionError,
+    RulesetError,
+)
+from ..projector import Projector
+from ..recorder import Entry, RecordingSession, Waiting, new_game_id
+from ..replay import timeline
+from ..rules import PRESETS, Ruleset, apply_overrides, get_preset
+from ..store import Store
+from ..store.append import Append
+from ..store.errors import ConcurrencyError, StoreError
+from ..store.query import lock_down, query
+from . import store_rows
+from .errors import ServiceError
+from .models import EntryIn, NewGame
+
+__all__ = ["FAULT_ENV", "Answer", "EntryRequest", "TableService"]
+
+#: Set to ``kill-after-commit`` to make the server kill itself (SIGKILL) right after it
+#: commits an entry and before it answers: how the tests show that a retry after such a
+#: crash appends nothing twice. Never set it otherwise.
+FAULT_ENV = "GOSTOP_SERVICE_FAULT"
+
+#: Games whose recording sessions are kept in memory (the least recently used go first).
+LIVE_GAMES = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """An answer as sent: the status and the JSON body; ``replayed`` for an idempotent
+    retry answered from the store."""
+
+    status: int
+    body: bytes
+    replayed: bool = False
+    #: Milliseconds the store's thread spent on the group the answer was made in, and the
+    #: group's size (sent as a ``Server-Timing`` header).
+    store_ms: float | None = None
+    group: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class EntryRequest:
+    """An entry as it came: the game, the body, the raw event (to refuse unknown fields),
+    the idempotency key; ``check_token`` asks :meth:`TableService.enter_group` to check
+    ``token`` first."""
+
+    game_id: str
+    req: EntryIn
+    raw_event: dict[str, Any] | None = None
+    idempotency_key: str | None = None
+    token: str | None = None
+    check_token: bool = False
+
+
+@dataclass(slots=True)
+class _Entry:
+    """An entry its game's session accepted, waiting to be committed."""
+
+    game_id: str
+    sink: _EntrySink
+    envs: list[E.Envelope]
+    body: bytes
+    also: Callable[[Any, Sequence[E.Envelope]], None] | None
+    key: str | None = None
+    checked: Projector | None = None
+    #: The answer to keep under the idempotency key: (scope, key, fingerprint, status,
+    #: body, time).
+    answer: tuple[str, str, str, int, str, str] | None = None
+
+
+class _EntrySink:
+    """A sink that keeps what a session writes until the service stores it in one append."""
+
+    def __init__(self, store: Store, game_id: str) -> None:
+        self.store = store
+        self.location = str(store.path)
+        self.game_id = game_id
+        self.base = store.version(game_id)
+        self.pending: list[E.Envelope] = []
+        self.checked: Projector | None = None
+
+    def version(self, game_id: str) -> int:
+        if game_id != self.game_id:
+            return self.store.version(game_id)
+        return self.base + len(self.pending)
+
+    def game_events(self, game_id: str) -> list[E.Envelope]:
+        return self.store.events(game_id)
+
+    def append(self, env: E.Envelope, expected_version: int) -> None:
+        self.append_entry([env], expected_version, None)
+
+    def append_entry(
+        self, envelopes: list[E.Envelope], expected_version: int, projector: Projector | None
+    ) -> None:
+        """An entry and the session's projector after it (the store does not run the rules
+        on it again)."""
+        gid = envelopes[0].game_id
+        if gid != self.game_id or expected_version != self.version(gid):
+            raise ConcurrencyError(gid, expected_version, self.version(gid))
+        self.pending.extend(envelopes)
+        self.checked = projector
+
+    def take(self) -> tuple[list[E.Envelope], Projector | None]:
+        out, self.pending = self.pending, []
+        checked, self.checked = self.checked, None
+        return out, checked
+
+    def close(self) -> None:
+        pass
+
+
+def _waiting(w: Waiting) -> dict[str, Any]:
+    return {"kind": w.kind, "seat": w.seat, "hand": w.hand, "options": list(w.options)}
+
+
+def _events_json(envs: Sequence[E.Envelope]) -> list[msgspec.Raw]:
+    return [msgspec.Raw(L.encode_json(env)) for env in envs]
+
+
+def fingerprint(obj: Any) -> str:
+    """A digest of a request body, to tell a retry from another request with the same key."""
+    return hashlib.sha256(msgspec.json.encode(msgspec.to_builtins(obj), order="sorted")).hexdigest()
+
+
+def _ruleset(spec: str | dict[str, Any] | None, players: int) -> Ruleset:
+    """A preset by name, or ``{"base": PRESET, field: value ...}``; never a file."""
+    if spec is None:
+        return PRESETS["gostop3" if players == 3 else "matgo"]
+    try:
+        if isinstance(spec, str):
+            return get_preset(spec)
+        data = dict(spec)
+        base = data.pop("base", None)
+        if not isinstance(base, str):
+            raise ServiceError(
+                400,
+                "bad_ruleset",
+                f"ruleset.base: name the preset to start from ({', '.join(PRESETS)})",
+            )
+        rules = data.pop("rules", {})
+        if not isinstance(rules, dict):
+            raise ServiceError(400, "bad_ruleset", "ruleset.rules: must be an object of fields")
+        overrides = {**data, **rules}
+        preset = get_preset(base)
+        overrides.setdefault("name", f"{preset.name}-custom")
+        overrides.setdefault("description", f"{preset.name} with house overrides")
+        return apply_overrides(preset, overrides, "ruleset")
+    except RulesetError as exc:
+        raise ServiceError(400, "bad_ruleset", str(exc)) from None
+
+
+class TableService:
+    """See the module docstring. ``on_commit(game_id, envelopes)`` is told of every
+    append (the live streams listen there)."""
+
+    def __init__(
+        self,
+        db: str | os.PathLike[str] | None = None,
+        *,
+        clock: Callable[[], str] = L.now,
+        on_commit: Callable[[str, Sequence[E.Envelope]], None] | None = None,
+    ) -> None:
+        self.store = Store(db)
+        self.path = self.store.path
+        store_rows.create_tables(self.store.conn)
+        #: SQL over HTTP runs only on a connection that reaches no file (lock_down); the
+        #: store's own writes then go through Arrow, so it needs pyarrow.
+        self.sql = _lock_down(self.store)
+        self.clock = clock
+        self.on_commit = on_commit
+        self.live: OrderedDict[str, RecordingSession] = OrderedDict()
+
+    def close(self) -> None:
+        self.live.clear()
+        self.store.close()
+
+    # --- the games being recorded -----------------------------------------------------
+
+    def _known(self, game_id: str) -> int:
+        version = self.store.version(game_id)
+        if not version:
+            raise ServiceError(404, "not_found", f"there is no game {game_id!r}")
+        return version
+
+    def _session(self, game_id: str) -> RecordingSession:
+        rec = self.live.get(game_id)
+        if rec is not None:
+            self.live.move_to_end(game_id)
+            return rec
+        self._known(game_id)
+        sink = _EntrySink(self.store, game_id)
+        first = self.store.events(game_id, until_seq=1)
+        by = first[0].by if first else "recorder"
+        try:
+            rec = RecordingSession.resume(sink, game_id, by=by, clock=self.clock)
+        except (ProjectionError, LogError) as exc:
+            raise ServiceError(
+                409, "not_recordable", f"game {game_id!r} cannot be continued: {exc}"
+            ) from None
+        if sink.pending:  # an entry a crash of another recorder cut short: complete it
+            self._commit(game_id, sink, None)
+        self.live[game_id] = rec
+        while len(self.live) > LIVE_GAMES:
+            self.live.popitem(last=False)
+        return rec
+
+    def _commit(
+        self,
+        game_id: str,
+        sink: _EntrySink,
+        also: Callable[[Any, Sequence[E.Envelope]], None] | None,
+    ) -> list[E.Envelope]:
+        envs, checked = sink.take()
+        self._commit_group([_Entry(game_id, sink, envs, b"", also, checked=checked)])
+        return envs
+
+    def _commit_group(self, entries: Sequence[_Entry]) -> None:
+        """Store the entries of several games in one transaction (all or none)."""
+        appends = [
+            Append(e.game_id, e.envs, e.sink.base, also=e.also, checked=e.checked) for e in entries
+        ]
+        answers = [e.answer for e in entries if e.answer is not None]
+        if answers:  # every answer of the group in one statement, after the last game's rows
+            last, own = appends[-1], appends[-1].also
+
+            def keep(conn: Any, new: Sequence[E.Envelope]) -> None:
+                if own is not None:
+                    own(conn, new)
+                store_rows.record_answers(conn, answers)
+
+            last.also = keep
+        try:
+            self.store.append_group(appends)
+        except BaseException:
+            for e in entries:  # the sessions ran ahead of the store: rebuild them
+                self.live.pop(e.game_id, None)
+            raise
+        for e in entries:
+            e.sink.base += len(e.envs)
+        if os.environ.get(FAULT_ENV) == "kill-after-commit":
+            os.kill(os.getpid(), signal.SIGKILL)
+        if self.on_commit is not None:
+            for e in entries:
+                self.on_commit(e.game_id, e.envs)
+
+    def forget(self) -> None:
+        """Drop the recording sessions and the store's caches (after an import)."""
+        self.live.clear()
+        self.store.cache.clear()
+
+    # --- authorisation ----------------------------------------------------------------
+
+    def check_token(self, game_id: str, token: str | None) -> None:
+        """Refuse a write to a game without its recorder token (401) or with another (403)."""
+        self._known(game_id)
+        if not token:
+            raise ServiceError(
+                401, "unauthorized", "recording needs the game's recorder token (Bearer)"
+            )
+        ok = store_rows.token_matches(self.store.conn, game_id, token)
+        if ok is None:
+            raise ServiceError(
+                403,
+                "forbidden",
+                f"game {game_id!r} has no recorder token on this server (it was recorded or "
+                "imported elsewhere): issue one with POST /api/games/GAME_ID/token",
+            )
+        if not ok:
+            raise ServiceError(403, "forbidden", f"this token does not record game {game_id!r}")
+
+    def token_game(self, token: str | None) -> dict[str, Any]:
+        """The game a recorder token opens, with its version."""
+        gid = store_rows.game_of_token(self.store.conn, token) if token else None
+        if gid is None:
+            raise ServiceError(
+                401 if not token else 403,
+                "unauthorized" if not token else "forbidden",
+                "give a game's recorder token (Bearer)" if not token else "no game has this token",
+            )
+        return {"game_id": gid, "version": self.store.version(gid)}
+
+    def token_opens(self, game_id: str, token: str | None) -> bool:
+        return bool(token) and bool(store_rows.token_matches(self.store.conn, game_id, token or ""))
+
+    # --- writing ----------------------------------------------------------------------
+
+    def create_game(self, req: NewGame, idempotency_key: str | None = None) -> Answer:
+        """Start a game: ``game_started`` stored with the hash of a fresh recorder token.
+
+        A retry with the same idempotency key answers the same game with a new token (the
+        old one no longer opens it): the token is never stored, so the first answer, lost
+        on its way, cannot be sent again."""
+        fp = fingerprint(req)
+        if idempotency_key:
+            done = store_rows.answered(self.store.conn, "games", idempotency_key)
+            if done is not None:
+                if done[0] != fp:
+                    raise _reused(idempotency_key)
+                body = msgspec.json.decode(done[2])
+                token = store_rows.new_secret()
+                store_rows.set_token(self.store.conn, body["game_id"], token, self.clock())
+                body["recorder_token"] = token
+                return Answer(done[1], msgspec.json.encode(body), replayed=True)
+        rules = _ruleset(req.ruleset, len(req.players))
+        gid = req.game_id or new_game_id(self.clock)
+        if self.store.version(gid):
+            raise ServiceError(409, "exists", f"game {gid!r} exists already")
+        sink = _EntrySink(self.store, gid)
+        try:
+            rec = RecordingSession.start(
+                sink,
+                req.players,
+                rules,
+                stake=req.stake,
+                game_id=gid,
+                by=req.by,
+                venue=req.venue,
+                notes=req.notes,
+                clock=self.clock,
+            )
+        except (IllegalAction, GostopError) as exc:
+            raise ServiceError(400, "bad_game", str(exc)) from None
+        token = store_rows.new_secret()
+        body = {
+            "game_id": rec.game_id,
+            "version": 1,
+            "ruleset": rules.name,
+            "players": [msgspec.to_builtins(p) for p in rec.players],
+            "waiting": _waiting(rec.waiting()),
+        }
+        stamp = self.clock()
+
+        def also(conn: Any, _new: Sequence[E.Envelope]) -> None:
+            store_rows.set_token(conn, rec.game_id, token, stamp)
+            if idempotency_key:
+                store_rows.record_answer(
+                    conn,
+                    "games",
+                    idempotency_key,
+                    fp,
+                    201,
+                    msgspec.json.encode(body).decode(),
+                    stamp,
+                )
+
+        self._commit(rec.game_id, sink, also)
+        self.live[rec.game_id] = rec
+        return Answer(201, msgspec.json.encode({**body, "recorder_token": token}))
+
+    def issue_token(self, game_id: str) -> dict[str, Any]:
+        """A new recorder token for a stored game (the old one stops working)."""
+        version = self._known(game_id)
+        token = store_rows.new_secret()
+        store_rows.set_token(self.store.conn, game_id, token, self.clock())
+        return {"game_id": game_id, "version": version, "recorder_token": token}
+
+    def enter(
+        self,
+        game_id: str,
+        req: EntryIn,
+        *,
+        raw_event: dict[str, Any] | None = None,
+        idempotency_key: str | None = None,
+    ) -> Answer:
+        """Record one entry (a line of the grammar or a typed input) at ``expected_version``."""
+        ready = self._prepare(EntryRequest(game_id, req, raw_event, idempotency_key))
+        if isinstance(ready, Answer):
+            return ready
+        try:
+            self._commit_group([ready])
+        except (ConcurrencyError, ProjectionError) as exc:
+            raise self._commit_refusal(ready, exc) from None
+        return Answer(201, ready.body)
+
+    def enter_group(self, requests: Sequence[EntryRequest]) -> list[Answer | Exception]:
+        """Entries of several games (one each), committed in one transaction when every one
+        is accepted; when the group cannot be committed, each is committed on its own."""
+        out: list[Answer | Exception | None] = [None] * len(requests)
+        ready: list[tuple[int, _Entry]] = []
+        for i, r in enumerate(requests):
+            try:
+                if r.check_token:
+                    self.check_token(r.game_id, r.token)
+                got = self._prepare(r)
+            except Exception as exc:  # each request gets its own refusal
+                out[i] = exc
+                continue
+            if isinstance(got, Answer):
+                out[i] = got
+            else:
+                ready.append((i, got))
+        if ready:
+            try:
+                self._commit_group([e for _i, e in ready])
+                for i, e in ready:
+                    out[i] = Answer(201, e.body)
+            except Exception:
+                for i, _e in ready:  # one by one: each gets its own answer
+                    r = requests[i]
+                    try:
+                        out[i] = self.enter(
+                            r.game_id,
+                            r.req,
+                            raw_event=r.raw_event,
+                            idempotency_key=r.idempotency_key,
+                        )
+                    except Exception as exc:
+                        out[i] = exc
+        return [a for a in out if a is not None]
+
+    def _commit_refusal(self, e: _Entry, exc: Exception) -> ServiceError:
+        if isinstance(exc, ConcurrencyError):
+            key = e.key
+            if key and store_rows.answered(self.store.conn, e.game_id, key) is not None:
+                return _reused(key)
+            return ServiceError(409, "conflict", str(exc), version=exc.actual)
+        assert isinstance(exc, ProjectionError)
+        return ServiceError(422, "rules", exc.reason, rule=exc.rule, version=e.sink.base)
+
+    def _prepare(self, r: EntryRequest) -> _Entry | Answer:
+        """Check an entry with its game's session: the envelopes to store and the answer, or
+        the stored answer to a retry of its idempotency key; ServiceError for a refusal."""
+        game_id, req, key = r.game_id, r.req, r.idempotency_key
+        if (req.entry is None) == (req.event is None):
+            raise ServiceError(
+                400, "bad_entry", "give either entry (a line such as 'play 03G 03R') or event"
+            )
+        if req.event is not None and r.raw_event is not None:
+            _check_fields(r.raw_event)
+        fp = fingerprint(req)
+        rec = self._session(game_id)
+        version = rec.last_seq
+        # a key answered before moved the game past the version its request expected, so
+        # only a request that is behind can be a retry (a key reused at the current version
+        # collides with its stored answer when committed)
+        if key and req.expected_version != version:
+            done = store_rows.answered(self.store.conn, game_id, key)
+            if done is not None:
+                if done[0] != fp:
+                    raise _reused(key)
+                return Answer(done[1], done[2].encode(), replayed=True)
+        if req.expected_version != version:
+            raise ServiceError(
+                409,
+                "conflict",
+                f"game {game_id!r} is at version {version}, not {req.expected_version}: "
+                "another device recorded first; read the game again and decide again",
+                version=version,
+            )
+        sink = rec.sink
+        assert isinstance(sink, _EntrySink)
+        try:
+            if req.entry is not None:
+                rec.enter(req.entry)
+            else:
+                _record_event(rec, req.event)
+        except IllegalAction as exc:
+            self._abandon(game_id, sink)
+            extra: dict[str, Any] = {"rule": exc.rule, "version": version}
+            candidates = getattr(exc, "candidates", None)
+            if candidates:
+                extra["candidates"] = list(candidates)
+            raise ServiceError(422, "rules", exc.reason, **extra) from None
+        except (CardCodeError, GostopError) as exc:
+            self._abandon(game_id, sink)
+            raise ServiceError(400, "bad_entry", str(exc), version=version) from None
+        except BaseException:
+            self._abandon(game_id, sink)
+            raise
+        envs, checked = sink.take()
+        if not envs:
+            raise ServiceError(400, "bad_entry", "the entry records nothing", version=version)
+        body = msgspec.json.encode(
+            {
+                "game_id": game_id,
+                "version": version + len(envs),
+                "events": _events_json(envs),
+                "waiting": _waiting(rec.waiting()),
+            }
+        )
+        answer = (game_id, key, fp, 201, body.decode(), self.clock()) if key else None
+        return _Entry(game_id, sink, envs, body, None, key, checked, answer)
+
+    def _abandon(self, game_id: str, sink: _EntrySink) -> None:
+        """A refused entry: nothing is stored; a session that wrote part of it is rebuilt."""
+        if sink.take()[0]:
+            self.live.pop(game_id, None)
+
+    # --- reading ----------------------------------------------------------------------
+
+    def events(self, game_id: str, after: int = 0) -> list[E.Envelope]:
+        self._known(game_id)
+        envs = self.store.events(game_id)
+        return [e for e in envs if e.seq > after] if after else envs
+
+    def event_lines(self, game_id: str, after: int = 0) -> bytes:
+        """The log after ``after`` as JSON Lines, each line as stored."""
+        return b"".join(L.encode_json(e) + b"\n" for e in self.events(game_id, after))
+
+    def table(self, game_id: str, at: int | None = None) -> dict[str, Any]:
+        envs = self.events(game_id)
+        if at is not None and not 1 <= at <= envs[-1].seq:
+            raise ServiceError(
+                400, "bad_seq", f"game {game_id!r} has no seq {at} (seqs 1..{envs[-1].seq})"
+            )
+        tl = timeline(game_id, envs)
+        if not tl.envelopes:
+            raise ServiceError(422, "rules", f"game {game_id}: its first event does not replay")
+        try:
+            return tl.state_dict(tl.index_of_seq(at) if at is not None else len(tl.envelopes) - 1)
+        except GostopError as exc:
+            raise ServiceError(400, "bad_seq", str(exc)) from None
+
+    def audit(
+        self,
+        game_id: str,
+        *,
+        hand: int | None = None,
+        claims: Sequence[str] = (),
+        lenient: bool = False,
+    ) -> dict[str, Any]:
+        envs = self.events(game_id)
+        try:
+            parsed = [parse_claim(c) for c in claims]
+            result = audit_game(envs, hand=hand, claims=parsed, lenient=lenient)
+        except (ClaimError, AuditArgumentError) as exc:
+            raise ServiceError(400, "bad_audit", str(exc)) from None
+        except ProjectionError as exc:
+            raise ServiceError(
+                422, "rules", f"{exc} (audit with lenient=true)", rule=exc.rule
+            ) from None
+        return result.to_dict()  # type: ignore[no-any-return]
+
+    def search(
+        self,
+        *,
+        player: str | None = None,
+        date: str | None = None,
+        date_from: str | None = None,
+        date_to: str | None = None,
+        ruleset: str | None = None,
+        outcome: str | None = None,
+        disputed: bool | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> dict[str, Any]:
+        """Stored games, newest first, by player (id or name), date, ruleset, a hand's
+        outcome, or whether a recorded payment differs from the computed one."""
+        where: list[str] = []
+        params: list[Any] = []
+        if player:
+            where.append(
+                "(list_contains([lower(x) FOR x IN g.player_ids], lower(?)) OR "
+                "list_contains([lower(x) FOR x IN g.player_names], lower(?)))"
+            )
+            params += [player, player]
+        for value, op in ((date, "="), (date_from, ">="), (date_to, "<=")):
+            if value:
+                where.append(f"g.started_on {op} TRY_CAST(? AS DATE)")
+                params.append(_date(value))
+        if ruleset:
+            where.append("g.ruleset = ?")
+            params.append(ruleset)
+        if outcome:
+            where.append(
+                "EXISTS (SELECT 1 FROM hands h WHERE h.game_id = g.game_id AND h.outcome = ?)"
+            )
+            params.append(outcome)
+        if disputed is not None:
+            where.append(
+                ("" if disputed else "NOT ") + "EXISTS (SELECT 1 FROM v_payout_disputes d "
+                "WHERE d.game_id = g.game_id)"
+            )
+        cond = ("WHERE " + " AND ".join(where)) if where else ""
+        conn = self.store.conn
+        total = int(conn.execute(f"SELECT count(*) FROM games g {cond}", params).fetchall()[0][0])
+        rows = conn.execute(
+            "SELECT g.game_id, g.ruleset, g.player_names, g.stake, g.venue, g.started_at, "
+            "g.last_at, g.events, g.hands, g.hands_ended, "
+            "(SELECT count(*) FROM v_payout_disputes d WHERE d.game_id = g.game_id), "
+            f"g.violations FROM games g {cond} "
+            "ORDER BY g.started_at DESC NULLS LAST, g.game_id LIMIT ? OFFSET ?",
+            [*params, limit, offset],
+        ).fetchall()
+        keys = [
+            "game_id",
+            "ruleset",
+            "players",
+            "stake",
+            "venue",
+            "started_at",
+            "last_at",
+            "version",
+            "hands",
+            "hands_ended",
+            "disputes",
+            "violations",
+        ]
+        games = [dict(zip(keys, r, strict=True)) for r in rows]
+        return {"games": games, "total": total, "limit": limit, "offset": offset}
+
+    def query(self, sql: str, limit: int) -> dict[str, Any]:
+        """Read-only SQL (the store's query path: no write, no file); the last result."""
+        if not self.sql:
+            raise ServiceError(
+                501, "no_sql", "SQL over HTTP needs pyarrow on the server (pip install pyarrow)"
+            )
+        try:
+            result = query(self.store, sql, limit=limit, allow_files=False)
+        except StoreError as exc:
+            raise ServiceError(400, "bad_sql", str(exc)) from None
+        rows = [[_cell(v) for v in r] for r in result.rows]
+        return {"columns": list(result.columns), "rows": rows, "limit": limit}
+
+    def health(self) -> dict[str, Any]:
+        n = self.store.conn.execute("SELECT count(*) FROM games").fetchall()[0][0]
+        return {"ok": True, "store": str(self.path), "games": int(n), "live": len(self.live)}
+
+    # --- importing --------------------------------------------------------------------
+
+    def import_jsonl(self, data: bytes, *, lenient: bool = False) -> dict[str, Any]:
+        """A JSON Lines upload, validated and stored whole per game, as ``gostop db import``."""
+        if not data.strip():
+            raise ServiceError(400, "bad_import", "the upload is empty: send JSON Lines")
+        fd, name = tempfile.mkstemp(prefix="gostop-upload-", suffix=".jsonl")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data if data.endswith(b"\n") else data + b"\n")
+            before = {g: self.store.version(g) for g in self.live}
+            report = self.store.import_paths([Path(name)], strict=not lenient, workers=0)
+        except LogError as exc:
+            raise ServiceError(400, "bad_import", str(exc).replace(name, "upload")) from None
+        finally:
+            self.forget()
+            Path(name).unlink(missing_ok=True)
+        out = report.to_dict()
+        text = msgspec.json.encode(out).decode().replace(name, "upload")
+        if self.on_commit is not None:
+            for gid, v in before.items():
+                new = [e for e in self.store.events(gid) if e.seq > v]
+                if new:
+                    self.on_commit(gid, new)
+        return msgspec.json.decode(text)  # type: ignore[no-any-return]
+
+
+def _lock_down(store: Store) -> bool:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    lock_down(store.conn)
+    return True
+
+
+def _cell(v: Any) -> Any:
+    """A SQL value as JSON: numbers, text, lists and maps as they are, the rest as text."""
+    if v is None or isinstance(v, bool | int | float | str):
+        return v
+    if isinstance(v, list | tuple):
+        return [_cell(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _cell(x) for k, x in v.items()}
+    return str(v)
+
+
+def _date(value: str) -> str:
+    import datetime as dt
+
+    try:
+        return dt.date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise ServiceError(400, "bad_query", f"date {value!r}: give YYYY-MM-DD") from None
+
+
+def _reused(key: str) -> ServiceError:
+    return ServiceError(
+        422,
+        "idempotency_key_reused",
+        f"the idempotency key {key!r} was used for another request: use a fresh key for a "
+        "new entry",
+    )
+
+
+def _check_fields(raw: dict[str, Any]) -> None:
+    """Refuse fields a typed input does not have (the events accept and ignore them)."""
+    tag = raw.get("type")
+    cls = E.EVENT_TYPES.get(tag) if isinstance(tag, str) else None
+    if cls is None:
+        return
+    known = {"type", *cls.__struct_fields__}
+    extra = sorted(set(raw) - known)
+    if extra:
+        raise ServiceError(
+            400,
+            "bad_entry",
+            f"event {tag}: unknown field(s) {', '.join(extra)}; its fields are "
+            f"{', '.join(cls.__struct_fields__)}",
+        )
+
+
+def _record_event(rec: RecordingSession, payload: Any) -> list[Entry]:
+    """A typed input, recorded as the recorder would (an undo names its target's seq)."""
+    return rec.record_all([payload])

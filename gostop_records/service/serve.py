@@ -1,0 +1,131 @@
+"""Running the service: uvicorn on a host and port, the banner a table needs to join.
+
+The banner names the URL, the server key (the one secret that starts games and imports)
+and, when the server listens beyond this machine, the address on the local network with a
+QR code of it for the phones at the table. uvicorn stops on Ctrl-C or SIGTERM: it finishes
+the requests in flight (an acknowledged entry is already committed), ends the live
+streams, and the store is closed, which hands the file to other commands again.
+"""
+
+from __future__ import annotations
+
+import io
+import ipaddress
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .store_rows import new_secret
+
+__all__ = ["ServeOptions", "banner", "lan_address", "serve"]
+
+#: Seconds a stopping server waits for open requests (live streams end at once).
+GRACE_S = 3
+
+
+@dataclass(frozen=True, slots=True)
+class ServeOptions:
+    db: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8765
+    open: bool = False
+    private: bool = False
+    key: str | None = None
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def lan_address(host: str) -> str | None:
+    """The address other devices reach this server at, or None for a loopback server."""
+    if _is_loopback(host):
+        return None
+    if host not in ("0.0.0.0", "::", ""):
+        return host
+    try:  # the address of the interface that routes outwards; no packet is sent
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))
+            addr = str(s.getsockname()[0])
+    except OSError:
+        return None
+    return None if _is_loopback(addr) else addr
+
+
+def _url(host: str, port: int) -> str:
+    h = f"[{host}]" if ":" in host else host
+    return f"http://{h}:{port}/"
+
+
+def qr_text(url: str) -> str:
+    """A QR code of ``url`` drawn with block characters, for a terminal."""
+    import segno
+
+    out = io.StringIO()
+    segno.make(url, error="m").terminal(out=out, compact=True)
+    return out.getvalue()
+
+
+def banner(opts: ServeOptions, key: str | None, db: str) -> str:
+    local = _url("127.0.0.1" if opts.host in ("0.0.0.0", "::", "") else opts.host, opts.port)
+    lines = [f"gostop serve: the store {db}", f"  URL       {local}", f"  API       {local}schema"]
+    if key is None:
+        lines.append("  server key: none (--open): anyone who reaches the server starts games")
+    else:
+        lines.append(f"  server key {key}   (starts games and imports: Bearer header)")
+    lines.append(
+        "  reads     "
+        + ("need the server key or the game's token (--private)" if opts.private else "open")
+    )
+    lan = lan_address(opts.host)
+    if lan is not None:
+        url = _url(lan, opts.port)
+        lines += [f"  LAN URL   {url}", "", qr_text(url).rstrip("\n")]
+    lines.append("Ctrl-C stops the server.")
+    return "\n".join(lines)
+
+
+def serve(opts: ServeOptions, say: Callable[[str], None] = print) -> None:
+    """Serve until Ctrl-C or SIGTERM."""
+    import uvicorn
+
+    from ..store import Store, default_path
+    from .app import ServiceConfig, create_app
+
+    key = None if opts.open else (opts.key or new_secret())
+    db = opts.db or str(default_path())
+    Store(db).close()  # a store another process holds is refused here, in one sentence
+    app = create_app(ServiceConfig(db=db, key=key, private=opts.private))
+    config = uvicorn.Config(
+        app,
+        host=opts.host,
+        port=opts.port,
+        log_level="warning",
+        timeout_graceful_shutdown=GRACE_S,
+        lifespan="on",
+    )
+    server = uvicorn.Server(config)
+    original = server.startup
+
+    async def startup(sockets: list[socket.socket] | None = None) -> None:
+        await original(sockets)
+        if server.started:
+            say(banner(opts, key, db))
+
+    stop = server.shutdown
+
+    async def shutdown(sockets: list[socket.socket] | None = None) -> None:
+        app.state["gostop"].hub.close()  # the live streams end now, not at the grace's end
+        await stop(sockets)
+        say("gostop serve: stopped; every acknowledged entry is in the store")
+
+    server.startup = startup  # type: ignore[method-assign]
+    server.shutdown = shutdown  # type: ignore[method-assign]
+    server.run()
+    if not server.started:
+        raise SystemExit(1)

@@ -1,0 +1,111 @@
+"""The one thread that touches the store, and the grouping of entries into one commit.
+
+DuckDB wants one writer, and a commit costs about as much as the rest of an entry, so the
+service runs every store call on one thread, in the order the requests came, and entries
+that wait together (several tables recording at once) are committed together: the thread
+takes every entry queued behind the first, one per game, up to the first call of another
+kind, and hands them to :meth:`~.core.TableService.enter_group`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any
+
+from .core import Answer, EntryRequest, TableService
+
+__all__ = ["GROUP_MAX", "Worker"]
+
+#: The most entries committed in one transaction.
+GROUP_MAX = 32
+
+
+@dataclass(slots=True)
+class _Job:
+    fn: Callable[[], Any] | None = None
+    entry: EntryRequest | None = None
+    future: Future[Any] = field(default_factory=Future)
+
+
+class Worker:
+    """A thread running store calls one at a time; ``service`` is made on it at start."""
+
+    def __init__(self) -> None:
+        self.jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self.service: TableService | None = None
+        self.thread = threading.Thread(target=self._loop, name="gostop-store", daemon=True)
+        self.thread.start()
+
+    async def call(self, fn: Callable[[], Any]) -> Any:
+        job = _Job(fn=fn)
+        self.jobs.put(job)
+        return await asyncio.wrap_future(job.future)
+
+    async def enter(self, request: EntryRequest) -> Answer:
+        job = _Job(entry=request)
+        self.jobs.put(job)
+        return await asyncio.wrap_future(job.future)  # type: ignore[no-any-return]
+
+    def stop(self) -> None:
+        self.jobs.put(None)
+        self.thread.join(timeout=30)
+
+    def _loop(self) -> None:
+        held: list[_Job | None] = []  # taken off the queue but not of the group: next
+        while True:
+            job = held.pop() if held else self.jobs.get()
+            if job is None:
+                return
+            if job.entry is None:
+                _settle(job, job.fn)
+                continue
+            group = [job]
+            games = {job.entry.game_id}
+            while len(group) < GROUP_MAX:
+                try:
+                    nxt = self.jobs.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is not None and nxt.entry is not None and nxt.entry.game_id not in games:
+                    group.append(nxt)
+                    games.add(nxt.entry.game_id)
+                    continue
+                held.append(nxt)
+                break
+            self._run_group(group)
+
+    def _run_group(self, group: list[_Job]) -> None:
+        svc = self.service
+        if svc is None:
+            for job in group:
+                job.future.set_exception(RuntimeError("the store is not open"))
+            return
+        start = time.perf_counter()
+        try:
+            answers = svc.enter_group([j.entry for j in group if j.entry is not None])
+        except BaseException as exc:
+            for job in group:
+                job.future.set_exception(exc)
+            return
+        ms = (time.perf_counter() - start) * 1000
+        for job, answer in zip(group, answers, strict=True):
+            if isinstance(answer, BaseException):
+                job.future.set_exception(answer)
+            else:
+                job.future.set_result(dataclasses.replace(answer, store_ms=ms, group=len(group)))
+
+
+def _settle(job: _Job, fn: Callable[[], Any] | None) -> None:
+    try:
+        result = fn() if fn is not None else None
+    except BaseException as exc:
+        job.future.set_exception(exc)
+    else:
+        job.future.set_result(result)
