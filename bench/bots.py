@@ -5,7 +5,9 @@ Each match plays seeded deals twice, the bots swapping seats (the same cards, th
 dealer), so a deal's luck falls on both bots alike; a deal's figure is the bot's mean chips
 over its two hands, and the interval is the mean of those over the deals, plus or minus 1.96
 standard errors. A hand is the first hand of a game (a matgo game plays on, but the figure
-is per hand). Decisions of ``strong`` are timed on the wall clock, one at a time.
+is per hand). Decisions of ``strong`` are timed one at a time in CPU time of the process
+(``time.process_time``), as the other single-threaded figures of the bench are: on a shared
+machine, wall time measures the neighbours too.
 """
 
 from __future__ import annotations
@@ -71,7 +73,7 @@ def play_hand(
     ruleset: str, seed: int, seats: Sequence[str], rollouts: int | None = None
 ) -> tuple[list[int], list[float]]:
     """One seeded hand between ``seats`` (bot names by seat): each seat's chips, and the
-    wall times in ms of every searched decision of a ``strong`` seat."""
+    CPU times in ms of every searched decision of a ``strong`` seat."""
     rules = get_preset(ruleset)
     table = table_for(rules, 2)
     key = f"{seed}/bench-bots-{ruleset}"
@@ -101,9 +103,9 @@ def play_hand(
         acts = legal_actions(s)
         seat = seat_of(s)
         if len(acts) > 1 and seats[seat] == "strong":
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             a = bots[seat].choose(s, acts)
-            times.append((time.perf_counter() - t0) * 1000)
+            times.append((time.process_time() - t0) * 1000)
         else:
             a = bots[seat].choose(s, acts)
         s, out = apply(s, a, inplace=True)
@@ -240,8 +242,8 @@ def render_section(results: list[MatchResult], machine: str, args: str) -> str:
         "A deal's figure is the bot's mean chips over its two hands (one in each seat); the "
         "interval is the mean over the deals plus or minus 1.96 standard errors. `strong` "
         "searches with its default fixed rollout count (deterministic: the same seed gives "
-        "the same games); its decision times are wall-clock, measured while the other "
-        "match ran in a second process.",
+        "the same games); its decision times are CPU time of the process, one decision at a "
+        "time.",
         END,
     ]
     return "\n".join(lines)

@@ -15,8 +15,11 @@ hands as known cards plus a count, the stock as a count), so the rules read it a
 a record taken at a real table.
 
 A determinization agrees with everything the view holds: the other hands keep their shown
-cards and their sizes, the stock its size (and the turned card on top), and no other hand
-holds the four cards of a month, because a four in hand is shown at the deal and ends it.
+cards and their sizes, the stock its size (and the turned card on top), a hand that shook a
+month holds no other card of it, and no other hand holds the four cards of a month, because
+a four in hand is shown at the deal and ends it. (A view counts every card of a shaken month
+in the shaker's hand as shown; the one card that could be there unseen, the month's fourth
+drawn later to replace a bonus card, is a case the view does not tell apart.)
 """
 
 from __future__ import annotations
@@ -202,38 +205,56 @@ def _holds_four(mask: int) -> bool:
     return any(mask & _MM[m] == _MM[m] for m in range(1, 13))
 
 
+def _barred(state: HandState, seat: int) -> int:
+    """Unseen cards another seat cannot hold: the rest of a month it shook (it showed every
+    card of that month it had, three of them, and a four would have been shown at the deal)."""
+    barred = 0
+    months = state.shaken_months[seat]
+    for m in range(1, 13):
+        if months & (1 << m):
+            barred |= _MM[m] & ~state.hands[seat]
+    return barred
+
+
 def determinize(view: SeatView, rng: SplitMix64) -> HandState:
     """A full table that agrees with ``view``: the hidden cards dealt at random.
 
-    Every other hand gets its count of unseen cards beside its shown ones, the stock the
-    rest in a random order (the turned card first while the seat places it). Draws that give
-    another hand a four of a month are drawn again, a bounded number of times.
+    Every other hand gets its count of unseen cards beside its shown ones (none of a month
+    it shook beyond those shown), the stock the rest in a random order (the turned card
+    first while the seat places it). Draws that give another hand a four of a month are
+    drawn again, a bounded number of times.
     """
     base = view.state
     n = base.players
     flip = view.flip
     pool = list(C.indices(base.unknown_pool()))
+    barred = [_barred(base, s) if base.hand_unknown[s] else 0 for s in range(n)]
     for _ in range(_REDRAWS):
         for i in range(len(pool) - 1, 0, -1):
             j = rng.below(i + 1)
             pool[i], pool[j] = pool[j], pool[i]
         hands = base.hands[:]
-        pos = 0
+        rest = pool
         four = False
         for s in range(n):
             k = base.hand_unknown[s]
             if not k:
                 continue
-            for i in pool[pos : pos + k]:
-                hands[s] |= 1 << i
-            pos += k
+            left = []
+            for i in rest:
+                if k and not barred[s] >> i & 1:
+                    hands[s] |= 1 << i
+                    k -= 1
+                else:
+                    left.append(i)
+            rest = left
             four = four or _holds_four(hands[s])
         if not four:
             break
     s = base.copy()
     s.hands = hands
     s.hand_unknown = [0] * n
-    stock = pool[pos:]
+    stock = rest[:]
     if flip >= 0:
         stock.insert(0, flip)
     s.stock = stock
