@@ -137,7 +137,9 @@ def _bots(args: argparse.Namespace) -> int:
         print(f"[bench] {line}", file=sys.stderr, flush=True)
 
     deals = 2 if args.quick else args.deals
-    results = bots.run(deals, rollouts=8 if args.quick else None, log=log)
+    results = bots.run(
+        deals, workers=1 if args.quick else None, rollouts=8 if args.quick else None, log=log
+    )
     print(render_table(bots.bot_figures(results)))
     if not args.quick:
         section = bots.render_section(results, _machine(), " ".join(sys.argv[1:]))

@@ -7,6 +7,7 @@ strength is measured in ``python -m bench --bots``, not here.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -328,3 +329,35 @@ def test_equivalent_plays_are_searched_once() -> None:
     s.layout = C.mask_of(["01J1", "03J1"])
     acts = [E.CardPlayed(seat=0, card=c) for c in ("09J1", "09J2", "01G")]
     assert [a.card for a in candidates(s, acts)] == ["09J1", "01G"]
+
+
+# --- the commands -------------------------------------------------------------------------
+
+
+def test_play_against_strong_names_the_bot_and_records_a_valid_game(tmp_path: Path) -> None:
+    from test_play import Scripted, check_log, invoke_play, payloads, play_in_process
+
+    reader = Scripted()
+    ps, how, _, _ = play_in_process(tmp_path / "lib.jsonl", "cardavia", 3, reader, bot="strong")
+    assert how == "over"
+    log = tmp_path / "cli.jsonl"
+    res = invoke_play("--bot", "strong", "--seed", "3", "--log", str(log), stdin=reader.stdin())
+    assert res.exit_code == 0, res.output
+    assert "(strong bot)" in res.stdout
+    envs = list(L.read_log(log))
+    check_log(envs)
+    assert payloads(envs) == payloads(ps.envelopes)  # the same seed, the same computer
+
+
+def test_simulate_takes_the_strong_bot(tmp_path: Path) -> None:
+    from gostop_cli.app import app
+    from typer.testing import CliRunner
+
+    res = CliRunner().invoke(
+        app,
+        ["simulate", "-r", "cardavia", "-g", "1", "--bot", "strong", "--out", str(tmp_path)],
+    )
+    assert res.exit_code == 0, res.output
+    assert "bot strong" in res.stdout
+    (path,) = tmp_path.glob("*.jsonl")
+    assert "strong" in path.name and L.verify(list(L.read_log(path))).ok

@@ -2,22 +2,31 @@
 
 At each decision with more than one input the bot takes its seat's view
 (:func:`~.view.seat_view`: its hand, the layout, the piles, the counters, never another
-hand or the stock), deals the unseen cards at random in a way that agrees with it
-(:func:`~.view.determinize`) and, in each such *world*, plays every candidate input and then
-the rest of the hand with ``greedy`` at every seat. A candidate's value is the chips the seat
-wins or pays from that input to the end of the hand (the Stop of a Go, a ppuk's instant
-payment, the settlement), and the bot takes the best average. All candidates meet the same
-worlds, and the same greedy tie-breaks in each, so their difference is not blurred by the
-luck of the deal. Ties go to the input greedy would choose.
+hand or the stock) and deals the unseen cards at random in a way that agrees with it
+(:func:`~.view.determinize`). In each such *world* it plays every candidate input and then
+the rest of the hand with ``greedy`` at every seat; a candidate's value there is the chips
+the seat wins or pays from that input to the end of the hand (a ppuk's instant payment, the
+settlement of whoever stops). All candidates meet the same worlds, and the same greedy
+tie-breaks in each, so their differences are not blurred by the luck of the deal.
+
+The candidates are greedy's best :data:`MAX_CANDIDATES` by its own valuation, and always
+greedy's pick (plays that change nothing between them, two single junk of equal value, are
+searched once). Payouts are heavy-tailed (a Go that turns bad pays double and more), so a
+few dozen rollouts measure a mean roughly: the bot leaves greedy's pick only for the
+candidate with the largest mean gain over it, world by world, and only when that gain
+exceeds :data:`CONFIDENCE` standard errors. Without it, noise picks among the candidates
+and the bot plays worse than greedy; with it, the search overrules greedy where the
+difference is clear.
 
 So it decides every kind of input: which card to play, which of two layout cards to take,
 Go or Stop (a Stop is worth exactly what it pays now; a Go is worth what the rest of the hand
 brings on average), shakes, bombs, flip-only turns and the role of the September cup.
 
-Budget: ``worlds`` fixes the number of worlds per decision (deterministic: the same seed
-and the same view give the same decision); ``budget_ms`` instead plays worlds until the time
-is nearly spent (at least one). The default is a fixed count calibrated to stay under 200 ms
-a decision on the project's 2-core machine (``python -m bench --bots`` measures it).
+Budget: ``rollouts`` fixes the rollouts per decision (split into worlds of one rollout per
+candidate; deterministic: the same seed and the same view give the same decision);
+``budget_ms`` instead plays worlds until the time is nearly spent. The default,
+:data:`DEFAULT_ROLLOUTS`, is a fixed count calibrated to stay under 200 ms a decision on the
+project's 2-core machine (``python -m bench --bots`` measures it).
 
 The value of a hand is its chips only; the carry a nagari passes on and the next deal's
 dealer are not counted.
@@ -57,10 +66,6 @@ _BUDGET_SHARE = 0.8
 _IDX = C.CODE_TO_INDEX
 
 
-def _actor(s: HandState) -> int:
-    return s.decider if s.phase is Phase.CUP or s.phase is Phase.DECIDE else s.turn_seat
-
-
 def _chips(out: list[Any], seat: int) -> int:
     v = 0
     for ev in out:
@@ -79,7 +84,7 @@ def rollout(state: HandState, action: Any, seat: int, policy: list[GreedyBot]) -
     v = _chips(out, seat)
     while s.phase is not Phase.ENDED:
         acts = legal_actions(s)
-        a = acts[0] if len(acts) == 1 else policy[_actor(s)].choose(s, acts)
+        a = acts[0] if len(acts) == 1 else policy[seat_of(s)].choose(s, acts)
         s, out = apply(s, a, inplace=True)
         if out:
             v += _chips(out, seat)
