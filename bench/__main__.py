@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         from . import bots
 
         step("bot matches (a few deals, small searches)")
-        figures += bots.bot_figures(bots.run(2, workers=1, rollouts=8))
+        figures += bots.bot_figures(bots.run(2, workers=1, rollouts=8), judge=False)
 
     if args.million:
         step("queries on 1,000,000 hands")
@@ -140,7 +140,7 @@ def _bots(args: argparse.Namespace) -> int:
     results = bots.run(
         deals, workers=1 if args.quick else None, rollouts=8 if args.quick else None, log=log
     )
-    print(render_table(bots.bot_figures(results)))
+    print(render_table(bots.bot_figures(results, judge=not args.quick)))
     if not args.quick:
         section = bots.render_section(results, _machine(), " ".join(sys.argv[1:]))
         old = args.results.read_text(encoding="utf-8") if args.results.exists() else ""

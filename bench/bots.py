@@ -15,9 +15,10 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from gostop_records import cards as C
 from gostop_records import events as E
@@ -111,6 +112,19 @@ def play_hand(
         s, out = apply(s, a, inplace=True)
 
 
+class _InProcess:
+    """``map`` in this process, for one worker (and the quick run)."""
+
+    def __enter__(self) -> _InProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def map(self, fn: Callable[..., Any], jobs: Sequence[Any]) -> Iterator[Any]:
+        return map(fn, jobs)
+
+
 def _deals(args: tuple[str, str, str, int, int, int | None]) -> tuple[list[float], list[float]]:
     ruleset, bot, foe, start, count, rollouts = args
     pairs: list[float] = []
@@ -133,21 +147,18 @@ def play_match(
     workers: int = 1,
     rollouts: int | None = None,
     chunk: int = 20,
+    log: Callable[[str], None] | None = None,
 ) -> MatchResult:
     """``deals`` seeded deals, each played twice with the seats swapped (2 x deals hands)."""
     jobs = [(ruleset, bot, foe, k, min(chunk, deals - k), rollouts) for k in range(0, deals, chunk)]
     pairs: list[float] = []
     times: list[float] = []
-    if workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
-            for p, t in pool.map(_deals, jobs):
-                pairs += p
-                times += t
-    else:
-        for job in jobs:
-            p, t = _deals(job)
+    with ProcessPoolExecutor(workers) if workers > 1 else _InProcess() as pool:
+        for k, (p, t) in enumerate(pool.map(_deals, jobs), start=1):
             pairs += p
             times += t
+            if log and k % 10 == 0 and k < len(jobs):
+                log(f"{ruleset}: {bot} vs {foe}: {len(pairs)} of {deals} deals")
     n = len(pairs)
     mean = sum(pairs) / n
     var = sum((x - mean) ** 2 for x in pairs) / (n - 1) if n > 1 else 0.0
@@ -178,7 +189,7 @@ def run(
     for ruleset in RULESETS:
         for bot, foe in MATCHES:
             t0 = time.perf_counter()
-            r = play_match(ruleset, bot, foe, deals, workers, rollouts)
+            r = play_match(ruleset, bot, foe, deals, workers, rollouts, log=log)
             if log:
                 log(
                     f"{ruleset}: {bot} vs {foe}: {r.mean:+.2f} chips/hand "
@@ -188,7 +199,9 @@ def run(
     return out
 
 
-def bot_figures(results: list[MatchResult]) -> list[Figure]:
+def bot_figures(results: list[MatchResult], judge: bool = True) -> list[Figure]:
+    """The figures of the matches; ``judge`` adds the targets (not for a smoke run of a few
+    hands, whose intervals say nothing)."""
     figs = []
     for r in results:
         above = r.low > 0
@@ -199,7 +212,7 @@ def bot_figures(results: list[MatchResult]) -> list[Figure]:
                 "chips/hand",
                 beside=f"95% CI [{r.low:+.2f}, {r.high:+.2f}]",
                 target=("interval above 0: " + ("met" if above else "NOT met"))
-                if r.bot == "strong"
+                if r.bot == "strong" and judge
                 else "",
             )
         )
@@ -212,8 +225,9 @@ def bot_figures(results: list[MatchResult]) -> list[Figure]:
                     "ms",
                     beside=f"p99 {r.decision_ms_p99:.0f} ms, max {r.decision_ms_max:.0f} ms "
                     f"over {r.decisions:,} searched decisions",
-                    target="at most 200 ms: "
-                    + ("met" if r.decision_ms_p99 <= 200 else "NOT met (p99)"),
+                    target="at most 200 ms: " + ("met" if r.decision_ms_max <= 200 else "NOT met")
+                    if judge
+                    else "",
                 )
             )
     return figs
