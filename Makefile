@@ -30,6 +30,7 @@ schemas: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,bench]'
 	$(BIN)/python -m bench --archive
+	$(BIN)/python -m bench --bots
 
 bench-quick: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,bench]'

@@ -1,7 +1,8 @@
 """Benchmarks: figures and ratios measured side by side in one run on one generated corpus.
 
-Run with ``make bench`` (or ``python -m bench [--quick] [--hands N] [--million]``). Never run
-by the test suite. Every figure is printed beside its floor or peer, measured in the same run
+Run with ``make bench`` (or ``python -m bench [--quick] [--hands N] [--million]``; the bots'
+strength is its own, longer entry, ``python -m bench --bots [--deals N]``). Never run by the
+test suite. Every figure is printed beside its floor or peer, measured in the same run
 on the same machine, and written with the machine's description to ``bench/RESULTS.md``.
 """
 
@@ -58,7 +59,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--results", type=Path, default=HERE / "RESULTS.md", help="where to write the results"
     )
+    ap.add_argument(
+        "--bots",
+        action="store_true",
+        help="measure the bots instead: strong vs greedy, greedy vs random (long)",
+    )
+    ap.add_argument("--deals", type=int, default=1000, help="deals per bot match (x2 hands)")
     args = ap.parse_args(argv)
+    if args.bots:
+        return _bots(args)
     hands = 400 if args.quick else args.hands
 
     from . import runs
@@ -108,6 +117,12 @@ def main(argv: list[str] | None = None) -> int:
     step("peak memory of validate, import, verify, rebuild and audit at two sizes")
     figures += runs.command_memory_figures(corpus, work)
 
+    if args.quick:
+        from . import bots
+
+        step("bot matches (a few deals, small searches)")
+        figures += bots.bot_figures(bots.run(2, workers=1, rollouts=8), judge=False)
+
     if args.million:
         step("queries on 1,000,000 hands")
         figures += runs.million_figures(work, ROOT / "samples" / "queries")
@@ -119,7 +134,33 @@ def main(argv: list[str] | None = None) -> int:
     print(render_table(figures))
     if not args.quick:
         text = render_markdown(figures, _machine(), hands, " ".join(sys.argv[1:]))
+        from .bots import merge_section, section_of
+
+        old = args.results.read_text(encoding="utf-8") if args.results.exists() else ""
+        kept = section_of(old)  # the bots' figures come from their own run
+        if kept:
+            text = merge_section(text, kept)
         args.results.write_text(text, encoding="utf-8")
+        print(f"[bench] results written to {args.results}", file=sys.stderr)
+    return 0
+
+
+def _bots(args: argparse.Namespace) -> int:
+    """The bots' matches; their section of RESULTS.md is replaced, the rest kept."""
+    from . import bots
+
+    def log(line: str) -> None:
+        print(f"[bench] {line}", file=sys.stderr, flush=True)
+
+    deals = 2 if args.quick else args.deals
+    results = bots.run(
+        deals, workers=1 if args.quick else None, rollouts=8 if args.quick else None, log=log
+    )
+    print(render_table(bots.bot_figures(results, judge=not args.quick)))
+    if not args.quick:
+        section = bots.render_section(results, _machine(), " ".join(sys.argv[1:]))
+        old = args.results.read_text(encoding="utf-8") if args.results.exists() else ""
+        args.results.write_text(bots.merge_section(old, section), encoding="utf-8")
         print(f"[bench] results written to {args.results}", file=sys.stderr)
     return 0
 

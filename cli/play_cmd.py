@@ -396,7 +396,12 @@ def play(
         ),
     ] = None,
     bot: Annotated[
-        str, typer.Option("--bot", metavar="greedy|random", help="How the computer plays.")
+        str,
+        typer.Option(
+            "--bot",
+            metavar="greedy|random|strong",
+            help="How the computer plays (strong: a search over what its seat can see).",
+        ),
     ] = "greedy",
     seed: Annotated[
         int | None,

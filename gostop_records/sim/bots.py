@@ -1,11 +1,13 @@
 """Bots that choose among the legal inputs of a hand.
 
-Both bots see only what a player at the table sees: their own hand, the layout, the piles,
-and how many cards remain. Neither peeks at the stock or the other hands, so a simulated
-game is a plausible game, not a solved one. Both are cheap (a few score evaluations per
-choice), because benchmarks simulate tens of thousands of hands.
+Every bot sees only what a player at the table sees: its own hand, the layout, the piles,
+and how many cards remain. None peeks at the stock or the other hands, so a simulated
+game is a plausible game, not a solved one. ``random`` and ``greedy`` are cheap (a few
+score evaluations per choice), because benchmarks simulate tens of thousands of hands.
 
 - ``random``: uniform over the legal inputs.
+- ``strong`` (:mod:`.strong`): a determinized Monte-Carlo search that plays ``greedy``
+  rollouts in deals of the unseen cards; far slower, for play against a person.
 - ``greedy``: one-step lookahead with a fixed card valuation. A capture is worth the cards
   it takes plus ten times the points it adds to the bot's own score now (so the fifth ribbon
   or the third bird outranks a bright that completes nothing); taking a stack is worth a
@@ -117,6 +119,11 @@ class GreedyBot:
                 best.append(a)
         return best[self.rng.below(len(best))] if len(best) > 1 else best[0]
 
+    def values(self, state: HandState, actions: list[Any]) -> list[float]:
+        """The value greedy gives each input (it plays one of the highest)."""
+        self._base = None
+        return [self._value(state, a) for a in actions]
+
     def _value(self, s: HandState, a: Any) -> float:
         t = type(a)
         if t is E.CardPlayed or t is E.CardFlipped:
@@ -185,7 +192,14 @@ class GreedyBot:
         return float(v)
 
 
-BOTS = {"random": RandomBot, "greedy": GreedyBot}
+def _strong(rng: SplitMix64) -> Bot:
+    from .strong import StrongBot  # strong builds on greedy: imported when first asked for
+
+    return StrongBot(rng)
+
+
+#: Every bot by name, as ``--bot`` takes it: a class or a factory of one seeded generator.
+BOTS: dict[str, Any] = {"random": RandomBot, "greedy": GreedyBot, "strong": _strong}
 
 
 def make_bot(name: str, rng: SplitMix64) -> Bot:
@@ -194,4 +208,5 @@ def make_bot(name: str, rng: SplitMix64) -> Bot:
         cls = BOTS[name]
     except KeyError:
         raise GostopError(f"unknown bot {name!r}: bots are {', '.join(BOTS)}") from None
-    return cls(rng)  # type: ignore[no-any-return]
+    bot: Bot = cls(rng)
+    return bot

@@ -1,0 +1,264 @@
+"""What one seat knows, and deals of the hidden cards that agree with it.
+
+A search that reads the real table could peek at the stock or the other hands without
+meaning to. So the strong bot never sees the table: it sees a :class:`SeatView`, built field
+by field from what the seat may know, and it plays out *determinizations* of that view,
+full tables whose hidden cards are drawn at random among the cards the seat has not seen.
+
+What a seat knows: its own hand, the layout with its stacks (and who made each ppuk), every
+pile, every counter the table shows (turns, Gos, shakes, bombs, ppuks, flip-only turns), the
+turn in progress (the card played, a bomb, a shake), how many cards each other hand and the
+stock hold, the cards a shake showed that are still in the shaker's hand, and, while it
+chooses the capture of its own flip, the card it has just turned. The view keeps these in a
+:class:`~gostop_records.engine.state.HandState` in the engine's hidden-information form (other
+hands as known cards plus a count, the stock as a count), so the rules read it as they read
+a record taken at a real table.
+
+A determinization agrees with everything the view holds: the other hands keep their shown
+cards and their sizes, the stock its size (and the turned card on top), a hand that shook a
+month holds no other card of it, and no other hand holds the four cards of a month, because
+a four in hand is shown at the deal and ends it. (A view counts every card of a shaken month
+in the shaker's hand as shown; the one card that could be there unseen, the month's fourth
+drawn later to replace a bonus card, is a case the view does not tell apart.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .. import cards as C
+from .. import events as E
+from ..engine.state import HandState, Phase
+from .dealer import SplitMix64
+
+__all__ = ["SeatView", "determinize", "seat_of", "seat_view"]
+
+_MM = C.MONTH_MASKS
+_IDX = C.CODE_TO_INDEX
+#: Draws of the hidden cards tried before one with a four in another hand is kept anyway.
+_REDRAWS = 64
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """The information set of ``seat`` at one decision; see the module docstring.
+
+    ``state`` is never changed (it is copied before any use); ``actions`` are the inputs the
+    seat may give now, as the table offers them; ``flip`` is the card the seat has turned
+    and must now place (-1 when none is pending).
+    """
+
+    seat: int
+    state: HandState
+    actions: tuple[Any, ...]
+    flip: int = -1
+
+    @property
+    def unseen(self) -> int:
+        """Cards whose place the seat does not know (other hands, the stock)."""
+        return self.state.unknown_pool()
+
+    def key(self) -> tuple[Any, ...]:
+        """Every fact of the view as plain values: two views with equal keys are the same
+        information, whatever the hidden cards really are."""
+        s = self.state
+        turn = s.turn
+        turn_key = (
+            None
+            if turn is None
+            else (
+                turn.layout_before,
+                turn.played,
+                turn.play_month,
+                turn.play_n,
+                turn.chosen,
+                turn.bomb,
+                turn.shake_month,
+                turn.play_source,
+                tuple(turn.steals),
+                turn.bonus_taken,
+            )
+        )
+        return (
+            self.seat,
+            self.flip,
+            tuple(self.actions),
+            s.table.rules.name,
+            s.players,
+            s.hand_no,
+            s.dealer,
+            tuple(s.order),
+            s.carry,
+            s.phase,
+            s.turn_seat,
+            s.turn_index,
+            s.decider,
+            tuple(s.hands),
+            tuple(s.hand_unknown),
+            s.layout,
+            tuple(s.owner),
+            s.stock_count,
+            tuple(s.piles),
+            s.seen,
+            tuple(s.flip_only),
+            tuple(s.turns_taken),
+            tuple(s.go_count),
+            tuple(s.go_score),
+            tuple(s.go_order),
+            s.go_seq,
+            tuple(s.ppuk_count),
+            tuple(s.ppuk_streak),
+            tuple(s.shakes),
+            tuple(s.bombs),
+            tuple(s.shaken_months),
+            s.cup_role,
+            s.fours_pending,
+            s.last_capture,
+            tuple(s.instant_dues),
+            turn_key,
+        )
+
+
+def seat_of(state: HandState) -> int:
+    """The seat whose input the hand waits for."""
+    return state.decider if state.phase in (Phase.CUP, Phase.DECIDE) else state.turn_seat
+
+
+def _flip_card(actions: list[Any] | tuple[Any, ...]) -> int:
+    for a in actions:
+        if type(a) is E.CardFlipped:
+            return _IDX[a.card]
+    return -1
+
+
+def _shown_in_hand(state: HandState, seat: int) -> int:
+    """Cards of another seat's hand that it has shown (a shake) and still holds."""
+    months = state.shaken_months[seat]
+    shown = 0
+    for m in range(1, 13):
+        if months & (1 << m):
+            shown |= state.hands[seat] & _MM[m]
+    return shown
+
+
+def seat_view(state: HandState, seat: int, actions: list[Any] | tuple[Any, ...]) -> SeatView:
+    """What ``seat`` knows of ``state`` while it chooses among ``actions``.
+
+    The view is built from the public fields and the seat's own hand only: the other hands
+    become their shown cards plus a count, the stock a count, whatever ``state`` knows.
+    """
+    n = state.players
+    v = HandState(state.table, state.hand_no, state.dealer, list(state.order), state.carry)
+    v.phase = state.phase
+    v.turn_seat = state.turn_seat
+    v.turn_index = state.turn_index
+    v.decider = state.decider
+    v.layout = state.layout
+    v.owner = state.owner[:]
+    v.piles = state.piles[:]
+    v.flip_only = state.flip_only[:]
+    v.turns_taken = state.turns_taken[:]
+    v.go_count = state.go_count[:]
+    v.go_score = state.go_score[:]
+    v.go_order = state.go_order[:]
+    v.go_seq = state.go_seq
+    v.ppuk_count = state.ppuk_count[:]
+    v.ppuk_streak = state.ppuk_streak[:]
+    v.shakes = state.shakes[:]
+    v.bombs = state.bombs[:]
+    v.shaken_months = state.shaken_months[:]
+    v.cup_role = state.cup_role
+    v.turn = None if state.turn is None else state.turn.copy()
+    v.last_capture = state.last_capture
+    v.outcome = state.outcome
+    v.winner = state.winner
+    v.reason = state.reason
+    v.instant_dues = state.instant_dues[:]
+    flip = _flip_card(actions) if state.phase in (Phase.FLIP, Phase.FLIP_AS_PLAY) else -1
+    hands = [0] * n
+    unknown = [0] * n
+    for s in range(n):
+        if s == seat:
+            hands[s] = state.hands[s]
+        else:
+            hands[s] = _shown_in_hand(state, s)
+            unknown[s] = state.hand_count(s) - hands[s].bit_count()
+    v.hands = hands
+    v.hand_unknown = unknown
+    v.stock = None
+    v.stock_count = state.stock_remaining()
+    visible = state.layout | (1 << flip if flip >= 0 else 0)
+    for s in range(n):
+        visible |= state.piles[s] | hands[s]
+    v.seen = state.table.deck & visible  # the turned card is seen: on top of the stock
+    own_fours = 0
+    if state.fours_pending:
+        for m in range(1, 13):
+            if hands[seat] & _MM[m] == _MM[m]:
+                own_fours = 1 << seat
+    v.fours_pending = own_fours
+    return SeatView(seat, v, tuple(actions), flip)
+
+
+def _holds_four(mask: int) -> bool:
+    return any(mask & _MM[m] == _MM[m] for m in range(1, 13))
+
+
+def _barred(state: HandState, seat: int) -> int:
+    """Unseen cards another seat cannot hold: the rest of a month it shook (it showed every
+    card of that month it had, three of them, and a four would have been shown at the deal)."""
+    barred = 0
+    months = state.shaken_months[seat]
+    for m in range(1, 13):
+        if months & (1 << m):
+            barred |= _MM[m] & ~state.hands[seat]
+    return barred
+
+
+def determinize(view: SeatView, rng: SplitMix64) -> HandState:
+    """A full table that agrees with ``view``: the hidden cards dealt at random.
+
+    Every other hand gets its count of unseen cards beside its shown ones (none of a month
+    it shook beyond those shown), the stock the rest in a random order (the turned card
+    first while the seat places it). Draws that give another hand a four of a month are
+    drawn again, a bounded number of times.
+    """
+    base = view.state
+    n = base.players
+    flip = view.flip
+    pool = list(C.indices(base.unknown_pool()))
+    barred = [_barred(base, s) if base.hand_unknown[s] else 0 for s in range(n)]
+    for _ in range(_REDRAWS):
+        for i in range(len(pool) - 1, 0, -1):
+            j = rng.below(i + 1)
+            pool[i], pool[j] = pool[j], pool[i]
+        hands = base.hands[:]
+        rest = pool
+        four = False
+        for s in range(n):
+            k = base.hand_unknown[s]
+            if not k:
+                continue
+            left = []
+            for i in rest:
+                if k and not barred[s] >> i & 1:
+                    hands[s] |= 1 << i
+                    k -= 1
+                else:
+                    left.append(i)
+            rest = left
+            four = four or _holds_four(hands[s])
+        if not four:
+            break
+    s = base.copy()
+    s.hands = hands
+    s.hand_unknown = [0] * n
+    stock = rest[:]
+    if flip >= 0:
+        stock.insert(0, flip)
+    s.stock = stock
+    s.stock_pos = 0
+    s.stock_count = len(stock)
+    s.seen = base.table.deck
+    return s
