@@ -61,4 +61,4 @@ def index_page() -> str:
 def qr_svg(text: str) -> str:
     """A QR code of ``text`` as an inline SVG element (no XML declaration)."""
     qr = segno.make(text, error="m")
-    return str(qr.svg_inline(scale=4, border=2, dark="#10311f", light="#ffffff"))
+    return str(qr.svg_inline(border=2, dark="#10311f", light="#ffffff", omitsize=True))

@@ -44,6 +44,9 @@
     const r = await fetch("/api/health");
     const h = await r.json();
     $("key-row").hidden = !!h.open;
+    const net = $("net");
+    net.textContent = `${h.games} game${h.games === 1 ? "" : "s"}` + (h.open ? " · open" : "");
+    net.className = "net ok";
   }
 
   $("new-game").addEventListener("submit", async (ev) => {

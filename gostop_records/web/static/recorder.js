@@ -229,6 +229,7 @@
     const pick = $("picker");
     const title = $("picker-title");
     if (kind === "deal") {
+      $("picker-box").hidden = false;
       const all = T.data.deck.filter((c) => /^\d/.test(c) || now.deal.bonus.includes(c));
       const n = dealPicked.filter((c) => /^\d/.test(c)).length;
       title.textContent = `Tap the ${now.deal.layout} cards laid out (${n} of ${now.deal.layout})`;
@@ -236,6 +237,7 @@
         cardButton(c, `data-deal aria-pressed="${dealPicked.includes(c)}"`, dealPicked.includes(c) ? "on" : ""));
       return;
     }
+    $("picker-box").hidden = kind !== "play" && kind !== "flip" && kind !== "deal";
     if (kind !== "play" && kind !== "flip") {
       title.textContent = "";
       pick.innerHTML = "";
@@ -276,16 +278,20 @@
         `<button type="button" class="plain" data-cancel>Cancel</button></div>`;
     } else if (!queue.length && kind === "decide") {
       const pays = (now.stop_pays && now.stop_pays.losers) || [];
-      html += `<div class="panel ask"><p>${T.esc(T.prompt(now))}</p>` +
-        (pays.length ? `<ul class="pays">${pays.map((l) => `<li>${T.esc(T.nameOf(now, l.loser))}: ${l.points} pt × ${l.multiplier} → <b>${l.pays_chips}</b> chips</li>`).join("")}</ul>` : "") +
+      html += `<div class="panel ask">` +
+        (pays.length ? `<p>A Stop pays now:</p><ul class="pays">${pays.map((l) => {
+          const why = (l.factors || []).filter((f) => f.applies).map((f) => `×${f.factor} ${f.name}`);
+          return `<li>${T.esc(T.nameOf(now, l.loser))} pays <b>${l.pays_chips}</b> chips` +
+            (why.length ? ` <span class="muted">(${T.esc(why.join(", "))})</span>` : "") + `</li>`;
+        }).join("")}</ul>` : "") +
         lineOf("go_called").map((a) => `<button type="button" class="big go" data-line="${T.esc(a.line)}">Go</button>`).join("") +
         lineOf("stop_called").map((a) => `<button type="button" class="big stop" data-line="${T.esc(a.line)}">Stop</button>`).join("") +
         `</div>`;
     } else if (!queue.length && kind === "cup") {
-      html += `<div class="panel ask"><p>${T.esc(T.prompt(now))}</p>` +
+      html += `<div class="panel ask">` +
         lineOf("cup_assigned").map((a) => `<button type="button" class="big" data-line="${T.esc(a.line)}">Cup as ${T.esc(a.role)}</button>`).join("") + `</div>`;
     } else if (!queue.length && kind === "pay") {
-      html += `<div class="panel ask" id="pay"><p>${T.esc(T.prompt(now))}</p>` +
+      html += `<div class="panel ask" id="pay">` +
         now.dues.map((d, i) => {
           const draft = payDraft[i] || { amount: String(d.chips), why: "" };
           return `<div class="due"><label for="pay-${i}">${T.esc(T.nameOf(now, d.payer))} pays ${T.esc(T.nameOf(now, d.payee))}</label> ` +
@@ -370,9 +376,10 @@
     const parts = [];
     const undo = now.undo && !queue.length;
     parts.push(`<button type="button" id="undo"${undo ? "" : " disabled"} title="${undo ? T.esc("retract: " + now.undo.line) : "nothing to undo"}">Undo${undo ? ": " + T.esc(now.undo.line) : ""}</button>`);
-    if (now.rules.shaking) parts.push(`<button type="button" id="shake"${has("shaken") ? "" : " disabled"}>Shake</button>`);
-    if (now.rules.bombs) parts.push(`<button type="button" id="bomb"${has("bomb_played") ? "" : " disabled"}>Bomb</button>`);
-    if (now.rules.bombs) parts.push(`<button type="button" id="flip-only"${has("flip_only_played") ? "" : " disabled"}>Flip only</button>`);
+    const playing = kind === "play";
+    if (now.rules.shaking && playing) parts.push(`<button type="button" id="shake"${has("shaken") ? "" : " disabled"}>Shake</button>`);
+    if (now.rules.bombs && playing) parts.push(`<button type="button" id="bomb"${has("bomb_played") ? "" : " disabled"}>Bomb</button>`);
+    if (now.rules.bombs && playing) parts.push(`<button type="button" id="flip-only"${has("flip_only_played") ? "" : " disabled"}>Flip only</button>`);
     for (const a of now.actions) {
       if (a.verb === "four_of_a_month_shown" && !queue.length) parts.push(`<button type="button" data-line="${T.esc(a.line)}">${T.esc(a.line)}</button>`);
     }
@@ -406,7 +413,7 @@
     drawPicker(kind);
     drawTools(kind);
     drawQueue();
-    T.render(now, $("table"));
+    T.render(now, $("table"), $("seats"));
     T.recent(now, $("recent"));
     setOnline(online);
   }

@@ -83,12 +83,14 @@ window.GostopTable = (function () {
     );
   }
 
-  function render(now, root) {
+  /* The layout into ``root``, the seats into ``seatsRoot`` (or after the layout). */
+  function render(now, root, seatsRoot) {
     const t = now.table;
     const h = t.hand;
     document.body.dataset.version = now.version;
     if (!h) {
-      root.innerHTML = `<p class="empty">No hand has been dealt yet.</p>`;
+      root.innerHTML = `<div class="felt"><p class="empty">No hand has been dealt yet.</p></div>`;
+      if (seatsRoot) seatsRoot.innerHTML = "";
       return;
     }
     const played = new Set(h.played || []);
@@ -102,12 +104,18 @@ window.GostopTable = (function () {
       ? `<p class="result">${esc(results[0].outcome)}${results[0].winner !== null ? ": " + esc(nameOf(now, results[0].winner)) + " wins" : ""}` +
         `${results[0].reason ? " (" + esc(results[0].reason) + ")" : ""}</p>`
       : "";
-    root.innerHTML =
+    const felt =
       `<div class="felt"><div class="layout-head"><h2>Layout</h2>` +
       `<span class="stock-count" data-count="${h.stock_count}">stock ${h.stock_count}</span>` +
       `<span class="hand-no">hand ${h.hand}</span></div>` +
-      `<div id="layout" class="layout">${layout}</div>${result}</div>` +
-      `<div class="seats">${h.seats.map((s) => seatBlock(now, s, h)).join("")}</div>`;
+      `<div id="layout" class="layout">${layout}</div>${result}</div>`;
+    const seats = `<div class="seats">${h.seats.map((s) => seatBlock(now, s, h)).join("")}</div>`;
+    if (seatsRoot) {
+      root.innerHTML = felt;
+      seatsRoot.innerHTML = seats;
+    } else {
+      root.innerHTML = felt + seats;
+    }
   }
 
   function recent(now, root) {
