@@ -260,11 +260,8 @@ def test_a_whole_hand_by_taps_equals_the_scripted_recording(
     script = tmp_path / "hand.txt"
     script.write_text("\n".join([*lines[:-1], paid]) + "\n", encoding="utf-8")
     cli_log = tmp_path / "cli.jsonl"
-    res = CliRunner().invoke(
-        app,
-        ["record", "--log", str(cli_log), "--players", "Ann,Ben", "--ruleset", "matgo"]
-        + ["--script", str(script)],
-    )
+    args = ["record", "--log", str(cli_log), "--players", "Ann,Ben", "--ruleset", "matgo"]
+    res = CliRunner().invoke(app, [*args, "--script", str(script)])
     assert res.exit_code == 0, res.output
     web_log = tmp_path / "web.jsonl"
     web_log.write_bytes(server.http.get(f"/api/games/{gid}/events").content)
@@ -303,7 +300,9 @@ def test_entries_made_offline_are_sent_once_in_order(contexts: Any, server: Serv
             page.keyboard.press("Enter")
         else:
             tap_line(page, line)
-        page.wait_for_function("(n) => document.querySelectorAll('#pending li').length === n", arg=n)
+        page.wait_for_function(
+            "(n) => document.querySelectorAll('#pending li').length === n", arg=n
+        )
     assert "offline" in page.inner_text("#net")
     assert inputs_after(server, gid, base) == []
     # a reload while offline keeps what waits

@@ -16,7 +16,7 @@ from typing import Any
 
 from litestar import MediaType, Request, Response, get, post
 from litestar.datastructures import CacheControlHeader
-from litestar.exceptions import NotFoundException
+from litestar.exceptions import ClientException, NotFoundException
 from litestar.handlers import HTTPRouteHandler
 from litestar.params import FromPath
 
@@ -94,7 +94,7 @@ def page_routes(events_of: EventsOf) -> list[HTTPRouteHandler]:
         """A QR code of the text sent (the recorder link, whose token stays out of URLs)."""
         text = (await request.body()).decode("utf-8", "replace").strip()
         if not text:
-            raise NotFoundException("send the text to encode as the body")
+            raise ClientException("send the text to encode as the body")
         return Response(qr_svg(text), media_type="image/svg+xml")
 
     return [replay, card, index, record, live, qr]
