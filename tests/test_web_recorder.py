@@ -291,6 +291,12 @@ def test_entries_made_offline_are_sent_once_in_order(contexts: Any, server: Serv
     page.goto(f"{server.url}/games/{gid}/record#token={token}")
     page.wait_for_selector("body.ready")
     assert version(page) == base
+    watch_ctx = contexts(viewport=PHONE)
+    watch = watch_ctx.page()
+    watch.goto(f"{server.url}/games/{gid}")
+    watch.wait_for_selector("body.ready")
+    # the live table loses the network too, and reconnects by itself
+    watch_ctx.ctx.set_offline(True)
     ctx.ctx.set_offline(True)
     three = lines[k : k + 3]
     for n, line in enumerate(three, 1):
@@ -305,14 +311,31 @@ def test_entries_made_offline_are_sent_once_in_order(contexts: Any, server: Serv
         )
     assert "offline" in page.inner_text("#net")
     assert inputs_after(server, gid, base) == []
-    # a reload while offline keeps what waits
     ctx.ctx.set_offline(False)
-    settled(page, base, timeout=15_000)
+    done = settled(page, base, timeout=15_000)
     assert inputs_after(server, gid, base) == three
     page.reload()
     page.wait_for_selector("body.ready")
     assert page.locator("#pending li").count() == 0
     assert inputs_after(server, gid, base) == three
+    watch_ctx.ctx.set_offline(False)
+    watch.wait_for_function("(v) => +document.body.dataset.version >= v", arg=done, timeout=8000)
+    assert watch.inner_text("#net") == "live"
+
+    # an entry made offline on a page closed before the network is back is sent by the
+    # next page that opens the recorder on this device
+    nxt = lines[k + 3]
+    assert nxt.split()[0] == "flip" and len(nxt.split()) == 2, nxt
+    ctx.ctx.set_offline(True)
+    tap_line(page, nxt)
+    page.wait_for_selector("#pending li")
+    page.close()
+    ctx.ctx.set_offline(False)
+    again = ctx.page()
+    again.goto(f"{server.url}/games/{gid}/record")
+    again.wait_for_selector("body.ready")
+    settled(again, done)
+    assert inputs_after(server, gid, base) == [*three, nxt]
 
 
 def test_two_recorders_one_wins_the_other_is_shown_the_change(

@@ -33,8 +33,10 @@
         T.render(now, $("table"));
         T.recent(now, $("recent"));
       }
+      if (es.readyState === EventSource.OPEN) status("live", "ok");
     } catch (e) {
       status("reconnecting…", "down");
+      setTimeout(soon, 1000); // read again until the network is back
     }
     reading = false;
     document.body.classList.add("ready");
@@ -55,5 +57,6 @@
   // each message is named by its event type
   for (const type of T.data.event_types) es.addEventListener(type, soon);
   es.onerror = () => status("reconnecting…", "down");
+  window.addEventListener("online", soon);
   refresh();
 })();
