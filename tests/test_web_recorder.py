@@ -6,14 +6,13 @@ recorder is told what the first recorded. Phone-size screenshots go to tests/art
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_support import CHROMIUM
 from gostop_cli.app import app
 from record_helpers import script_for, sim_payloads
 from service_helpers import KEY, Server, auth
@@ -24,36 +23,15 @@ from gostop_records import log as L
 from gostop_records.notation import text
 from gostop_records.validate import validate_files
 
-CHROMIUM = shutil.which("chromium") or (
-    "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None
-)
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)"
 )
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 PHONE = {"width": 360, "height": 640}
 #: A matgo hand (seed 5) with a two-card choice on its first play, a Go and then a Stop.
 SEED = 5
 PAID = "20"
 WHY = "rounded down between friends"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
