@@ -342,3 +342,20 @@ def test_two_recorders_one_wins_the_other_is_shown_the_change(
     # b now shows the table as it stands: the flip is expected
     assert b.get_attribute("body", "data-waiting") == "flip"
     b.screenshot(path=str(ARTIFACTS / "recorder-conflict-phone.png"), full_page=True)
+    # b goes on: a note, then undo twice; the button names what it retracts each time
+    b.click("#dismiss")
+    at = version(b)
+    b.fill("#note-text", "Ben dropped a card")
+    b.press("#note-text", "Enter")
+    at = settled(b, at)
+    assert b.inner_text("#undo") == "Undo: note Ben dropped a card"
+    b.click("#undo")
+    at = settled(b, at)
+    assert b.get_attribute("body", "data-waiting") == "flip"
+    assert b.inner_text("#undo") == f"Undo: {first}"
+    b.click("#undo")
+    settled(b, at)
+    assert b.get_attribute("body", "data-waiting") == "play"
+    made = inputs_after(server, gid, base)
+    assert made[:2] == [first, "note Ben dropped a card"] and len(made) == 4
+    assert all(m.startswith("undo @") for m in made[2:])

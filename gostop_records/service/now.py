@@ -65,8 +65,7 @@ def _hidden_shows(game: Any, h: HandState) -> list[Any]:
                     apply_game(game, payload)
                 except GostopError:
                     continue
-                out.append(payload)
-                break  # one line per month and kind: the cards are named when tapped
+                out.append(payload)  # each set a line: the recorder taps the one shown
     return out
 
 
