@@ -206,6 +206,7 @@ def test_a_whole_hand_by_taps_equals_the_scripted_recording(
         if line == "stop":
             # what a Stop pays now is shown before it is called
             assert "A Stop pays now" in rec.inner_text("#controls")
+            rec.screenshot(path=str(ARTIFACTS / "recorder-decide-phone.png"))
         saw_choice |= tap_line(rec, line)
         v = settled(rec, v)
         # the live table shows the entry within a second

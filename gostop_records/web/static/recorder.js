@@ -402,7 +402,7 @@
       return;
     }
     const kind = expecting();
-    $("prompt").textContent = queue.length ? `${queue.length} entr${queue.length > 1 ? "ies" : "y"} waiting to be confirmed` : T.prompt(now);
+    $("prompt").textContent = queue.length ? `${queue.length} entr${queue.length > 1 ? "ies" : "y"} waiting to be confirmed` : T.prompt(now, true);
     document.body.dataset.waiting = queue.length ? "pending" : now.waiting.kind;
     const m = $("message");
     m.hidden = !message;

@@ -34,8 +34,8 @@ window.GostopTable = (function () {
     return p ? p.name : `seat ${seat}`;
   }
 
-  /* What the rules wait for, in a sentence. */
-  function prompt(now) {
+  /* What the rules wait for, in a sentence (``short``: without what a panel shows). */
+  function prompt(now, short) {
     const w = now.waiting;
     const who = w.seat === null || w.seat === undefined ? "" : nameOf(now, w.seat);
     switch (w.kind) {
@@ -46,7 +46,7 @@ window.GostopTable = (function () {
       case "decide": {
         const pays = (now.stop_pays && now.stop_pays.losers) || [];
         const what = pays.map((l) => `${nameOf(now, l.loser)} pays ${l.pays_chips}`).join(", ");
-        return `${who}: Go or Stop?` + (what ? ` A Stop pays now: ${what}` : "");
+        return `${who}: Go or Stop?` + (what && !short ? ` A Stop pays now: ${what}` : "");
       }
       case "pay": return `Hand ${w.hand} is over: the payment`;
       case "over": return "The game is over";
