@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -115,3 +116,16 @@ def sample_log() -> list[Envelope]:
 def make_game() -> Any:
     """The :func:`make_log` factory, for tests that need several games or other events."""
     return make_log
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for every browser test of the run (Playwright's sync API
+    allows one instance at a time)."""
+    from browser_support import ARGS, CHROMIUM
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()

@@ -86,14 +86,7 @@ def expected(state: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
+# the browser: one Chromium for the run, conftest.browser
 
 
 @pytest.fixture(scope="module")

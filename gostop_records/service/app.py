@@ -254,6 +254,16 @@ async def game_table(
 
 
 @get(
+    "/api/games/{game_id:str}/now",
+    summary="The table, what the rules wait for and every entry they accept next (as lines)",
+)
+async def game_now(game_id: FromPath[str], request: Request[Any, Any, Any]) -> dict[str, Any]:
+    st = _state(request)
+    await _may_read(st, request, game_id)
+    return await st.run(st.svc.now, game_id)
+
+
+@get(
     "/api/games/{game_id:str}/events",
     summary="The log as JSON Lines, each line as stored",
     media_type=JSONL,
@@ -484,6 +494,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
             issue_token,
             token_game,
             game_table,
+            game_now,
             game_events,
             game_audit,
             list_games,

@@ -531,6 +531,12 @@ class TableService:
         envs = self.store.events(game_id)
         return [e for e in envs if e.seq > after] if after else envs
 
+    def now(self, game_id: str) -> dict[str, Any]:
+        """The table and every entry the rules accept next (:func:`.now.now`)."""
+        from .now import now
+
+        return now(self._session(game_id))
+
     def event_lines(self, game_id: str, after: int = 0) -> bytes:
         """The log after ``after`` as JSON Lines, each line as stored."""
         return b"".join(L.encode_json(e) + b"\n" for e in self.events(game_id, after))

@@ -14,9 +14,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from html import escape
 from typing import Any
 
-from litestar import MediaType, Request, Response, get
+from litestar import MediaType, Request, Response, get, post
 from litestar.datastructures import CacheControlHeader
-from litestar.exceptions import NotFoundException
+from litestar.exceptions import ClientException, NotFoundException
 from litestar.handlers import HTTPRouteHandler
 from litestar.params import FromPath
 
@@ -25,6 +25,7 @@ from .. import events as E
 from ..errors import GostopError
 from . import cards as W
 from .pages import replay_page
+from .table_pages import index_page, live_page, qr_svg, recorder_page
 
 __all__ = ["EventsOf", "page_routes"]
 
@@ -69,4 +70,31 @@ def page_routes(events_of: EventsOf) -> list[HTTPRouteHandler]:
             raise NotFoundException(f"there is no card drawing {name!r}: try 01G.svg or back.svg")
         return Response(W.card_svg(code), media_type="image/svg+xml")
 
-    return [replay, card]
+    @get("/", media_type=MediaType.HTML, include_in_schema=False)
+    async def index() -> Response[str]:
+        return Response(index_page(), media_type=MediaType.HTML)
+
+    @get("/games/{game_id:str}/record", media_type=MediaType.HTML, include_in_schema=False)
+    async def record(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
+        return Response(recorder_page(game_id), media_type=MediaType.HTML)
+
+    @get("/games/{game_id:str}", media_type=MediaType.HTML, include_in_schema=False)
+    async def live(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
+        await events_of(request, game_id)  # the service's 404 for a game it does not have
+        return Response(live_page(game_id), media_type=MediaType.HTML)
+
+    @post(
+        "/qr",
+        media_type="image/svg+xml",
+        include_in_schema=False,
+        status_code=200,
+        request_max_body_size=2048,
+    )
+    async def qr(request: Request[Any, Any, Any]) -> Response[str]:
+        """A QR code of the text sent (the recorder link, whose token stays out of URLs)."""
+        text = (await request.body()).decode("utf-8", "replace").strip()
+        if not text:
+            raise ClientException("send the text to encode as the body")
+        return Response(qr_svg(text), media_type="image/svg+xml")
+
+    return [replay, card, index, record, live, qr]

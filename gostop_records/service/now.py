@@ -1,0 +1,147 @@
+"""What a recorder needs to know right now: the table, what the rules wait for, and every
+entry they accept next, as lines of the recorder's grammar.
+
+The web recorder draws its buttons from this and nothing else, so the rules live in one
+place (the engine): each offered line comes from :func:`~gostop_records.engine.actions.
+legal_actions`, and the shakes and bombs of a hand the record does not know are tried
+against the engine before they are offered.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+from .. import cards as C
+from .. import events as E
+from ..engine.actions import legal_actions
+from ..engine.game import apply_game
+from ..engine.settlement import settle
+from ..engine.state import HandState, Phase
+from ..engine.turn import facts_of
+from ..errors import GostopError
+from ..notation import text
+from ..recorder import RecordingSession
+from ..rules import Shaking
+from ..views import game_dict, proof_dict
+
+__all__ = ["RECENT", "now"]
+
+#: Input entries of the log sent back, newest last, so that a page can say what changed.
+RECENT = 12
+
+
+def _action(payload: Any) -> dict[str, Any]:
+    """One accepted entry: its line and the cards it involves."""
+    out: dict[str, Any] = {"line": text(payload), "verb": E.event_type(payload)}
+    for field in ("card", "chosen", "month", "cards", "role", "seat"):
+        value = getattr(payload, field, None)
+        if value is not None:
+            out[field] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def _hidden_shows(game: Any, h: HandState) -> list[Any]:
+    """Shakes and bombs of a hand the record does not know: every set of cards of a month
+    that could be held, kept when the engine accepts it."""
+    rules = h.table.rules
+    seat = h.turn_seat
+    turn = h.turn
+    if not h.hand_unknown[seat] or turn is None or turn.played >= 0 or turn.shake_month:
+        return []
+    pool = h.hands[seat] | h.unknown_pool()
+    sizes: list[tuple[type, int]] = []
+    if rules.shaking is not Shaking.NONE:
+        sizes.append((E.Shaken, 3))
+    if rules.bombs:
+        sizes += [(E.BombPlayed, 3)] + ([(E.BombPlayed, 2)] if rules.two_card_bomb else [])
+    out: list[Any] = []
+    for m in range(1, 13):
+        mine = C.codes(pool & C.MONTH_MASKS[m])
+        for cls, k in sizes:
+            for cards in combinations(mine, k):
+                payload = cls(seat=seat, month=m, cards=list(cards))
+                try:
+                    apply_game(game, payload)
+                except GostopError:
+                    continue
+                out.append(payload)  # each set a line: the recorder taps the one shown
+    return out
+
+
+def _recent(rec: RecordingSession) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for env in reversed(rec.envelopes):
+        if len(out) >= RECENT:
+            break
+        if not E.is_input(env.event) or type(env.event) is E.GameStarted:
+            continue
+        out.append({"seq": env.seq, "line": _line(env.event), "by": env.by})
+    return out[::-1]
+
+
+def now(rec: RecordingSession) -> dict[str, Any]:
+    """The state of a game being recorded, for a page: ``version``, ``table`` (as
+    ``gostop replay --json``), ``waiting``, ``actions`` (each ``line`` the API accepts
+    now), ``stop_pays`` (a Stop's proof while Go or Stop is asked), ``dues`` (the
+    payments the rules make due), ``undo`` (the entry an undo retracts), ``unseen`` (the
+    cards whose place the record does not know), ``deal`` (how many cards a deal lays
+    out) and ``recent`` (the latest input entries)."""
+    game = rec.game
+    h = game.hand
+    w = rec.waiting()
+    actions: list[Any] = []
+    stop_pays = None
+    unseen: list[str] = []
+    if h is not None and h.phase is not Phase.ENDED:
+        actions = legal_actions(h)
+        if h.phase is Phase.PLAY:
+            actions += _hidden_shows(game, h)
+        if h.phase is Phase.DECIDE:
+            stop_pays = proof_dict(settle(h.table, facts_of(h, h.decider)))
+        unseen = C.codes(h.unknown_pool())
+    lines = [_action(a) for a in actions]
+    dues = [
+        {
+            "payer": d.payer,
+            "payee": d.payee,
+            "points": d.points,
+            "chips": d.chips,
+            "reason": d.reason,
+        }
+        for d in rec.pending_dues()
+    ]
+    if dues:
+        lines.append({"line": "pay", "verb": "payment_recorded"})
+    undo = rec.retractable()
+    rules = game.rules
+    hand_size, layout_size = rules.deal_size(len(game.players))
+    return {
+        "game_id": rec.game_id,
+        "version": rec.last_seq,
+        "table": game_dict(game, rec.envelopes[-1] if rec.envelopes else None),
+        "waiting": {"kind": w.kind, "seat": w.seat, "hand": w.hand, "options": list(w.options)},
+        "actions": lines,
+        "stop_pays": stop_pays,
+        "dues": dues,
+        "undo": {"seq": undo.seq, "line": _line(undo.event)} if undo is not None else None,
+        "unseen": unseen,
+        "deal": {
+            "layout": layout_size,
+            "hand": hand_size,
+            "bonus": list(rules.bonus_cards),
+        },
+        "rules": {
+            "shaking": rules.shaking is not Shaking.NONE,
+            "bombs": bool(rules.bombs),
+            "cup": rules.cup_mode.value == "player_choice",
+        },
+        "recent": _recent(rec),
+    }
+
+
+def _line(payload: Any) -> str:
+    try:
+        return text(payload)
+    except GostopError:
+        return E.event_type(payload)

@@ -1,0 +1,85 @@
+/* The games of the store and a form to start one: the new game's recorder link carries
+   its token in the fragment, shown as a link and a QR code (drawn by the server). */
+"use strict";
+(function () {
+  const T = window.GostopTable;
+  const $ = (id) => document.getElementById(id);
+  const KKEY = "gostop.serverkey";
+
+  function key() {
+    const field = $("server-key");
+    const k = (field && field.value.trim()) || localStorage.getItem(KKEY) || "";
+    if (field && field.value.trim()) localStorage.setItem(KKEY, field.value.trim());
+    return k;
+  }
+
+  function row(g) {
+    const open = g.hands === 0 || g.hands > g.hands_ended;
+    const players = (g.players || []).join(", ");
+    const rec = localStorage.getItem(`gostop.token.${g.game_id}`);
+    const id = encodeURIComponent(g.game_id);
+    return (
+      `<li class="game${open ? " open" : ""}" data-game="${T.esc(g.game_id)}">` +
+      `<a class="title" href="/games/${id}">${T.esc(players)}</a>` +
+      `<span class="muted">${T.esc(g.ruleset)} · ${g.hands_ended}/${g.hands} hands · ${g.version} events · ${T.esc((g.started_at || "").slice(0, 16).replace("T", " "))}</span>` +
+      `<span class="links">${open ? "<b class='state'>in progress</b>" : "<span class='state'>ended</span>"}` +
+      ` <a href="/games/${id}">live table</a> · <a href="/games/${id}/replay">replay</a>` +
+      (rec ? ` · <a href="/games/${id}/record">record</a>` : "") + `</span></li>`
+    );
+  }
+
+  async function list() {
+    const r = await fetch("/api/games?limit=200", { headers: { Accept: "application/json" } });
+    const body = await r.json();
+    if (!r.ok) {
+      $("games").innerHTML = `<li class="muted">${T.esc(body.reason || r.status)}</li>`;
+      return;
+    }
+    const open = (g) => g.hands === 0 || g.hands > g.hands_ended;
+    const games = body.games.filter(open).concat(body.games.filter((g) => !open(g)));
+    $("games").innerHTML = games.length ? games.map(row).join("") : "<li class='muted'>No games yet.</li>";
+  }
+
+  async function health() {
+    const r = await fetch("/api/health");
+    const h = await r.json();
+    $("key-row").hidden = !!h.open;
+    const net = $("net");
+    net.textContent = `${h.games} game${h.games === 1 ? "" : "s"}` + (h.open ? " · open" : "");
+    net.className = "net ok";
+  }
+
+  $("new-game").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const out = $("created");
+    const players = $("players").value.split(",").map((s) => s.trim()).filter(Boolean);
+    const body = { players, ruleset: $("preset").value, stake: +$("stake").value || 1 };
+    const headers = { "Content-Type": "application/json", Accept: "application/json" };
+    const k = key();
+    if (k) headers.Authorization = `Bearer ${k}`;
+    const r = await fetch("/api/games", { method: "POST", headers, body: JSON.stringify(body) });
+    const ans = await r.json().catch(() => ({}));
+    if (r.status !== 201) {
+      out.hidden = false;
+      out.innerHTML = `<p class="refusal" role="alert"><b>Not started:</b> ${T.esc(ans.reason || r.status)}</p>`;
+      return;
+    }
+    localStorage.setItem(`gostop.token.${ans.game_id}`, ans.recorder_token);
+    const id = encodeURIComponent(ans.game_id);
+    const link = `${location.origin}/games/${id}/record#token=${encodeURIComponent(ans.recorder_token)}`;
+    const qr = await fetch("/qr", { method: "POST", headers: { "Content-Type": "text/plain" }, body: link });
+    out.hidden = false;
+    out.innerHTML =
+      `<h2>Game ${T.esc(ans.game_id)} started</h2>` +
+      `<p>Open the recorder on the phone at the table: scan the code, or open the link. ` +
+      `The link holds the recorder token: give it only to who records.</p>` +
+      `<div class="qr" role="img" aria-label="QR code of the recorder link">${qr.ok ? await qr.text() : ""}</div>` +
+      `<p><a id="record-link" href="${T.esc(link)}">Record on this device</a> · ` +
+      `<a href="/games/${id}">live table</a></p>` +
+      `<p class="muted link-text">${T.esc(link)}</p>`;
+    list();
+  });
+
+  health().catch(() => {});
+  list().then(() => document.body.classList.add("ready"));
+})();

@@ -1,0 +1,447 @@
+/* The recorder: taps become lines of the recorder's grammar, sent one at a time to
+   POST /api/games/{id}/entries with the version they expect and an idempotency key.
+   What may be tapped comes from GET /api/games/{id}/now (the engine's legal entries); the
+   page decides no rule. Entries wait in localStorage until the server confirms them, so a
+   lost network or a reload loses nothing and a retry is never recorded twice. */
+"use strict";
+(function () {
+  const T = window.GostopTable;
+  const gid = T.data.game_id;
+  const api = `/api/games/${encodeURIComponent(gid)}`;
+  const QKEY = `gostop.queue.${gid}`;
+  const TKEY = `gostop.token.${gid}`;
+  const NKEY = `gostop.now.${gid}`;
+  const VKEY = `gostop.version.${gid}`;
+  const $ = (id) => document.getElementById(id);
+
+  // the token arrives in the fragment (never sent to a server log), then lives in storage
+  const frag = new URLSearchParams(location.hash.slice(1));
+  if (frag.get("token")) {
+    localStorage.setItem(TKEY, frag.get("token"));
+    history.replaceState(null, "", location.pathname);
+  }
+  const token = localStorage.getItem(TKEY);
+
+  let now = JSON.parse(localStorage.getItem(NKEY) || "null");
+  let queue = JSON.parse(localStorage.getItem(QKEY) || "[]");
+  let inFlight = false;
+  let online = true;
+  let choice = null; // {verb, card, options: [codes]}
+  let showing = null; // "shake" | "bomb" | null
+  let dealPicked = [];
+  let payDraft = {}; // amounts and reasons typed, kept across redraws
+  let message = null; // {kind: "refusal" | "conflict" | "info", html}
+
+  function save() {
+    localStorage.setItem(QKEY, JSON.stringify(queue));
+  }
+
+  function headers(extra) {
+    const h = Object.assign({ Accept: "application/json" }, extra || {});
+    if (token) h.Authorization = `Bearer ${token}`;
+    return h;
+  }
+
+  function newKey() {
+    const b = new Uint8Array(12);
+    crypto.getRandomValues(b);
+    return "web-" + Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  }
+
+  function setOnline(value) {
+    online = value;
+    const net = $("net");
+    net.textContent = value ? (queue.length ? `sending ${queue.length}` : "online") : `offline · ${queue.length} waiting`;
+    net.className = "net " + (value ? (queue.length ? "busy" : "ok") : "down");
+  }
+
+  async function refresh() {
+    try {
+      const r = await fetch(`${api}/now`, { headers: headers(), cache: "no-store" });
+      if (!r.ok) {
+        const body = await r.json().catch(() => ({}));
+        show("refusal", `<b>${T.esc(body.error || r.status)}</b> ${T.esc(body.reason || "")}`);
+        return;
+      }
+      now = await r.json();
+      localStorage.setItem(NKEY, JSON.stringify(now));
+      setOnline(true);
+    } catch (e) {
+      setOnline(false);
+    }
+    draw();
+  }
+
+  function show(kind, html) {
+    message = { kind, html };
+  }
+
+  // --- the queue ------------------------------------------------------------------------
+
+  function enqueue(lines) {
+    for (const line of lines) queue.push({ key: newKey(), line, expected: null });
+    choice = null;
+    showing = null;
+    message = null;
+    payDraft = {};
+    save();
+    draw();
+    pump();
+  }
+
+  function dropRest(from, why) {
+    const lost = queue.splice(from);
+    save();
+    return lost.length
+      ? `<p>${T.esc(why)}: ${lost.map((e) => `<code>${T.esc(e.line)}</code>`).join(", ")}</p>`
+      : "";
+  }
+
+  async function pump() {
+    if (inFlight || !queue.length || !now) return;
+    inFlight = true;
+    const entry = queue[0];
+    if (entry.expected === null) {
+      entry.expected = Math.max(now.version, +(localStorage.getItem(VKEY) || 0));
+      save();
+    }
+    let r;
+    try {
+      r = await fetch(`${api}/entries`, {
+        method: "POST",
+        headers: headers({ "Content-Type": "application/json", "Idempotency-Key": entry.key }),
+        body: JSON.stringify({ entry: entry.line, expected_version: entry.expected }),
+      });
+    } catch (e) {
+      inFlight = false;
+      setOnline(false);
+      draw();
+      return; // sent again when the network is back (same key, same version)
+    }
+    const body = await r.json().catch(() => ({}));
+    inFlight = false;
+    if (r.status === 201) {
+      queue.shift();
+      localStorage.setItem(VKEY, String(body.version));
+      if (queue.length && queue[0].expected === null) {
+        queue[0].expected = body.version;
+      }
+      save();
+      setOnline(true);
+      if (queue.length) {
+        draw();
+        pump();
+      } else {
+        await refresh();
+      }
+      return;
+    }
+    if (r.status >= 500 || r.status === 503) {
+      setOnline(false);
+      setTimeout(pump, 2000);
+      return;
+    }
+    queue.shift();
+    save();
+    const old = now ? now.version : 0;
+    if (r.status === 409) {
+      await refresh();
+      const changed = now.recent.filter((x) => x.seq > entry.expected);
+      show(
+        "conflict",
+        `<p><b>Another device recorded first.</b> Since version ${entry.expected}:</p>` +
+          `<ul>${changed.map((x) => `<li><span class="seq">${x.seq}</span> ${T.esc(x.line)}</li>`).join("")}</ul>` +
+          `<p>Not recorded: <code>${T.esc(entry.line)}</code>. Look at the table and enter it again if it still holds.</p>` +
+          dropRest(0, "Also not sent"),
+      );
+    } else {
+      const rule = body.rule ? `<span class="rule">${T.esc(body.rule)}</span> ` : "";
+      let html = `<p><b>Refused:</b> <code>${T.esc(entry.line)}</code></p><p>${rule}${T.esc(body.reason || body.error || r.status)}</p>`;
+      html += dropRest(0, "Not sent, as they followed it");
+      await refresh();
+      if (body.rule === "choice_required" && body.candidates && body.candidates.length) {
+        const [verb, card] = entry.line.split(/\s+/);
+        choice = { verb, card, options: body.candidates };
+      }
+      show("refusal", html);
+      if (old !== now.version) return draw();
+    }
+    draw();
+  }
+
+  // --- what may be tapped now -----------------------------------------------------------
+
+  /* The kind of entry expected next: the server's word when nothing waits, else a guess
+     from the last waiting line (the server still checks each one). */
+  function expecting() {
+    if (!queue.length) return now.waiting.kind;
+    const last = queue[queue.length - 1].line.split(/\s+/)[0];
+    if (last === "play" || last === "bomb") return "flip";
+    if (last === "flip" || last === "go") return "play";
+    return "wait";
+  }
+
+  function cardActions(verb) {
+    const by = new Map();
+    for (const a of now.actions) {
+      const v = a.verb === "card_played" ? "play" : a.verb === "card_flipped" ? "flip" : null;
+      if (v !== verb) continue;
+      if (!by.has(a.card)) by.set(a.card, []);
+      by.get(a.card).push(a);
+    }
+    return by;
+  }
+
+  function tapCard(verb, code, acts) {
+    if (acts && acts.length > 1) {
+      choice = { verb, card: code, options: acts.map((a) => a.chosen) };
+      message = null;
+      draw();
+      const first = document.querySelector("#choice button");
+      if (first) first.focus();
+      return;
+    }
+    enqueue([acts && acts.length ? acts[0].line : `${verb} ${code}`]);
+  }
+
+  function cardButton(code, attrs, cls) {
+    return (
+      `<button type="button" class="pick ${cls || ""}" data-code="${T.esc(code)}" ${attrs || ""}` +
+      ` aria-label="${T.esc(T.label(code))}" title="${T.esc(T.label(code))}">` +
+      `<svg viewBox="0 0 50 80" aria-hidden="true"><use href="#card-${T.esc(code)}"></use></svg>` +
+      `<span class="code">${T.esc(code)}</span></button>`
+    );
+  }
+
+  function byMonth(codes, render) {
+    const groups = new Map();
+    for (const c of codes) {
+      const m = T.monthOf(c);
+      if (!groups.has(m)) groups.set(m, []);
+      groups.get(m).push(c);
+    }
+    return [...groups.keys()].sort((a, b) => (a || 99) - (b || 99)).map((m) =>
+      `<div class="pick-month" data-month="${m}"><span class="m">${m ? m : "bonus"}</span>` +
+      groups.get(m).map(render).join("") + `</div>`).join("");
+  }
+
+  function drawPicker(kind) {
+    const pick = $("picker");
+    const title = $("picker-title");
+    if (kind === "deal") {
+      $("picker-box").hidden = false;
+      const all = T.data.deck.filter((c) => /^\d/.test(c) || now.deal.bonus.includes(c));
+      const n = dealPicked.filter((c) => /^\d/.test(c)).length;
+      title.textContent = `Tap the ${now.deal.layout} cards laid out (${n} of ${now.deal.layout})`;
+      pick.innerHTML = byMonth(all, (c) =>
+        cardButton(c, `data-deal aria-pressed="${dealPicked.includes(c)}"`, dealPicked.includes(c) ? "on" : ""));
+      return;
+    }
+    $("picker-box").hidden = kind !== "play" && kind !== "flip" && kind !== "deal";
+    if (kind !== "play" && kind !== "flip") {
+      title.textContent = "";
+      pick.innerHTML = "";
+      return;
+    }
+    const seat = now.waiting.seat;
+    const waitingCards = new Set(queue.flatMap((e) => e.line.split(/\s+/).slice(1)));
+    let codes;
+    let acts = new Map();
+    if (!queue.length) {
+      acts = cardActions(kind);
+      codes = [...acts.keys()];
+    } else {
+      codes = now.unseen.filter((c) => !waitingCards.has(c));
+    }
+    const h = now.table.hand;
+    const known = h && seat !== null && !queue.length ? h.seats[seat].hand_known : [];
+    const inHand = codes.filter((c) => known.includes(c));
+    const rest = codes.filter((c) => !known.includes(c));
+    const who = seat !== null && !queue.length ? T.nameOf(now, seat) : "next";
+    title.textContent = kind === "play" ? `${who}: tap the card played` : `${who}: tap the card flipped`;
+    const btn = (c) => cardButton(c, `data-verb="${kind}"`);
+    pick.innerHTML =
+      (inHand.length ? `<div class="pick-hand"><span class="m">hand</span>${inHand.map(btn).join("")}</div>` : "") +
+      byMonth(rest, btn);
+    pick.querySelectorAll("button[data-verb]").forEach((b) => {
+      b.addEventListener("click", () => tapCard(kind, b.dataset.code, acts.get(b.dataset.code)));
+    });
+  }
+
+  function drawControls(kind) {
+    const c = $("controls");
+    let html = "";
+    const lineOf = (verb) => now.actions.filter((a) => a.verb === verb);
+    if (choice) {
+      html += `<div id="choice" class="panel ask"><p>${T.esc(choice.card)} matches two layout cards: which does it take?</p>` +
+        choice.options.map((o) => cardButton(o, `data-choose="${T.esc(o)}"`)).join("") +
+        `<button type="button" class="plain" data-cancel>Cancel</button></div>`;
+    } else if (!queue.length && kind === "decide") {
+      const pays = (now.stop_pays && now.stop_pays.losers) || [];
+      html += `<div class="panel ask">` +
+        (pays.length ? `<p>A Stop pays now:</p><ul class="pays">${pays.map((l) => {
+          const why = (l.factors || []).filter((f) => f.applies).map((f) => `×${f.factor} ${f.name}`);
+          return `<li>${T.esc(T.nameOf(now, l.loser))} pays <b>${l.pays_chips}</b> chips` +
+            (why.length ? ` <span class="muted">(${T.esc(why.join(", "))})</span>` : "") + `</li>`;
+        }).join("")}</ul>` : "") +
+        lineOf("go_called").map((a) => `<button type="button" class="big go" data-line="${T.esc(a.line)}">Go</button>`).join("") +
+        lineOf("stop_called").map((a) => `<button type="button" class="big stop" data-line="${T.esc(a.line)}">Stop</button>`).join("") +
+        `</div>`;
+    } else if (!queue.length && kind === "cup") {
+      html += `<div class="panel ask">` +
+        lineOf("cup_assigned").map((a) => `<button type="button" class="big" data-line="${T.esc(a.line)}">Cup as ${T.esc(a.role)}</button>`).join("") + `</div>`;
+    } else if (!queue.length && kind === "pay") {
+      html += `<div class="panel ask" id="pay">` +
+        now.dues.map((d, i) => {
+          const draft = payDraft[i] || { amount: String(d.chips), why: "" };
+          return `<div class="due"><label for="pay-${i}">${T.esc(T.nameOf(now, d.payer))} pays ${T.esc(T.nameOf(now, d.payee))}</label> ` +
+          `<input id="pay-${i}" type="number" min="0" inputmode="numeric" value="${T.esc(draft.amount)}" data-due="${d.chips}" data-i="${i}">` +
+          ` chips <span class="muted">due: ${d.chips} (${T.esc(d.reason)}, ${d.points} pt)</span>` +
+          `<div class="why"${draft.amount === String(d.chips) ? " hidden" : ""}><label for="why-${i}">Why a different amount?</label>` +
+          `<input id="why-${i}" type="text" maxlength="200" data-i="${i}" value="${T.esc(draft.why)}" placeholder="the reason, recorded with it"></div></div>`;
+        }).join("") +
+        `<button type="button" class="big" id="pay-record">Record the payment</button></div>`;
+    } else if (kind === "deal") {
+      html += `<div class="panel"><button type="button" class="big" id="deal-record"` +
+        `${dealPicked.filter((x) => /^\d/.test(x)).length === now.deal.layout ? "" : " disabled"}>Deal</button>` +
+        `<button type="button" class="plain" id="deal-clear">Clear</button></div>`;
+    } else if (kind === "over") {
+      html += `<div class="panel"><p>The game is over. <a href="/games/${encodeURIComponent(gid)}/replay">Replay it</a></p></div>`;
+    }
+    if (showing) {
+      const verb = showing === "shake" ? "shaken" : "bomb_played";
+      html += `<div class="panel ask" id="shows"><p>${showing === "shake" ? "Shake" : "Bomb"}: which month?</p>` +
+        lineOf(verb).map((a) => `<button type="button" data-line="${T.esc(a.line)}">${T.esc(a.line)}</button>`).join("") +
+        `<button type="button" class="plain" data-cancel>Cancel</button></div>`;
+    }
+    c.innerHTML = html;
+    c.querySelectorAll("button[data-line]").forEach((b) => b.addEventListener("click", () => enqueue([b.dataset.line])));
+    c.querySelectorAll("button[data-choose]").forEach((b) =>
+      b.addEventListener("click", () => enqueue([`${choice.verb} ${choice.card} ${b.dataset.choose}`])));
+    c.querySelectorAll("button[data-cancel]").forEach((b) =>
+      b.addEventListener("click", () => { choice = null; showing = null; draw(); }));
+    const pay = $("pay-record");
+    if (pay) {
+      const keep = (i) => {
+        payDraft[i] = { amount: $(`pay-${i}`).value.trim(), why: $(`why-${i}`).value };
+      };
+      c.querySelectorAll("input[data-due]").forEach((inp) => inp.addEventListener("input", () => {
+        inp.parentElement.querySelector(".why").hidden = inp.value.trim() === inp.dataset.due;
+        keep(inp.dataset.i);
+      }));
+      c.querySelectorAll(".why input").forEach((inp) => inp.addEventListener("input", () => keep(inp.dataset.i)));
+      pay.addEventListener("click", payment);
+    }
+    const deal = $("deal-record");
+    if (deal) {
+      deal.addEventListener("click", () => {
+        const layout = dealPicked.filter((x) => /^\d/.test(x));
+        const bonus = dealPicked.filter((x) => !/^\d/.test(x));
+        dealPicked = [];
+        enqueue([`deal layout ${layout.join(" ")}` + (bonus.length ? ` bonus ${bonus.join(" ")}` : "")]);
+      });
+      $("deal-clear").addEventListener("click", () => { dealPicked = []; draw(); });
+    }
+  }
+
+  function payment() {
+    const lines = [];
+    let differs = false;
+    now.dues.forEach((d, i) => {
+      const amount = $(`pay-${i}`).value.trim();
+      const why = $(`why-${i}`).value.trim();
+      if (amount !== String(d.chips)) {
+        differs = true;
+        if (!/^\d+$/.test(amount)) {
+          show("refusal", `<p>${T.esc(amount)} is not a number of chips</p>`);
+          return;
+        }
+        if (!why) {
+          show("refusal", "<p>A payment different from the one due needs a reason: it is recorded with it.</p>");
+          setTimeout(() => { const f = $(`why-${i}`); if (f) f.focus(); });
+          return;
+        }
+        lines.push(`pay ${d.payer}->${d.payee} ${amount} ${why}`);
+      } else {
+        lines.push(`pay ${d.payer}->${d.payee} ${d.chips}`);
+      }
+    });
+    if (lines.length !== now.dues.length) return draw();
+    enqueue(differs ? lines : ["pay"]);
+  }
+
+  function drawTools(kind) {
+    const has = (verb) => !queue.length && now.actions.some((a) => a.verb === verb);
+    const t = $("tools");
+    const parts = [];
+    const undo = now.undo && !queue.length;
+    parts.push(`<button type="button" id="undo"${undo ? "" : " disabled"} title="${undo ? T.esc("retract: " + now.undo.line) : "nothing to undo"}">Undo${undo ? ": " + T.esc(now.undo.line) : ""}</button>`);
+    const playing = kind === "play";
+    if (now.rules.shaking && playing) parts.push(`<button type="button" id="shake"${has("shaken") ? "" : " disabled"}>Shake</button>`);
+    if (now.rules.bombs && playing) parts.push(`<button type="button" id="bomb"${has("bomb_played") ? "" : " disabled"}>Bomb</button>`);
+    if (now.rules.bombs && playing) parts.push(`<button type="button" id="flip-only"${has("flip_only_played") ? "" : " disabled"}>Flip only</button>`);
+    for (const a of now.actions) {
+      if (a.verb === "four_of_a_month_shown" && !queue.length) parts.push(`<button type="button" data-line="${T.esc(a.line)}">${T.esc(a.line)}</button>`);
+    }
+    t.innerHTML = parts.join("");
+    $("undo").addEventListener("click", () => enqueue(["undo"]));
+    if ($("shake")) $("shake").addEventListener("click", () => { showing = "shake"; draw(); });
+    if ($("bomb")) $("bomb").addEventListener("click", () => { showing = "bomb"; draw(); });
+    if ($("flip-only")) $("flip-only").addEventListener("click", () => enqueue(["flip-only"]));
+    t.querySelectorAll("button[data-line]").forEach((b) => b.addEventListener("click", () => enqueue([b.dataset.line])));
+  }
+
+  function drawQueue() {
+    $("pending").innerHTML = queue.map((e) =>
+      `<li class="pending" data-line="${T.esc(e.line)}"><span class="dot" aria-hidden="true"></span>${T.esc(e.line)} <span class="muted">${online ? "sending…" : "waiting for the network"}</span></li>`).join("");
+  }
+
+  function draw() {
+    if (!now) {
+      $("prompt").textContent = "Reading the game…";
+      return;
+    }
+    const kind = expecting();
+    $("prompt").textContent = queue.length ? `${queue.length} entr${queue.length > 1 ? "ies" : "y"} waiting to be confirmed` : T.prompt(now, true);
+    document.body.dataset.waiting = queue.length ? "pending" : now.waiting.kind;
+    const m = $("message");
+    m.hidden = !message;
+    m.className = message ? `message ${message.kind}` : "message";
+    m.innerHTML = message ? message.html + `<button type="button" class="plain" id="dismiss">OK</button>` : "";
+    if (message) $("dismiss").addEventListener("click", () => { message = null; draw(); });
+    drawControls(kind);
+    drawPicker(kind);
+    drawTools(kind);
+    drawQueue();
+    T.render(now, $("table"), $("seats"));
+    T.recent(now, $("recent"));
+    setOnline(online);
+  }
+
+  $("picker").addEventListener("click", (ev) => {
+    const b = ev.target.closest("button[data-deal]");
+    if (!b) return;
+    const c = b.dataset.code;
+    dealPicked = dealPicked.includes(c) ? dealPicked.filter((x) => x !== c) : [...dealPicked, c];
+    draw();
+    const again = document.querySelector(`#picker button[data-code="${c}"]`);
+    if (again) again.focus();
+  });
+  $("note-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const text = $("note-text").value.trim();
+    if (!text) return;
+    $("note-text").value = "";
+    enqueue([`note ${text}`]);
+  });
+
+  window.addEventListener("online", () => { setOnline(true); pump(); });
+  window.addEventListener("offline", () => { setOnline(false); draw(); });
+  setInterval(() => { if (queue.length && !inFlight) pump(); }, 3000);
+
+  if (!token) {
+    show("refusal", "<p>This device has no recorder token for the game: open the link (or QR code) given when the game was started.</p>");
+  }
+  draw();
+  refresh().then(() => { document.body.classList.add("ready"); pump(); });
+})();

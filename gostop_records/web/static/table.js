@@ -1,0 +1,128 @@
+/* The table as it stands, drawn from GET /api/games/{id}/now: shared by the recorder and
+   the live table. Written by hand, no build step; everything the page needs is inline. */
+"use strict";
+window.GostopTable = (function () {
+  const data = JSON.parse(document.getElementById("page-data").textContent);
+  const labels = data.labels;
+  const KINDS = [["brights", "Brights"], ["animals", "Animals"], ["ribbons", "Ribbons"], ["junk", "Junk"]];
+
+  function esc(text) {
+    return String(text).replace(/[&<>"']/g, (c) => ({
+      "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;",
+    })[c]);
+  }
+
+  function label(code) {
+    return labels[code] || code;
+  }
+
+  function face(code, cls) {
+    return (
+      `<svg class="${cls || "card"}" viewBox="0 0 50 80" role="img" aria-label="${esc(label(code))}"` +
+      ` data-code="${esc(code)}"><title>${esc(label(code))}</title>` +
+      `<use href="#card-${esc(code)}"></use></svg>`
+    );
+  }
+
+  function monthOf(code) {
+    const m = /^(\d\d)/.exec(code);
+    return m ? +m[1] : 0;
+  }
+
+  function nameOf(now, seat) {
+    const p = now.table.players[seat];
+    return p ? p.name : `seat ${seat}`;
+  }
+
+  /* What the rules wait for, in a sentence (``short``: without what a panel shows). */
+  function prompt(now, short) {
+    const w = now.waiting;
+    const who = w.seat === null || w.seat === undefined ? "" : nameOf(now, w.seat);
+    switch (w.kind) {
+      case "deal": return `Hand ${w.hand}: the deal (dealer ${who})`;
+      case "play": return `${who} to play`;
+      case "flip": return `${who}: the card flipped from the stock`;
+      case "cup": return `${who}: the September cup counts as animal or junk`;
+      case "decide": {
+        const pays = (now.stop_pays && now.stop_pays.losers) || [];
+        const what = pays.map((l) => `${nameOf(now, l.loser)} pays ${l.pays_chips}`).join(", ");
+        return `${who}: Go or Stop?` + (what && !short ? ` A Stop pays now: ${what}` : "");
+      }
+      case "pay": return `Hand ${w.hand} is over: the payment`;
+      case "over": return "The game is over";
+      default: return w.kind;
+    }
+  }
+
+  function seatBlock(now, seat, h) {
+    const piles = KINDS.map(([k, title]) => {
+      const cards = seat.pile[k] || [];
+      return (
+        `<div class="pile" data-kind="${k}"><span class="pile-name">${title} ${cards.length}</span>` +
+        `<span class="faces">${cards.map((c) => face(c, "card mini")).join("")}</span></div>`
+      );
+    }).join("");
+    const lines = seat.score_lines.length
+      ? seat.score_lines.map((ln) => `<li><span>${esc(ln.name)}</span><b>${ln.points}</b></li>`).join("")
+      : "<li class='muted'>no points yet</li>";
+    const turn = h.turn_seat === seat.seat || h.decider === seat.seat;
+    const extra = [];
+    if (seat.go_count) extra.push(`${seat.go_count} Go`);
+    if (seat.shakes) extra.push(`${seat.shakes} shake`);
+    if (seat.bombs) extra.push(`${seat.bombs} bomb`);
+    if (seat.ppuk_count) extra.push(`${seat.ppuk_count} ppuk`);
+    const hand = seat.hand_known.length
+      ? `<div class="hand">${seat.hand_known.map((c) => face(c, "card mini")).join("")}</div>`
+      : "";
+    return (
+      `<section class="seat${turn ? " acting" : ""}" data-seat="${seat.seat}" aria-label="${esc(seat.name)}">` +
+      `<header><h2>${esc(seat.name)}</h2><span class="held">${seat.hand_count} in hand</span>` +
+      (extra.length ? `<span class="tags">${esc(extra.join(" · "))}</span>` : "") +
+      `<span class="score"><b class="score-total">${seat.score}</b> pt</span></header>` +
+      `<ul class="score-lines">${lines}</ul>${hand}<div class="piles">${piles}</div></section>`
+    );
+  }
+
+  /* The layout into ``root``, the seats into ``seatsRoot`` (or after the layout). */
+  function render(now, root, seatsRoot) {
+    const t = now.table;
+    const h = t.hand;
+    document.body.dataset.version = now.version;
+    if (!h) {
+      root.innerHTML = `<div class="felt"><p class="empty">No hand has been dealt yet.</p></div>`;
+      if (seatsRoot) seatsRoot.innerHTML = "";
+      return;
+    }
+    const played = new Set(h.played || []);
+    const layout = h.layout.length
+      ? h.layout.map((m) =>
+          `<div class="month" data-month="${m.month}"><span class="m">${m.month}</span>` +
+          m.cards.map((c) => face(c, "card" + (played.has(c) ? " played" : ""))).join("") + `</div>`).join("")
+      : `<p class="empty">The layout is empty.</p>`;
+    const results = (t.results || []).filter((r) => r.hand === h.hand);
+    const result = results.length
+      ? `<p class="result">${esc(results[0].outcome)}${results[0].winner !== null ? ": " + esc(nameOf(now, results[0].winner)) + " wins" : ""}` +
+        `${results[0].reason ? " (" + esc(results[0].reason) + ")" : ""}</p>`
+      : "";
+    const felt =
+      `<div class="felt"><div class="layout-head"><h2>Layout</h2>` +
+      `<span class="stock-count" data-count="${h.stock_count}">stock ${h.stock_count}</span>` +
+      `<span class="hand-no">hand ${h.hand}</span></div>` +
+      `<div id="layout" class="layout">${layout}</div>${result}</div>`;
+    const seats = `<div class="seats">${h.seats.map((s) => seatBlock(now, s, h)).join("")}</div>`;
+    if (seatsRoot) {
+      root.innerHTML = felt;
+      seatsRoot.innerHTML = seats;
+    } else {
+      root.innerHTML = felt + seats;
+    }
+  }
+
+  function recent(now, root) {
+    root.innerHTML = now.recent.length
+      ? now.recent.slice().reverse().map((r) => `<li><span class="seq">${r.seq}</span> ${esc(r.line)}</li>`).join("")
+      : "<li class='muted'>nothing recorded yet</li>";
+  }
+
+  return { data, esc, label, face, monthOf, nameOf, prompt, render, recent };
+})();

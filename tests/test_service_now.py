@@ -1,0 +1,104 @@
+"""GET /api/games/{id}/now, what the web recorder draws its buttons from: at every step of a
+recorded hand the next entry is among the lines it offers, a line it does not offer is
+refused, a Stop pays what it said, and the pages of the table are served whole."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from record_helpers import script_for, sim_payloads
+from service_helpers import auth, new_game, service_client
+
+#: A matgo hand (seed 5) with a two-card choice, a Go and then a Stop.
+SEED = 5
+
+
+def _lines() -> list[str]:
+    return script_for(sim_payloads("matgo", 2, SEED), hidden=True)
+
+
+def _post(client: Any, gid: str, token: str, line: str, version: int) -> Any:
+    return client.post(
+        f"/api/games/{gid}/entries",
+        json={"entry": line, "expected_version": version},
+        headers=auth(token),
+    )
+
+
+def test_every_entry_of_a_hand_is_offered_before_it_is_made(tmp_path: Path) -> None:
+    with service_client(tmp_path / "s.duckdb") as client:
+        g = new_game(client)
+        gid, token = g["game_id"], g["recorder_token"]
+        choices = 0
+        stop_said: list[int] | None = None
+        for line in _lines():
+            now = client.get(f"/api/games/{gid}/now").json()
+            kind = now["waiting"]["kind"]
+            offered = [a["line"] for a in now["actions"]]
+            verb = line.split()[0]
+            if verb == "deal":
+                assert kind == "deal" and now["deal"]["layout"] == 8
+                assert offered == []
+            elif verb == "pay":
+                assert kind == "pay" and offered == ["pay"]
+                assert [d["chips"] for d in now["dues"]] == stop_said
+                assert line == f"pay {now['dues'][0]['payer']}->{now['dues'][0]['payee']} 22"
+            else:
+                assert line in offered, (line, kind, offered[:10])
+                assert {"play": "play", "flip": "flip", "go": "decide", "stop": "decide"}[
+                    verb
+                ] == kind
+                if verb in ("play", "flip"):
+                    card = line.split()[1]
+                    same = [a for a in now["actions"] if a.get("card") == card]
+                    choices += len(same) > 1
+                    assert card in now["unseen"]
+                if kind == "decide":
+                    assert now["stop_pays"] is not None
+                    stop_said = [lo["pays_chips"] for lo in now["stop_pays"]["losers"]]
+                else:
+                    assert now["stop_pays"] is None
+            r = _post(client, gid, token, line, now["version"])
+            assert r.status_code == 201, (line, r.text)
+            after = client.get(f"/api/games/{gid}/now").json()
+            assert after["version"] == r.json()["version"]
+            assert after["recent"][-1]["line"].split()[0] == verb
+            if verb != "deal":
+                assert after["undo"]["line"].split()[0] == verb
+        assert choices >= 1, "the hand has a two-card choice"
+        assert client.get(f"/api/games/{gid}/now").json()["waiting"]["kind"] == "deal"
+
+
+def test_a_line_not_offered_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+    with service_client(tmp_path / "s.duckdb") as client:
+        g = new_game(client)
+        gid, token = g["game_id"], g["recorder_token"]
+        lines = _lines()
+        v = 1
+        for line in lines[:2]:  # the deal and the first play
+            v = _post(client, gid, token, line, v).json()["version"]
+        now = client.get(f"/api/games/{gid}/now").json()
+        assert now["waiting"]["kind"] == "flip"
+        played = lines[1].split()[1]
+        assert f"flip {played}" not in [a["line"] for a in now["actions"]]
+        r = _post(client, gid, token, f"flip {played}", v)
+        assert r.status_code == 422 and r.json()["rule"], r.text
+        assert client.get(f"/api/games/{gid}/now").json() == now
+
+
+def test_the_pages_are_served_whole(tmp_path: Path) -> None:
+    with service_client(tmp_path / "s.duckdb") as client:
+        g = new_game(client)
+        gid = g["game_id"]
+        for path in ("/", f"/games/{gid}", f"/games/{gid}/record"):
+            r = client.get(path)
+            assert r.status_code == 200, path
+            assert r.headers["content-type"].startswith("text/html")
+            # nothing from outside: no address with a scheme in any src or href
+            assert not re.search(r"""(src|href)=["']?(https?:)?//""", r.text), path
+            assert "card-01G" in r.text  # the card drawings are inside
+        assert client.get("/games/no-such-game").status_code == 404
+        qr = client.post("/qr", content=f"http://table/games/{gid}/record#token=x")
+        assert qr.status_code == 200 and qr.text.startswith("<svg")
