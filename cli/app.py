@@ -17,11 +17,13 @@ from . import (
     common,
     db_cmd,
     demo_cmd,
+    keys_cmd,
     play_cmd,
     record_cmd,
     replay_cmd,
     rules_cmd,
     schema_cmd,
+    seal_cmd,
     serve_cmd,
     simulate_cmd,
     validate_cmd,
@@ -49,6 +51,10 @@ app.command("validate")(validate_cmd.validate)
 app.command("audit")(audit_cmd.audit)
 app.command("simulate")(simulate_cmd.simulate)
 app.command("serve")(serve_cmd.serve)
+app.command("seal")(seal_cmd.seal)
+app.command("verify")(seal_cmd.verify)
+app.command("countersign")(seal_cmd.countersign)
+app.add_typer(keys_cmd.app, name="keys")
 
 
 def main() -> None:

@@ -106,7 +106,7 @@ def audit(
         if n:
             parts.append(f"{n} payment(s) or claim(s) disagree")
         if not result.record.ok:
-            parts.append("the record disagrees with the rules or its hash chain")
+            parts.append("the record disagrees with the rules, its hash chain or its signatures")
         if result.conservation_problems:
             parts.append("cards are not conserved")
         typer.echo(f"{common.PROG}: audit: " + common.with_source("; ".join(parts)), err=True)

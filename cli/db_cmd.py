@@ -280,7 +280,9 @@ def export(
 def verify(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
     """Recompute every hash chain and check the projection tables equal a fresh rebuild.
 
-    Names the first broken seq of each game. Exit code 1 when anything is wrong.
+    Names the first broken seq of each game, every signature that does not hold, and every
+    game the store's heads chain says was deleted, replaced or cut short.
+    Exit code 1 when anything is wrong.
     """
     from gostop_records.store import Store
 
@@ -291,7 +293,9 @@ def verify(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
     elif report.ok:
         common.echo(
             f"{report.games} game(s), {report.events} event(s): every hash chain "
-            "intact, projection tables equal a fresh rebuild"
+            "intact, projection tables equal a fresh rebuild, the heads chain holds every "
+            f"game; {report.signed_games} signed game(s), {report.valid_signatures} valid "
+            "signature(s)"
         )
     if not report.ok:
         for line in report.problems():
@@ -300,12 +304,27 @@ def verify(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
 
 
 @app.command("rebuild", epilog="Example: gostop db rebuild")
-def rebuild(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
-    """Derive every projection table again from the events (one transaction)."""
+def rebuild(
+    db: DbOption = DEFAULT_DB,
+    accept_loss: Annotated[
+        bool,
+        typer.Option(
+            "--accept-loss",
+            help="Rebuild even though events are missing, and record the loss in the "
+            "store's heads chain.",
+        ),
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Derive every projection table again from the events (one transaction).
+
+    Refuses when the store's heads chain says events are missing (a game deleted, replaced
+    or cut short), naming them, unless --accept-loss; the rebuild is recorded either way.
+    """
     from gostop_records.store import Store
 
     with Store(db) as store:
-        report = store.rebuild()
+        report = store.rebuild(accept_loss=accept_loss)
     if as_json:
         common.print_json(report.to_dict())
     else:
@@ -313,3 +332,5 @@ def rebuild(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
         common.echo(f"rebuilt the projections of {report.games} game(s): {rows}")
     for f in report.failed:
         common.warn(f"not projected: {f.describe()}")
+    for loss in report.accepted:
+        common.warn(f"loss accepted and recorded: game {loss.game_id}: {loss.reason}")

@@ -8,8 +8,8 @@ so a killed session loses nothing and continues with ``--resume GAME_ID``.
 The commands, typed at the prompt, read from ``--script FILE`` or piped on stdin, are the
 table notation of :mod:`gostop_records.notation` (parsed there, recorded by
 :meth:`~gostop_records.recorder.RecordingSession.record_all`) and a few of the session's own
-(``show``, ``proof``, ``log``, ``help``, ``quit``); :data:`GRAMMAR` lists them, and ``help``
-and ``--help`` show it.
+(``show``, ``proof``, ``log``, ``seal``, ``help``, ``quit``); :data:`GRAMMAR` lists them,
+and ``help`` and ``--help`` show it.
 
 One command per line; case does not matter; commas and colons count as spaces; blank lines
 and lines starting with ``#`` are skipped. A card is a month 01..12 and a kind: G bright, A
@@ -46,11 +46,14 @@ from gostop_records.recorder import (
     Entry,
     RecordingSession,
     card_code,
+    new_game_id,
     open_sink,
 )
+from gostop_records.signing import SigningKey, game_key, read_key_file
 
 from . import common
 from .render import Painter, describe_event, proof_lines, render_game, render_layout, render_scores
+from .seal_cmd import seal_lines
 
 __all__ = ["GRAMMAR", "Refused", "Session", "record"]
 
@@ -78,6 +81,7 @@ note [@SEQ] TEXT      free text, optionally about an earlier seq
 undo [REASON]         retract the latest entry (back to the hand's start)
 show | proof | log [N]
                       the table; the payout proof; the last N events
+seal                  the record's seal now (signed when the recorder signs)
 help | quit           these lines; stop (every entry is already saved)"""
 CARD_HELP = (
     "CARD: a month 01..12 and a kind (G bright, A animal, R ribbon, J1/J2 junk,\n"
@@ -120,12 +124,15 @@ class Session:
         self.p = paint
         self.pe = err_paint or Painter()
         self.refused = 0
+        self.seals_shown = len(rec.seals)
+        self.qr = source.interactive
         #: The session's own commands; every other line is a table input (the notation).
         self.commands: dict[str, Callable[[list[str], str], None]] = {
             "show": self.cmd_show,
             "table": self.cmd_show,
             "proof": self.cmd_proof,
             "log": self.cmd_log,
+            "seal": self.cmd_seal,
             "help": self.cmd_help,
             "?": self.cmd_help,
             "quit": self.cmd_quit,
@@ -265,6 +272,16 @@ class Session:
                 for line in proof_lines(proof, self.rec.players, self.p):
                     self.out("       " + line)
         self.hint(between_hands=ended or t == "payment_recorded")
+        self.show_seals()
+
+    def show_seals(self) -> None:
+        """The seals made since the last ones shown: write the last on the score sheet."""
+        new = self.rec.seals[self.seals_shown :]
+        self.seals_shown = len(self.rec.seals)
+        for k, s in enumerate(new):
+            settled = self.rec.waiting().kind in ("deal", "over") and k == len(new) - 1
+            for line in seal_lines(s, qr=settled and self.qr):
+                self.out("       " + line)
 
     def hint(self, between_hands: bool = True) -> None:
         """Say what the table waits for when it is a decision or a payment."""
@@ -392,6 +409,12 @@ class Session:
         for env in self.rec.envelopes[-n:]:
             self.out(f"{env.seq:>5}  {describe_event(env.event, self.rec.players, self.p)}")
 
+    def cmd_seal(self, tokens: list[str], _rest: str) -> None:
+        self.rec.seal()
+        if len(self.rec.seals) == self.seals_shown and self.rec.seals:
+            self.seals_shown -= 1  # the head was sealed already: show that seal again
+        self.show_seals()
+
     def cmd_help(self, tokens: list[str], _rest: str) -> None:
         self.out(GRAMMAR)
         self.out(CARD_HELP)
@@ -412,6 +435,18 @@ def _pick(answer: str, candidates: Sequence[str]) -> str | None:
 
 
 # --- the command ------------------------------------------------------------------------------
+
+
+def _signer(key: Path | None, game_id: str, by: str) -> SigningKey:
+    """The key that signs: ``--key``, else the game's key in the key folder (made now)."""
+    if key is not None:
+        signer = read_key_file(key)
+        where = str(key)
+    else:
+        signer, made = game_key(game_id, by)
+        where = f"{signer.path} ({'new' if made else 'kept'} key of this game)"
+    typer.echo(f"signing each hand's end with key {signer.fingerprint}: {where}", err=True)
+    return signer
 
 
 def record(
@@ -482,6 +517,18 @@ def record(
             "--token", envvar="GOSTOP_TOKEN", help="With --server: the game's recorder token."
         ),
     ] = None,
+    key: Annotated[
+        Path | None,
+        typer.Option(
+            "--key",
+            metavar="FILE",
+            help="Sign each hand's end with this key file (gostop keys new); default: a key "
+            "made for the game in the key folder ($GOSTOP_KEYS, else ~/.local/share/gostop/keys).",
+        ),
+    ] = None,
+    no_sign: Annotated[
+        bool, typer.Option("--no-sign", help="Record without signed checkpoints.")
+    ] = False,
 ) -> None:
     """Record a game at a real table: each entry is checked by the rules and saved at once.
 
@@ -526,6 +573,10 @@ def record(
         )
     if resume is not None and (players or ruleset):
         common.warn("--players and --ruleset are taken from the stored game when resuming")
+    if key is not None and no_sign:
+        raise typer.BadParameter("give --key or --no-sign, not both", param_hint="--key")
+    gid = resume or game_id or new_game_id()
+    signer = None if no_sign else _signer(key, gid, by)
 
     with contextlib.ExitStack() as stack:
         stream: IO[str]
@@ -549,13 +600,13 @@ def record(
                 f"({sink.repaired} bytes) left by an interrupted write"
             )
         if resume is not None:
-            rec = RecordingSession.resume(sink, resume, by=by)
+            rec = RecordingSession.resume(sink, resume, by=by, signer=signer)
         else:
             assert players is not None
             names = [n.strip() for n in players.split(",") if n.strip()]
             rules = ruleset or ("gostop3" if len(names) == 3 else "matgo")
             rec = RecordingSession.start(
-                sink, names, rules, stake=stake, game_id=game_id, by=by, venue=venue
+                sink, names, rules, stake=stake, game_id=gid, by=by, venue=venue, signer=signer
             )
         loop = Session(
             rec,
@@ -573,6 +624,12 @@ def record(
             typer.echo("", err=True)
         except NoSpaceError as exc:
             fault = exc
+        if fault is None and rec.owes_seal():
+            try:
+                rec.seal()  # what followed the last seal (a payment, a note) gets one too
+                loop.show_seals()
+            except NoSpaceError as exc:
+                fault = exc
         where = f"--log {log}" if log is not None else f"--db {sink.location}"
         typer.echo(
             f"game {rec.game_id}: {rec.last_seq} events saved in {sink.location}; continue "

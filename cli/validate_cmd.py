@@ -50,6 +50,8 @@ def validate(
     else:
         for f in report.errors + report.warnings:
             common.echo(str(f))
+        for f in report.signed:
+            common.echo(f"{f.file or ''}: game {f.game_id}: signed: {f.reason}".lstrip(": "))
         common.echo(report.summary())
     if not report.valid:
         if not json_out:

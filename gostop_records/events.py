@@ -4,11 +4,14 @@ One stream per game (a sitting of consecutive hands with the same players and ru
 line of a log is an :class:`Envelope` whose ``event`` is one payload of the tagged union
 :data:`Event`, tagged by ``type``. Payloads are past tense and carry card codes, not indices.
 
-Two kinds of payload. *Inputs* are what a recorder enters at a table or a bot chooses: the
-deal, each play and flip, choices, shakes, bombs, Go/Stop, payments. *Consequences* are what
-the rules engine derives from them: captures, ppuk, junk transfers, payments due, the end of
-a hand. Both go into the log, so that a log answers SQL without running the engine; the
-projector re-derives every consequence and checks it against the record.
+Two kinds of payload, and metadata. *Inputs* are what a recorder enters at a table or a bot
+chooses: the deal, each play and flip, choices, shakes, bombs, Go/Stop, payments.
+*Consequences* are what the rules engine derives from them: captures, ppuk, junk transfers,
+payments due, the end of a hand. Both go into the log, so that a log answers SQL without
+running the engine; the projector re-derives every consequence and checks it against the
+record. *Metadata* (a recorder's public key, signed checkpoints, players' countersignatures)
+vouches for the record without being part of the game: the projector accepts it anywhere and
+it changes no rule, score or payment (see ``checkpoints``).
 
 Storage rules (a stored log must stay readable by older and newer readers): no
 ``array_like``, no ``omit_defaults``, no ``forbid_unknown_fields``, and the tag field stays
@@ -29,6 +32,7 @@ __all__ = [
     "EVENT_TYPES",
     "EVENT_VERSIONS",
     "INPUT_TYPES",
+    "METADATA_TYPES",
     "BombPlayed",
     "BonusCardTaken",
     "CardCode",
@@ -36,6 +40,7 @@ __all__ = [
     "CardPlayed",
     "CardsCaptured",
     "CardsDealt",
+    "CheckpointSigned",
     "CupAssigned",
     "DealVoided",
     "EntryRetracted",
@@ -49,11 +54,13 @@ __all__ = [
     "HandEnded",
     "HandStarted",
     "JunkTransferred",
+    "KeyAdded",
     "NoteAdded",
     "PaymentDue",
     "PaymentRecorded",
     "Player",
     "PpukMade",
+    "ResultCountersigned",
     "Shaken",
     "StopCalled",
     "UnknownEvent",
@@ -297,6 +304,45 @@ class EntryRetracted(_Payload, tag="entry_retracted"):
     reason: str | None = None
 
 
+# --- metadata: keys and signatures (see ``checkpoints``) ----------------------------------
+
+Base64 = Annotated[str, Meta(pattern=r"^[A-Za-z0-9+/]+={0,2}$")]
+Hex64 = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$")]
+
+
+class KeyAdded(_Payload, tag="key_added"):
+    """Metadata. A recorder's Ed25519 public key joins the record: the checkpoints it signs
+    can be checked by anyone holding the log. ``key`` is the raw 32-byte key in base64,
+    ``holder`` who keeps the private key (a recorder's name, a device, the service)."""
+
+    key: Base64
+    holder: str
+    algorithm: Literal["ed25519"] = "ed25519"
+
+
+class CheckpointSigned(_Payload, tag="checkpoint_signed"):
+    """Metadata. The recorder signs the head of the record: ``head`` is the hash of the
+    event at ``head_seq``, which the hash chain ties to every event before it. ``key`` is
+    the fingerprint of a key added earlier; ``signature`` the Ed25519 signature (base64)."""
+
+    head_seq: Annotated[int, Meta(ge=1)]
+    head: Hex64
+    key: str
+    signature: Base64
+
+
+class ResultCountersigned(_Payload, tag="result_countersigned"):
+    """Metadata. A player signs a checkpoint's head (a hand's result) with their own key:
+    ``key`` is the player's public key (base64), ``signature`` covers the game, the seat,
+    ``head_seq`` and ``head``."""
+
+    seat: Seat
+    head_seq: Annotated[int, Meta(ge=1)]
+    head: Hex64
+    key: Base64
+    signature: Base64
+
+
 Event = (
     GameStarted
     | HandStarted
@@ -320,6 +366,9 @@ Event = (
     | PaymentRecorded
     | NoteAdded
     | EntryRetracted
+    | KeyAdded
+    | CheckpointSigned
+    | ResultCountersigned
 )
 
 EVENT_CLASSES: tuple[type[Struct], ...] = Event.__args__  # type: ignore[attr-defined]
@@ -349,8 +398,14 @@ INPUT_TYPES: frozenset[str] = frozenset(
         "entry_retracted",
     }
 )
+#: Keys and signatures: neither input nor consequence; the rules ignore them.
+METADATA_TYPES: frozenset[str] = frozenset(
+    {"key_added", "checkpoint_signed", "result_countersigned"}
+)
 #: Derived by the engine; ``stop_called`` is a consequence only when ``auto`` is true.
-CONSEQUENCE_TYPES: frozenset[str] = frozenset(EVENT_TYPES) - INPUT_TYPES | {"stop_called"}
+CONSEQUENCE_TYPES: frozenset[str] = frozenset(EVENT_TYPES) - INPUT_TYPES - METADATA_TYPES | {
+    "stop_called"
+}
 
 
 class UnknownEvent(Struct, frozen=True):
@@ -406,6 +461,14 @@ def is_input(event: Any) -> bool:
     if t is StopCalled:
         return not event.auto
     return False
+
+
+_METADATA_CLASSES: frozenset[type] = frozenset(EVENT_TYPES[t] for t in METADATA_TYPES)
+
+
+def is_metadata(event: Any) -> bool:
+    """Whether a payload is metadata (a key or a signature), which the rules ignore."""
+    return type(event) in _METADATA_CLASSES
 
 
 def payload_to_dict(event: Any) -> dict[str, Any]:

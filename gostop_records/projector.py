@@ -28,6 +28,7 @@ from .errors import CardCodeError, Finding, GostopError, IllegalAction, Projecti
 __all__ = ["Issue", "Projection", "Projector", "project"]
 
 _CARD_LIST_TYPES = (E.CardsCaptured, E.PpukMade)
+_METADATA = frozenset(E.EVENT_TYPES[t] for t in E.METADATA_TYPES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +221,11 @@ class Projector:
                 f"event type {ev.type!r} is not known to this version: kept, not checked",
                 severity="warning",
             )
+            return
+
+        if type(ev) in _METADATA:  # a key or a signature: no part of the game's rules
+            if self.game is not None:
+                self._check_hand_field(env)
             return
 
         expected = self.expected

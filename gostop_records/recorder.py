@@ -39,6 +39,7 @@ from typing import Any, Protocol, runtime_checkable
 import msgspec
 
 from . import cards as C
+from . import checkpoints as CP
 from . import events as E
 from . import log as L
 from . import notation
@@ -50,6 +51,8 @@ from .errors import GostopError, IllegalAction, LogError, NoSpaceError, Projecti
 from .log import JsonlSink
 from .projector import Projector
 from .rules import Ruleset, resolve
+from .seal import Seal
+from .signing import SigningKey
 from .store.sink import StoreSink
 
 __all__ = [
@@ -206,8 +209,13 @@ class RecordingSession:
         *,
         by: str = "recorder",
         clock: Clock = L.now,
+        signer: SigningKey | None = None,
     ) -> None:
         self.sink = sink
+        #: The recorder's key: a signed checkpoint at the end of every hand (None: unsigned).
+        self.signer = signer
+        #: The seal of each hand's end (and of each :meth:`seal`), in order.
+        self.seals: list[Seal] = []
         self.game_id = game_id
         self.by = by
         self.clock = clock
@@ -233,8 +241,10 @@ class RecordingSession:
         venue: str | None = None,
         notes: str | None = None,
         clock: Clock = L.now,
+        signer: SigningKey | None = None,
     ) -> RecordingSession:
-        """A new game: writes ``game_started`` with the pinned ruleset, seats and stake."""
+        """A new game: writes ``game_started`` with the pinned ruleset, seats and stake (and
+        ``key_added`` with the signer's public key)."""
         rules = ruleset if isinstance(ruleset, Ruleset) else resolve(ruleset)
         plist = make_players(players)
         if stake < 0:
@@ -251,8 +261,9 @@ class RecordingSession:
             ruleset=rules.pinned(), players=plist, stake=stake, venue=venue, notes=notes
         )
         start_game(gid, ev)  # refuses a player count the ruleset is not played with
-        session = cls(sink, gid, Projector(strict=True), [], by=by, clock=clock)
+        session = cls(sink, gid, Projector(strict=True), [], by=by, clock=clock, signer=signer)
         session._write(ev, None)
+        session._add_key()
         return session
 
     @classmethod
@@ -263,8 +274,11 @@ class RecordingSession:
         *,
         by: str = "recorder",
         clock: Clock = L.now,
+        signer: SigningKey | None = None,
     ) -> RecordingSession:
-        """The game as stored, at the exact point it stopped (chain and rules checked)."""
+        """The game as stored, at the exact point it stopped (chain and rules checked); a
+        signer whose key the record does not hold yet is added, and a hand end left
+        without its checkpoint by a crash gets it."""
         envs = sink.game_events(game_id)
         if not envs:
             raise GostopError(f"there is no game {game_id!r} in {sink.location}")
@@ -284,8 +298,11 @@ class RecordingSession:
                 f"cannot resume game {game_id!r} from {sink.location}: {exc.reason}",
                 game_id=game_id,
             ) from None
-        session = cls(sink, game_id, proj, list(envs), by=by, clock=clock)
+        session = cls(sink, game_id, proj, list(envs), by=by, clock=clock, signer=signer)
         session._complete()
+        session._add_key()
+        if session._owes_seal(since_end=True):
+            session.seal()
         return session
 
     def close(self) -> None:
@@ -554,7 +571,14 @@ class RecordingSession:
             self._enterable(p)
         checked = [self._checked(p) for p in payloads]
         proj, chain, groups = self._try(checked)
+        if any(type(p) is E.HandStarted for p in checked) and self._owes_seal():
+            self.seal()  # what followed the last hand's seal (a payment, a note) first
+            proj, chain, groups = self._try(checked)
         self._commit(proj, chain, [e for first, cons, _, _ in groups for e in (first, *cons)])
+        ended = any(type(e.event) is E.HandEnded for _, cons, _, _ in groups for e in cons)
+        paid = type(checked[-1]) is E.PaymentRecorded and not self.pending_dues()
+        if ended or paid:
+            self.seal()  # the hand's end, then again once its payments are recorded
         return [Entry(first, cons, before, after) for first, cons, before, after in groups]
 
     def enter(self, line: str) -> list[Entry]:
@@ -567,6 +591,70 @@ class RecordingSession:
             line, self.game, undo_target=target.seq if target is not None else None
         )
         return self.record_all(payloads)
+
+    # --- seals and signatures ------------------------------------------------------------
+
+    def _add_key(self) -> None:
+        """``key_added`` for the signer, unless the record holds its key already."""
+        signer = self.signer
+        if signer is None:
+            return
+        key = signer.public.text
+        if not any(type(e.event) is E.KeyAdded and e.event.key == key for e in self.envelopes):
+            self._write(CP.key_added(signer, signer.holder or self.by), None)
+
+    def owes_seal(self) -> bool:
+        """Whether events follow the latest seal of a game with a hand ended (a payment,
+        a note): a recorder closing the session seals them too."""
+        return self._owes_seal()
+
+    def _owes_seal(self, since_end: bool = False) -> bool:
+        """Whether a hand has ended and the head is not sealed; ``since_end``: whether the
+        latest hand has ended and no checkpoint follows its end (a crash between them)."""
+        g = self.game
+        if not g.results:
+            return False
+        if since_end:
+            if g.in_hand or self.signer is None:
+                return False
+            for env in reversed(self.envelopes):
+                t = type(env.event)
+                if t is E.CheckpointSigned:
+                    return False
+                if t is E.HandEnded:
+                    return True
+            return False
+        sealed = self.seals[-1].seq if self.seals else 0
+        for env in reversed(self.envelopes):
+            if type(env.event) is E.CheckpointSigned:
+                sealed = max(sealed, env.seq)
+                break
+        return sealed < self.last_seq
+
+    def seal(self) -> Seal:
+        """The seal of the record's head. A signing session first writes a signed
+        checkpoint of the head, so the seal is that of the checkpoint."""
+        last = self.envelopes[-1]
+        if self.signer is not None and type(last.event) is not E.CheckpointSigned:
+            payload = CP.checkpoint(self.game_id, last, self.signer)
+            last = self._write(payload, self.game.hand_no or None)
+        sealed = Seal(self.game_id, last.seq, last.hand, last.hash)
+        if not self.seals or self.seals[-1].seq != sealed.seq:
+            self.seals.append(sealed)
+        return sealed
+
+    def countersign(self, seat: int, key: SigningKey) -> E.Envelope:
+        """A player's countersignature of the latest checkpoint's head, with their key."""
+        self._seat(seat if 0 <= seat < len(self.players) else None, f"seat {seat}")
+        cp = next(
+            (e for e in reversed(self.envelopes) if type(e.event) is E.CheckpointSigned), None
+        )
+        if cp is None:
+            raise IllegalAction("countersign", "there is no signed checkpoint to countersign")
+        ev = cp.event
+        assert type(ev) is E.CheckpointSigned
+        payload = CP.countersign(self.game_id, seat, ev.head_seq, ev.head, key)
+        return self._write(payload, self.game.hand_no or None)
 
     # --- the inputs of a table ---------------------------------------------------------
 

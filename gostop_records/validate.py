@@ -1,6 +1,6 @@
 """Validate logs line by line, chain by chain, rule by rule, into one report.
 
-Three checks, each :class:`~gostop_records.errors.Finding` naming the file, the line, the
+Four checks, each :class:`~gostop_records.errors.Finding` naming the file, the line, the
 game, the seq, the rule and the reason:
 
 - reading: every line must decode into a typed envelope (malformed JSON, a missing field, an
@@ -9,7 +9,10 @@ game, the seq, the rule and the reason:
 - the hash chain of each game (:func:`gostop_records.log.verify`): the first event that was
   changed, removed, inserted or reordered;
 - the rules (the projector): strict mode stops at a game's first violation, lenient mode
-  reports every disagreement between the record and the rules.
+  reports every disagreement between the record and the rules;
+- the signatures (:mod:`gostop_records.checkpoints`): every checkpoint and countersignature,
+  and a hand that ended without a checkpoint where the recorder signs; who signed what is
+  listed in ``signed``.
 
 ``gostop validate`` prints the report; any other front end gets the same one from
 :func:`validate_files` (or :func:`validate_envelopes` for envelopes already in memory).
@@ -23,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import checkpoints as CP
 from . import events as E
 from . import log as L
 from .errors import Finding, LogError, ProjectionError
@@ -40,6 +44,8 @@ class Report:
     events: int = 0
     errors: list[Finding] = field(default_factory=list)
     warnings: list[Finding] = field(default_factory=list)
+    #: Who signed what in each signed game (severity ``"signed"``, rule ``signatures``).
+    signed: list[Finding] = field(default_factory=list)
 
     @property
     def valid(self) -> bool:
@@ -61,6 +67,7 @@ class Report:
             "events": self.events,
             "errors": [f.to_dict() for f in self.errors],
             "warnings": [f.to_dict() for f in self.warnings],
+            "signed": [f.to_dict() for f in self.signed],
         }
 
 
@@ -141,8 +148,14 @@ def _check_game(
                 chain.reason,
             )
         )
-    proj = Projector(strict=not lenient)
     last_line = items[-1][0] if items else None
+    signatures = CP.check(envs)
+    for p in signatures.problems:
+        line = line_of.get(p.seq) if p.seq is not None else last_line
+        report.errors.append(Finding(name, line, gid, p.seq, p.rule, p.reason))
+    for who in signatures.who_signed():
+        report.signed.append(Finding(name, None, gid, None, "signatures", who, "signed"))
+    proj = Projector(strict=not lenient)
     try:
         for env in envs:
             proj.feed(env)

@@ -208,6 +208,19 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
     if t == "entry_retracted":
         why = f" ({ev.reason})" if ev.reason else ""
         return f"undo: the entry at seq {ev.seq} is retracted{why}"
+    if t in ("key_added", "result_countersigned"):
+        from .errors import GostopError
+        from .signing import PublicKey
+
+        try:
+            fp = PublicKey.from_text(ev.key).fingerprint
+        except GostopError:  # an unreadable key is named as such; the checks report it
+            fp = "an unreadable key"
+        if t == "key_added":
+            return f"recorder key {fp} added, held by {ev.holder}"
+        return f"{w(ev.seat)} countersigns the record up to seq {ev.head_seq} with key {fp}"
+    if t == "checkpoint_signed":
+        return f"checkpoint: the record up to seq {ev.head_seq} signed by key {ev.key}"
     return t
 
 

@@ -15,6 +15,7 @@ from gostop_records.events import (
     CardPlayed,
     CardsCaptured,
     CardsDealt,
+    CheckpointSigned,
     CupAssigned,
     DealVoided,
     EntryRetracted,
@@ -27,11 +28,13 @@ from gostop_records.events import (
     HandEnded,
     HandStarted,
     JunkTransferred,
+    KeyAdded,
     NoteAdded,
     PaymentDue,
     PaymentRecorded,
     Player,
     PpukMade,
+    ResultCountersigned,
     Shaken,
     StopCalled,
 )
@@ -82,6 +85,13 @@ def make_sample_events() -> list[Any]:
         PaymentRecorded(payer=1, payee=0, chips=2400, note="paid with shaking doubled"),
         NoteAdded(text="dispute: 24 or 12?", about_seq=20),
         EntryRetracted(seq=8, reason="typo"),
+        KeyAdded(key="A" * 43 + "=", holder="Ann's phone"),
+        CheckpointSigned(
+            head_seq=22, head="ab" * 32, key="ed25519:0000-0000-00", signature="B" * 86 + "=="
+        ),
+        ResultCountersigned(
+            seat=1, head_seq=22, head="ab" * 32, key="C" * 43 + "=", signature="D" * 86 + "=="
+        ),
     ]
 
 
@@ -129,3 +139,9 @@ def browser() -> Iterator[Any]:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture(autouse=True)
+def _key_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recorder keys made per game go to a fresh folder, never the user's own."""
+    monkeypatch.setenv("GOSTOP_KEYS", str(tmp_path_factory.mktemp("keys")))

@@ -17,6 +17,7 @@ from gostop_cli.app import app
 from record_helpers import script_for, sim_payloads
 from typer.testing import CliRunner, Result
 
+from gostop_records import checkpoints as CP
 from gostop_records import events as E
 from gostop_records import log as L
 from gostop_records.engine.state import Phase
@@ -44,9 +45,12 @@ def record(
 
 
 def payloads(path: Path) -> list[dict[str, Any]]:
-    """Event payloads in order, without what differs between recordings (times, hashes)."""
+    """Event payloads in order, without what differs between recordings (times, hashes,
+    keys and signatures)."""
     out = []
     for env in L.read_log(path):
+        if E.is_metadata(env.event):
+            continue
         d = E.payload_to_dict(env.event)
         if d["type"] == "hand_started":
             d["deck"] = None
@@ -124,7 +128,7 @@ def test_undo_in_a_script(tmp_path: Path) -> None:
     wrong = "play 08J2" if lines[1] != "play 08J2" else "play 07R"
     script = [lines[0], wrong, "undo wrong card", *lines[1:]]
     log = tmp_path / "g.jsonl"
-    res = record(log, input="\n".join(script) + "\n")
+    res = record(log, "--no-sign", input="\n".join(script) + "\n")
     assert res.exit_code == 0, res.stderr
     assert "undo: the entry at seq 4 is retracted (wrong card)" in res.stdout
     got = payloads(log)
@@ -324,11 +328,16 @@ def test_recording_into_the_store(tmp_path: Path) -> None:
     res = runner.invoke(app, ["replay", "--db", str(db), "--game", "g1", "--json"])
     assert res.exit_code == 0, res.stderr
     data = json.loads(res.stdout)
-    assert data["seq"] == len(sim) and data["hand"]["outcome"] == "stop"
+    # and the recorder's key, the checkpoints of the hand's end and of its payment
+    assert data["seq"] == len(sim) + 3 and data["hand"]["outcome"] == "stop"
     from gostop_records.store import Store
 
     with Store(db, read_only=True) as store:
-        stored = [E.payload_to_dict(e.event) for e in store.events("g1")]
+        envs = store.events("g1")
+        assert store.verify().ok
+    signed = CP.check(envs)
+    assert signed.ok and len(signed.keys) == 1  # the resumed session kept the game's key
+    stored = [E.payload_to_dict(e.event) for e in envs if not E.is_metadata(e.event)]
     for d in stored:
         if d["type"] == "hand_started":
             d["deck"] = None

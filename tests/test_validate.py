@@ -63,6 +63,7 @@ def test_a_valid_log(tmp_path: Path, envs: list[E.Envelope]) -> None:
         "events": len(envs),
         "errors": [],
         "warnings": [],
+        "signed": [],
     }
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .. import events as E
+from ..checkpoints import check as check_signatures
 from ..engine import rulebook as RB
 from ..engine.game import GameState, HandResult
 from ..engine.settlement import Due
@@ -85,7 +86,7 @@ def audit_game(
         shown = ((first,) if first is not None else ()) + tuple(
             violation(i, envs) for i in issues[1:]
         )
-    record = RecordAudit(chain, lenient, shown, warnings, first, stopped_at)
+    record = RecordAudit(chain, lenient, shown, warnings, first, stopped_at, check_signatures(envs))
 
     by_hand: dict[int, list[E.Envelope]] = {}
     current: int | None = None

@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from ..checkpoints import SignatureReport
 from ..engine.settlement import Due, Proof
 
 __all__ = [
@@ -255,10 +256,13 @@ class RecordAudit:
     warnings: tuple[Violation, ...]
     first_violation: Violation | None
     stopped_at: int | None  # strict audit: hands from this seq on were not audited
+    #: Every key, checkpoint and countersignature, and what is wrong with them.
+    signatures: SignatureReport | None = None
 
     @property
     def ok(self) -> bool:
-        return self.chain.ok and not self.violations
+        signed = self.signatures is None or self.signatures.ok
+        return self.chain.ok and not self.violations and signed
 
     def to_dict(self) -> dict[str, Any]:
         return {**_fields(self), "ok": self.ok}

@@ -69,6 +69,13 @@ def _record(audit: GameAudit, yes: str, no: str) -> list[str]:
             out.append(f"                 also {v.text}")
         if rec.lenient and n > 1:
             out.append(f"                 ({n} violations in all)")
+    sig = rec.signatures
+    if sig is not None and (sig.keys or sig.signatures or sig.problems):
+        out.append(f"  signatures  {yes if sig.ok else no}  {sig.summary()}")
+        for who in sig.who_signed():
+            out.append(f"                 {who}")
+        for p in sig.problems:
+            out.append(f"                 {no} {p}")
     for w in rec.warnings:
         out.append(f"  warning        {w.text}")
     checked = [h.conservation for h in audit.hands if h.conservation.checked]

@@ -35,6 +35,8 @@ from ..errors import LogError, ProjectionError
 from ..projector import Issue, Projector
 from .codec import event_row
 from .errors import ConcurrencyError, StoreError, no_space
+from .heads import record as record_head
+from .heads import writing
 from .projections import Rows, derive, empty_rows
 from .writer import insert_events, is_write_conflict, replace_changed_many, transaction
 
@@ -48,6 +50,10 @@ if TYPE_CHECKING:
 __all__ = ["Append", "AppendResult", "GameCache", "append", "append_group"]
 
 _PAYLOADS = (*E.EVENT_CLASSES, E.UnknownEvent)
+
+
+#: Appends that add an entry to the store's heads chain (beside a game's first).
+_SEALING = (E.HandEnded, E.CheckpointSigned)
 
 
 @dataclass(slots=True)
@@ -248,6 +254,16 @@ def _write_rows(store: Store, staged: Sequence[_Staged]) -> None:
     )
     for st, rows in zip(staged, merged, strict=True):
         st.merged = rows
+    # the store's heads chain: a game's first append, and each that ends or seals a hand
+    heads = [
+        (st.req.game_id, st.new[-1].seq, st.new[-1].hash, st.version)
+        for st in staged
+        if not st.version or any(type(env.event) in _SEALING for env in st.new)
+    ]
+    for kind in ("game_appended", "hand_sealed"):
+        mine = [h[:3] for h in heads if (h[3] == 0) == (kind == "game_appended")]
+        if mine:
+            record_head(conn, kind, mine)
     for st in staged:
         if st.req.also is not None:
             st.req.also(conn, st.new)
@@ -301,7 +317,8 @@ def append_group(store: Store, requests: Sequence[Append]) -> list[AppendResult]
     staged = [_begin(store, r) for r in requests]
     done = 0
     try:
-        with transaction(store.conn):
+        # every write extends the heads chain's tip: writes to one file take turns here
+        with writing(store.path), transaction(store.conn):
             for st in staged:
                 _write(store, st)
                 done += 1

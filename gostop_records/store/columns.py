@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..engine import rulebook as RB
-from .schema import EVENT_COLUMNS, TABLES, VIEWS
+from .schema import EVENT_COLUMNS, HEADS_COLUMNS, TABLES, VIEWS
 
 __all__ = [
     "COLUMN_DOCS",
@@ -98,9 +98,32 @@ TABLE_DOCS: dict[str, str] = {
         "equals the game's last `events` row when the projections are current. Key "
         "`game_id`."
     ),
+    "heads": (
+        "The store's own chain of game heads, a record like `events` and never rebuilt: one "
+        "row per game started live, per hand ended or sealed, per game imported, per loss "
+        "accepted and per rebuild, each chained to the one before it, so that a game "
+        "deleted, replaced or cut short is found by `gostop db verify` (see "
+        "[Seals and signatures](#seals-and-signatures)). Key `entry`."
+    ),
 }
 
 COLUMN_DOCS: dict[str, dict[str, str]] = {
+    "heads": {
+        "entry": "the entry's number: 1, 2, 3 ..., dense",
+        "kind": "`'game_appended'` (a game's first live append), `'hand_sealed'` (an append "
+        "that ends a hand or holds a signed checkpoint), "
+        "`'game_imported'`, `'migrated'` (stored before the chain began), `'loss_accepted'` "
+        "or `'rebuild'`",
+        "game_id": "the game written; NULL for a rebuild",
+        "seq": "the game's number of events after the write (its last `events.seq`); 0 for "
+        "a rebuild or a game whose loss was accepted whole",
+        "head": "`events.hash` of that last event: the game's head; NULL when it has none",
+        "recorded_at": "when the entry was written (RFC 3339 UTC text)",
+        "detail": "JSON text: what a loss or a rebuild was about; NULL otherwise",
+        "prev": "`hash` of the entry before; 64 zeros for entry 1",
+        "hash": "SHA-256 of `prev` and the entry's other fields: the chain `gostop db verify` "
+        "checks",
+    },
     "events": {
         "game_id": "the game (one stream per game)",
         "seq": "position in the game's stream: 1, 2, 3 ..., dense",
@@ -458,6 +481,8 @@ LIMIT 10;""",
 
 def column_types(table: str) -> tuple[tuple[str, str], ...]:
     """(column, SQL type) of ``events`` or a projection table, as :mod:`.schema` creates it."""
+    if table == "heads":
+        return HEADS_COLUMNS
     return EVENT_COLUMNS if table == "events" else TABLES[table]
 
 
@@ -486,7 +511,7 @@ def _table_section(table: str) -> list[str]:
 def markdown() -> str:
     """The README section: keys and joins, every table with its columns, views, examples."""
     out = ["### Keys and joins", "", JOINS, "", "### Tables", ""]
-    for table in ("events", *TABLES):
+    for table in ("events", *TABLES, "heads"):
         out.extend(_table_section(table))
     out += ["### Views", ""]
     for view in VIEWS:

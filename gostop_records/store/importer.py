@@ -49,6 +49,8 @@ from .. import log as L
 from ..events import Envelope
 from . import parallel
 from .errors import no_space
+from .heads import record as record_heads
+from .heads import writing
 from .parallel import Checkers, Note, PieceResult, Task, WorkerFailed, default_workers
 from .rows import Prepared, arrow_available, combine, without_games
 from .runs import (
@@ -168,6 +170,7 @@ class _Group:
     planned: list[tuple[str, str, int, int, int]] = field(default_factory=list)
     again: list[Run] = field(default_factory=list)
     count: int = 0  # events
+    heads: list[tuple[str, int, str]] = field(default_factory=list)  # for the heads chain
 
 
 @dataclass(slots=True)
@@ -257,12 +260,20 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[
     return files, [Problem(str(p), None, None, "no such file or folder") for p in missing]
 
 
-def _write(conn: Any, events: Prepared, replace: list[str], rows: Mapping[str, Prepared]) -> None:
-    """One transaction: its events, and its games' projection rows."""
-    with transaction(conn):
+def _write(
+    conn: Any,
+    events: Prepared,
+    replace: list[str],
+    rows: Mapping[str, Prepared],
+    heads: list[tuple[str, int, str]],
+    path: Path,
+) -> None:
+    """One transaction: its events, its games' projection rows and their heads."""
+    with writing(path), transaction(conn):
         insert_events(conn, events)
         clear_games(conn, replace)
         insert_projection(conn, rows)
+        record_heads(conn, "game_imported", heads)
 
 
 @dataclass(slots=True)
@@ -523,6 +534,8 @@ class Importer:
                 name = task[k].file
                 g.games.add(n.game_id)
                 g.planned.append((name, n.game_id, 0, n.violations, at.runs.get(name, 0) + i))
+                if n.head is not None:
+                    g.heads.append((n.game_id, *n.head))
         if here:
             again: list[Run] = []
             for k, part in enumerate(task):
@@ -681,6 +694,7 @@ class Importer:
         g.replace.update(p.full[0].game_id for p in planned if p.stored)
         for p in planned:
             g.planned.append((p.run.file, p.full[0].game_id, p.stored, p.violations, p.run.index))
+            g.heads.append((p.full[0].game_id, p.full[-1].seq, p.full[-1].hash))
             if not self._from_files:
                 g.again.append(p.run)
 
@@ -696,7 +710,9 @@ class Importer:
         self._wait()
         assert self._writer is not None
         conn = self.store.conn.cursor()
-        done = self._writer.submit(_write, conn, events, sorted(g.replace), rows)
+        done = self._writer.submit(
+            _write, conn, events, sorted(g.replace), rows, g.heads, self.store.path
+        )
         self._writing = _Write(g, conn, done)
 
     def _wait(self) -> None:

@@ -133,6 +133,7 @@ class Note:
     verdict: Literal["ok", "rejected", "later"]  # later: not from seq 1, the importer's
     problem: Problem | None = None
     violations: int = 0
+    head: tuple[int, str] | None = None  # an ok run's last seq and hash (the heads chain)
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,7 +206,8 @@ def check_piece(parts: list[tuple[str, tuple[int, int] | None]], strict: bool) -
             if isinstance(result, Problem):
                 notes.append(Note(gid, "rejected", result))
                 continue
-            notes.append(Note(gid, "ok", violations=result.violations))
+            head = (events[-1].seq, events[-1].hash)
+            notes.append(Note(gid, "ok", violations=result.violations, head=head))
             checked.append(result)
         out.append(PartResult(notes, reader.error))
     events_ready, rows_ready = rows_of(checked)

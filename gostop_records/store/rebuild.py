@@ -2,7 +2,10 @@
 
 The projection tables are caches of the events; :func:`rebuild` replaces all of them in
 one transaction (a crash leaves the old ones), and :func:`fresh_rows` gives the rows a
-rebuild would write, which :mod:`.verify` compares with the stored ones. Stored games are
+rebuild would write, which :mod:`.verify` compares with the stored ones. A rebuild never
+hides a loss: when the store's heads chain (:mod:`.heads`) says a game had events the store
+no longer holds, it refuses (:class:`~.heads.LossError`) unless the loss is accepted, and
+both the accepted loss and the rebuild are entries of that chain. Stored games are
 replayed leniently: they were validated when they were written, and a game accepted in
 lenient mode must still project.
 """
@@ -17,6 +20,8 @@ from ..errors import GostopError, LogError, ProjectionError
 from ..events import Envelope
 from ..projector import Projector
 from .codec import row_to_envelope
+from .heads import Loss, LossError, losses, writing
+from .heads import record as record_head
 from .projections import Rows, derive, empty_rows
 from .schema import TABLES
 from .writer import insert_projection, transaction
@@ -50,11 +55,14 @@ class RebuildReport:
     rows: dict[str, int] = field(default_factory=dict)
     #: Games whose events do not project (see ``gostop db verify``); they have no rows.
     failed: list[Failure] = field(default_factory=list)
+    #: Losses accepted with ``accept_loss``, recorded in the heads chain.
+    accepted: list[Loss] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "games": self.games,
             "rows": self.rows,
+            "accepted_losses": [x.to_dict() for x in self.accepted],
             "failed": [
                 {"game_id": f.game_id, "seq": f.seq, "reason": f.reason} for f in self.failed
             ],
@@ -119,10 +127,24 @@ def fresh_rows(
     return rows, decoded
 
 
-def rebuild(store: Store) -> RebuildReport:
+def rebuild(store: Store, *, accept_loss: bool = False) -> RebuildReport:
+    """Replace every projection table, in one transaction; see the module docstring."""
     report = RebuildReport(rows=dict.fromkeys(TABLES, 0))
     conn = store.conn
-    with transaction(conn):
+    found = losses(conn)
+    if found and not accept_loss:
+        raise LossError(found)
+    with writing(store.path), transaction(conn):
+        for loss in found:
+            detail = {
+                "had_events": loss.had,
+                "had_head": loss.head,
+                "entry": loss.entry,
+                "loss": loss.kind,
+            }
+            now = store.head(loss.game_id)
+            record_head(conn, "loss_accepted", [(loss.game_id, now[0], now[1])], detail)
+        report.accepted = found
         for name in TABLES:
             conn.execute(f"DELETE FROM {name}")
         for group in game_groups(store):
@@ -131,4 +153,6 @@ def rebuild(store: Store) -> RebuildReport:
             report.games += len(group)
             for name, r in rows.items():
                 report.rows[name] += len(r)
+        detail = {"games": report.games, "failed": len(report.failed), "rows": report.rows}
+        record_head(conn, "rebuild", [(None, 0, None)], detail)
     return report

@@ -32,6 +32,7 @@ __all__ = [
     "FLAG_IDS",
     "GAME_TABLES",
     "HAND_TABLES",
+    "HEADS_COLUMNS",
     "KEYS",
     "MIGRATIONS",
     "PROJECTIONS",
@@ -45,7 +46,7 @@ __all__ = [
 ]
 
 #: The schema this version writes.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 Columns = tuple[tuple[str, str], ...]
 
@@ -66,6 +67,20 @@ EVENT_COLUMNS: Columns = (
     ("by", "VARCHAR"),
     ("v", "INTEGER"),
     ("payload", "JSON"),
+    ("prev", "VARCHAR"),
+    ("hash", "VARCHAR"),
+)
+
+#: The store's chain of game heads (see :mod:`.heads`): a record like ``events``, never
+#: rebuilt.
+HEADS_COLUMNS: Columns = (
+    ("entry", "BIGINT"),
+    ("kind", "VARCHAR"),
+    ("game_id", "VARCHAR"),
+    ("seq", "INTEGER"),
+    ("head", "VARCHAR"),
+    ("recorded_at", "VARCHAR"),
+    ("detail", "VARCHAR"),
     ("prev", "VARCHAR"),
     ("hash", "VARCHAR"),
 )
@@ -336,6 +351,10 @@ def _events_ddl() -> str:
     return f"CREATE TABLE IF NOT EXISTS events ({', '.join(cols)}, PRIMARY KEY (game_id, seq))"
 
 
+def _heads_ddl() -> str:
+    return _table_ddl("heads", HEADS_COLUMNS, ", PRIMARY KEY (entry)")
+
+
 def _create_projections(conn: duckdb.DuckDBPyConnection) -> None:
     for name, cols in TABLES.items():
         conn.execute(_table_ddl(name, cols))
@@ -354,6 +373,7 @@ def create_schema(conn: duckdb.DuckDBPyConnection) -> None:
     conn.execute("BEGIN TRANSACTION")
     try:
         conn.execute(_events_ddl())
+        conn.execute(_heads_ddl())
         _create_projections(conn)
         _set_version(conn, SCHEMA_VERSION)
         conn.execute("COMMIT")
@@ -380,10 +400,19 @@ def _v1_to_v2(conn: duckdb.DuckDBPyConnection) -> None:
         conn.execute("ALTER TABLE captures ADD COLUMN position TINYINT")
 
 
+def _v2_to_v3(conn: duckdb.DuckDBPyConnection) -> None:
+    """Version 3 keeps the store's own chain of game heads (``heads``), which begins with an
+    entry for every game already stored."""
+    from .heads import adopt
+
+    conn.execute(_heads_ddl())
+    adopt(conn)
+
+
 Migration = Callable[["duckdb.DuckDBPyConnection"], None]
 
 #: ``from_version -> step`` that upgrades a file from that version to the next.
-MIGRATIONS: dict[int, Migration] = {0: _v0_to_v1, 1: _v1_to_v2}
+MIGRATIONS: dict[int, Migration] = {0: _v0_to_v1, 1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def file_version(conn: duckdb.DuckDBPyConnection) -> int | None:

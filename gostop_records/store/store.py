@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     import duckdb
 
     from ..projector import Projector
+    from ..seal import Seal
     from .append import Append, AppendResult, GameCache
     from .export import ExportReport
     from .importer import ImportProgress, ImportReport
@@ -125,6 +126,25 @@ class Store:
     def version(self, game_id: str) -> int:
         """The number of stored events of a game (0 for an unknown game)."""
         return self.head(game_id)[0]
+
+    def seals(self, game_ids: Sequence[str] | None = None) -> list[Seal]:
+        """The seal of each game's head (every game, or these), by game id."""
+        from ..seal import Seal
+
+        sql = (
+            "SELECT game_id, max(seq), arg_max(hand, seq), arg_max(hash, seq) FROM events "
+            + ("WHERE game_id IN (SELECT unnest(?::VARCHAR[])) " if game_ids is not None else "")
+            + "GROUP BY game_id ORDER BY game_id"
+        )
+        params = [list(game_ids)] if game_ids is not None else []
+        rows = self.conn.execute(sql, params).fetchall()
+        return [Seal(g, int(n), h, d) for g, n, h, d in rows]
+
+    def heads_tip(self) -> tuple[int, str]:
+        """(entry, hash) of the last entry of the store's heads chain (see :mod:`.heads`)."""
+        from .heads import tip
+
+        return tip(self.conn)
 
     def game_ids(self) -> list[str]:
         return [
@@ -249,13 +269,17 @@ class Store:
             envelopes, source
         )
 
-    def rebuild(self) -> RebuildReport:
-        """Derive every projection table again from the events, in one transaction."""
+    def rebuild(self, *, accept_loss: bool = False) -> RebuildReport:
+        """Derive every projection table again from the events, in one transaction.
+
+        Raises :class:`~.heads.LossError` when the heads chain says events are missing,
+        unless ``accept_loss``, which records the loss in the chain and goes on.
+        """
         from .rebuild import rebuild
 
         self._writable()
         self.cache.clear()
-        return rebuild(self)
+        return rebuild(self, accept_loss=accept_loss)
 
     # --- checking and reading out ----------------------------------------------------
 

@@ -4,6 +4,11 @@ An event changed in place (``UPDATE events SET payload = ...``), removed or inse
 its game's hash chain at that seq, and the report names the game and the first broken seq.
 The projection tables are compared row for row (as multisets) with the rows a rebuild would
 derive now, so a table edited by hand, or left behind by an older version, shows up too.
+
+What a valid chain cannot show is found too: every signed checkpoint and countersignature is
+checked (:mod:`gostop_records.checkpoints`), and the store's heads chain (:mod:`.heads`)
+names a game deleted, replaced or cut short. A game with such a loss is never told to run
+``gostop db rebuild``, which would derive the tables from what is left.
 """
 
 from __future__ import annotations
@@ -11,7 +16,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .. import checkpoints as CP
 from .. import log as L
+from .heads import HeadsProblem
+from .heads import check as check_heads
 from .rebuild import Failure, fresh_rows, game_groups
 from .rows import row_source
 from .schema import TABLES, quote
@@ -49,7 +57,7 @@ class TableDiff:
 
     def describe(self) -> str:
         hint = (
-            "its events were changed (see above)"
+            "its events were changed or lost (see above): a rebuild would hide it"
             if self.events_changed
             else "run gostop db rebuild"
         )
@@ -67,10 +75,23 @@ class VerifyReport:
     diffs: list[TableDiff] = field(default_factory=list)
     #: Games whose events decode and chain but do not replay (no projection to check).
     failed: list[Failure] = field(default_factory=list)
+    #: What the store's heads chain recorded and the store no longer holds.
+    heads: list[HeadsProblem] = field(default_factory=list)
+    #: (game, problem) for every signature or checkpoint that does not hold.
+    signatures: list[tuple[str, CP.SignatureProblem]] = field(default_factory=list)
+    #: Games whose recorder signs, and their valid signatures.
+    signed_games: int = 0
+    valid_signatures: int = 0
 
     @property
     def ok(self) -> bool:
-        return not self.breaks and not self.diffs and not self.failed
+        return (
+            not self.breaks
+            and not self.diffs
+            and not self.failed
+            and not self.heads
+            and not self.signatures
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -82,10 +103,18 @@ class VerifyReport:
             "failed": [
                 {"game_id": f.game_id, "seq": f.seq, "reason": f.reason} for f in self.failed
             ],
+            "heads": [h.to_dict() for h in self.heads],
+            "signatures": [{"game_id": g, **asdict(p)} for g, p in self.signatures],
+            "signed_games": self.signed_games,
+            "valid_signatures": self.valid_signatures,
         }
 
     def problems(self) -> list[str]:
-        out = [b.describe() for b in self.breaks]
+        out = [h.describe() for h in self.heads]
+        out += [b.describe() for b in self.breaks]
+        out += [
+            f"game {g}, {p}" if p.seq is not None else f"game {g}: {p}" for g, p in self.signatures
+        ]
         out += [f.describe() for f in self.failed]
         out += [d.describe() for d in self.diffs]
         return out
@@ -94,6 +123,8 @@ class VerifyReport:
 def verify(store: Store) -> VerifyReport:
     report = VerifyReport()
     conn = store.conn
+    report.heads = check_heads(conn)
+    lost = {h.game_id for h in report.heads if h.game_id is not None}
     for group in game_groups(store):
         failed: list[Failure] = []
         rows, decoded = fresh_rows(store, group, failed)
@@ -108,15 +139,19 @@ def verify(store: Store) -> VerifyReport:
             if not result.ok:
                 broken.add(gid)
                 report.breaks.append(ChainBreak(gid, result.first_bad_seq, result.reason))
+            signed = CP.check(envs)
+            report.signed_games += signed.signed
+            report.valid_signatures += sum(s.valid for s in signed.signatures)
+            report.signatures.extend((gid, p) for p in signed.problems)
         for f in failed:
             if f.decode:
                 # an unreadable payload was changed after it was sealed: a broken chain
                 report.breaks.append(ChainBreak(f.game_id, f.seq, f.reason))
             elif f.game_id not in broken:
                 report.failed.append(f)
-        _compare(conn, group, rows, report, broken | {f.game_id for f in failed})
+        _compare(conn, group, rows, report, broken | {f.game_id for f in failed}, lost)
     _types(conn, report)
-    _orphans(conn, report)
+    _orphans(conn, report, lost)
     report.breaks.sort(key=lambda b: (b.game_id, b.seq or 0))
     return report
 
@@ -127,7 +162,10 @@ def _compare(
     rows: dict[str, list[tuple[Any, ...]]],
     report: VerifyReport,
     changed: set[str],
+    lost: set[str],
 ) -> None:
+    """Projection rows against fresh ones; a game with a loss is named by the heads check
+    alone (its rows follow from what is left)."""
     for name, cols in TABLES.items():
         names = ", ".join(quote(c) for c, _ in cols)
         stored = f"SELECT {names} FROM {name} WHERE game_id IN (SELECT unnest($ids::VARCHAR[]))"
@@ -145,6 +183,8 @@ def _compare(
                 {"ids": group},
             ).fetchall()
         for gid, extra, missing in found:
+            if gid in lost:
+                continue
             report.diffs.append(TableDiff(name, gid, int(extra), int(missing), gid in changed))
 
 
@@ -163,7 +203,7 @@ def _types(conn: Any, report: VerifyReport) -> None:
         )
 
 
-def _orphans(conn: Any, report: VerifyReport) -> None:
+def _orphans(conn: Any, report: VerifyReport, lost: set[str]) -> None:
     """Projection rows of games that have no events at all."""
     for name in TABLES:
         found = conn.execute(
@@ -171,4 +211,5 @@ def _orphans(conn: Any, report: VerifyReport) -> None:
             "(SELECT DISTINCT game_id FROM events) GROUP BY game_id ORDER BY game_id"
         ).fetchall()
         for gid, n in found:
-            report.diffs.append(TableDiff(name, gid, int(n), 0))
+            if gid not in lost:
+                report.diffs.append(TableDiff(name, gid, int(n), 0))

@@ -1,0 +1,402 @@
+"""Signed checkpoints and countersignatures: making them, and checking every one in a record.
+
+A recorder that signs puts its public key in the record (``key_added``) and, at the end of
+each hand, signs the head of the record (``checkpoint_signed``): the hash of the hand's last
+event, which the chain ties to every event before it. Players may countersign a checkpoint's
+head with their own keys (``result_countersigned``): the service lets each phone do it, with
+:func:`countersign` on the phone's side or :func:`countersignature` for a signature made
+elsewhere. These events are metadata: the projector accepts them anywhere and the rules
+ignore them.
+
+:func:`check` checks every signature of a game and names who signed what. What it finds:
+
+- a checkpoint whose head is not the record's head at that seq (the events before it were
+  changed and re-hashed), a signature that does not verify (the checkpoint was changed or
+  forged), a checkpoint signed by a key no ``key_added`` declares;
+- a countersignature that does not verify with the key it carries, or whose head is not the
+  record's, or by a seat that countersigned earlier with another key (a wrong key);
+- a hand that ended without a checkpoint where the recorder signs: the record was cut
+  after that hand's end, or its checkpoint removed.
+
+A record cut right after a checkpoint is whole as far as the file can tell: a seal written
+down at the table (``seal``) or a signature seen elsewhere is what shows the loss.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from . import events as E
+from .errors import GostopError
+from .signing import PublicKey, SigningKey, checkpoint_message, countersign_message
+
+__all__ = [
+    "Signature",
+    "SignatureProblem",
+    "SignatureReport",
+    "check",
+    "checkpoint",
+    "countersign",
+    "countersignature",
+    "key_added",
+]
+
+
+def key_added(key: SigningKey, holder: str | None = None) -> E.KeyAdded:
+    """The ``key_added`` event that puts a recorder's public key into a record."""
+    return E.KeyAdded(key=key.public.text, holder=holder if holder is not None else key.holder)
+
+
+def checkpoint(game_id: str, head: E.Envelope, key: SigningKey) -> E.CheckpointSigned:
+    """The recorder's signed checkpoint of the record's head (its latest event)."""
+    message = checkpoint_message(game_id, head.seq, head.hash)
+    return E.CheckpointSigned(
+        head_seq=head.seq, head=head.hash, key=key.fingerprint, signature=key.sign(message)
+    )
+
+
+def countersign(
+    game_id: str, seat: int, head_seq: int, head: str, key: SigningKey
+) -> E.ResultCountersigned:
+    """A player's countersignature of a checkpoint's head, made with the player's key."""
+    message = countersign_message(game_id, seat, head_seq, head)
+    return E.ResultCountersigned(
+        seat=seat, head_seq=head_seq, head=head, key=key.public.text, signature=key.sign(message)
+    )
+
+
+def countersignature(
+    game_id: str, seat: int, head_seq: int, head: str, public_key: str, signature: str
+) -> E.ResultCountersigned:
+    """A countersignature made elsewhere (a player's phone), checked before it is recorded.
+
+    Raises :class:`~gostop_records.errors.GostopError` when the key cannot be read or the
+    signature does not verify for this game, seat and head.
+    """
+    pub = PublicKey.from_text(public_key)
+    if not pub.verify(signature, countersign_message(game_id, seat, head_seq, head)):
+        raise GostopError(
+            f"the countersignature of seat {seat} does not verify with key {pub.fingerprint} "
+            f"for game {game_id!r}, head seq {head_seq}"
+        )
+    return E.ResultCountersigned(
+        seat=seat, head_seq=head_seq, head=head, key=pub.text, signature=signature
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    """One signature in a record: who signed which head."""
+
+    seq: int
+    kind: str  # "checkpoint" or "countersignature"
+    head_seq: int
+    hand: int | None
+    fingerprint: str
+    signer: str  # the key's holder, or "seat 1 (Ben)"
+    seat: int | None
+    valid: bool
+
+    def describe(self) -> str:
+        what = f"hand {self.hand}" if self.hand is not None else "the game"
+        verdict = "" if self.valid else " (INVALID)"
+        if self.kind == "checkpoint":
+            return (
+                f"seq {self.seq}: checkpoint of {what} (head seq {self.head_seq}) signed by "
+                f"recorder key {self.fingerprint} ({self.signer}){verdict}"
+            )
+        return (
+            f"seq {self.seq}: {self.signer} countersigned {what} (head seq {self.head_seq}) "
+            f"with key {self.fingerprint}{verdict}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SignatureProblem:
+    """A signature, a checkpoint or a missing checkpoint that shows the record is not as
+    it was signed."""
+
+    seq: int | None
+    rule: str
+    reason: str
+
+    def __str__(self) -> str:
+        where = f"seq {self.seq}: " if self.seq is not None else ""
+        return f"{where}{self.reason} [rule: {self.rule}]"
+
+
+@dataclass(slots=True)
+class SignatureReport:
+    """Every key and signature of a game, and what is wrong with them."""
+
+    game_id: str | None = None
+    keys: list[tuple[int, str, str]] = field(default_factory=list)  # seq, fingerprint, holder
+    signatures: list[Signature] = field(default_factory=list)
+    problems: list[SignatureProblem] = field(default_factory=list)
+    #: The latest seq whose head a valid signed checkpoint covers.
+    vouched_until: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def signed(self) -> bool:
+        """Whether the recorder signs this game (a key was added)."""
+        return bool(self.keys)
+
+    def summary(self) -> str:
+        if not self.keys and not self.signatures:
+            return "not signed (no recorder key in the record)"
+        good = sum(s.valid for s in self.signatures)
+        bad = len(self.signatures) - good
+        cps = sum(s.kind == "checkpoint" and s.valid for s in self.signatures)
+        counter = good - cps
+        text = (
+            f"{len(self.keys)} recorder key(s), {cps} valid checkpoint(s), {counter} valid "
+            f"countersignature(s)"
+        )
+        if bad:
+            text += f", {bad} INVALID"
+        if self.vouched_until is not None:
+            text += f"; signed up to seq {self.vouched_until}"
+        return text
+
+    def who_signed(self) -> list[str]:
+        """Who signed what, one line per key: the recorder's checkpoints, each player's
+        countersignatures (valid ones only; the invalid are problems)."""
+        by_key: dict[tuple[str, str], list[Signature]] = {}
+        for sig in self.signatures:
+            if sig.valid:
+                by_key.setdefault((sig.kind, sig.fingerprint), []).append(sig)
+        out = []
+        for (kind, fp), sigs in by_key.items():
+            hands = sorted({s.hand for s in sigs if s.hand is not None})
+            what = (
+                ("hand " if len(hands) == 1 else "hands ") + ", ".join(map(str, hands))
+                if hands
+                else "the game's start"
+            )
+            latest = max(s.head_seq for s in sigs)
+            if kind == "checkpoint":
+                out.append(
+                    f"recorder key {fp} ({sigs[0].signer}) signed {what} (up to seq {latest})"
+                )
+            else:
+                out.append(f"{sigs[0].signer} with key {fp} countersigned {what}")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "summary": self.summary(),
+            "who_signed": self.who_signed(),
+            "keys": [{"seq": s, "fingerprint": f, "holder": h} for s, f, h in self.keys],
+            "signatures": [asdict(s) for s in self.signatures],
+            "problems": [asdict(p) for p in self.problems],
+            "vouched_until": self.vouched_until,
+        }
+
+
+def _ended_hands(envs: Sequence[E.Envelope]) -> dict[int, int]:
+    """Hand -> seq of its ``hand_ended``, for the hands whose end stands (a Stop undone
+    after the hand ended is left out)."""
+    ended: dict[int, int] = {}
+    for env in envs:
+        ev = env.event
+        t = type(ev)
+        if t is E.HandEnded and env.hand is not None:
+            ended[env.hand] = env.seq
+        elif t is E.EntryRetracted and env.hand in ended and ev.seq < ended[env.hand]:
+            del ended[env.hand]
+    return ended
+
+
+def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
+    """Check every key, checkpoint and countersignature of one game's events (in seq order).
+
+    See the module docstring for what is found; names come from ``game_started``.
+    """
+    envs = list(envelopes)
+    report = SignatureReport(envs[0].game_id if envs else None)
+    if not envs:
+        return report
+    gid = envs[0].game_id
+    by_seq = {env.seq: env for env in envs}
+    first = envs[0].event
+    players = list(first.players) if type(first) is E.GameStarted else []
+
+    def seat_name(seat: int) -> str:
+        return f"seat {seat} ({players[seat].name})" if seat < len(players) else f"seat {seat}"
+
+    keys: dict[str, tuple[PublicKey, str]] = {}  # fingerprint -> key, holder
+    seat_keys: dict[int, tuple[str, int]] = {}  # seat -> fingerprint, seq first used
+    checkpoints: list[tuple[int, int, bool]] = []  # seq, head seq, valid
+    problems = report.problems
+
+    def head_ok(seq: int, head_seq: int, head: str, what: str) -> bool:
+        target = by_seq.get(head_seq)
+        if head_seq >= seq:
+            problems.append(
+                SignatureProblem(
+                    seq,
+                    f"{what}_head",
+                    f"the {what} at seq {seq} covers seq {head_seq}, which is not before it",
+                )
+            )
+            return False
+        if target is None:
+            problems.append(
+                SignatureProblem(
+                    seq,
+                    f"{what}_head",
+                    f"the {what} covers seq {head_seq}, which the record does not hold",
+                )
+            )
+            return False
+        if target.hash != head:
+            problems.append(
+                SignatureProblem(
+                    seq,
+                    f"{what}_head",
+                    f"the {what} signs head {head[:12]}... at seq {head_seq}; the record's "
+                    f"event there has hash {target.hash[:12]}...: events up to seq {head_seq} "
+                    "were changed and re-hashed after they were signed",
+                )
+            )
+            return False
+        return True
+
+    for env in envs:
+        ev = env.event
+        t = type(ev)
+        if t is E.KeyAdded:
+            try:
+                pub = PublicKey.from_text(ev.key)
+            except GostopError as exc:
+                problems.append(SignatureProblem(env.seq, "key", f"key_added: {exc}"))
+                continue
+            keys[pub.fingerprint] = (pub, ev.holder)
+            report.keys.append((env.seq, pub.fingerprint, ev.holder))
+        elif t is E.CheckpointSigned:
+            known = keys.get(ev.key)
+            holder = known[1] if known else "unknown key"
+            valid = head_ok(env.seq, ev.head_seq, ev.head, "checkpoint")
+            if known is None:
+                problems.append(
+                    SignatureProblem(
+                        env.seq,
+                        "checkpoint_key",
+                        f"the checkpoint is signed by key {ev.key}, which no key_added before "
+                        "it puts into the record",
+                    )
+                )
+                valid = False
+            elif not known[0].verify(ev.signature, checkpoint_message(gid, ev.head_seq, ev.head)):
+                problems.append(
+                    SignatureProblem(
+                        env.seq,
+                        "checkpoint_signature",
+                        f"the checkpoint's signature does not verify with recorder key "
+                        f"{ev.key} ({holder}): the checkpoint was changed or forged",
+                    )
+                )
+                valid = False
+            checkpoints.append((env.seq, ev.head_seq, valid))
+            if valid:
+                report.vouched_until = max(report.vouched_until or 0, ev.head_seq)
+            hand = by_seq[ev.head_seq].hand if ev.head_seq in by_seq else env.hand
+            report.signatures.append(
+                Signature(env.seq, "checkpoint", ev.head_seq, hand, ev.key, holder, None, valid)
+            )
+        elif t is E.ResultCountersigned:
+            try:
+                pub = PublicKey.from_text(ev.key)
+            except GostopError as exc:
+                problems.append(SignatureProblem(env.seq, "countersign_key", str(exc)))
+                continue
+            who = seat_name(ev.seat)
+            valid = True
+            if players and ev.seat >= len(players):
+                problems.append(
+                    SignatureProblem(
+                        env.seq, "countersign_seat", f"there is no seat {ev.seat} in this game"
+                    )
+                )
+                valid = False
+            valid = head_ok(env.seq, ev.head_seq, ev.head, "countersignature") and valid
+            message = countersign_message(gid, ev.seat, ev.head_seq, ev.head)
+            if not pub.verify(ev.signature, message):
+                problems.append(
+                    SignatureProblem(
+                        env.seq,
+                        "countersign_signature",
+                        f"the countersignature of {who} does not verify with the key it "
+                        f"carries ({pub.fingerprint}): it was changed or made with another key",
+                    )
+                )
+                valid = False
+            before = seat_keys.get(ev.seat)
+            if before is not None and before[0] != pub.fingerprint:
+                problems.append(
+                    SignatureProblem(
+                        env.seq,
+                        "countersign_key",
+                        f"{who} countersigns with key {pub.fingerprint}, but countersigned "
+                        f"at seq {before[1]} with key {before[0]}: a wrong key",
+                    )
+                )
+                valid = False
+            elif before is None and valid:
+                seat_keys[ev.seat] = (pub.fingerprint, env.seq)
+            hand = by_seq[ev.head_seq].hand if ev.head_seq in by_seq else env.hand
+            report.signatures.append(
+                Signature(
+                    env.seq,
+                    "countersignature",
+                    ev.head_seq,
+                    hand,
+                    pub.fingerprint,
+                    who,
+                    ev.seat,
+                    valid,
+                )
+            )
+
+    if report.keys:
+        _missing_checkpoints(envs, report.keys[0][0], checkpoints, problems)
+    return report
+
+
+def _missing_checkpoints(
+    envs: Sequence[E.Envelope],
+    signing_from: int,
+    checkpoints: list[tuple[int, int, bool]],
+    problems: list[SignatureProblem],
+) -> None:
+    """Every hand that ended after the recorder's key was added needs a checkpoint after
+    its end and before the next hand starts."""
+    starts = {env.hand: env.seq for env in envs if type(env.event) is E.HandStarted}
+    for hand, ended in sorted(_ended_hands(envs).items()):
+        if ended < signing_from:
+            continue
+        until = starts.get(hand + 1, envs[-1].seq + 1)
+        found = [(s, h, ok) for s, h, ok in checkpoints if h >= ended and s < until]
+        if any(ok for _, _, ok in found) or found:
+            continue  # a checkpoint there; an invalid one is reported on its own
+        last = until > envs[-1].seq
+        problems.append(
+            SignatureProblem(
+                ended,
+                "checkpoint_missing",
+                f"hand {hand} ended at seq {ended} without a signed checkpoint after it; the "
+                "recorder signs the end of every hand, so "
+                + (
+                    "the record was cut after that hand's end (or its checkpoint removed)"
+                    if last
+                    else "its checkpoint was removed"
+                ),
+            )
+        )

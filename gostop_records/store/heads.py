@@ -1,0 +1,359 @@
+"""The store's own chain of game heads: what the store held, so that a loss cannot hide.
+
+Each game's hash chain shows an event changed in place, but not a game deleted from the
+store, replaced by another chain, or cut short: what is left is a valid chain. So writes add
+entries to the ``heads`` table, in the transaction that writes the events:
+
+| kind | when |
+|---|---|
+| ``game_appended`` | a game's first live append |
+| ``hand_sealed`` | a live append that ends a hand or holds a signed checkpoint |
+| ``game_imported`` | a game imported or extended by ``db import`` |
+| ``migrated`` | a game the store held when the chain began (schema version 3) |
+| ``loss_accepted`` | ``db rebuild --accept-loss``: the game's head as it is after a loss |
+| ``rebuild`` | the projection tables derived again |
+
+An entry holds the game, its number of events and its head hash then, and is chained to the
+entry before it like events are (``hash = sha256(prev + canonical bytes of the entry)``).
+``gostop db verify`` checks the chain and, for every
+game, that the store still holds the events its latest entry counts with the same head: a
+deleted game, a replaced one and a cut tail are each named with what the chain recorded.
+Live appends between two entries (the plays of a hand in progress) add none, which keeps a
+recorded entry as fast as before; the hand's end and its checkpoints cover them.
+``gostop db rebuild`` refuses to run over such a loss unless told to accept it, and records
+the loss and the rebuild here.
+
+Whoever holds the file can recompute this chain too; its tip, sealed (``gostop seal --db``)
+and written down elsewhere, is what they cannot change.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from .. import log as L
+from ..errors import GostopError
+from ..seal import SealCheck, SealQuery
+from .connection import fetch_one
+from .rows import insert_rows
+from .schema import HEADS_COLUMNS
+
+if TYPE_CHECKING:
+    import duckdb
+
+__all__ = [
+    "KINDS",
+    "HeadsProblem",
+    "Loss",
+    "LossError",
+    "adopt",
+    "check",
+    "check_seal",
+    "losses",
+    "record",
+    "tip",
+    "writing",
+]
+
+KINDS = (
+    "game_appended",
+    "hand_sealed",
+    "game_imported",
+    "migrated",
+    "loss_accepted",
+    "rebuild",
+)
+_ENTRY_SELECT = "entry, kind, game_id, seq, head, recorded_at, detail, prev, hash"
+
+
+_LOCKS: dict[str, threading.RLock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+@contextlib.contextmanager
+def writing(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold the file's write turn in this process: every write updates the chain's tip, so
+    two stores of one file (threads of a service, an import beside live appends) would
+    otherwise collide on it. Another process cannot open the file meanwhile."""
+    key = os.path.realpath(path)
+    with _LOCKS_GUARD:
+        lock = _LOCKS.setdefault(key, threading.RLock())
+    with lock:
+        yield
+
+
+def _digest(prev: str, row: Sequence[Any]) -> str:
+    """The hash of an entry: its fields in column order (before ``prev``), after ``prev``."""
+    body = msgspec.json.encode(list(row))
+    return hashlib.sha256(prev.encode() + body).hexdigest()
+
+
+def tip(conn: duckdb.DuckDBPyConnection) -> tuple[int, str]:
+    """(number, hash) of the chain's last entry; (0, genesis) for an empty chain."""
+    row = fetch_one(
+        conn, "SELECT entry, hash FROM heads WHERE entry = (SELECT max(entry) FROM heads)"
+    )
+    return (0, L.GENESIS) if row is None else (int(row[0]), str(row[1]))
+
+
+def record(
+    conn: duckdb.DuckDBPyConnection,
+    kind: str,
+    heads: Iterable[tuple[str | None, int, str | None]],
+    detail: dict[str, Any] | None = None,
+    *,
+    at: str | None = None,
+    known_tip: tuple[int, str] | None = None,
+) -> tuple[int, str]:
+    """Chain one entry per ``(game_id, events, head)``; call inside the writing transaction.
+
+    ``known_tip``: the tip as this writer last left it, which spares reading it; a tip made
+    stale by another writer makes the insert collide on the key ``entry`` (a write conflict
+    the caller answers by trying again with the tip read afresh). Returns the new tip.
+    """
+    assert kind in KINDS, kind
+    n, prev = known_tip if known_tip is not None else tip(conn)
+    stamp = at or L.now()
+    text = json.dumps(detail, sort_keys=True, ensure_ascii=False) if detail else None
+    rows = []
+    for game_id, seq, head in heads:
+        n += 1
+        fields = (n, kind, game_id, seq, head, stamp, text)
+        digest = _digest(prev, fields)
+        rows.append((*fields, prev, digest))
+        prev = digest
+    if rows:
+        insert_rows(conn, "heads", HEADS_COLUMNS, rows)
+    return n, prev
+
+
+def adopt(conn: duckdb.DuckDBPyConnection) -> tuple[int, str]:
+    """``migrated`` entries for every game the store holds (the chain's beginning)."""
+    found = conn.execute(
+        "SELECT game_id, max(seq), arg_max(hash, seq) FROM events GROUP BY game_id ORDER BY game_id"
+    ).fetchall()
+    return record(conn, "migrated", [(g, int(n), h) for g, n, h in found])
+
+
+@dataclass(frozen=True, slots=True)
+class HeadsProblem:
+    """Something the heads chain recorded that the store no longer holds (or the chain
+    itself changed)."""
+
+    game_id: str | None
+    entry: int | None
+    rule: str  # heads_chain, game_deleted, events_missing, game_replaced, not_in_chain
+    reason: str
+
+    def describe(self) -> str:
+        where = f"game {self.game_id}: " if self.game_id is not None else "heads chain: "
+        return where + self.reason
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Loss:
+    """Events the heads chain says a game had and the store no longer holds as recorded."""
+
+    game_id: str
+    entry: int
+    had: int  # events the chain recorded
+    head: str | None  # their head hash
+    now: int  # events the store holds
+    kind: str  # game_deleted, events_missing or game_replaced
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class LossError(GostopError):
+    """``db rebuild`` refuses: events are missing; the projection tables are left alone."""
+
+    def __init__(self, found: Sequence[Loss]) -> None:
+        self.losses = list(found)
+        lines = "; ".join(f"game {x.game_id}: {x.reason}" for x in self.losses[:5])
+        more = f"; and {len(self.losses) - 5} more game(s)" if len(self.losses) > 5 else ""
+        super().__init__(
+            f"refusing to rebuild: events are missing from the store ({lines}{more}). Nothing "
+            "was changed. A rebuild would derive the tables from what is left and the loss "
+            "would no longer show; to rebuild anyway and record the loss in the store's heads "
+            "chain: gostop db rebuild --accept-loss"
+        )
+
+
+def _short(h: str | None) -> str:
+    return f"{h[:12]}..." if h else "none"
+
+
+def losses(conn: duckdb.DuckDBPyConnection) -> list[Loss]:
+    """Every game whose events fall short of, or differ from, its latest entry."""
+    found = conn.execute(
+        """
+        WITH last AS (
+            SELECT game_id, max(entry) AS entry, arg_max(seq, entry) AS seq,
+                   arg_max(head, entry) AS head, arg_max(kind, entry) AS kind,
+                   arg_max(recorded_at, entry) AS at
+            FROM heads WHERE game_id IS NOT NULL GROUP BY game_id
+        ), held AS (SELECT game_id, max(seq) AS n FROM events GROUP BY game_id)
+        SELECT l.game_id, l.entry, l.seq, l.head, l.kind, l.at, coalesce(h.n, 0), e.hash
+        FROM last l LEFT JOIN held h USING (game_id)
+        LEFT JOIN events e ON e.game_id = l.game_id AND e.seq = l.seq
+        WHERE l.seq > coalesce(h.n, 0) OR e.hash IS DISTINCT FROM l.head
+        ORDER BY l.game_id
+        """
+    ).fetchall()
+    out = []
+    for gid, entry, seq, head, kind, at, n, digest in found:
+        seq, n = int(seq), int(n)
+        if seq == 0 and n == 0:
+            continue  # a loss already accepted: the game is gone, and the chain says so
+        said = (
+            f"the heads chain recorded {seq} event(s) with head {_short(head)} (entry {entry}, "
+            f"{kind}, {at})"
+        )
+        if n == 0:
+            out.append(
+                Loss(
+                    gid,
+                    entry,
+                    seq,
+                    head,
+                    n,
+                    "game_deleted",
+                    f"deleted from the store: {said}; the store holds none of its events",
+                )
+            )
+        elif n < seq:
+            gap = f"seq {n + 1}" if n + 1 == seq else f"seq {n + 1}..{seq}"
+            out.append(
+                Loss(
+                    gid,
+                    entry,
+                    seq,
+                    head,
+                    n,
+                    "events_missing",
+                    f"{gap} missing: {said}; the store holds {n}",
+                )
+            )
+        else:
+            out.append(
+                Loss(
+                    gid,
+                    entry,
+                    seq,
+                    head,
+                    n,
+                    "game_replaced",
+                    f"replaced or changed: {said}; "
+                    f"the store's event at seq {seq} has hash {_short(digest)}"
+                    + _departs(conn, gid),
+                )
+            )
+    return out
+
+
+def _departs(conn: duckdb.DuckDBPyConnection, game_id: str) -> str:
+    """Where a replaced game still agrees with the chain: its latest entry that holds."""
+    row = fetch_one(
+        conn,
+        "SELECT max(h.seq) FROM heads h JOIN events e ON e.game_id = h.game_id "
+        "AND e.seq = h.seq AND e.hash = h.head WHERE h.game_id = ?",
+        [game_id],
+    )
+    if row is None or row[0] is None:
+        return "; no head the chain recorded for it is still held: the whole game was replaced"
+    return f"; the store still holds the head the chain recorded at seq {row[0]}: it departs after"
+
+
+def check_seal(conn: duckdb.DuckDBPyConnection, query: SealQuery) -> SealCheck:
+    """Whether the heads chain holds a store seal (the hash of one of its entries)."""
+    rows = conn.execute("SELECT entry, hash FROM heads ORDER BY entry").fetchall()
+    last = int(rows[-1][0]) if rows else 0
+    for entry, digest in rows:
+        if (query.seq is None or query.seq == entry) and query.matches(digest):
+            after = last - int(entry)
+            more = f"{after} entr(ies) follow it" if after else "it is the latest entry"
+            return SealCheck(
+                True,
+                f"the store's heads chain holds seal {query.text} at entry {entry}; {more}",
+                int(entry),
+                after,
+            )
+    return SealCheck(
+        False,
+        f"the store's heads chain does not hold seal {query.text} (none of its {len(rows)} "
+        "entries has this hash): the chain was rewritten, or cut, after the seal was taken",
+        query.seq,
+    )
+
+
+def check(conn: duckdb.DuckDBPyConnection) -> list[HeadsProblem]:
+    """The chain itself, then every game against its latest entry (see the docstring)."""
+    problems: list[HeadsProblem] = []
+    expected, prev = 1, L.GENESIS
+    for row in conn.execute(f"SELECT {_ENTRY_SELECT} FROM heads ORDER BY entry").fetchall():
+        entry = int(row[0])
+        if entry != expected:
+            gap = (
+                f"entry {expected} is missing"
+                if entry == expected + 1
+                else f"entries {expected}..{entry - 1} are missing"
+                if entry > expected
+                else f"entry {entry} is there twice"
+            )
+            problems.append(HeadsProblem(None, entry, "heads_chain", f"{gap} (removed?)"))
+        if row[7] != prev:
+            problems.append(
+                HeadsProblem(
+                    row[2],
+                    entry,
+                    "heads_chain",
+                    f"entry {entry} does not follow the entry before it (an entry before it was "
+                    "changed, removed or inserted)",
+                )
+            )
+        elif _digest(prev, row[:7]) != row[8]:
+            problems.append(
+                HeadsProblem(
+                    row[2],
+                    entry,
+                    "heads_chain",
+                    f"entry {entry} ({row[1]}) was changed after it was written",
+                )
+            )
+        prev, expected = row[8], entry + 1
+    lost = losses(conn)
+    for loss in lost:
+        problems.append(HeadsProblem(loss.game_id, loss.entry, loss.kind, loss.reason))
+    named = {loss.game_id for loss in lost}
+    extra = conn.execute(
+        """
+        WITH last AS (SELECT game_id, arg_max(seq, entry) AS seq FROM heads
+                      WHERE game_id IS NOT NULL GROUP BY game_id),
+        held AS (SELECT game_id, max(seq) AS n FROM events GROUP BY game_id)
+        SELECT h.game_id, h.n, l.seq FROM held h LEFT JOIN last l USING (game_id)
+        WHERE l.seq IS NULL ORDER BY h.game_id
+        """
+    ).fetchall()
+    for gid, n, _seq in extra:
+        if gid in named:
+            continue
+        why = (
+            f"not in the heads chain: its {n} event(s) were written outside gostop (or "
+            "replaced a game under another id)"
+        )
+        problems.append(HeadsProblem(gid, None, "not_in_chain", why))
+    return problems
