@@ -39,6 +39,7 @@ __all__ = [
     "GoBak",
     "GoPayout",
     "HandFourTie",
+    "InstantFactor",
     "LastTurnRule",
     "LayoutFour",
     "NagariCarry",
@@ -156,12 +157,29 @@ class NagariCarry(enum.StrEnum):
     ONCE = "once"  # x2 after any number of consecutive nagari
 
 
+class InstantFactor(enum.StrEnum):
+    """A factor that may multiply an instant win (A17, A24)."""
+
+    NAGARI_CARRY = "nagari_carry"  # the carry of the nagari hands before this one
+    SHAKE = "shake"  # the winner's shakes (x shake_multiplier each)
+    BOMB = "bomb"  # the winner's bombs (x bomb_multiplier each)
+
+
 PlayerCount = Literal[2, 3]
 BonusCode = Literal["B2", "B3", "B2B", "B3B", "B2C"]
 Steal = Annotated[int, Field(ge=0, le=3)]
 Points = Annotated[int, Field(ge=0, le=100)]
 
 _HASHED_EXCLUDE = {"name", "description"}
+
+#: Fields added after rulesets were first pinned, with the value that plays exactly as
+#: before the field existed. At that value a field is left out of the pinned form and the
+#: hash, so every log pinned before it keeps its hash and replays unchanged; a missing field
+#: reads as that value.
+ADDED_FIELDS: dict[str, Any] = {
+    "hand_four_factors": None,
+    "three_ppuk_factors": None,
+}
 
 
 class Ruleset(BaseModel):
@@ -273,7 +291,18 @@ class Ruleset(BaseModel):
     )
     instant_win_multipliers: bool = Field(
         False,
-        description="Shakes, bombs and the nagari carry multiply instant wins (Pmang: no; A24).",
+        description="Shakes, bombs and the nagari carry multiply instant wins (Pmang: no; A24); "
+        "the shorthand for every kind of instant win at once, unless a kind sets its own.",
+    )
+    hand_four_factors: frozenset[InstantFactor] | None = Field(
+        None,
+        description="The factors that multiply a hand-four instant win, of nagari_carry, "
+        "shake, bomb (p2p: [nagari_carry]); none = as instant_win_multipliers says (A24).",
+    )
+    three_ppuk_factors: frozenset[InstantFactor] | None = Field(
+        None,
+        description="The factors that multiply a three-ppuk instant win, of nagari_carry, "
+        "shake, bomb (p2p: []); none = as instant_win_multipliers says (A24).",
     )
 
     # Go / Stop
@@ -356,17 +385,37 @@ class Ruleset(BaseModel):
         """Every rule field as JSON-ready values (name and description excluded)."""
         data = self.model_dump(mode="json", exclude=_HASHED_EXCLUDE)
         data["last_turn_exceptions"] = sorted(data["last_turn_exceptions"])
+        for k, v in data.items():
+            if isinstance(v, list) and k in _SETS:
+                data[k] = sorted(v)
+        return data
+
+    def hashed(self) -> dict[str, Any]:
+        """The rules as pinned and hashed: :meth:`content` without the later fields that
+        play as before they existed (:data:`ADDED_FIELDS`)."""
+        data = self.content()
+        for k, neutral in ADDED_FIELDS.items():
+            if getattr(self, k) == neutral:
+                del data[k]
         return data
 
     @property
     def content_hash(self) -> str:
         """A stable hash of the rules themselves: equal rules, equal hash, whatever the name."""
-        blob = json.dumps(self.content(), sort_keys=True, separators=(",", ":"))
+        blob = json.dumps(self.hashed(), sort_keys=True, separators=(",", ":"))
         return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()
+
+    def instant_factors(self, kind: str) -> frozenset[InstantFactor]:
+        """The factors that multiply an instant win of this kind (``hand_four``,
+        ``three_ppuk``): the kind's own setting, else the ``instant_win_multipliers`` switch."""
+        own = getattr(self, f"{kind}_factors", None)
+        if own is not None:
+            return own
+        return _ALL_FACTORS if self.instant_win_multipliers else frozenset()
 
     def pinned(self) -> dict[str, Any]:
         """The form stored in ``game_started``: name, description, every rule and the hash."""
-        data = {"name": self.name, "description": self.description, **self.content()}
+        data = {"name": self.name, "description": self.description, **self.hashed()}
         data["hash"] = self.content_hash
         return data
 
@@ -408,6 +457,8 @@ class Ruleset(BaseModel):
 
 
 _PINNED: dict[str, Ruleset] = {}
+_ALL_FACTORS = frozenset(InstantFactor)
+_SETS = {k for k, f in Ruleset.model_fields.items() if "frozenset" in str(f.annotation)}
 _ALL_LAST_TURN = frozenset(LastTurnRule)
 
 #: What standard Korean play (matgo and 3-player Go-Stop alike) agrees on: RULES.md 1C's

@@ -213,7 +213,7 @@ def test_missing_file_and_unknown_preset(tmp_path: Path) -> None:
 
 def test_content_hash_is_stable_and_ignores_name() -> None:
     rs = PRESETS["matgo"]
-    blob = json.dumps(rs.content(), sort_keys=True, separators=(",", ":"))
+    blob = json.dumps(rs.hashed(), sort_keys=True, separators=(",", ":"))
     assert rs.content_hash == "sha256:" + hashlib.sha256(blob.encode()).hexdigest()
     assert rs.content_hash == Ruleset.model_validate(rs.model_dump()).content_hash
     renamed = rs.model_copy(update={"name": "other", "description": "same rules"})

@@ -110,6 +110,8 @@ def _changes(ctx: HandContext, c: Candidate) -> tuple[Change, ...]:
 def _json_value(v: Any) -> Any:
     if hasattr(v, "value"):
         return v.value
+    if isinstance(v, frozenset):
+        return sorted(_json_value(x) for x in v)
     if isinstance(v, tuple):
         return list(v)
     return v
@@ -199,7 +201,11 @@ def breakdown(s: Settlement, payer: int, payee: int) -> tuple[str, ...]:
             continue
         k[d.reason] = k.get(d.reason, 0) + 1
         inst = RB.instant(d.reason)
-        multiplied = inst is not None and inst.wins and s.rules.instant_win_multipliers
+        multiplied = (
+            inst is not None
+            and inst.wins
+            and RB.INSTANT_WIN_MULTIPLIERS.multiplied(s.rules, d.reason)
+        )
         name = _instant_label(d.reason, 1 if multiplied else k[d.reason])
         out.append(
             f"{name}: {d.points} points x {s.stake} chip(s) = {d.chips} chips"

@@ -336,7 +336,9 @@ def _instant_dues(
     s: HandState, winner: int, pts: int, reason: str
 ) -> list[tuple[int, int, int, str]]:
     t = s.table
-    pts = INSTANT_WIN_MULTIPLIERS.points(t.rules, pts, s.carry, s.shakes[winner], s.bombs[winner])
+    pts = INSTANT_WIN_MULTIPLIERS.points(
+        t.rules, pts, s.carry, s.shakes[winner], s.bombs[winner], reason
+    )
     return [(p, winner, pts, reason) for p in range(t.players) if p != winner]
 
 

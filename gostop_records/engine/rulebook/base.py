@@ -81,6 +81,8 @@ def value_text(value: Any) -> str:
         return "true" if value else "false"
     if hasattr(value, "value"):
         return str(value.value)
+    if isinstance(value, frozenset | set):
+        return "[" + ", ".join(sorted(value_text(x) for x in value)) + "]"
     if isinstance(value, tuple | list):
         return "[" + ", ".join(str(x) for x in value) + "]"
     return str(value)

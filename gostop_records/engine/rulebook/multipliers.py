@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from ... import cards as C
-from ...rules import GoBak, NagariCarry, Ruleset, Shaking
+from ...rules import GoBak, InstantFactor, NagariCarry, Ruleset, Shaking
 from ..proof import Factor, HandFacts, Score
 from ..table import Table
 from .base import AuditContext, Candidate, Rule, bak, flag, ints
@@ -444,8 +444,9 @@ class Dokbak(Rule):
 
 
 class InstantWinMultipliers(Rule):
-    """Whether shakes, bombs and the nagari carry multiply an instant win (four of a month
-    in hand, three ppuk); first-turn payments are never multiplied (A17)."""
+    """Which of the nagari carry, shakes and bombs multiply each kind of instant win (four
+    of a month in hand, three ppuk): ``instant_win_multipliers`` for every kind at once, or
+    a kind's own list; first-turn payments are never multiplied (A17)."""
 
     __slots__ = ()
     kind = "factor"
@@ -453,13 +454,28 @@ class InstantWinMultipliers(Rule):
     name = "multiplied instant wins"
     ref = "A17"
     group = "Instant payments"
-    settings = ("instant_win_multipliers",)
+    settings = ("instant_win_multipliers", "hand_four_factors", "three_ppuk_factors")
+    #: The kinds of instant win with a setting of their own.
+    KINDS: ClassVar[tuple[str, ...]] = ("hand_four", "three_ppuk")
+    _NAMES: ClassVar[dict[str, str]] = {
+        "hand_four": "four of a month in hand",
+        "three_ppuk": "three ppuk",
+    }
 
-    def points(self, rules: Ruleset, pts: int, carry: int, shakes: int, bombs: int) -> int:
-        """The points of an instant win after the winner's factors, when the ruleset says so."""
-        if rules.instant_win_multipliers:
+    def multiplied(self, rules: Ruleset, kind: str) -> bool:
+        """Whether any factor multiplies this kind of instant win under ``rules``."""
+        return bool(rules.instant_factors(kind))
+
+    def points(
+        self, rules: Ruleset, pts: int, carry: int, shakes: int, bombs: int, kind: str
+    ) -> int:
+        """The points of an instant win of ``kind`` after the factors its setting names."""
+        used = rules.instant_factors(kind)
+        if InstantFactor.NAGARI_CARRY in used:
             pts *= carry
+        if InstantFactor.SHAKE in used:
             pts *= rules.shake_multiplier**shakes
+        if InstantFactor.BOMB in used:
             pts *= rules.bomb_multiplier**bombs
         return pts
 
@@ -468,11 +484,35 @@ class InstantWinMultipliers(Rule):
             if value:
                 return "shakes, bombs and the nagari carry multiplying instant wins"
             return "instant wins paid at their base points"
+        kind = setting.removesuffix("_factors")
+        if setting.endswith("_factors") and kind in self._NAMES:
+            what = self._NAMES[kind]
+            if value is None:
+                return f"{what} multiplied as instant_win_multipliers says"
+            names = sorted(str(getattr(v, "value", v)).replace("_", " ") for v in value)
+            if not names:
+                return f"{what} paid at its base points"
+            return f"{what} multiplied by the {' and the '.join(names)}"
         return None
 
     def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
-        if {ev.reason for ev in ctx.instants} & {"hand_four", "three_ppuk"}:
-            yield from flag(ctx.rules, "instant_win_multipliers")
+        kinds = {ev.reason for ev in ctx.instants} & set(self.KINDS)
+        if not kinds:
+            return
+        yield from flag(ctx.rules, "instant_win_multipliers")
+        for kind in sorted(kinds):
+            setting = f"{kind}_factors"
+            pinned = ctx.rules.instant_factors(kind)
+            for alt in _FACTOR_SETS:
+                if alt != pinned and alt not in (frozenset(), frozenset(InstantFactor)):
+                    yield Candidate(setting, alt, {setting: alt}, cost=1.2)
+
+
+#: The per-kind lists an audit tries besides "all" and "none" (the shorthand's two values).
+_FACTOR_SETS: tuple[frozenset[InstantFactor], ...] = (
+    frozenset({InstantFactor.NAGARI_CARRY}),
+    frozenset({InstantFactor.SHAKE, InstantFactor.BOMB}),
+)
 
 
 class Stake(Rule):
