@@ -8,9 +8,10 @@ it, steps through it, and lists its disagreements with the rules on stderr.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -21,7 +22,7 @@ from gostop_records.replay import Timeline, timeline
 from . import common
 from .render import Painter, describe_event, proof_lines, render_game
 
-__all__ = ["replay", "step_through"]
+__all__ = ["STEP_HELP", "STEP_KEYS", "KeyReader", "replay", "step_through"]
 
 
 def _show(tl: Timeline, i: int, paint: Painter) -> str:
@@ -45,22 +46,121 @@ def _show(tl: Timeline, i: int, paint: Painter) -> str:
     return text
 
 
-def _read_key() -> str:
-    """One key press from a terminal: n/p/q, arrows as n/p, enter as n."""
+#: The keys of ``--step``, shown under every table (and in full for ``?``).
+STEP_KEYS = (
+    "keys: n/enter next, p previous event · t next turn, b back a turn · "
+    "s/e start/end of the hand · ]/[ next/previous hand · SEQ+enter jump · ? help · q quit"
+)
+STEP_HELP = """\
+  n, enter, space, right/down arrow   the next event
+  p, left/up arrow                    the previous event
+  t                                   to the end of the next turn (a play, its flip, all they cause)
+  b                                   back to the end of the previous turn
+  s / e                               the start / the end of this hand
+  ] / [                               the start of the next / the previous hand
+  a number, then enter                the event of that seq
+  q                                   quit
+A key may be followed by enter or not: the result is the same."""
+
+
+class KeyReader:
+    """Commands from a terminal in cbreak mode, one key each, so a key acts at once.
+
+    An Enter right after a key is ignored (``p`` then Enter goes back once, as it does when
+    lines are read); Enter alone is "next"; digits are gathered (and echoed) until Enter, to
+    jump to that seq. Arrows are n/p; Ctrl-D or the end of input quits.
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.after_key = False
+
+    def __call__(self) -> str | None:
+        digits = ""
+        while True:
+            ch = self.stream.read(1)
+            if ch in ("", "\x04"):
+                return None
+            if ch in ("\r", "\n"):
+                if digits:
+                    common.echo("")
+                    return digits
+                if self.after_key:
+                    self.after_key = False
+                    continue
+                return "n"
+            self.after_key = False
+            if ch.isdigit():
+                digits += ch
+                typer.echo(ch, nl=False)
+                continue
+            if ch in ("\x7f", "\b"):
+                if digits:
+                    digits = digits[:-1]
+                    typer.echo("\b \b", nl=False)
+                continue
+            if ch == "\x1b":
+                seq = self.stream.read(2)
+                ch = {"[C": "n", "[B": "n", "[D": "p", "[A": "p"}.get(seq, "")
+                if not ch:
+                    continue
+                self.after_key = True
+                return ch
+            if ch == " ":
+                return "n"
+            self.after_key = True
+            return ch
+
+
+@contextmanager
+def _cbreak(fd: int) -> Iterator[None]:
+    """The terminal in cbreak mode (keys one by one, no echo) for the whole stepping."""
     import termios
     import tty
 
-    fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)
     try:
         tty.setcbreak(fd)
-        ch = sys.stdin.read(1)
-        if ch == "\x1b":
-            seq = sys.stdin.read(2)
-            ch = {"[C": "n", "[B": "n", "[D": "p", "[A": "p"}.get(seq, "")
+        new = termios.tcgetattr(fd)
+        new[3] &= ~termios.ECHO
+        termios.tcsetattr(fd, termios.TCSADRAIN, new)
+        yield
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, old)
-    return "n" if ch in ("\n", "\r", " ") else ch
+
+
+def _target(tl: Timeline, span: range, i: int, cmd: str) -> int | str:
+    """Where a command goes from index ``i`` (within ``span``), or why it stays."""
+    if cmd in ("", "n", "next", "j"):
+        return i + 1 if i + 1 < span.stop else "at the last event; p goes back, q quits"
+    if cmd in ("p", "prev", "previous", "k"):
+        return i - 1 if i > span.start else "at the first event; n goes on, q quits"
+    if cmd in ("t", "turn"):
+        nxt = [k for k in tl.turn_ends() if i < k < span.stop]
+        return nxt[0] if nxt else "at the last turn; b goes back, q quits"
+    if cmd in ("b", "back"):
+        prev = [k for k in tl.turn_ends() if span.start <= k < i]
+        return prev[-1] if prev else "at the first turn; t goes on, q quits"
+    hand = tl.hand_span(i)
+    if cmd in ("s", "start"):
+        return max(hand.start, span.start)
+    if cmd in ("e", "end"):
+        return min(hand.stop - 1, span.stop - 1)
+    if cmd in ("]", "h", "hand"):
+        if hand.stop >= span.stop:
+            return "in the last hand; [ goes back, q quits"
+        return hand.stop
+    if cmd == "[":
+        if hand.start <= span.start:
+            return "in the first hand; ] goes on, q quits"
+        return max(tl.hand_span(hand.start - 1).start, span.start)
+    if cmd.isdigit():
+        try:
+            j = tl.index_of_seq(int(cmd))
+        except GostopError as exc:
+            return str(exc)
+        return j if j in span else f"seq {cmd} is outside the events being stepped through"
+    return "unknown key " + repr(cmd) + "; " + STEP_KEYS.removeprefix("keys: ")
 
 
 def step_through(
@@ -70,41 +170,29 @@ def step_through(
     read: Callable[[], str | None],
     paint: Painter,
 ) -> None:
-    """Show one event at a time: n (or enter) next, p previous, a number goes to that seq,
-    q quits; the end of input quits."""
+    """Show the table one step at a time (see :data:`STEP_HELP`); the end of input quits."""
     i = start
+    hint = paint(STEP_KEYS, fg="bright_black")
     common.echo(_show(tl, i, paint))
+    common.echo(hint)
     while True:
         cmd = read()
         if cmd is None:
             return
-        cmd = cmd.strip().lower()
+        cmd = cmd.strip()
+        cmd = cmd if cmd in ("[", "]") else cmd.lower()
         if cmd in ("q", "quit", "exit"):
             return
-        if cmd in ("", "n", "next", "j"):
-            if i + 1 >= span.stop:
-                common.echo("(at the last event; p goes back, q quits)")
-                continue
-            i += 1
-        elif cmd in ("p", "prev", "previous", "b", "k"):
-            if i <= span.start:
-                common.echo("(at the first event; n goes on, q quits)")
-                continue
-            i -= 1
-        elif cmd.isdigit():
-            try:
-                j = tl.index_of_seq(int(cmd))
-            except GostopError as exc:
-                common.echo(f"({exc})")
-                continue
-            if j not in span:
-                common.echo(f"(seq {cmd} is outside the events being stepped through)")
-                continue
-            i = j
-        else:
-            common.echo("(n or enter: next, p: previous, a number: that seq, q: quit)")
+        if cmd in ("?", "help"):
+            common.echo(STEP_HELP)
             continue
+        to = _target(tl, span, i, cmd)
+        if isinstance(to, str):
+            common.echo(f"({to})")
+            continue
+        i = to
         common.echo(_show(tl, i, paint))
+        common.echo(hint)
 
 
 def _line_reader() -> Callable[[], str | None]:
@@ -148,8 +236,10 @@ def replay(
         bool,
         typer.Option(
             "--step",
-            help="Step through the hand (or the game) one event at a time: "
-            "n or enter next, p previous, q quit; reads lines when piped.",
+            help="Step through the hand (or the game): n/p an event, t/b a turn, s/e the "
+            "hand's start/end, ]/[ the next/previous hand, SEQ+enter a seq, q quit; "
+            "a key acts at once on a terminal (an Enter after it is ignored); reads lines "
+            "when piped.",
         ),
     ] = False,
     html: Annotated[
@@ -211,13 +301,11 @@ def replay(
         return
     paint = Painter(common.color_enabled(sys.stdout))
     if step:
-        read = _line_reader()
-        if sys.stdin.isatty():
-
-            def read() -> str | None:
-                return _read_key()
-
-        step_through(tl, span, i, read, paint)
+        if not sys.stdin.isatty():
+            step_through(tl, span, i, _line_reader(), paint)
+            return
+        with _cbreak(sys.stdin.fileno()):
+            step_through(tl, span, i, KeyReader(sys.stdin), paint)
         return
     if json_out:
         common.print_json(tl.state_dict(i))

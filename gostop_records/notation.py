@@ -96,6 +96,10 @@ VERBS: dict[str, str] = {
 _DEAL_WORDS = ("layout", "hand", "stock", "bonus", "dealer")
 _UNKNOWN = ("?", "unknown", "-")
 _CARD = re.compile(r"(0?[1-9]|1[0-2])(g|a|r|j1|j2|j3|d)|b[23][a-c]?")
+_CARDISH = re.compile(r"\d|b\d")  # a word that starts like a card code
+_CUP_ROLES = ("animal", "junk")
+#: How a card code is written, for the refusals of a word that is none.
+CARD_FORM = "a card is a month 01..12 and a kind (G, A, R, J1, J2, D), e.g. 03R, 8a, 11d"
 _PAY = re.compile(r"^\s*(\S+?)\s*(?:->|>|\s)\s*(\S+)\s+(\S+)(?:\s+(.*))?$", re.S)
 
 
@@ -203,6 +207,10 @@ def read(line: str, players: Sequence[E.Player] = ()) -> Line:
     if verb is None:
         if key in C.CODE_TO_INDEX or _looks_like_card(key):
             return _with_keywords(Line("card", seat, (head, *tokens), stripped))
+        if key in _CUP_ROLES:  # the bare answer the cup prompt offers
+            return Line("cup", seat, (head, *tokens), rest)
+        if _CARDISH.match(key):
+            raise NotationError(f"{head!r} is not a card code: {CARD_FORM}")
         raise UnknownCommand(head)
     if verb in ("play", "flip"):
         return _with_keywords(Line(verb, seat, tuple(tokens), rest))

@@ -691,6 +691,5 @@ def _code(token: str) -> str:
         return card_code(token)
     except GostopError:
         raise PlayInputError(
-            f"{token!r} is not a card code or a number in the list: a card is a month "
-            "01..12 and a kind (G, A, R, J1, J2, D), e.g. 03R, 8a, 11d"
+            f"{token!r} is not a card code or a number in the list: {notation.CARD_FORM}"
         ) from None

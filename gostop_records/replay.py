@@ -20,7 +20,10 @@ from .errors import GostopError, ProjectionError
 from .projector import Issue, Projector
 from .views import game_dict
 
-__all__ = ["Timeline", "timeline"]
+__all__ = ["TURN_OPENERS", "Timeline", "timeline"]
+
+#: The event types that open a turn (a ``shaken`` and the play it announces are one turn).
+TURN_OPENERS = frozenset({"card_played", "flip_only_played", "bomb_played", "shaken"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +53,35 @@ class Timeline:
             have = f"hands 1..{hands[-1]}" if hands else "no hands"
             raise GostopError(f"game {self.game_id} has no hand {hand} ({have})")
         return range(idx[0], idx[-1] + 1)
+
+    def hand_span(self, i: int) -> range:
+        """The indexes of the hand the event at ``i`` belongs to (just ``i`` for an event of
+        no hand, such as ``game_started``)."""
+        hand = self.envelopes[i].hand
+        if hand is None:
+            return range(i, i + 1)
+        lo = i
+        while lo > 0 and self.envelopes[lo - 1].hand == hand:
+            lo -= 1
+        hi = i
+        while hi + 1 < len(self.envelopes) and self.envelopes[hi + 1].hand == hand:
+            hi += 1
+        return range(lo, hi + 1)
+
+    def turn_ends(self) -> list[int]:
+        """The indexes at which a turn is complete, in order: the event before each turn's
+        opening play (so the deal counts as a turn of its own) and each hand's last event.
+        Stepping by turn shows the table after a play, its flip and all they caused."""
+        envs = self.envelopes
+        ends: list[int] = []
+        for k in range(1, len(envs) + 1):
+            if k == len(envs) or envs[k].hand != envs[k - 1].hand:
+                ends.append(k - 1)
+                continue
+            t = E.event_type(envs[k].event)
+            if t in TURN_OPENERS and E.event_type(envs[k - 1].event) != "shaken":
+                ends.append(k - 1)
+        return ends
 
     def issues_until(self, seq: int) -> list[Issue]:
         """The issues found up to and including ``seq`` (and those of no seq)."""

@@ -126,6 +126,7 @@ def describe(
 def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
     """One sentence for a payload (typed or unknown), naming players by name."""
     w = lambda s: who(players, s)  # noqa: E731
+    v = lambda s, verb: _acts(who(players, s), verb)  # noqa: E731
     t = E.event_type(ev)
     if isinstance(ev, E.UnknownEvent):
         return f"{t} (an event type this version does not know; kept as read)"
@@ -135,7 +136,8 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
         return f"game started: {seats}; ruleset {name}; stake {ev.stake} per point"
     if t == "hand_started":
         deck = "; shuffled deck recorded" if ev.deck else ""
-        return f"hand {ev.hand} started: {w(ev.dealer)} deals and plays first{deck}"
+        plays = "play" if who(players, ev.dealer).lower() == "you" else "plays"
+        return f"hand {ev.hand} started: {v(ev.dealer, 'deal')} and {plays} first{deck}"
     if t == "cards_dealt":
         known = [w(s) for s, h in enumerate(ev.hands) if h is not None]
         hands = f"hands known: {', '.join(known)}" if known else "hands unknown"
@@ -152,51 +154,51 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
         shown = "; ".join(f"{w(f.seat)} shows month {f.month:02d}" for f in ev.shown)
         return f"four of a month: {shown}"
     if t == "shaken":
-        return f"{w(ev.seat)} shakes month {ev.month:02d}: {p.cards(ev.cards)}"
+        return f"{v(ev.seat, 'shake')} month {ev.month:02d}: {p.cards(ev.cards)}"
     if t == "bomb_played":
-        return f"{w(ev.seat)} bombs month {ev.month:02d} with {p.cards(ev.cards)}"
+        return f"{v(ev.seat, 'bomb')} month {ev.month:02d} with {p.cards(ev.cards)}"
     if t == "card_played":
         ch = f" (takes {p.card(ev.chosen)})" if ev.chosen else ""
-        return f"{w(ev.seat)} plays {p.card(ev.card)}{ch}"
+        return f"{v(ev.seat, 'play')} {p.card(ev.card)}{ch}"
     if t == "flip_only_played":
-        return f"{w(ev.seat)} takes a flip-only turn"
+        return f"{v(ev.seat, 'take')} a flip-only turn"
     if t == "card_flipped":
         ch = f" (takes {p.card(ev.chosen)})" if ev.chosen else ""
-        return f"{w(ev.seat)} flips {p.card(ev.card)}{ch}"
+        return f"{v(ev.seat, 'flip')} {p.card(ev.card)}{ch}"
     if t == "bonus_card_taken":
         src = {"hand": "from the hand", "flip": "flipped", "layout": "from the layout"}
         rep = f"; draws {p.card(ev.replacement)}" if ev.replacement else ""
         if ev.source == "hand" and not ev.replacement:
             rep = "; draws a replacement"
-        return f"{w(ev.seat)} takes bonus card {p.card(ev.card)} ({src[ev.source]}){rep}"
+        return f"{v(ev.seat, 'take')} bonus card {p.card(ev.card)} ({src[ev.source]}){rep}"
     if t == "cards_captured":
         kind = CAPTURE_KINDS.get(ev.kind, ev.kind)
-        return f"{w(ev.seat)} captures {p.cards(ev.cards)} ({kind}, {SOURCES[ev.source]})"
+        return f"{v(ev.seat, 'capture')} {p.cards(ev.cards)} ({kind}, {SOURCES[ev.source]})"
     if t == "ppuk_made":
         return (
-            f"{p.mark('ppuk', 'ppuk')}: {w(ev.seat)} leaves {p.cards(ev.cards)} on the "
+            f"{p.mark('ppuk', 'ppuk')}: {v(ev.seat, 'leave')} {p.cards(ev.cards)} on the "
             f"layout (ppuk {ev.count} this hand)"
         )
     if t == "junk_transferred":
-        return f"{w(ev.from_seat)} gives {w(ev.to_seat)} {p.card(ev.card)} ({ev.reason})"
+        return f"{v(ev.from_seat, 'give')} {w(ev.to_seat)} {p.card(ev.card)} ({ev.reason})"
     if t == "cup_assigned":
-        return f"{w(ev.seat)} counts the September cup as {ev.role}"
+        return f"{v(ev.seat, 'count')} the September cup as {ev.role}"
     if t == "go_called":
-        return p.mark(f"{w(ev.seat)} calls Go {ev.count} at {ev.score} points", "call")
+        return p.mark(f"{v(ev.seat, 'call')} Go {ev.count} at {ev.score} points", "call")
     if t == "stop_called":
         how = " (automatic: the last turn)" if ev.auto else ""
-        return p.mark(f"{w(ev.seat)} stops at {ev.score} points{how}", "call")
+        return p.mark(f"{v(ev.seat, 'stop')} at {ev.score} points{how}", "call")
     if t == "hand_ended":
         carry = f"; the next hand pays x{ev.next_carry}" if ev.next_carry > 1 else ""
         if ev.outcome in ("stop", "instant"):
             how = "by Stop" if ev.outcome == "stop" else f"instantly ({ev.reason})"
-            return p.mark(f"hand over: {w(ev.winner)} wins {how}", "outcome") + carry
+            return p.mark(f"hand over: {v(ev.winner, 'win')} {how}", "outcome") + carry
         if ev.outcome == "nagari":
             return p.mark(f"hand over: nagari, no winner ({ev.reason})", "outcome") + carry
         return p.mark(f"hand over: void ({ev.reason}), deal again", "outcome") + carry
     if t == "payment_due":
         return (
-            f"due: {w(ev.payer)} pays {w(ev.payee)} {ev.chips} chips "
+            f"due: {v(ev.payer, 'pay')} {w(ev.payee)} {ev.chips} chips "
             f"({ev.points} points, {ev.reason})"
         )
     if t == "payment_recorded":
@@ -222,6 +224,12 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
     if t == "checkpoint_signed":
         return f"checkpoint: the record up to seq {ev.head_seq} signed by key {ev.key}"
     return t
+
+
+def _acts(name: str, verb: str) -> str:
+    """``Ben plays``, but ``You play``: a player named "You" (the default name of the person
+    at ``gostop play``) is told in the second person."""
+    return f"{name} {verb}" if name.lower() == "you" else f"{name} {verb}s"
 
 
 def _subject(players: Sequence[E.Player], viewer: int | None, seat: int | None, verb: str) -> str:

@@ -179,3 +179,29 @@ def test_any_line_is_read_or_refused_with_a_reason(words: list[str], at: int) ->
         assert str(exc)
     else:
         assert all(E.is_input(p) for p in got)
+
+
+def test_the_bare_answer_of_the_cup_prompt() -> None:
+
+    for word in ("animal", "Junk"):
+        ln = notation.read(word)
+        assert ln.verb == "cup" and ln.args == (word,)
+    assert notation.read("1 animal").seat == "1"
+
+
+def test_a_word_that_starts_like_a_card_is_told_how_cards_are_written() -> None:
+
+    with pytest.raises(notation.NotationError) as exc:
+        notation.read("8x")
+    assert "'8x' is not a card code" in str(exc.value) and "e.g. 03R" in str(exc.value)
+    with pytest.raises(notation.UnknownCommand):
+        notation.read("frobnicate")
+
+
+def test_you_are_told_in_the_second_person() -> None:
+    from gostop_records import words
+
+    players = [E.Player(id="p1", name="You"), E.Player(id="p2", name="Ben")]
+    assert words.describe(E.CardPlayed(seat=0, card="03J1"), players) == "You play 03J1"
+    assert words.describe(E.CardPlayed(seat=1, card="03J1"), players) == "Ben plays 03J1"
+    assert words.describe(E.CardFlipped(seat=0, card="08G"), players).startswith("You flip 08G")

@@ -427,3 +427,12 @@ def test_every_kind_of_entry(tmp_path: Path, seed: int, hidden: bool) -> None:
         assert recorded[deal]["hands"] == [None, None] and recorded[deal]["stock"] is None
         assert recorded[deal]["layout"] == inputs[deal]["layout"]
         assert recorded[1:deal] + recorded[deal + 1 :] == inputs[1:deal] + inputs[deal + 1 :]
+
+
+def test_a_typo_of_a_card_is_told_as_such(tmp_path: Path) -> None:
+    sim = sim_payloads("matgo", 2, 3)
+    lines = script_for(sim)
+    log = tmp_path / "g.jsonl"
+    res = record(log, "--script", str(write_script(tmp_path / "s.txt", [lines[0], "8x"])))
+    assert res.exit_code == 1
+    assert "line 2: 8x: '8x' is not a card code" in res.stderr

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
 from gostop_cli.app import app
+from pty_support import Terminal
 from typer.testing import CliRunner, Result
 
 from gostop_records import cards as C
 from gostop_records import events as E
 from gostop_records import log as L
 from gostop_records.projector import project
+from gostop_records.replay import timeline
 from gostop_records.rules import PRESETS
 from gostop_records.sim.selfplay import GameSpec, play_game
 
@@ -134,7 +137,7 @@ def test_step_forward_and_back(game_log: tuple[Path, list[E.Envelope]]) -> None:
     heads = [ln.split(" of ")[0] for ln in res.stdout.splitlines() if ln.startswith("-- seq ")]
     seqs = [int(h.removeprefix("-- seq ")) for h in heads]
     assert seqs == [first, first + 1, first + 2, first + 1, first + 9]
-    assert "n or enter: next" in res.stdout  # the unknown key "x"
+    assert "unknown key 'x'" in res.stdout and "t next turn" in res.stdout
 
 
 def test_step_stays_within_the_hand(game_log: tuple[Path, list[E.Envelope]]) -> None:
@@ -172,3 +175,60 @@ def test_a_log_that_breaks_the_rules_still_replays(tmp_path: Path) -> None:
     res = replay(str(path), "--at", str(envs[k].seq + 3))
     assert res.exit_code == 0
     assert f"seq {envs[k].seq}: the log records cards_captured" in res.stderr
+
+
+def _seqs(out: str) -> list[int]:
+    return [int(m) for m in re.findall(r"^-- seq (\d+) of", out, re.M)]
+
+
+def test_step_by_turn_and_hand_in_lines(game_log: tuple[Path, list[E.Envelope]]) -> None:
+    path, envs = game_log
+    tl = timeline(envs[0].game_id, envs)
+    ends = tl.turn_ends()
+    h1 = tl.hand_range(1)
+    h2 = tl.hand_range(2)
+    res = replay(str(path), "--step", input="t\nt\nb\ne\n]\ne\n[\ns\n?\nq\n")
+    assert res.exit_code == 0, res.stderr
+    seq = [e.seq for e in tl.envelopes]
+    first_ends = [k for k in ends if k > 0]
+    assert _seqs(res.stdout) == [
+        seq[0],
+        seq[first_ends[0]],
+        seq[first_ends[1]],
+        seq[first_ends[0]],
+        seq[h1.stop - 1],
+        seq[h2.start],
+        seq[h2.stop - 1],
+        seq[h1.start],
+        seq[h1.start],
+    ]
+    assert "the start / the end of this hand" in res.stdout  # ? shows the keys in full
+    # a turn is a play with its flip and what they caused: never ends on a play itself
+    for k in ends:
+        assert E.event_type(tl.envelopes[k].event) not in ("card_played", "shaken")
+
+
+def test_step_at_a_terminal_keys_alone_or_with_enter(
+    game_log: tuple[Path, list[E.Envelope]],
+) -> None:
+    path, envs = game_log
+    first = min(e.seq for e in envs if e.hand == 2)
+    term = Terminal("replay", str(path), "--hand", "2", "--step")
+    term.expect(rf"-- seq {first} of")
+    term.expect("t next turn, b back a turn")  # the key hint is on the screen
+    term.send("n")
+    term.expect(rf"-- seq {first + 1} of")
+    term.send("n\r")  # Enter after a key does not move again
+    term.expect(rf"-- seq {first + 2} of")
+    term.send("p\r")
+    term.expect(rf"-- seq {first + 1} of")
+    term.send("\r")  # Enter alone: next
+    term.expect(rf"-- seq {first + 2} of")
+    term.send(f"{first + 9}\r")  # a seq, typed and entered
+    term.expect(rf"-- seq {first + 9} of")
+    term.send("e")
+    last = max(e.seq for e in envs if e.hand == 2)
+    term.expect(rf"-- seq {last} of")
+    term.send("q")
+    assert term.wait() == 0
+    assert "-- seq" not in term.text  # nothing moved after q
