@@ -124,17 +124,21 @@ def replace_changed(
     """
     merged: Rows = {}
     for name, cols in TABLES.items():
-        keep: list[Row] = []
-        if name in GAME_TABLES:
-            before = old.get(name, [])
-        else:
-            keep = [r for r in old.get(name, []) if r[1] not in hands]
-            before = [r for r in old.get(name, []) if r[1] in hands]
+        keep, before = _split(name, old, hands)
         now = fresh.get(name, [])
         merged[name] = keep + now
         if before != now:
             _write_changes(conn, name, cols, game_id, hands, before, now)
     return merged
+
+
+def _split(name: str, old: Rows, hands: set[int]) -> tuple[list[Row], list[Row]]:
+    """A table's old rows as (kept, compared): a game-wide table is compared whole; a
+    per-hand table keeps the rows of hands the append did not touch."""
+    rows = old.get(name, [])
+    if name in GAME_TABLES:
+        return [], rows
+    return [r for r in rows if r[1] not in hands], [r for r in rows if r[1] in hands]
 
 
 def replace_changed_many(
@@ -157,12 +161,7 @@ def replace_changed_many(
     for game_id, hands, old, fresh in games:
         merged: Rows = {}
         for name, cols in TABLES.items():
-            keep: list[Row] = []
-            if name in GAME_TABLES:
-                before = old.get(name, [])
-            else:
-                keep = [r for r in old.get(name, []) if r[1] not in hands]
-                before = [r for r in old.get(name, []) if r[1] in hands]
+            keep, before = _split(name, old, hands)
             now = fresh.get(name, [])
             merged[name] = keep + now
             if before == now:
