@@ -112,6 +112,7 @@ class LayoutFour(enum.StrEnum):
 
     REDEAL = "redeal"  # void deal, same dealer deals again, no carry (G7, C2.4)
     NAGARI = "nagari"  # no winner, counts as a nagari for the carry (Pmang)
+    DEALER_WINS = "dealer_wins"  # the dealer wins hand_four_points from each (Hangame)
 
 
 class HandFourTie(enum.StrEnum):
@@ -179,6 +180,11 @@ _HASHED_EXCLUDE = {"name", "description"}
 ADDED_FIELDS: dict[str, Any] = {
     "hand_four_factors": None,
     "three_ppuk_factors": None,
+    # the services' table rules (four on the layout, cup, bonus cards, two-card bombs)
+    "cup_fixed_when_alone": False,
+    "bonus_buried_in_ppuk": False,
+    "two_card_bomb_steal": None,
+    "two_card_bomb_multiplier": None,
 }
 
 
@@ -346,6 +352,31 @@ class Ruleset(BaseModel):
     )
     nagari_carry_cap: int | None = Field(
         None, ge=1, le=1024, description="Largest nagari carry factor (Pmang 8); none = no cap."
+    )
+
+    # The services' table rules: the cup, bonus cards and two-card bombs (ADDED_FIELDS)
+    cup_fixed_when_alone: bool = Field(
+        False,
+        description="A transferable cup counted as junk stays in its holder's pile as an "
+        "animal when it is the only junk a steal could take (Pmang, p2p; A9).",
+    )
+    bonus_buried_in_ppuk: bool = Field(
+        False,
+        description="A bonus card flipped in a turn that then makes a ppuk stays in the ppuk "
+        "stack, with no steal, and goes to whoever takes the stack (p2p B2); false = the "
+        "flipper takes it at once.",
+    )
+    two_card_bomb_steal: Steal | None = Field(
+        None,
+        description="Junk each opponent gives for a two-card bomb (Hangame 1, CS470 1); "
+        "none = bomb_steal, as a three-card bomb (A11).",
+    )
+    two_card_bomb_multiplier: int | None = Field(
+        None,
+        ge=1,
+        le=4,
+        description="Payment factor per two-card bomb (Hangame 1, Pmang 2); none = "
+        "bomb_multiplier, as a three-card bomb (A11).",
     )
 
     @field_validator("players")

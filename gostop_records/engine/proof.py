@@ -125,6 +125,7 @@ class HandFacts:
     shakes: tuple[int, ...]
     bombs: tuple[int, ...]
     carry: int = 1
+    two_bombs: tuple[int, ...] = ()  # of ``bombs``, the two-card ones (empty: none)
 
 
 class Proof(msgspec.Struct, frozen=True, gc=False):

@@ -235,6 +235,11 @@ def _deal(s: HandState, a: E.CardsDealt, out: Out, deck: int | None = None) -> N
             out.append(E.BonusCardTaken(seat=s.dealer, card=CODES[i], source="layout"))
     for m in range(1, 13):
         if (layout & _MM[m]).bit_count() == 4:
+            if t.rules.layout_four is LayoutFour.DEALER_WINS:
+                pts = t.rules.hand_four_points
+                dues = _instant_dues(s, s.dealer, pts, "layout_four")
+                _end(s, out, "instant", s.dealer, "layout_four", dues)
+                return
             out.append(E.DealVoided(reason="layout_four", month=m))
             if t.rules.layout_four is LayoutFour.NAGARI:
                 _end(s, out, "nagari", None, "layout_four")
@@ -379,6 +384,7 @@ def facts_of(s: HandState, winner: int) -> HandFacts:
         shakes=tuple(s.shakes),
         bombs=tuple(s.bombs),
         carry=s.carry,
+        two_bombs=tuple(s.two_bombs) if any(s.two_bombs) else (),
     )
 
 
@@ -471,8 +477,13 @@ def _bomb(s: HandState, a: E.BombPlayed, out: Out) -> None:
     turn.play_n = 4 - k
     s.flip_only[a.seat] += k - 1
     s.bombs[a.seat] += 1
-    if rules.bomb_steal:
-        turn.steals.append(("bomb", rules.bomb_steal))
+    steal = rules.bomb_steal
+    if k == 2:
+        s.two_bombs[a.seat] += 1
+        if rules.two_card_bomb_steal is not None:
+            steal = rules.two_card_bomb_steal
+    if steal:
+        turn.steals.append(("bomb", steal))
     s.phase = Phase.FLIP
 
 
@@ -550,6 +561,11 @@ def _draw_stock(s: HandState) -> int:
 
 def _take_bonus(s: HandState, seat: int, i: int, source: str, out: Out) -> None:
     turn = _turn(s)
+    if source == "flip" and s.phase is Phase.FLIP and s.table.rules.bonus_buried_in_ppuk:
+        # a ppuk made by the next flip buries it: taken (or not) when the turn resolves
+        turn.flip_bonus |= 1 << i
+        turn.bonus_taken = True
+        return
     s.piles[seat] |= 1 << i
     turn.bonus_taken = True
     steal = s.table.rules.bonus_steal
@@ -623,10 +639,18 @@ def _flip(s: HandState, a: E.CardFlipped, out: Out) -> None:
 
 
 def _stack_take(
-    s: HandState, seat: int, m: int, ex: frozenset[LastTurnRule]
+    s: HandState, seat: int, m: int, ex: frozenset[LastTurnRule], out: Out
 ) -> tuple[str, str, int]:
-    """Kind of a stack capture, and the steal it brings (reason, amount)."""
+    """Kind of a stack capture, and the steal it brings (reason, amount). Bonus cards
+    buried in the stack go to the taker's pile first, each with its bonus steal."""
     rules = s.table.rules
+    buried = s.buried[m]
+    if buried:
+        s.buried[m] = 0
+        for i in C.indices(buried):
+            out.append(E.BonusCardTaken(seat=seat, card=CODES[i], source="layout"))
+            if rules.bonus_steal:
+                _turn(s).steals.append(("bonus", rules.bonus_steal))
     owner = s.owner[m]
     s.owner[m] = -1
     void = LastTurnRule.PPUK_TAKEN in ex
@@ -657,6 +681,17 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
     ttadak = False
     flip_done = False
 
+    if turn.flip_bonus and not (
+        p >= 0 and not turn.bomb and fm == pm and pn == 1 and LastTurnRule.PPUK not in ex
+    ):
+        # no ppuk to bury them: the flipped bonus cards are taken as usual
+        for i in C.indices(turn.flip_bonus):
+            s.piles[seat] |= 1 << i
+            out.append(E.BonusCardTaken(seat=seat, card=CODES[i], source="flip"))
+            if rules.bonus_steal:
+                steals.append(("bonus", rules.bonus_steal))
+        turn.flip_bonus = 0
+
     if turn.bomb:
         groups.append((layout & _MM[pm], "hand", "bomb"))
     elif p >= 0:
@@ -674,14 +709,16 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
                     groups.append(((layout & _MM[pm]) | fb, "hand_and_flip", "last_turn_three"))
                 else:
                     ppuk = True
-                    layout |= fb
+                    layout |= fb | turn.flip_bonus
                     s.owner[pm] = seat
                     s.ppuk_count[seat] += 1
+                    s.buried[pm] |= turn.flip_bonus
+                    turn.flip_bonus = 0
                     out.append(
                         E.PpukMade(
                             seat=seat,
                             month=pm,
-                            cards=C.codes(layout & _MM[pm]),
+                            cards=C.codes(layout & _MM[pm] | s.buried[pm]),
                             count=s.ppuk_count[seat],
                         )
                     )
@@ -695,8 +732,9 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
         elif pn == 2:
             groups.append((pb | (1 << turn.chosen), "hand", "pair"))
         elif pn == 3:
-            kind, reason, amount = _stack_take(s, seat, pm, ex)
-            groups.append((layout & _MM[pm], "hand", kind))
+            buried = s.buried[pm]
+            kind, reason, amount = _stack_take(s, seat, pm, ex, out)
+            groups.append((layout & _MM[pm] | buried, "hand", kind))
             if amount:
                 steals.append((reason, amount))
 
@@ -710,8 +748,9 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
         elif fn == 3:
             if f_chosen is not None:
                 raise _illegal("no_choice", f"{CODES[f]} takes the whole stack: no choice")
-            kind, reason, amount = _stack_take(s, seat, fm, ex)
-            groups.append((on | fb, "flip", kind))
+            buried = s.buried[fm]
+            kind, reason, amount = _stack_take(s, seat, fm, ex, out)
+            groups.append((on | fb | buried, "flip", kind))
             if amount:
                 steals.append((reason, amount))
         else:
@@ -785,7 +824,13 @@ def _take_junk(s: HandState, frm: int, to: int, amount: int, reason: str, out: O
     rules = t.rules
     pile = s.piles[frm]
     cand = pile & t.stealable
-    if rules.cup_transferable and pile & C.CUP and cup_as_junk(t, pile, s.cup_role):
+    # Pmang: the cup is fixed as an animal when it is the only junk to hand over
+    if (
+        rules.cup_transferable
+        and pile & C.CUP
+        and (cand or not rules.cup_fixed_when_alone)
+        and cup_as_junk(t, pile, s.cup_role)
+    ):
         cand |= C.CUP
     if not cand:
         return

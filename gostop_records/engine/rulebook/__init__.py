@@ -33,7 +33,15 @@ from .combinations import (
     Combination,
 )
 from .go import GO_BONUS, formula_of
-from .instants import FIRST_PPUK, FIRST_TTADAK, HAND_FOUR, INSTANTS, THREE_PPUK, Instant
+from .instants import (
+    FIRST_PPUK,
+    FIRST_TTADAK,
+    HAND_FOUR,
+    INSTANTS,
+    LAYOUT_FOUR,
+    THREE_PPUK,
+    Instant,
+)
 from .multipliers import (
     BOMB,
     DOKBAK,
@@ -74,6 +82,7 @@ __all__ = [
     "INSTANT_WIN_MULTIPLIERS",
     "JUNK",
     "KEEP",
+    "LAYOUT_FOUR",
     "MEONG_TTA",
     "MULTIPLIERS",
     "NAGARI_CARRY",

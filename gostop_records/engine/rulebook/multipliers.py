@@ -102,22 +102,32 @@ class Shake(Multiplier):
 
 
 class Bomb(Multiplier):
-    """x``bomb_multiplier`` per bomb of the winner (A11)."""
+    """x``bomb_multiplier`` per bomb of the winner, x``two_card_bomb_multiplier`` per
+    two-card bomb where it is set (A11)."""
 
     __slots__ = ()
     id = "bomb"
     name = "bomb"
     ref = "A11"
     group = "Shaking, bombs and bonus cards"
-    settings = ("bombs", "bomb_multiplier")
+    settings = ("bombs", "bomb_multiplier", "two_card_bomb_multiplier", "two_card_bomb_steal")
+
+    @staticmethod
+    def two_factor(rules: Ruleset) -> int:
+        """The factor of one two-card bomb."""
+        m = rules.two_card_bomb_multiplier
+        return rules.bomb_multiplier if m is None else m
 
     def factor(self, t: Table, facts: HandFacts, win: Score, lo: Loser) -> Factor | None:
         rules = t.rules
         b = facts.bombs[facts.winner]
         if not b:
             return None
-        f = rules.bomb_multiplier**b
+        two = facts.two_bombs[facts.winner] if facts.two_bombs else 0
+        f = rules.bomb_multiplier ** (b - two) * self.two_factor(rules) ** two
         cond = f"the winner bombed {b} time(s)"
+        if two:
+            cond += f", {two} with two cards"
         if not rules.bombs:
             cond += "; this ruleset has no bombs"
         return Factor(self.id, self.name, f, rules.bombs and f > 1, cond, "bomb_multiplier")
@@ -125,11 +135,23 @@ class Bomb(Multiplier):
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
         if setting == "bomb_multiplier":
             return f"x{value} per bomb" if value > 1 else "no multiplier for a bomb"
+        if setting == "two_card_bomb_multiplier":
+            if value is None:
+                return "a two-card bomb multiplied as a three-card bomb"
+            return (
+                f"x{value} per two-card bomb" if value > 1 else "no multiplier for a two-card bomb"
+            )
+        if setting == "two_card_bomb_steal":
+            if value is None:
+                return "a two-card bomb stealing as a three-card bomb"
+            return f"{value} junk per opponent for a two-card bomb"
         return None
 
     def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
         if _stopped(ctx) and ctx.facts.bombs[ctx.facts.winner]:
             yield from ints(ctx.rules, "bomb_multiplier", range(1, 5))
+            if ctx.facts.two_bombs and ctx.facts.two_bombs[ctx.facts.winner]:
+                yield from ints(ctx.rules, "two_card_bomb_multiplier", range(1, 5))
 
     def absent(self, rules: Ruleset) -> str | None:
         if not rules.bombs:
