@@ -13,11 +13,13 @@ from typing import Any
 import pytest
 from engine_helpers import Scenario, captures, dues, ended, of_type, ruleset, transfers
 
+from gostop_records import cards as C
 from gostop_records import events as E
-from gostop_records.engine import Phase, facts_of, settle
+from gostop_records.engine import Phase, facts_of, legal_actions, settle
 from gostop_records.engine import rulebook as RB
 from gostop_records.engine.settlement import HandFacts
 from gostop_records.engine.table import table_for
+from gostop_records.errors import IllegalAction
 from gostop_records.rules import PRESETS, LayoutFour, Ruleset
 
 LAYOUT_FOUR_2P = ["03G", "03R", "03J1", "03J2", "01G", "02A", "04A", "06A"]
@@ -252,3 +254,119 @@ def test_two_card_bomb_settings_in_words_and_the_audit() -> None:
 
     keys = {(c.key, c.value) for c in RB.BOMB.alternatives(Ctx())}
     assert ("two_card_bomb_multiplier", 2) in keys and ("bomb_multiplier", 1) in keys
+
+
+# --- four of a month in hand: shown to win, or kept (들고치기); a bonus draw's four (A24) -----
+
+FOUR_05 = ["05A", "05R", "05J1", "05J2"]
+
+
+def test_a_four_in_hand_must_be_shown_where_it_cannot_be_kept() -> None:
+    sc = started(PRESETS["matgo"], [FOUR_05, []], [], LAYOUT_2P)
+    assert legal_actions(sc.hand) == [
+        E.FourOfAMonthShown(shown=[E.FourShown(seat=0, month=5, cards=FOUR_05)])
+    ]
+    with pytest.raises(IllegalAction) as exc:
+        sc.play(0, "05A")
+    assert exc.value.rule == "hand_four_shown"
+    out = sc.fours((0, 5))  # declared: the holder wins at once (today's behaviour)
+    assert ended(out).reason == "hand_four" and dues(out) == [(1, 0, 10, 10, "hand_four")]
+
+
+@pytest.mark.parametrize(("mult", "factor"), [(1, 1), (2, 2)])
+def test_a_kept_four_is_played_on_and_multiplies_its_holders_win(mult: int, factor: int) -> None:
+    rules = ruleset("matgo", hand_four_keep=True, hand_four_kept_multiplier=mult)
+    sc = started(rules, [FOUR_05, []], ["11G"], LAYOUT_2P)
+    acts = legal_actions(sc.hand)
+    assert E.FourOfAMonthShown(shown=[E.FourShown(seat=0, month=5, cards=FOUR_05)]) in acts
+    assert any(type(a) is E.CardPlayed and a.seat == 0 for a in acts)  # or play on
+    sc.play(0, "05A")  # no show: kept
+    h = sc.hand
+    assert h.kept_fours == [1, 0] and h.fours_pending == 0
+    f = facts_of(h, 0)
+    assert f.kept_fours == (1, 0)
+    kept = [x for x in settle(sc.table, f).losers[0].factors if x.rule == "hand_four_kept"]
+    assert [(x.factor, x.applies) for x in kept] == [(factor, factor > 1)]
+    # the seat that did not keep a four gets no such factor
+    assert not [
+        x for x in settle(sc.table, facts_of(h, 1)).losers[0].factors if x.rule == "hand_four_kept"
+    ]
+
+
+def test_a_kept_four_can_still_be_shown_before_the_first_play() -> None:
+    sc = started(ruleset("matgo", hand_four_keep=True), [FOUR_05, []], [], LAYOUT_2P)
+    out = sc.fours((0, 5))
+    assert ended(out).reason == "hand_four"
+
+
+BONUS_FOUR_HAND = ["B2", "05A", "05R", "05J1"]
+
+
+@pytest.mark.parametrize(
+    ("value", "first", "pending"),
+    [
+        ("never", True, False),
+        ("first_turn", True, True),
+        ("first_turn", False, False),
+        ("always", False, True),
+    ],
+)
+def test_a_four_completed_by_a_bonus_draw(value: str, first: bool, pending: bool) -> None:
+    rules = ruleset("matgo", bonus_four=value)
+    stock = ["05J2"] if first else ["11G", "12A", "05J2"]
+    sc = started(rules, [BONUS_FOUR_HAND, ["09R"]], stock, LAYOUT_2P)
+    if not first:
+        sc.turn(0, _filler(sc))
+        sc.turn(1, "09R")
+    out = sc.play(0, "B2")
+    assert of_type(out, E.BonusCardTaken)[0].replacement == "05J2"
+    h = sc.hand
+    assert bool(h.fours_pending) == pending
+    show = E.FourOfAMonthShown(shown=[E.FourShown(seat=0, month=5, cards=FOUR_05)])
+    assert (show in legal_actions(h)) == pending
+    if pending:
+        with pytest.raises(IllegalAction) as exc:
+            sc.play(0, "05A")  # matgo cannot keep it: shown, it wins
+        assert exc.value.rule == "hand_four_shown"
+        out = sc.input(show)
+        assert ended(out).reason == "hand_four" and ended(out).winner == 0
+    else:
+        with pytest.raises(IllegalAction):
+            sc.input(show)
+
+
+def _filler(sc: Scenario) -> str:
+    """A card of seat 0's hand outside month 5 and the bonus card."""
+    return next(c for c in C.codes(sc.hand.hands[0]) if c[:2] not in ("05", "B2") and c[0] != "B")
+
+
+def test_a_bonus_draws_four_kept_where_fours_can_be_kept() -> None:
+    rules = ruleset("matgo", bonus_four="always", hand_four_keep=True)
+    sc = started(rules, [BONUS_FOUR_HAND, []], ["05J2", "11G"], LAYOUT_2P)
+    sc.play(0, "B2")
+    sc.play(0, "05A")  # played on: kept
+    assert sc.hand.kept_fours[0] == 1
+
+
+def test_hand_four_settings_words() -> None:
+    rs = PRESETS["matgo"]
+    assert RB.owner("hand_four_keep") is RB.HAND_FOUR_KEPT
+    assert RB.owner("bonus_four") is RB.HAND_FOUR
+    assert "kept" in RB.words("hand_four_keep", True, rs)
+    assert RB.words("hand_four_kept_multiplier", 2, rs) == "x2 per kept four"
+    assert "first turn" in RB.words("bonus_four", "first_turn", rs)
+
+
+# --- a bonus card's steal at once (p2p B1) -------------------------------------------------
+
+
+@pytest.mark.parametrize("at_once", [False, True])
+def test_bonus_from_the_hand_steals_at_once_or_with_the_turn(at_once: bool) -> None:
+    rules = ruleset("matgo", bonus_steal_at_once=at_once)
+    sc = started(rules, [["B2", "01J1"], []], ["09A", "11G"], LAYOUT_2P)
+    sc.preload(1, ["10J1"])
+    out = sc.play(0, "B2")
+    assert out[0] == E.BonusCardTaken(seat=0, card="B2", source="hand", replacement="09A")
+    assert transfers(out) == ([(1, 0, "10J1", "bonus")] if at_once else [])
+    out = sc.turn(0, "01J1")
+    assert transfers(out) == ([] if at_once else [(1, 0, "10J1", "bonus")])

@@ -54,6 +54,7 @@ class HandState:
         "hand_unknown",
         "hands",
         "instant_dues",
+        "kept_fours",
         "last_capture",
         "layout",
         "order",
@@ -123,6 +124,7 @@ class HandState:
         self.winner: int | None = None
         self.reason = ""
         self.fours_pending = 0  # seats (bitmask) whose known hand holds a four of a month
+        self.kept_fours = [0] * n  # fours each seat kept and played on with (hand_four_keep)
         self.instant_dues: list[tuple[int, int, int, str]] = []  # payer, payee, points, reason
         self.proof: Any = None  # the settlement proof of a hand won by a Stop, once settled
         # the mover's combination score at the end of each resolved turn, in turn order: the
@@ -171,6 +173,7 @@ class HandState:
         new.winner = self.winner
         new.reason = self.reason
         new.fours_pending = self.fours_pending
+        new.kept_fours = self.kept_fours[:]
         new.instant_dues = self.instant_dues[:]
         new.proof = self.proof
         new.turn_scores = self.turn_scores[:]

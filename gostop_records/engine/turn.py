@@ -20,6 +20,7 @@ from .. import cards as C
 from .. import events as E
 from ..errors import IllegalAction
 from ..rules import (
+    BonusFour,
     BonusPlay,
     CupMode,
     HandFourTie,
@@ -280,11 +281,34 @@ def _first_play_pending(s: HandState) -> bool:
     )
 
 
+def _four_decision(s: HandState) -> bool:
+    """Whether a four in a known hand waits for its holder's decision before the next play:
+    at the deal, or after a bonus card's replacement completed one (``bonus_four``)."""
+    turn = s.turn
+    return (
+        bool(s.fours_pending)
+        and s.phase is Phase.PLAY
+        and turn is not None
+        and turn.played < 0
+        and not turn.bomb
+        and not turn.shake_month
+    )
+
+
 def _fours(s: HandState, a: E.FourOfAMonthShown, out: Out) -> None:
-    if not _first_play_pending(s):
+    at_deal = _first_play_pending(s)
+    if not at_deal and not _four_decision(s):
         raise _illegal(
             "four_before_first_play", "four of a month is shown at the deal, before any play"
         )
+    if not at_deal:
+        # a four completed by a bonus card's replacement: only its holder shows it
+        for f in a.shown:
+            if not s.fours_pending & (1 << f.seat):
+                raise _illegal(
+                    "four_before_first_play",
+                    f"seat {f.seat} has no four to show now: fours are shown at the deal",
+                )
     t = s.table
     if not a.shown:
         raise _illegal("deal_shape", "no four of a month is listed")
@@ -307,7 +331,7 @@ def _fours(s: HandState, a: E.FourOfAMonthShown, out: Out) -> None:
         if f.seat not in holders:
             holders.append(f.seat)
     for seat in range(t.players):
-        if not s.hand_unknown[seat]:
+        if at_deal and not s.hand_unknown[seat]:
             missing = _fours_in(s.hands[seat]) & ~shown_months[seat]
             if missing:
                 months = [m for m in range(1, 13) if missing & (1 << m)]
@@ -385,6 +409,7 @@ def facts_of(s: HandState, winner: int) -> HandFacts:
         bombs=tuple(s.bombs),
         carry=s.carry,
         two_bombs=tuple(s.two_bombs) if any(s.two_bombs) else (),
+        kept_fours=tuple(s.kept_fours) if any(s.kept_fours) else (),
     )
 
 
@@ -436,7 +461,15 @@ def _shake(s: HandState, a: E.Shaken, out: Out) -> None:
 
 
 def _check_fours_shown(s: HandState) -> None:
-    if s.fours_pending and _first_play_pending(s):
+    if s.fours_pending and (_first_play_pending(s) or _four_decision(s)):
+        if s.table.rules.hand_four_keep:
+            # 들고치기: a play instead of the show keeps every pending four
+            for seat in range(s.players):
+                if s.fours_pending & (1 << seat):
+                    held = _fours_in(s.hands[seat]).bit_count()
+                    s.kept_fours[seat] += max(1, held - s.kept_fours[seat])
+            s.fours_pending = 0
+            return
         seat = (s.fours_pending & -s.fours_pending).bit_length() - 1
         raise _illegal(
             "hand_four_shown",
@@ -568,18 +601,30 @@ def _take_bonus(s: HandState, seat: int, i: int, source: str, out: Out) -> None:
         return
     s.piles[seat] |= 1 << i
     turn.bonus_taken = True
-    steal = s.table.rules.bonus_steal
-    if steal:
+    rules = s.table.rules
+    steal = rules.bonus_steal
+    at_once = steal and source == "hand" and rules.bonus_steal_at_once
+    if steal and not at_once:
         turn.steals.append(("bonus", steal))
     replacement = None
-    if source == "hand" and s.table.rules.bonus_play is BonusPlay.DRAW_AND_PLAY_AGAIN:
+    if source == "hand" and rules.bonus_play is BonusPlay.DRAW_AND_PLAY_AGAIN:
         r = _draw_stock(s)
         if r >= 0:
             s.hands[seat] |= 1 << r
             replacement = CODES[r]
+            counts = rules.bonus_four is BonusFour.ALWAYS or (
+                rules.bonus_four is BonusFour.FIRST_TURN and s.turns_taken[seat] == 0
+            )
+            if counts and _fours_in(s.hands[seat]) & (1 << _MONTH_OF[r]):
+                s.fours_pending |= 1 << seat  # shown to win, or kept, before the next play
         else:
             s.hand_unknown[seat] += 1
     out.append(E.BonusCardTaken(seat=seat, card=CODES[i], source=source, replacement=replacement))
+    if at_once:
+        # before the replacement is played (p2p B1), not with the turn's other steals
+        for k in range(1, s.players):
+            opp = s.order[(s.turn_index + k) % s.players]
+            _take_junk(s, opp, seat, steal, "bonus", out)
 
 
 def _play(s: HandState, a: E.CardPlayed, out: Out) -> None:
@@ -639,7 +684,7 @@ def _flip(s: HandState, a: E.CardFlipped, out: Out) -> None:
 
 
 def _stack_take(
-    s: HandState, seat: int, m: int, ex: frozenset[LastTurnRule], out: Out
+    s: HandState, seat: int, m: int, ex: frozenset[LastTurnRule], later: Out
 ) -> tuple[str, str, int]:
     """Kind of a stack capture, and the steal it brings (reason, amount). Bonus cards
     buried in the stack go to the taker's pile first, each with its bonus steal."""
@@ -648,7 +693,7 @@ def _stack_take(
     if buried:
         s.buried[m] = 0
         for i in C.indices(buried):
-            out.append(E.BonusCardTaken(seat=seat, card=CODES[i], source="layout"))
+            later.append(E.BonusCardTaken(seat=seat, card=CODES[i], source="layout"))
             if rules.bonus_steal:
                 _turn(s).steals.append(("bonus", rules.bonus_steal))
     owner = s.owner[m]
@@ -677,6 +722,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
     layout = s.layout
     groups: list[tuple[int, str, str]] = []  # (cards, source, kind)
     steals = turn.steals
+    later: Out = []  # bonus cards taken with a stack: told after the captures
     ppuk = False
     ttadak = False
     flip_done = False
@@ -733,7 +779,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
             groups.append((pb | (1 << turn.chosen), "hand", "pair"))
         elif pn == 3:
             buried = s.buried[pm]
-            kind, reason, amount = _stack_take(s, seat, pm, ex, out)
+            kind, reason, amount = _stack_take(s, seat, pm, ex, later)
             groups.append((layout & _MM[pm] | buried, "hand", kind))
             if amount:
                 steals.append((reason, amount))
@@ -749,7 +795,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
             if f_chosen is not None:
                 raise _illegal("no_choice", f"{CODES[f]} takes the whole stack: no choice")
             buried = s.buried[fm]
-            kind, reason, amount = _stack_take(s, seat, fm, ex, out)
+            kind, reason, amount = _stack_take(s, seat, fm, ex, later)
             groups.append((on | fb | buried, "flip", kind))
             if amount:
                 steals.append((reason, amount))
@@ -761,6 +807,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
     for cards, source, kind in groups:
         taken |= cards
         out.append(E.CardsCaptured(seat=seat, cards=C.codes(cards), source=source, kind=kind))
+    out.extend(later)
     layout &= ~taken
     s.layout = layout
     s.piles[seat] |= taken

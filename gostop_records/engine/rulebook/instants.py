@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from ...rules import LayoutFour, Ruleset
+from ...rules import BonusFour, LayoutFour, Ruleset
 from .base import AuditContext, Candidate, Rule, ints
 
 __all__ = [
@@ -79,10 +79,17 @@ class HandFour(Instant):
     name = "four of a month in hand"
     ref = "A24"
     group = "The deal"
-    settings = ("hand_four_points",)
+    settings = ("hand_four_points", "bonus_four")
     wins = True
 
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
+        if setting == "bonus_four":
+            return {
+                BonusFour.NEVER: "a four completed by a bonus card's replacement is no four",
+                BonusFour.FIRST_TURN: "a four completed by a bonus card's replacement on the "
+                "holder's first turn counts as dealt",
+                BonusFour.ALWAYS: "a four completed by a bonus card's replacement counts as dealt",
+            }[BonusFour(value)]
         if setting != self.setting:
             return None
         return f"{value} points for four of a month in hand"

@@ -23,6 +23,7 @@ __all__ = [
     "DOKBAK",
     "GO_BAK",
     "GWANG_BAK",
+    "HAND_FOUR_KEPT",
     "MEONG_TTA",
     "MULTIPLIERS",
     "NAGARI_CARRY",
@@ -159,6 +160,42 @@ class Bomb(Multiplier):
         if rules.bomb_multiplier == 1:
             return "a bomb multiplier (bomb_multiplier = 1)"
         return None
+
+
+class HandFourKept(Multiplier):
+    """x``hand_four_kept_multiplier`` per four of a month the winner held in hand and kept
+    playing with instead of winning at once (들고치기, ``hand_four_keep``; A24)."""
+
+    __slots__ = ()
+    id = "hand_four_kept"
+    name = "kept four"
+    ref = "A24"
+    group = "The deal"
+    settings = ("hand_four_keep", "hand_four_kept_multiplier")
+
+    def factor(self, t: Table, facts: HandFacts, win: Score, lo: Loser) -> Factor | None:
+        k = facts.kept_fours[facts.winner] if facts.kept_fours else 0
+        if not k:
+            return None
+        f = t.rules.hand_four_kept_multiplier**k
+        cond = f"the winner kept {k} four(s) of a month in hand and played on"
+        return Factor(self.id, self.name, f, f > 1, cond, "hand_four_kept_multiplier")
+
+    def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
+        if setting == "hand_four_keep":
+            return (
+                "a four in hand kept and played on, or shown to win"
+                if value
+                else "a four in hand shown at the deal and won at once"
+            )
+        if setting == "hand_four_kept_multiplier":
+            return f"x{value} per kept four" if value > 1 else "no multiplier for a kept four"
+        return None
+
+    def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
+        f = ctx.facts
+        if _stopped(ctx) and f.kept_fours and f.kept_fours[f.winner]:
+            yield from ints(ctx.rules, "hand_four_kept_multiplier", range(1, 5))
 
 
 class GwangBak(Multiplier):
@@ -571,6 +608,7 @@ class Stake(Rule):
 
 SHAKE = Shake()
 BOMB = Bomb()
+HAND_FOUR_KEPT = HandFourKept()
 GWANG_BAK = GwangBak()
 PI_BAK = PiBak()
 MEONG_TTA = MeongTta()
@@ -584,6 +622,7 @@ STAKE = Stake()
 MULTIPLIERS: tuple[Multiplier, ...] = (
     SHAKE,
     BOMB,
+    HAND_FOUR_KEPT,
     GWANG_BAK,
     PI_BAK,
     MEONG_TTA,
