@@ -370,3 +370,25 @@ def test_bonus_from_the_hand_steals_at_once_or_with_the_turn(at_once: bool) -> N
     assert transfers(out) == ([(1, 0, "10J1", "bonus")] if at_once else [])
     out = sc.turn(0, "01J1")
     assert transfers(out) == ([] if at_once else [(1, 0, "10J1", "bonus")])
+
+
+def test_the_audit_tries_other_amounts_for_the_new_payments() -> None:
+    class Ctx:
+        rules = ruleset("matgo", layout_four="dealer_wins", hand_four_keep=True)
+        players = 2
+        stake = 1
+        outcome = "stop"
+        facts = HandFacts(0, (0, 0), None, (0, 0), (0, 0), (0, 0), (0, 0), 1, (), (1, 0))
+        nagari_streak = 0
+        instants = ()
+        cup_holder = None
+
+    keys = {(c.key, c.value) for c in RB.alternatives(Ctx())}
+    assert ("hand_four_kept_multiplier", 2) in keys
+
+    class Dealt(Ctx):
+        outcome = "instant"
+        instants = (type("I", (), {"reason": "layout_four"})(),)
+
+    keys = {(c.key, c.value) for c in RB.LAYOUT_FOUR.alternatives(Dealt())}
+    assert ("hand_four_points", 5) in keys and ("hand_four_points", 7) in keys

@@ -117,9 +117,6 @@ class LayoutFourWin(Instant):
             }[LayoutFour(value)]
         return None
 
-    def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
-        return iter(())  # its points are hand_four's setting, tried there
-
 
 class ThreePpuk(Instant):
     """A third ppuk in one hand wins it at once: ``three_ppuk_points`` from every other seat
