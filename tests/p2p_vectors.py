@@ -520,6 +520,22 @@ def _input(run: Run, ev: Any, scores: list[dict[str, Any]]) -> list[dict[str, An
     before = run.h.copy()
     out = run.sc.input(ev)
     t = type(ev)
+    after = run.h
+    for seat in range(2):
+        if after.kept_fours[seat] > before.kept_fours[seat]:
+            # the holder played on instead of showing: p2p's "continue" answer
+            months = [
+                m for m in range(1, 13) if before.hands[seat] & C.MONTH_MASKS[m] == C.MONTH_MASKS[m]
+            ]
+            run.events.append(
+                {
+                    "type": "Chongtong",
+                    "seat": seat,
+                    "months": months,
+                    "choice": "continue",
+                    "cards": names(sum(C.MONTH_MASKS[m] for m in months)),
+                }
+            )
     if t is E.CardPlayed:
         run.events.append(
             {
@@ -603,10 +619,6 @@ def _act(
             if nxt.get("accept"):
                 month = C.month_of(C.index(card))
                 cards = h.hands[seat] & C.MONTH_MASKS[month]
-                if cards.bit_count() != 3:
-                    raise Unsupported(
-                        "a shake of four cards (a kept chongtong) is not an input here"
-                    )
                 scores = _input(run, E.Shaken(seat=seat, month=month, cards=C.codes(cards)), scores)
         chosen = None
         if card not in C.BONUS_CODES and _choice_needed(h, card):

@@ -392,3 +392,20 @@ def test_the_audit_tries_other_amounts_for_the_new_payments() -> None:
 
     keys = {(c.key, c.value) for c in RB.LAYOUT_FOUR.alternatives(Dealt())}
     assert ("hand_four_points", 5) in keys and ("hand_four_points", 7) in keys
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_a_kept_four_may_be_shaken_whole(keep: bool) -> None:
+    """Pmang's x4 path: a four kept in hand is shaken with all four cards shown."""
+    rules = ruleset("matgo", hand_four_keep=keep)
+    sc = started(rules, [["09A"], []], ["11G"], LAYOUT_2P)
+    sc.hand.hands[0] |= C.MONTH_MASKS[5]  # test setup: a four of May in a kept hand
+    shake = E.Shaken(seat=0, month=5, cards=FOUR_05)
+    assert (shake in legal_actions(sc.hand)) == keep
+    if not keep:
+        with pytest.raises(IllegalAction) as exc:
+            sc.input(shake)
+        assert exc.value.rule == "shaking"
+        return
+    sc.input(shake)
+    assert sc.hand.shakes[0] == 1

@@ -96,7 +96,8 @@ def legal_actions(s: HandState) -> list[Any]:
         if fresh and rules.shaking is not Shaking.NONE:
             for m in range(1, 13):
                 mine = hand & _MM[m]
-                if mine.bit_count() != 3 or s.shaken_months[seat] & (1 << m):
+                whole = rules.hand_four_keep and mine == _MM[m]  # a kept four, shaken whole
+                if (mine.bit_count() != 3 and not whole) or s.shaken_months[seat] & (1 << m):
                     continue
                 if rules.shaking is Shaking.ON_PLAY and s.layout & _MM[m]:
                     continue

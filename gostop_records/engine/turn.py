@@ -441,7 +441,9 @@ def _shake(s: HandState, a: E.Shaken, out: Out) -> None:
     if turn.played >= 0 or turn.bomb:
         raise _illegal("shaking", "a shake is shown before the turn's card is played")
     cards = _cards_of(a.cards)
-    if cards.bit_count() != 3 or cards & ~_MM[a.month]:
+    # a four kept in hand (hand_four_keep) may be shaken whole: Pmang's x4 path
+    whole = s.table.rules.hand_four_keep and cards == _MM[a.month]
+    if (cards.bit_count() != 3 and not whole) or cards & ~_MM[a.month]:
         raise _illegal("shaking", f"a shake shows three cards of month {a.month:02d}")
     if s.shaken_months[a.seat] & (1 << a.month):
         raise _illegal("shaking", f"seat {a.seat} already shook month {a.month:02d}")
