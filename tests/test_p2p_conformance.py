@@ -106,3 +106,28 @@ def test_a_patch_with_no_setting_is_refused_by_name() -> None:
         rules_of({"id": "x", "rulesPatch": {"hudang": True}})
     rs = rules_of({"id": "x", "rulesPatch": {"piBakThreshold": 6, "gukjin": "ask"}})
     assert rs.pi_bak_max_units == 6 and rs.cup_mode.value == "player_choice"
+
+
+def test_the_p2p_ruleset_file_states_p2ps_settings() -> None:
+    from p2p_vectors import RULESET
+
+    from gostop_records.rules import PRESETS, Ruleset, diff, load_ruleset_file
+
+    rs = load_ruleset_file(RULESET)
+    changed = {k for k, _a, _b in diff(PRESETS["matgo"], rs)}
+    assert changed == {
+        "bonus_cards",
+        "cup_mode",
+        "loser_cup_protects",
+        "cup_fixed_when_alone",
+        "bonus_buried_in_ppuk",
+        "bonus_steal_at_once",
+        "first_ttadak_points",
+        "hand_four_factors",
+        "three_ppuk_factors",
+        "hand_four_keep",
+        "bonus_four",
+    }
+    pinned = rs.pinned()
+    assert pinned["hand_four_keep"] is True and "two_card_bomb_steal" not in pinned
+    assert Ruleset.from_pinned(pinned) == rs
