@@ -255,6 +255,8 @@ def build(v: dict[str, Any], rules: Ruleset, stake: int) -> Run:
     sc = Scenario(rules, stake=stake)
     dealer = s.get("dealer", 0)
     turn = s.get("turn", 0)
+    # a legal deal first, then the vector's position in its place (the cards a setup leaves
+    # out are out of play, as in p2p's scenarios)
     sc.start_hand(dealer)
     sc.input(sc.dealt([[], []], _layout_fill(sc), []))
     h = sc.hand
@@ -294,9 +296,7 @@ def build(v: dict[str, Any], rules: Ruleset, stake: int) -> Run:
         streak = 0
         while streak + 1 in ppuk_turns:
             streak += 1
-        h.ppuk_streak[seat] = streak
-        if info.get("noCaptureStreak"):
-            pass  # hudang's counter: only its rulesPatch (unsupported) reads it
+        h.ppuk_streak[seat] = streak  # ppuk on turns 1..k in a row: the first-ppuk streak
     h.cup_role = None
     if any(info.get("gukjinAsPi") for info in seats):
         h.cup_role = "junk"
@@ -310,8 +310,7 @@ def build(v: dict[str, Any], rules: Ruleset, stake: int) -> Run:
     h.turn = Turn(h.layout)
     h.instant_dues = []
     h.turn_scores = []
-    run = Run(sc)
-    return run
+    return Run(sc)
 
 
 def _layout_fill(sc: Scenario) -> list[str]:
