@@ -47,7 +47,14 @@ _TURN_FIELDS: dict[str, str] = {
         ("layout_four", "all_hand_fours", "some_hand_fours", "single_hand"), "The deal"
     ),
     **dict.fromkeys(
-        ("two_card_bomb", "bomb_steal", "bonus_play", "bonus_steal"),
+        (
+            "two_card_bomb",
+            "bomb_steal",
+            "bonus_play",
+            "bonus_steal",
+            "bonus_buried_in_ppuk",
+            "bonus_steal_at_once",
+        ),
         "Shaking, bombs and bonus cards",
     ),
     **dict.fromkeys(

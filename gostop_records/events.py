@@ -89,7 +89,9 @@ TransferReason = Literal[
     "jjok", "ttadak", "sseul", "stack", "ppuk_taken", "own_ppuk", "bomb", "bonus"
 ]
 HandOutcome = Literal["stop", "instant", "nagari", "void"]
-PaymentReason = Literal["stop", "hand_four", "three_ppuk", "first_ppuk", "first_ttadak"]
+PaymentReason = Literal[
+    "stop", "hand_four", "three_ppuk", "first_ppuk", "first_ttadak", "layout_four"
+]
 
 
 # gc=False: the collector does not track events. They hold only text, numbers, lists of

@@ -57,6 +57,7 @@ def test_the_registry_holds_every_combination_factor_and_instant_payment() -> No
         "go_bonus",
         "shake",
         "bomb",
+        "hand_four_kept",
         "gwang_bak",
         "pi_bak",
         "meong_tta",

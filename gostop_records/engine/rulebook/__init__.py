@@ -33,12 +33,21 @@ from .combinations import (
     Combination,
 )
 from .go import GO_BONUS, formula_of
-from .instants import FIRST_PPUK, FIRST_TTADAK, HAND_FOUR, INSTANTS, THREE_PPUK, Instant
+from .instants import (
+    FIRST_PPUK,
+    FIRST_TTADAK,
+    HAND_FOUR,
+    INSTANTS,
+    LAYOUT_FOUR,
+    THREE_PPUK,
+    Instant,
+)
 from .multipliers import (
     BOMB,
     DOKBAK,
     GO_BAK,
     GWANG_BAK,
+    HAND_FOUR_KEPT,
     INSTANT_WIN_MULTIPLIERS,
     MEONG_TTA,
     MULTIPLIERS,
@@ -69,11 +78,13 @@ __all__ = [
     "GO_BONUS",
     "GWANG_BAK",
     "HAND_FOUR",
+    "HAND_FOUR_KEPT",
     "HONGDAN",
     "INSTANTS",
     "INSTANT_WIN_MULTIPLIERS",
     "JUNK",
     "KEEP",
+    "LAYOUT_FOUR",
     "MEONG_TTA",
     "MULTIPLIERS",
     "NAGARI_CARRY",
@@ -119,6 +130,7 @@ AUDITED: tuple[Rule, ...] = (
     GO_BAK,
     SHAKE,
     BOMB,
+    HAND_FOUR_KEPT,
     CUP,
     NAGARI_CARRY,
     *INSTANTS,
