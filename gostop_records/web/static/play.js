@@ -332,13 +332,14 @@
           .map((code, i) => {
             const o = live ? optionFor(v, code) : null;
             const key = i < 9 ? String(i + 1) : i === 9 ? "0" : "";
+            const k = key && o ? `<kbd>${key}</kbd> ` : "";
             const takes = o
-              ? `<span class="takes">${o.takes.length ? o.takes.map((c) => face(c, "card mini")).join("") : ""}<small>${esc(o.text)}</small></span>`
+              ? `<span class="takes">${o.takes.map((c) => face(c, "card mini")).join("")}<small>${k}${esc(o.text)}</small></span>`
               : `<span class="takes"></span>`;
             return (
               `<button type="button" class="hand-card${pick && pick.card === code ? " on" : ""}" data-code="${esc(code)}" data-key="${key}"` +
-              `${o ? "" : " disabled"} aria-label="${esc(T.label(code))}${o ? ": " + esc(o.text) : ""}">` +
-              `${face(code, "card")}${takes}${key ? `<kbd>${key}</kbd>` : ""}</button>`
+              `${o ? "" : " disabled"} aria-label="${esc(T.label(code))}${o ? ": " + esc(o.text) : ""}"${o ? ` title="${esc(o.text)}"` : ""}>` +
+              `${face(code, "card")}${takes}</button>`
             );
           })
           .join("")
@@ -439,10 +440,11 @@
   function render(v) {
     document.body.dataset.version = v.version;
     document.body.dataset.game = v.game_id;
+    document.body.dataset.step = pick ? "choose" : v.step.kind;
     const t = v.table;
     const n = v.players.length - 1;
     $("bot-name").textContent = v.bot;
-    $("facing").innerHTML = `${esc(v.ruleset)} · you against ${n > 1 ? "two computers, each the" : "the"} <b id="bot-name">${esc(v.bot)}</b> bot`;
+    $("facing").innerHTML = `${esc(v.ruleset)} · you against ${n > 1 ? "two" : "the"} <b id="bot-name">${esc(v.bot)}</b> bot${n > 1 ? "s" : ""}`;
     document.title = `Play · ${v.ruleset} against the ${v.bot} bot`;
     if (t) {
       drawLayout(t, {});
