@@ -205,3 +205,4 @@ def test_the_page_says_which_bot_and_offers_every_preset(client: Any) -> None:
     assert '<option value="matgo" title' in html and 'matgo" title=' in html
     assert "http://" not in html.replace("http://www.w3.org", "")
     assert "https://" not in html
+    assert 'href="/play"' in client.get("/").text  # the games page links to it
