@@ -108,6 +108,44 @@ def test_the_page_is_never_shown_the_computers_cards_nor_the_stock(
         _answer(t, pick)
 
 
+@settings(max_examples=15, deadline=None)
+@given(
+    preset=st.sampled_from(["cardavia", "matgo", "gostop3", "gamerules"]),
+    seed=st.integers(0, 10_000),
+    picks=st.lists(st.integers(0, 50), min_size=120, max_size=120),
+)
+def test_any_answers_make_a_strictly_valid_hand_whose_deals_verify(
+    preset: str, seed: int, picks: list[int]
+) -> None:
+    """Every kind of answer (cards, either take, shakes, bombs, flip-only, Go, Stop, the
+    cup either way), picked at random, leaves a strictly valid log."""
+    t = PlayTable(preset, "random", seed)
+    promised = [c["commitment"] for c in t.view()["commitments"]]
+    for pick in picks:
+        if t.over:
+            break
+        v = t.view()
+        kind = v["step"]["kind"]
+        if kind == "play":
+            opt = v["options"][pick % len(v["options"])]
+            if opt["kind"] == "card":
+                take = opt["takes"][pick % 2] if opt["choose"] else None
+                t.act("play", opt["card"], take)
+            else:
+                t.act(opt["kind"], month=opt["month"] or None)
+        elif kind == "flip":
+            t.act("flip", chosen=v["flip"]["choices"][pick % 2])
+        elif kind == "decide":
+            t.act("go" if pick % 3 else "stop")
+        else:
+            t.act("cup", chosen=("animal", "junk")[pick % 2])
+    _finish(t)
+    assert not validate_envelopes(t.sink.envs).errors
+    deals = t.view()["deals"]
+    assert [d["commitment"] for d in deals][: len(promised)] == promised
+    assert all(commitment(d["deck"], d["salt"]) == d["commitment"] for d in deals)
+
+
 def test_a_refused_play_changes_nothing() -> None:
     t = PlayTable("cardavia", "greedy", 5)
     if t.view()["step"]["kind"] != "play":

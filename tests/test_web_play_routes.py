@@ -123,7 +123,7 @@ def test_the_default_is_cardavia_against_the_strong_bot_first_player_at_random(
 ) -> None:
     out = start(client)
     assert out["view"]["ruleset"] == "cardavia" and out["view"]["bot"] == "strong"
-    firsts = {start(client, bot="random")["view"]["table"]["dealer"] for _ in range(12)}
+    firsts = {start(client, bot="random")["view"]["table"]["dealer"] for _ in range(24)}
     assert firsts == {0, 1}
 
 
@@ -142,6 +142,29 @@ def test_frames_tell_the_computer_turn_step_by_step(client: Any) -> None:
         assert all(s["hand"] is None for s in f["table"]["seats"][1:]) or f is frames[-1]
     since = client.get(f"/api/play/{hand_id}", params={"since": frames[-1]["index"]}).json()
     assert [f["index"] for f in since["frames"]] == [frames[-1]["index"]]
+
+
+@pytest.mark.parametrize(("seed", "kind", "month"), [(1, "shake", 10), (17, "bomb", 8)])
+def test_a_shake_and_a_bomb_are_answers_too(client: Any, seed: int, kind: str, month: int) -> None:
+    out = start(client, ruleset="matgo", bot="random", seed=seed)
+    hand_id = out["id"]
+    (opt,) = [o for o in out["view"]["options"] if o["kind"] == kind]
+    assert opt["month"] == month and len(opt["cards"]) >= 3
+    r = client.post(f"/api/play/{hand_id}", json={"kind": kind, "month": month})
+    assert r.status_code == 200, r.text
+    out = r.json()
+    mine = out["frames"][0]
+    assert mine["seat"] == 0 and sorted(mine["played"]) == sorted(opt["cards"])
+    if kind == "bomb":  # a bomb leaves turns with no card to play: flip-only is offered
+        kinds = {o["kind"] for o in out["view"]["options"]}
+        assert "flip_only" in kinds
+        r = client.post(f"/api/play/{hand_id}", json={"kind": "flip_only"})
+        assert r.status_code == 200, r.text
+        assert "a flip-only turn" in r.json()["frames"][0]["lines"][0]
+        out = r.json()
+    end = play_out(client, out)["view"]
+    assert end["stored"]
+    assert not validate_envelopes(stored_events(client, end["game_id"])).errors
 
 
 def refusal(r: Any, status: int) -> str:

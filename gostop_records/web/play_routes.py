@@ -2,7 +2,7 @@
 
 The hands in play live on the server (:class:`PlayHall`), each a
 :class:`~gostop_records.web.play.PlayTable` under an unguessable id that only its page knows
-(it travels in the address's fragment, never in a URL the server logs). The page sends the
+(the page keeps it in its address's fragment, so a reload resumes the hand). The page sends the
 human's answers; the server checks them on the engine, runs the computer's moves, and
 answers with the human seat's view and the frames of what happened. A refused answer (a card
 not in your hand, the wrong step, an unknown hand) is a 4xx with the reason and changes

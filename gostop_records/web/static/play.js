@@ -318,7 +318,7 @@
     const who = f.seat === null || f.seat === undefined ? "" : f.seat === 0 ? "mine" : "theirs";
     $("caption").className = `caption ${who}`;
     $("caption").innerHTML = f.lines.map((l) => `<span>${esc(l)}</span>`).join("");
-    say(f.seat && f.seat !== 0 ? `${name(v, f.seat)} is playing… (Space: skip ahead)` : "…");
+    say(f.seat ? `${name(v, f.seat)} is playing… (tap the table or press Space to skip ahead)` : f.seat === 0 ? "Your turn goes on…" : "…");
   }
 
   function optionFor(v, code) {
