@@ -227,7 +227,7 @@ def test_the_display_controls_are_kept_per_browser(open_page: Any, server: Serve
         "() => { const s = getComputedStyle(document.documentElement);"
         " return [s.getPropertyValue('--contrast'), s.getPropertyValue('--tint')]; }"
     )
-    assert float(style[0]) == pytest.approx(1.24) and "255, 138, 36" in style[1]
+    assert float(style[0]) == pytest.approx(1.24) and "255, 160, 60" in style[1]
     # the page's own SHA-256 (for phones reaching the server over plain http) is SHA-256
     for text in ("", "abc", "salt 01G 01R " * 40):
         digest = page.evaluate("(t) => window.GostopPlay.sha256js(t)", text)

@@ -176,20 +176,20 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
 
     async def answer(hand_id: str, hand: _Hand, since: int, status: int = 200) -> Response[bytes]:
         t = hand.table
+        error = None
         if t.over and hand.stored is None:
             try:
                 report = await store_game(t.jsonl())
-            except Exception as exc:  # the hand stays in play; storing is tried again
+            except Exception as exc:  # the hand stays in play: the next look tries again
                 report = {"ok": False, "reason": str(exc) or type(exc).__name__}
             if report.get("ok"):
                 hand.stored = report
             else:
-                view = t.view()
-                view["stored"] = False
-                view["store_error"] = str(report.get("reason") or report)
-                return _json({"id": hand_id, "view": view, "frames": t.frames_since(since)}, 200)
+                error = str(report.get("reason") or report)
         view = t.view()
         view["stored"] = hand.stored is not None
+        if error is not None:
+            view["store_error"] = error
         return _json({"id": hand_id, "view": view, "frames": t.frames_since(since)}, status)
 
     @get("/play", media_type=MediaType.HTML, include_in_schema=False)

@@ -34,9 +34,9 @@
     const w = +$("warmth").value;
     const s = document.documentElement.style;
     s.setProperty("--contrast", (0.6 + (c / 100) * 0.8).toFixed(3));
-    s.setProperty("--grain", ((g / 100) * 0.5).toFixed(3));
+    s.setProperty("--grain", ((g / 100) * 0.6).toFixed(3));
     const t = (w - 50) / 50; // -1 cool ... +1 warm
-    s.setProperty("--tint", t >= 0 ? `rgba(255, 138, 36, ${(t * 0.3).toFixed(3)})` : `rgba(64, 140, 255, ${(-t * 0.3).toFixed(3)})`);
+    s.setProperty("--tint", t >= 0 ? `rgba(255, 160, 60, ${(t * 0.35).toFixed(3)})` : `rgba(90, 150, 255, ${(-t * 0.35).toFixed(3)})`);
     $("contrast-out").textContent = `${c}%`;
     $("grain-out").textContent = `${g}%`;
     $("warmth-out").textContent = `${w}%`;
@@ -447,7 +447,8 @@
     $("facing").innerHTML = `${esc(v.ruleset)} · you against ${n > 1 ? "two" : "the"} <b id="bot-name">${esc(v.bot)}</b> bot${n > 1 ? "s" : ""}`;
     document.title = `Play · ${v.ruleset} against the ${v.bot} bot`;
     if (t) {
-      drawLayout(t, {});
+      const choosing = pick ? pick.takes : v.step.human && v.step.kind === "flip" ? v.flip.choices : [];
+      drawLayout(t, Object.fromEntries(choosing.map((c) => [c, "choice"])));
       drawSeats(v, t, {});
       drawHand(v, t, v.step.human && v.step.kind === "play" && !pick);
       if (pick) drawHand(v, t, false);
