@@ -48,12 +48,17 @@ def _finish(t: PlayTable) -> None:
 
 
 def _hidden(t: PlayTable) -> set[str]:
-    """The cards the player may not know now: the computers' hands and the stock."""
+    """The cards the player may not know now: the computers' hands (but the cards a shake
+    showed) and the stock."""
     h = t.session.hand
     assert h is not None and h.stock is not None
     mask = 0
     for seat in range(1, h.players):
-        mask |= h.hands[seat]
+        held = h.hands[seat]
+        for m in range(1, 13):
+            if h.shaken_months[seat] & (1 << m):
+                held &= ~C.MONTH_MASKS[m]
+        mask |= held
     for i in h.stock[h.stock_pos :]:
         mask |= 1 << i
     return set(C.codes(mask))
