@@ -512,6 +512,10 @@
     html += `<p>${button('class="big" id="again"', "Play another hand <kbd>N</kbd>")}</p>`;
     box.innerHTML = html;
     box.hidden = false;
+    // a phone shows the result as the hand ends (below the fold otherwise)
+    if (box.getBoundingClientRect().top > window.innerHeight * 0.6) {
+      box.scrollIntoView({ block: "start", behavior: "smooth" });
+    }
     revealDeals(v);
   }
 
