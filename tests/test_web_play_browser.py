@@ -250,3 +250,18 @@ def test_the_strong_bot_by_default_and_two_computers_in_gostop3(
     assert "you against two random bots" in page.locator("#facing").inner_text()
     assert "ruleset=gostop3" in page.url and "bot=random" in page.url
     page.screenshot(path=str(ARTIFACTS / "play-phone-gostop3.png"), full_page=True)
+
+
+def test_a_bomb_and_a_flip_only_turn_are_buttons(open_page: Any, server: Server) -> None:
+    page = open_page(PHONE)
+    page.goto(server.url + "/play?ruleset=matgo&bot=random&seed=17&pace=0")
+    assert settle(page) == "ready"
+    bomb = page.locator("#choices button.extra[data-kind=bomb]")
+    assert bomb.get_attribute("data-month") == "8"
+    page.screenshot(path=str(ARTIFACTS / "play-phone-bomb.png"))
+    bomb.click()
+    settle(page)
+    assert "you bomb month 08" in page.locator("#log").inner_text()
+    page.locator("#choices button.extra[data-kind=flip_only]").click()
+    settle(page)
+    assert "you play no card (a flip-only turn)" in page.locator("#log").inner_text()

@@ -388,7 +388,7 @@
           button(
             `class="big extra" data-kind="${esc(o.kind)}" data-month="${o.month || ""}"`,
             `${esc(o.kind === "flip_only" ? "Flip only" : o.kind === "bomb" ? `Bomb ${String(o.month).padStart(2, "0")}` : `Shake ${String(o.month).padStart(2, "0")}`)}` +
-              `${o.cards.map((c) => face(c, "card mini")).join("")}<small>${esc(o.text)}</small>`,
+              `<span class="faces">${o.cards.map((c) => face(c, "card mini")).join("")}</span><small>${esc(o.text)}</small>`,
           ),
         )
         .join("");
