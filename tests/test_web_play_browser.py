@@ -198,10 +198,11 @@ def test_a_hand_by_keys_alone_on_a_desktop(open_page: Any, server: Server) -> No
     page.wait_for_selector(".reveal[data-verified=yes]")
     page.screenshot(path=str(ARTIFACTS / "play-desktop-end.png"))
     check_stored(server, page)
+    played = page.evaluate("document.body.dataset.game")
     page.keyboard.press("n")  # a new hand, still by keys
     page.wait_for_function(
         "(g) => document.body.dataset.game !== g && document.body.dataset.state !== 'busy'",
-        arg=page.evaluate("document.body.dataset.game"),
+        arg=played,
     )
 
 
