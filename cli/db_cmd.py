@@ -180,7 +180,7 @@ def query(
     Tables: events, games, hands, turns, captures, transfers, decisions, scores, payouts,
     issues.
     Views: v_hand_summary, v_payout_disputes, v_specials, v_specials_by_seat,
-    v_player_ledger, v_events.
+    v_player_ledger, v_player_hands, v_player_gos, v_player_stats, v_events.
     Write "at" and "by" in double quotes (reserved words in SQL).
     SQL that starts with a comment ('--') goes in --file, or after a lone '--'.
     """
