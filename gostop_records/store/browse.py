@@ -1,0 +1,296 @@
+"""Reading the store for people: the hands of the game browser, a page at a time, and a
+player's figures from the player views (``v_player_stats``, ``v_player_gos``,
+``v_player_hands``), so that a page and ``gostop db query`` give the same numbers.
+
+Every filter is checked here and refused with a :class:`BrowseError` naming the field and
+why; the queries read only the projection tables and views, newest hand first.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, get_args
+
+from .. import events as E
+from ..errors import GostopError
+
+if TYPE_CHECKING:
+    import duckdb
+
+__all__ = [
+    "OUTCOMES",
+    "PAGE_SIZE",
+    "BrowseError",
+    "HandFilter",
+    "HandsPage",
+    "PlayerFigures",
+    "hands_page",
+    "player_figures",
+    "players",
+]
+
+#: How a hand may end (``hands.outcome``).
+OUTCOMES: tuple[str, ...] = get_args(E.HandOutcome)
+#: Hands per page of the browser, and the most a page may ask for.
+PAGE_SIZE = 50
+MAX_PAGE_SIZE = 200
+#: Points of the chips-over-time line at most (a long career is sampled evenly).
+SERIES_POINTS = 240
+
+
+class BrowseError(GostopError):
+    """A filter that cannot be used: ``field`` names it, the message says why."""
+
+    def __init__(self, field_name: str, reason: str) -> None:
+        super().__init__(f"{field_name}: {reason}")
+        self.field = field_name
+
+
+def _date(name: str, value: str | None) -> dt.date | None:
+    if value is None or not value.strip():
+        return None
+    try:
+        return dt.date.fromisoformat(value.strip())
+    except ValueError:
+        raise BrowseError(name, f"{value!r} is not a date: give YYYY-MM-DD") from None
+
+
+def _int(name: str, value: str | None, default: int, low: int, high: int | None) -> int:
+    if value is None or not value.strip():
+        return default
+    try:
+        n = int(value.strip())
+    except ValueError:
+        raise BrowseError(name, f"{value!r} is not a whole number") from None
+    if n < low or (high is not None and n > high):
+        span = f"from {low} to {high}" if high is not None else f"{low} or more"
+        raise BrowseError(name, f"{n} is out of range: give {span}")
+    return n
+
+
+@dataclass(frozen=True, slots=True)
+class HandFilter:
+    """Which hands to show: a player (id or name, any case), started on or between dates,
+    a ruleset, an outcome, only hands whose recorded payments differ from the computed."""
+
+    player: str | None = None
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None
+    ruleset: str | None = None
+    outcome: str | None = None
+    disputed: bool = False
+    page: int = 1
+    per_page: int = PAGE_SIZE
+
+    @classmethod
+    def parse(cls, query: Mapping[str, str | None]) -> HandFilter:
+        """The filter of a query string (``player``, ``from``, ``to``, ``ruleset``,
+        ``outcome``, ``disputed``, ``page``, ``per_page``); unknown keys are refused."""
+        known = {"player", "from", "to", "ruleset", "outcome", "disputed", "page", "per_page"}
+        extra = sorted(set(query) - known)
+        if extra:
+            raise BrowseError(extra[0], f"unknown filter; use {', '.join(sorted(known))}")
+
+        def text(key: str) -> str | None:
+            value = query.get(key)
+            return value.strip() or None if value is not None else None
+
+        outcome = text("outcome")
+        if outcome is not None and outcome not in OUTCOMES:
+            raise BrowseError("outcome", f"{outcome!r} is not an outcome: {', '.join(OUTCOMES)}")
+        disputed = (text("disputed") or "").lower()
+        if disputed not in ("", "1", "true", "yes", "on", "0", "false", "no", "off"):
+            raise BrowseError("disputed", f"{disputed!r}: give true or false")
+        out = cls(
+            player=text("player"),
+            date_from=_date("from", query.get("from")),
+            date_to=_date("to", query.get("to")),
+            ruleset=text("ruleset"),
+            outcome=outcome,
+            disputed=disputed in ("1", "true", "yes", "on"),
+            page=_int("page", query.get("page"), 1, 1, None),
+            per_page=_int("per_page", query.get("per_page"), PAGE_SIZE, 1, MAX_PAGE_SIZE),
+        )
+        if out.date_from and out.date_to and out.date_from > out.date_to:
+            raise BrowseError("to", f"{out.date_to} is before from ({out.date_from})")
+        return out
+
+    def query(self, **change: Any) -> dict[str, str]:
+        """This filter as query parameters (with ``change`` applied), for links."""
+        values = {
+            "player": self.player,
+            "from": self.date_from.isoformat() if self.date_from else None,
+            "to": self.date_to.isoformat() if self.date_to else None,
+            "ruleset": self.ruleset,
+            "outcome": self.outcome,
+            "disputed": "true" if self.disputed else None,
+            "page": str(self.page) if self.page != 1 else None,
+            "per_page": str(self.per_page) if self.per_page != PAGE_SIZE else None,
+        }
+        values.update({k: (None if v is None else str(v)) for k, v in change.items()})
+        return {k: v for k, v in values.items() if v is not None}
+
+    def where(self) -> tuple[str, list[Any]]:
+        """The SQL condition on ``hands h JOIN games g`` and its parameters."""
+        cond: list[str] = []
+        params: list[Any] = []
+        if self.player:
+            cond.append(
+                "(list_contains(g.player_ids, ?) OR "
+                "list_contains([lower(x) FOR x IN g.player_names], lower(?)))"
+            )
+            params += [self.player, self.player]
+        if self.date_from:
+            cond.append("h.date >= ?")
+            params.append(self.date_from)
+        if self.date_to:
+            cond.append("h.date <= ?")
+            params.append(self.date_to)
+        if self.ruleset:
+            cond.append("h.ruleset = ?")
+            params.append(self.ruleset)
+        if self.outcome:
+            cond.append("h.outcome = ?")
+            params.append(self.outcome)
+        if self.disputed:
+            cond.append("(h.game_id, h.hand) IN (SELECT game_id, hand FROM v_payout_disputes)")
+        return " AND ".join(f"({c})" for c in cond) or "true", params
+
+
+@dataclass(frozen=True, slots=True)
+class HandsPage:
+    """One page of hands (newest first) and how many match in all."""
+
+    filter: HandFilter
+    total: int
+    hands: list[dict[str, Any]]
+    rulesets: list[str]
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.filter.per_page))
+
+
+_HAND_COLUMNS = (
+    "game_id",
+    "hand",
+    "started_at",
+    "date",
+    "ruleset",
+    "player_ids",
+    "player_names",
+    "outcome",
+    "reason",
+    "winner",
+    "chips",
+    "recorded_chips",
+    "checked",
+    "ended",
+    "disputes",
+)
+
+
+def hands_page(conn: duckdb.DuckDBPyConnection, flt: HandFilter) -> HandsPage:
+    """The hands ``flt`` selects, one page of them, newest first."""
+    cond, params = flt.where()
+    frm = "FROM hands h JOIN games g USING (game_id)" if flt.player else "FROM hands h"
+    total = int(conn.execute(f"SELECT count(*) {frm} WHERE {cond}", params).fetchall()[0][0])
+    offset = (flt.page - 1) * flt.per_page
+    rows = conn.execute(
+        f"""
+        WITH page AS (
+            SELECT h.game_id, h.hand, h.started_at, h.date, h.ruleset, h.outcome, h.reason,
+                   h.winner, h.chips, h.recorded_chips, h.checked, h.ended
+            {frm} WHERE {cond}
+            ORDER BY h.started_at DESC NULLS LAST, h.game_id, h.hand
+            LIMIT ? OFFSET ?
+        )
+        SELECT p.game_id, p.hand, p.started_at, p.date, p.ruleset, g.player_ids,
+               g.player_names, p.outcome, p.reason, p.winner, p.chips, p.recorded_chips,
+               p.checked, p.ended,
+               (SELECT count(*) FROM v_payout_disputes d
+                WHERE d.game_id = p.game_id AND d.hand = p.hand)
+        FROM page p JOIN games g USING (game_id)
+        ORDER BY p.started_at DESC NULLS LAST, p.game_id, p.hand""",
+        [*params, flt.per_page, offset],
+    ).fetchall()
+    hands = [dict(zip(_HAND_COLUMNS, r, strict=True)) for r in rows]
+    rulesets = [
+        str(r[0])
+        for r in conn.execute(
+            "SELECT DISTINCT ruleset FROM games WHERE ruleset IS NOT NULL ORDER BY 1"
+        ).fetchall()
+    ]
+    return HandsPage(flt, total, hands, rulesets)
+
+
+def _dicts(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    names = [d[0] for d in cur.description or ()]
+    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+
+def players(conn: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Every player's row of ``v_player_stats``, most hands first."""
+    return _dicts(conn.execute("SELECT * FROM v_player_stats ORDER BY hands DESC, player_id"))
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerFigures:
+    """A player's page: the ``v_player_stats`` row, Gos by the score they were called at,
+    the running chips total (sampled to at most :data:`SERIES_POINTS` points) and how many
+    hands paid each net amount."""
+
+    stats: dict[str, Any]
+    gos_by_score: list[dict[str, Any]]
+    chips_series: list[tuple[int, int]]  # (hand number in the career, running chips)
+    payouts: list[tuple[int, int]]  # (net chips of a hand, hands)
+    recent: list[dict[str, Any]] = field(default_factory=list)
+
+
+def player_figures(conn: duckdb.DuckDBPyConnection, player_id: str) -> PlayerFigures | None:
+    """The figures of the player with id ``player_id``; None when no ended hand has them."""
+    rows = _dicts(conn.execute("SELECT * FROM v_player_stats WHERE player_id = ?", [player_id]))
+    if not rows:
+        return None
+    stats = rows[0]
+    gos = _dicts(
+        conn.execute(
+            "SELECT score, count(*) AS gos, count(*) FILTER (WHERE paid_off) AS paid_off "
+            "FROM v_player_gos WHERE player_id = ? GROUP BY score ORDER BY score",
+            [player_id],
+        )
+    )
+    n = int(stats["hands"])
+    step = max(1, -(-n // SERIES_POINTS))
+    series = conn.execute(
+        """
+        SELECT k, total FROM (
+            SELECT row_number() OVER w AS k, sum(chips) OVER w AS total
+            FROM v_player_hands WHERE player_id = ?
+            WINDOW w AS (ORDER BY started_at NULLS FIRST, game_id, hand
+                         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+        ) WHERE k % ? = 0 OR k = ? ORDER BY k""",
+        [player_id, step, n],
+    ).fetchall()
+    payouts = conn.execute(
+        "SELECT chips, count(*) FROM v_player_hands WHERE player_id = ? GROUP BY chips "
+        "ORDER BY chips",
+        [player_id],
+    ).fetchall()
+    recent = _dicts(
+        conn.execute(
+            "SELECT game_id, hand, started_at, ruleset, seat, outcome, won, gos, chips, "
+            "recorded_chips FROM v_player_hands WHERE player_id = ? "
+            "ORDER BY started_at DESC NULLS LAST, game_id, hand LIMIT 20",
+            [player_id],
+        )
+    )
+    return PlayerFigures(
+        stats=stats,
+        gos_by_score=gos,
+        chips_series=[(int(k), int(t)) for k, t in series],
+        payouts=[(int(c), int(k)) for c, k in payouts],
+        recent=recent,
+    )
