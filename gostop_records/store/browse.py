@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, get_args
 
 from .. import events as E
 from ..errors import GostopError
+from .errors import StoreError
 
 if TYPE_CHECKING:
     import duckdb
@@ -29,6 +30,7 @@ __all__ = [
     "hands_page",
     "player_figures",
     "players",
+    "require_views",
 ]
 
 #: How a hand may end (``hands.outcome``).
@@ -224,6 +226,18 @@ def hands_page(conn: duckdb.DuckDBPyConnection, flt: HandFilter) -> HandsPage:
         ).fetchall()
     ]
     return HandsPage(flt, total, hands, rulesets)
+
+
+def require_views(conn: duckdb.DuckDBPyConnection) -> None:
+    """Refuse, in words, a store made before the player views (a read-only open cannot add
+    them; a writer's open does)."""
+    have = {r[0] for r in conn.execute("SELECT view_name FROM duckdb_views()").fetchall()}
+    missing = [v for v in ("v_player_hands", "v_player_gos", "v_player_stats") if v not in have]
+    if missing:
+        raise StoreError(
+            f"this store has no {', '.join(missing)} yet: open it for writing once "
+            "(gostop db rebuild, or gostop serve) to add them"
+        )
 
 
 def _dicts(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:

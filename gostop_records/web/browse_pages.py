@@ -28,6 +28,7 @@ from ..store.browse import (
     PlayerFigures,
     player_figures,
     players,
+    require_views,
 )
 from ..store.schema import BAK_IDS, SPECIAL_KINDS
 from . import charts
@@ -192,6 +193,7 @@ def audit_page(game_id: str, envelopes: Sequence[E.Envelope], *, lenient: bool =
 def report_page(conn: duckdb.DuckDBPyConnection, *, title: str = "Club report") -> str:
     """The club's report: every player's totals and charts, the hands by month and ruleset,
     the disputed payments; one self-contained page."""
+    require_views(conn)
     rows = players(conn)
     figs = [f for f in (player_figures(conn, r["player_id"]) for r in rows) if f is not None]
     summary = conn.execute(
