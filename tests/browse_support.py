@@ -5,6 +5,7 @@ the table service's own app."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from gostop_records.store import Store
 
@@ -29,3 +30,10 @@ def build_store(db: Path) -> Path:
         report = store.import_paths([SAMPLES / f"{n}.jsonl" for n in LENIENT], strict=False)
         assert report.ok, report.summary()
     return db
+
+
+def query(client: Any, sql: str) -> list[list[Any]]:
+    """SQL on the store an app holds, through its read-only query route."""
+    r = client.post("/api/query", json={"sql": sql, "limit": 100000})
+    assert r.status_code == 200, r.text
+    return r.json()["rows"]  # type: ignore[no-any-return]

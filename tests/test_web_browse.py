@@ -11,7 +11,7 @@ from typing import Any
 
 import duckdb
 import pytest
-from browse_support import DISPUTED, SAMPLES, build_store
+from browse_support import DISPUTED, SAMPLES, build_store, query
 from gostop_cli.app import app as cli
 from litestar.testing import TestClient
 from typer.testing import CliRunner
@@ -40,12 +40,7 @@ def client(db: Path) -> Iterator[TestClient[Any]]:
 def sql(client: TestClient[Any]) -> Any:
     """SQL on the store the app holds (through its read-only query route)."""
 
-    def run(text: str) -> list[list[Any]]:
-        r = client.post("/api/query", json={"sql": text, "limit": 100000})
-        assert r.status_code == 200, r.text
-        return r.json()["rows"]  # type: ignore[no-any-return]
-
-    return run
+    return lambda text: query(client, text)
 
 
 def rows(html: str) -> list[tuple[str, int]]:

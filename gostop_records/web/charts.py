@@ -110,8 +110,10 @@ def bars(
     band = (W - LEFT - RIGHT) / len(groups)
     bw = max(2.0, min(18.0, band * 0.38))
 
+    top = TOP + 16  # room for the legend above the bars
+
     def y(v: float) -> float:
-        return TOP + (hi - v) / (hi or 1) * (H - TOP - BOTTOM)
+        return top + (hi - v) / (hi or 1) * (H - top - BOTTOM)
 
     body = _y_axis(0, hi, y)
     for i, (label, a, b) in enumerate(groups):
@@ -131,10 +133,10 @@ def bars(
     body.append(
         f'<text x="{(LEFT + W - RIGHT) / 2}" y="{H - 4}" text-anchor="middle" '
         f'fill="{INK}">{escape(x_label)}</text>'
-        f'<rect x="{W - RIGHT - 150}" y="{TOP}" width="9" height="9" fill="{INK}"/>'
-        f'<text x="{W - RIGHT - 138}" y="{TOP + 8}" fill="{INK}">{escape(labels[0])}</text>'
-        f'<rect x="{W - RIGHT - 80}" y="{TOP}" width="9" height="9" fill="{GOOD}"/>'
-        f'<text x="{W - RIGHT - 68}" y="{TOP + 8}" fill="{INK}">{escape(labels[1])}</text>'
+        f'<rect x="{LEFT}" y="{TOP - 8}" width="9" height="9" fill="{INK}"/>'
+        f'<text x="{LEFT + 13}" y="{TOP}" fill="{INK}">{escape(labels[0])}</text>'
+        f'<rect x="{LEFT + 80}" y="{TOP - 8}" width="9" height="9" fill="{GOOD}"/>'
+        f'<text x="{LEFT + 93}" y="{TOP}" fill="{INK}">{escape(labels[1])}</text>'
     )
     return _frame(title, "bars", body)
 
