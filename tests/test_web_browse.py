@@ -47,10 +47,13 @@ def rows(html: str) -> list[tuple[str, int]]:
     return [(g, int(h)) for g, h in ROW.findall(html)]
 
 
-ORDER = "ORDER BY h.started_at DESC NULLS LAST, h.game_id, h.hand"
+ORDER = "ORDER BY h.date DESC NULLS LAST, h.started_at DESC NULLS LAST, h.game_id, h.hand"
 
 
-def test_the_browser_lists_every_hand_newest_first_in_pages(client: Any, sql: Any) -> None:
+@pytest.mark.parametrize("per_page", [1, 3, 7])
+def test_the_browser_lists_every_hand_newest_first_in_pages(
+    client: Any, sql: Any, per_page: int
+) -> None:
     every = [(g, h) for g, h in sql(f"SELECT h.game_id, h.hand FROM hands h {ORDER}")]
     r = client.get("/games?per_page=200")
     assert r.status_code == 200
@@ -59,7 +62,7 @@ def test_the_browser_lists_every_hand_newest_first_in_pages(client: Any, sql: An
     seen = []
     page = 1
     while True:
-        r = client.get(f"/games?per_page=7&page={page}")
+        r = client.get(f"/games?per_page={per_page}&page={page}")
         assert r.status_code == 200
         seen += rows(r.text)
         if 'rel="next"' not in r.text:
@@ -67,7 +70,7 @@ def test_the_browser_lists_every_hand_newest_first_in_pages(client: Any, sql: An
         nxt = re.search(r'rel="next" href="/games\?([^"]+)"', r.text)
         assert nxt is not None and f"page={page + 1}" in nxt.group(1)
         page += 1
-    assert seen == every and page == -(-len(every) // 7)
+    assert seen == every and page == -(-len(every) // per_page)
     # past the last page: no hands, still a page
     assert rows(client.get("/games?page=999").text) == []
 

@@ -102,7 +102,8 @@ def test_the_game_browser_filters_and_pages(page: Any, client: Any) -> None:
         client,
         "SELECT h.game_id, h.hand FROM hands h JOIN games g USING (game_id) "
         "WHERE list_contains(g.player_ids, 'p1') AND h.ruleset = 'matgo' "
-        "AND h.outcome = 'stop' ORDER BY h.started_at DESC NULLS LAST, h.game_id, h.hand",
+        "AND h.outcome = 'stop' "
+        "ORDER BY h.date DESC NULLS LAST, h.started_at DESC NULLS LAST, h.game_id, h.hand",
     )
     assert page.locator("#count").get_attribute("data-total") == str(total)
     _shot(page, "games-all.png")

@@ -135,13 +135,13 @@ class HandFilter:
         return {k: v for k, v in values.items() if v is not None}
 
     def where(self) -> tuple[str, list[Any]]:
-        """The SQL condition on ``hands h JOIN games g`` and its parameters."""
+        """The SQL condition on ``hands h`` and its parameters."""
         cond: list[str] = []
         params: list[Any] = []
         if self.player:
             cond.append(
-                "(list_contains(g.player_ids, ?) OR "
-                "list_contains([lower(x) FOR x IN g.player_names], lower(?)))"
+                "h.game_id IN (SELECT game_id FROM games WHERE list_contains(player_ids, ?) "
+                "OR list_contains([lower(x) FOR x IN player_names], lower(?)))"
             )
             params += [self.player, self.player]
         if self.date_from:
@@ -175,14 +175,15 @@ class HandsPage:
         return max(1, -(-self.total // self.filter.per_page))
 
 
-_HAND_COLUMNS = (
+#: The browser's order, newest first (``date`` is the UTC date of ``started_at``).
+_ORDER = "h.date DESC NULLS LAST, h.started_at DESC NULLS LAST, h.game_id, h.hand"
+
+_PAGE_COLUMNS = (
     "game_id",
     "hand",
     "started_at",
     "date",
     "ruleset",
-    "player_ids",
-    "player_names",
     "outcome",
     "reason",
     "winner",
@@ -190,35 +191,82 @@ _HAND_COLUMNS = (
     "recorded_chips",
     "checked",
     "ended",
-    "disputes",
 )
 
 
+def _add_games(conn: duckdb.DuckDBPyConnection, hands: list[dict[str, Any]]) -> None:
+    """Each hand's players (``player_ids``, ``player_names``) and its disputed payments
+    (``disputes``, from ``v_payout_disputes``), read for the page's games only."""
+    ids = sorted({h["game_id"] for h in hands})
+    if not ids:
+        return
+    marks = ", ".join("?" * len(ids))
+    games = {
+        r[0]: (r[1], r[2])
+        for r in conn.execute(
+            f"SELECT game_id, player_ids, player_names FROM games WHERE game_id IN ({marks})",
+            ids,
+        ).fetchall()
+    }
+    disputes = {
+        (r[0], r[1]): int(r[2])
+        for r in conn.execute(
+            "SELECT game_id, hand, count(*) FROM v_payout_disputes "
+            f"WHERE game_id IN ({marks}) GROUP BY game_id, hand",
+            ids,
+        ).fetchall()
+    }
+    for h in hands:
+        h["player_ids"], h["player_names"] = games.get(h["game_id"], ([], []))
+        h["disputes"] = disputes.get((h["game_id"], h["hand"]), 0)
+
+
 def hands_page(conn: duckdb.DuckDBPyConnection, flt: HandFilter) -> HandsPage:
-    """The hands ``flt`` selects, one page of them, newest first."""
+    """The hands ``flt`` selects, one page of them, newest first.
+
+    Hands are ordered by ``date``, then ``started_at``, game and hand, newest first. One scan
+    counts the matching hands of each date; the page then reads only the dates it spans, so
+    the thousandth page costs what the first does (an OFFSET over a million rows would sort
+    them all).
+    """
     cond, params = flt.where()
-    frm = "FROM hands h JOIN games g USING (game_id)" if flt.player else "FROM hands h"
-    total = int(conn.execute(f"SELECT count(*) {frm} WHERE {cond}", params).fetchall()[0][0])
-    offset = (flt.page - 1) * flt.per_page
-    rows = conn.execute(
-        f"""
-        WITH page AS (
-            SELECT h.game_id, h.hand, h.started_at, h.date, h.ruleset, h.outcome, h.reason,
-                   h.winner, h.chips, h.recorded_chips, h.checked, h.ended
-            {frm} WHERE {cond}
-            ORDER BY h.started_at DESC NULLS LAST, h.game_id, h.hand
-            LIMIT ? OFFSET ?
-        )
-        SELECT p.game_id, p.hand, p.started_at, p.date, p.ruleset, g.player_ids,
-               g.player_names, p.outcome, p.reason, p.winner, p.chips, p.recorded_chips,
-               p.checked, p.ended,
-               (SELECT count(*) FROM v_payout_disputes d
-                WHERE d.game_id = p.game_id AND d.hand = p.hand)
-        FROM page p JOIN games g USING (game_id)
-        ORDER BY p.started_at DESC NULLS LAST, p.game_id, p.hand""",
-        [*params, flt.per_page, offset],
+    buckets = conn.execute(
+        f"SELECT h.date, count(*) FROM hands h WHERE {cond} "
+        "GROUP BY h.date ORDER BY h.date DESC NULLS LAST",
+        params,
     ).fetchall()
-    hands = [dict(zip(_HAND_COLUMNS, r, strict=True)) for r in rows]
+    total = sum(int(n) for _, n in buckets)
+    offset = (flt.page - 1) * flt.per_page
+    before, seen, dates = 0, 0, []
+    for day, n in buckets:
+        if seen + n <= offset:
+            seen += n
+            before = seen
+            continue
+        dates.append(day)
+        seen += n
+        if seen >= offset + flt.per_page:
+            break
+    rows = []
+    if dates:
+        known = [d for d in dates if d is not None]
+        span = []
+        if known:
+            span.append("h.date BETWEEN ? AND ?")
+        if None in dates:
+            span.append("h.date IS NULL")
+        rows = conn.execute(
+            f"SELECT {', '.join(f'h.{c}' for c in _PAGE_COLUMNS)} FROM hands h "
+            f"WHERE ({cond}) AND ({' OR '.join(span)}) ORDER BY {_ORDER} LIMIT ? OFFSET ?",
+            [
+                *params,
+                *((min(known), max(known)) if known else ()),
+                flt.per_page,
+                offset - before,
+            ],
+        ).fetchall()
+    hands = [dict(zip(_PAGE_COLUMNS, r, strict=True)) for r in rows]
+    _add_games(conn, hands)
     rulesets = [
         str(r[0])
         for r in conn.execute(
