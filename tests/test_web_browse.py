@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from gostop_records import log as L
 from gostop_records.audit import audit_game
 from gostop_records.service.app import ServiceConfig, create_app
+from gostop_records.store import Store
 from gostop_records.store.browse import BrowseError, HandFilter
 from gostop_records.store.schema import BAK_IDS, SPECIAL_KINDS
 
@@ -217,6 +218,11 @@ def test_the_player_page_shows_the_views_figures(client: Any, sql: Any) -> None:
         assert [(int(s), int(a), int(b)) for s, a, b in table] == [tuple(x) for x in by_score]
         assert r.text.count('data-series="called"') == len(by_score)
         assert r.text.count('<svg class="chart"') == 3
+        # the running total ends at the net chips; the histogram counts every hand
+        hands, chips = values[0], values[3]
+        assert f'data-last="{chips}"' in r.text
+        hist = r.text.split('data-chart="histogram"', 1)[1].split("</svg>", 1)[0]
+        assert sum(map(int, re.findall(r'data-bin="[^"]*" data-value="(\d+)"', hist))) == hands
         assert "http://" not in r.text.replace('xmlns="http://www.w3.org/2000/svg"', "")
 
 
@@ -284,3 +290,18 @@ def test_db_report_writes_one_self_contained_file(tmp_path: Path) -> None:
     )
     assert bad.exit_code == 1
     assert "No such file or directory" in bad.output
+
+
+def test_a_store_made_before_the_player_views_gets_them_from_a_writer(tmp_path: Path) -> None:
+    db = build_store(tmp_path / "old.duckdb")
+    with duckdb.connect(str(db)) as conn:  # as a file of this schema made before them
+        for view in ("v_player_stats", "v_player_gos", "v_player_hands"):
+            conn.execute(f"DROP VIEW {view}")
+    runner = CliRunner()
+    out = tmp_path / "r.html"
+    refused = runner.invoke(cli, ["db", "report", "--html", str(out), "--db", str(db)])
+    assert refused.exit_code == 1 and not out.exists()
+    assert "open it for writing once (gostop db rebuild, or gostop serve)" in refused.output
+    with Store(db) as store:  # a writer's open adds what is missing, nothing else changes
+        assert store.conn.execute("SELECT count(*) FROM v_player_stats").fetchone()[0] > 0
+    assert runner.invoke(cli, ["db", "report", "--html", str(out), "--db", str(db)]).exit_code == 0

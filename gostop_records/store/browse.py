@@ -326,33 +326,31 @@ def player_figures(conn: duckdb.DuckDBPyConnection, player_id: str) -> PlayerFig
     )
     n = int(stats["hands"])
     step = max(1, -(-n // SERIES_POINTS))
-    series = conn.execute(
+    # the player's rows of v_player_hands once, read three ways
+    series, payouts, recent = conn.execute(
         """
-        SELECT k, total FROM (
-            SELECT row_number() OVER w AS k, sum(chips) OVER w AS total
+        WITH mine AS MATERIALIZED (
+            SELECT game_id, hand, started_at, ruleset, seat, outcome, won, gos, chips,
+                   recorded_chips, row_number() OVER w AS k, sum(chips) OVER w AS total
             FROM v_player_hands WHERE player_id = ?
             WINDOW w AS (ORDER BY started_at NULLS FIRST, game_id, hand
                          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-        ) WHERE k % ? = 0 OR k = ? ORDER BY k""",
-        [player_id, step, n],
-    ).fetchall()
-    payouts = conn.execute(
-        "SELECT chips, count(*) FROM v_player_hands WHERE player_id = ? GROUP BY chips "
-        "ORDER BY chips",
-        [player_id],
-    ).fetchall()
-    recent = _dicts(
-        conn.execute(
-            "SELECT game_id, hand, started_at, ruleset, seat, outcome, won, gos, chips, "
-            "recorded_chips FROM v_player_hands WHERE player_id = ? "
-            "ORDER BY started_at DESC NULLS LAST, game_id, hand LIMIT 20",
-            [player_id],
         )
-    )
+        SELECT
+            (SELECT list([k, total] ORDER BY k) FROM mine WHERE k % ? = 0 OR k = ?),
+            (SELECT list([chips, n] ORDER BY chips)
+             FROM (SELECT chips, count(*) AS n FROM mine GROUP BY chips)),
+            (SELECT list({'game_id': game_id, 'hand': hand, 'started_at': started_at,
+                          'ruleset': ruleset, 'seat': seat, 'outcome': outcome, 'won': won,
+                          'gos': gos, 'chips': chips, 'recorded_chips': recorded_chips}
+                         ORDER BY k DESC)
+             FROM (SELECT * FROM mine ORDER BY k DESC LIMIT 20))""",
+        [player_id, step, n],
+    ).fetchall()[0]
     return PlayerFigures(
         stats=stats,
         gos_by_score=gos,
-        chips_series=[(int(k), int(t)) for k, t in series],
-        payouts=[(int(c), int(k)) for c, k in payouts],
-        recent=recent,
+        chips_series=[(int(k), int(t)) for k, t in series or ()],
+        payouts=[(int(c), int(k)) for c, k in payouts or ()],
+        recent=list(recent or ()),
     )
