@@ -145,6 +145,14 @@ def test_a_bad_filter_is_a_400_naming_it(client: Any, query: str, reason: str) -
         HandFilter.parse(dict(p.split("=") for p in query.split("&")))
 
 
+def test_a_refused_filter_keeps_what_was_sent(client: Any) -> None:
+    r = client.get("/games?player=ann&outcome=won&ruleset=matgo&disputed=true&per_page=20")
+    assert r.status_code == 400
+    assert 'name="player" value="ann"' in r.text
+    assert "<option selected>matgo</option>" in r.text and "<option>gostop3</option>" in r.text
+    assert 'value="true" checked' in r.text and 'name="per_page" value="20"' in r.text
+
+
 def test_the_player_views_agree_with_the_tables(sql: Any) -> None:
     stats = {r[0]: r for r in sql("SELECT player_id, hands, wins, chips, gos FROM v_player_stats")}
     # hands: each ended hand counts once for each seat's player

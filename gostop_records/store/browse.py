@@ -31,6 +31,7 @@ __all__ = [
     "player_figures",
     "players",
     "require_views",
+    "rulesets",
 ]
 
 #: How a hand may end (``hands.outcome``).
@@ -267,13 +268,13 @@ def hands_page(conn: duckdb.DuckDBPyConnection, flt: HandFilter) -> HandsPage:
         ).fetchall()
     hands = [dict(zip(_PAGE_COLUMNS, r, strict=True)) for r in rows]
     _add_games(conn, hands)
-    rulesets = [
-        str(r[0])
-        for r in conn.execute(
-            "SELECT DISTINCT ruleset FROM games WHERE ruleset IS NOT NULL ORDER BY 1"
-        ).fetchall()
-    ]
-    return HandsPage(flt, total, hands, rulesets)
+    return HandsPage(flt, total, hands, rulesets(conn))
+
+
+def rulesets(conn: duckdb.DuckDBPyConnection) -> list[str]:
+    """The rulesets of the store's games (the browser's choices)."""
+    sql = "SELECT DISTINCT ruleset FROM games WHERE ruleset IS NOT NULL ORDER BY 1"
+    return [str(r[0]) for r in conn.execute(sql).fetchall()]
 
 
 def require_views(conn: duckdb.DuckDBPyConnection) -> None:

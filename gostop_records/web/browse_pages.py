@@ -62,8 +62,16 @@ def _chips(v: Any) -> str:
     return "" if v is None else f"{int(v):+,}" if v else "0"
 
 
-def games_page(page: HandsPage | None, flt: HandFilter, error: str | None = None) -> str:
-    """The browser: the filter form, one page of hands, links to the pages around it."""
+def games_page(
+    page: HandsPage | None,
+    flt: HandFilter,
+    error: str | None = None,
+    *,
+    form: dict[str, str] | None = None,
+    choices: Sequence[str] = (),
+) -> str:
+    """The browser: the filter form, one page of hands, links to the pages around it. A
+    refused filter comes back with ``error`` and the ``form`` as it was sent."""
     hands = []
     for h in page.hands if page else []:
         names = h["player_names"] or []
@@ -87,6 +95,8 @@ def games_page(page: HandsPage | None, flt: HandFilter, error: str | None = None
             links["last"] = urlencode(flt.query(page=page.pages))
     return _render(
         "games.html",
+        form=form if form is not None else flt.query(),
+        rulesets=page.rulesets if page is not None else list(choices),
         f=flt,
         page=page,
         hands=hands,

@@ -19,7 +19,14 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.params import FromPath
 
 from ..errors import GostopError
-from ..store.browse import BrowseError, HandFilter, hands_page, player_figures, players
+from ..store.browse import (
+    BrowseError,
+    HandFilter,
+    hands_page,
+    player_figures,
+    players,
+    rulesets,
+)
 from .browse_pages import audit_page, games_page, player_page, players_page
 from .routes import EventsOf
 
@@ -54,10 +61,13 @@ def browse_routes(events_of: EventsOf, read_store: ReadStore) -> list[HTTPRouteH
 
     @get("/games", media_type=MediaType.HTML, include_in_schema=False)
     async def games(request: Request[Any, Any, Any]) -> Response[str]:
+        query = _query(request)
         try:
-            flt = HandFilter.parse(_query(request))
+            flt = HandFilter.parse(query)
         except BrowseError as exc:
-            return _html(games_page(None, HandFilter(), error=str(exc)), 400)
+            choices = await read_store(request, rulesets)
+            page = games_page(None, HandFilter(), str(exc), form=query, choices=choices)
+            return _html(page, 400)
         page = await read_store(request, lambda conn: hands_page(conn, flt))
         return _html(await asyncio.to_thread(games_page, page, flt))
 
