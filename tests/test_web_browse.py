@@ -313,3 +313,14 @@ def test_a_store_made_before_the_player_views_gets_them_from_a_writer(tmp_path: 
     with Store(db) as store:  # a writer's open adds what is missing, nothing else changes
         assert store.conn.execute("SELECT count(*) FROM v_player_stats").fetchone()[0] > 0
     assert runner.invoke(cli, ["db", "report", "--html", str(out), "--db", str(db)]).exit_code == 0
+
+
+def test_a_private_server_asks_for_the_key_on_every_reading_page(db: Path, tmp_path: Path) -> None:
+    private = build_store(tmp_path / "private.duckdb")
+    with TestClient(create_app(ServiceConfig(db=str(private), key="k", private=True))) as c:
+        for url in ("/games", "/players", "/players/p1", f"/games/{DISPUTED}/audit"):
+            r = c.get(url)
+            assert r.status_code == 401, url
+            assert "this server is private" in r.json()["reason"]
+            ok = c.get(url, headers={"Authorization": "Bearer k"})
+            assert ok.status_code == 200, url
