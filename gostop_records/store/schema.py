@@ -340,22 +340,60 @@ SPECIAL_KINDS = ("ppuk", "jjok", "ttadak", "sseul", "bomb", "shake")
 BAK_IDS = FLAG_IDS
 
 
+#: The ``turns`` flag of each special (``shake`` is a shaken turn).
+_SPECIAL_FLAG = {"shake": "shaken"}
+
+
 def _player_views() -> dict[str, str]:
-    """The per-player views: every figure of a player's page is read from these."""
-    paid = ", ".join(f"{b} AS {b}_paid, false AS {b}_received" for b in BAK_IDS)
-    received = ", ".join(f"false, {b}" for b in BAK_IDS)
-    bak_counts = ", ".join(
-        f"count(*) FILTER (WHERE {b}_{side}) AS {b}_{side}"
-        for b in BAK_IDS
-        for side in ("paid", "received")
+    """The per-player views: every figure of a player's page is read from these.
+
+    ``v_player_hands`` gathers its facts per (game, hand, seat) in one grouping of one
+    union (each payment from both sides, each special turn, each Go), since on a large
+    store the cost is in grouping and joining by those keys; only turns with a special are
+    read, counted as ``v_specials_by_seat`` counts them.
+    """
+    zero_baks = [f"false AS {b}_paid, false AS {b}_received" for b in BAK_IDS]
+    zero_specials = [f"0 AS {k}" for k in SPECIAL_KINDS]
+    flags = [_SPECIAL_FLAG.get(k, k) for k in SPECIAL_KINDS]
+    side_baks = [
+        f"unnest([{b}, false]) AS {b}_paid, unnest([false, {b}]) AS {b}_received" for b in BAK_IDS
+    ]
+    facts = (
+        "SELECT game_id, hand, unnest([payer, payee]) AS seat, "
+        "unnest([-chips, chips]) AS chips, "
+        "unnest([-coalesce(recorded_chips, 0), coalesce(recorded_chips, 0)]) AS recorded, "
+        + ", ".join([*side_baks, *zero_specials, "0 AS gos"])
+        + " FROM payouts UNION ALL "
+        "SELECT game_id, hand, seat, 0, 0, "
+        + ", ".join([*zero_baks, *(f"{f}::INTEGER" for f in flags), "0"])
+        + " FROM turns WHERE "
+        + " OR ".join(flags)
+        + " UNION ALL SELECT game_id, hand, seat, 0, 0, "
+        + ", ".join([*zero_baks, *("0" for _ in flags), "1"])
+        + " FROM decisions WHERE kind = 'go'"
     )
-    totals = ", ".join(f"sum({k}) AS {k}" for k in SPECIAL_KINDS)
+    per_seat = ", ".join(
+        [
+            "sum(chips) AS chips",
+            "sum(recorded) AS recorded",
+            *(f"sum({k}) AS {k}" for k in SPECIAL_KINDS),
+            "sum(gos) AS gos",
+            *(
+                f"count(*) FILTER (WHERE {b}_{side}) AS {b}_{side}"
+                for b in BAK_IDS
+                for side in ("paid", "received")
+            ),
+        ]
+    )
+    totals = ", ".join(
+        f"count(*) FILTER (WHERE {f}) AS {k}" for k, f in zip(SPECIAL_KINDS, flags, strict=True)
+    )
     specials = ", ".join(
         f"coalesce(o.{k}, 0) AS {k}_made, coalesce(t.{k}, 0) - coalesce(o.{k}, 0) AS {k}_suffered"
         for k in SPECIAL_KINDS
     )
     baks = ", ".join(
-        f"coalesce(n.{b}_{side}, 0) AS {b}_{side}" for b in BAK_IDS for side in ("paid", "received")
+        f"coalesce(o.{b}_{side}, 0) AS {b}_{side}" for b in BAK_IDS for side in ("paid", "received")
     )
     sums = ", ".join(
         f"sum({k}_{side}) AS {k}_{side}"
@@ -364,22 +402,12 @@ def _player_views() -> dict[str, str]:
     )
     return {
         "v_player_hands": f"""
-        WITH flows AS (
-            SELECT game_id, hand, payer AS seat, -chips AS computed,
-                   -coalesce(recorded_chips, 0) AS recorded, {paid}
-            FROM payouts
-            UNION ALL
-            SELECT game_id, hand, payee, chips, coalesce(recorded_chips, 0), {received}
-            FROM payouts
-        ), net AS (
-            SELECT game_id, hand, seat, sum(computed) AS chips, sum(recorded) AS recorded,
-                   {bak_counts}
-            FROM flows GROUP BY game_id, hand, seat
+        WITH facts AS ({facts}
+        ), own AS (
+            SELECT game_id, hand, seat, {per_seat} FROM facts GROUP BY game_id, hand, seat
         ), totals AS (
-            SELECT game_id, hand, {totals} FROM v_specials_by_seat GROUP BY game_id, hand
-        ), gos AS (
-            SELECT game_id, hand, seat, count(*) AS gos
-            FROM decisions WHERE kind = 'go' GROUP BY game_id, hand, seat
+            SELECT game_id, hand, {totals} FROM turns WHERE {" OR ".join(flags)}
+            GROUP BY game_id, hand
         ), seats AS (
             SELECT h.game_id, h.hand, h.started_at, h.date, h.ruleset, h.outcome, h.winner,
                    unnest(range(h.players::BIGINT)) AS seat
@@ -388,14 +416,11 @@ def _player_views() -> dict[str, str]:
         SELECT s.game_id, s.hand, s.started_at, s.date, s.ruleset, s.seat::TINYINT AS seat,
                g.player_ids[s.seat + 1] AS player_id, g.player_names[s.seat + 1] AS player_name,
                s.outcome, coalesce(s.winner = s.seat, false) AS won,
-               coalesce(q.gos, 0) AS gos, coalesce(n.chips, 0) AS chips,
-               coalesce(n.recorded, 0) AS recorded_chips, {specials}, {baks}
+               coalesce(o.gos, 0) AS gos, coalesce(o.chips, 0) AS chips,
+               coalesce(o.recorded, 0) AS recorded_chips, {specials}, {baks}
         FROM seats s JOIN games g USING (game_id)
-        LEFT JOIN net n ON n.game_id = s.game_id AND n.hand = s.hand AND n.seat = s.seat
-        LEFT JOIN v_specials_by_seat o
-            ON o.game_id = s.game_id AND o.hand = s.hand AND o.seat = s.seat
-        LEFT JOIN totals t ON t.game_id = s.game_id AND t.hand = s.hand
-        LEFT JOIN gos q ON q.game_id = s.game_id AND q.hand = s.hand AND q.seat = s.seat""",
+        LEFT JOIN own o ON o.game_id = s.game_id AND o.hand = s.hand AND o.seat = s.seat
+        LEFT JOIN totals t ON t.game_id = s.game_id AND t.hand = s.hand""",
         "v_player_gos": """
         SELECT d.game_id, d.hand, d.seq, d.seat, g.player_ids[d.seat + 1] AS player_id,
                g.player_names[d.seat + 1] AS player_name, h.ruleset, h.date, d.go_count,
