@@ -487,7 +487,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
         return await st.run(st.svc.events, game_id)
 
     async def read_store(request: Request[Any, Any, Any], fn: Callable[[Any], T]) -> T:
-        """Runs ``fn`` on the store's connection for the reading pages (open reads only)."""
+        """Runs ``fn`` on the store's connection for the reading pages, after the read check."""
         await _may_read(st, request, None)
         return await st.run(lambda: fn(st.svc.store.conn))
 

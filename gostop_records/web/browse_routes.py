@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from html import escape
-from typing import Any, TypeVar
+from typing import Any
 
 from litestar import MediaType, Request, Response, get
 from litestar.handlers import HTTPRouteHandler
@@ -31,8 +31,6 @@ from .browse_pages import audit_page, games_page, player_page, players_page
 from .routes import EventsOf
 
 __all__ = ["ReadStore", "browse_routes"]
-
-T = TypeVar("T")
 
 #: Runs ``fn(connection)`` on the store for ``request`` (after the service's read check).
 ReadStore = Callable[[Request[Any, Any, Any], Callable[[Any], Any]], Awaitable[Any]]
