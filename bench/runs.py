@@ -557,11 +557,11 @@ def live_figures(work: Path, events: int) -> list[Figure]:
     ]
 
 
-def million_figures(work: Path, folder: Path, hands: int = 1_000_000) -> list[Figure]:
-    """The queries on a million hands: the imported corpus's projection tables copied with
-    new game ids until they hold ``hands`` hands (simulating and importing a million hands
-    would take hours; the copies have the same distributions, which is what query speed
-    depends on). The events table is not copied: no sample query reads it."""
+def million_copy(work: Path, hands: int = 1_000_000) -> Path:
+    """The imported corpus's projection tables (``work/bench.duckdb``) copied with new game
+    ids until they hold ``hands`` hands, into ``work/million.duckdb`` (simulating and
+    importing a million hands would take hours; the copies have the same distributions,
+    which is what query speed depends on). The events table is not copied."""
     import duckdb
 
     from gostop_records.store import Store
@@ -595,4 +595,9 @@ def million_figures(work: Path, folder: Path, hands: int = 1_000_000) -> list[Fi
         )
     con.execute("CHECKPOINT")
     con.close()
-    return _time_queries(dst, folder, "million-hand copy")
+    return dst
+
+
+def million_figures(work: Path, folder: Path, hands: int = 1_000_000) -> list[Figure]:
+    """The sample queries on a million hands (:func:`million_copy`)."""
+    return _time_queries(million_copy(work, hands), folder, "million-hand copy")

@@ -1,4 +1,4 @@
-"""``gostop db``: the DuckDB store: import logs, query, stats, export, verify, rebuild.
+"""``gostop db``: the DuckDB store: import logs, query, stats, export, report, verify, rebuild.
 
 The store file is ``--db FILE``, else ``$GOSTOP_DB``, else ``gostop.duckdb`` in the current
 folder. One process owns the file at a time (DuckDB's rule), so a second command on the same
@@ -180,7 +180,7 @@ def query(
     Tables: events, games, hands, turns, captures, transfers, decisions, scores, payouts,
     issues.
     Views: v_hand_summary, v_payout_disputes, v_specials, v_specials_by_seat,
-    v_player_ledger, v_events.
+    v_player_ledger, v_player_hands, v_player_gos, v_player_stats, v_events.
     Write "at" and "by" in double quotes (reserved words in SQL).
     SQL that starts with a comment ('--') goes in --file, or after a lone '--'.
     """
@@ -274,6 +274,29 @@ def export(
         f"exported {report.events} event(s) and {len(report.tables)} table(s) to "
         f"{report.directory} ({report.files} file(s))"
     )
+
+
+@app.command("report", epilog="Example: gostop db report --html club.html")
+def report(
+    html: Annotated[
+        Path,
+        typer.Option(
+            "--html",
+            metavar="FILE",
+            help="Write the report to FILE: one self-contained HTML page (styles and charts "
+            "inside, nothing fetched), to open from the disk or attach to a message.",
+        ),
+    ],
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """The club's report: every player's hands, wins, chips, Gos and specials with charts,
+    the hands by month and ruleset, and the disputed payments (from the player views)."""
+    from gostop_records.store import Store
+    from gostop_records.web.browse_pages import write_report_html
+
+    with Store(db, read_only=True) as store:
+        size = write_report_html(store, html)
+    typer.echo(f"wrote {html} ({size:,} bytes): the club's report of {db}", err=True)
 
 
 @app.command("verify", epilog="Example: gostop db verify --json")
