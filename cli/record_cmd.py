@@ -449,6 +449,36 @@ def _signer(key: Path | None, game_id: str, by: str) -> SigningKey:
     return signer
 
 
+def _the_unfinished(db: Path | None, log: Path | None) -> str:
+    """The game a bare ``--resume`` continues (:func:`gostop_records.games.resumable`); when
+    there are several, they are listed and the command stops (exit 2)."""
+    from gostop_records import games as G
+    from gostop_records.errors import GameChoiceError
+
+    if log is not None:
+        if not log.exists():
+            common.fail(f"{log}: no such log to resume a game from")
+        found = list(G.summaries([log]))
+        where = f"--log {log}"
+    else:
+        from gostop_records.store import Store
+        from gostop_records.store.connection import default_path
+
+        path = db if db is not None else default_path()
+        if not Path(path).exists():
+            common.fail(f"{path}: no such store to resume a game from")
+        with Store(path, read_only=True) as store:
+            found = list(G.store_summaries(store))
+        where = f"--db {path}"
+    try:
+        chosen = G.resumable(found)
+    except GameChoiceError as exc:
+        common.error_message(str(exc))
+        common.fail(f"name one: gostop record --resume GAME_ID {where}", common.EXIT_USAGE)
+    common.echo(f"resuming the unfinished game {chosen.game_id} ({chosen.state})")
+    return chosen.game_id
+
+
 def record(
     players: Annotated[
         str | None,
@@ -487,8 +517,9 @@ def record(
         str | None,
         typer.Option(
             "--resume",
-            metavar="GAME_ID",
-            help="Continue a stored game at the exact point it stopped.",
+            metavar="[GAME_ID]",
+            help="Continue a game at the exact point it stopped; without an id, the only "
+            "game of the log or store left unfinished (gostop games lists them).",
         ),
     ] = None,
     game_id: Annotated[
@@ -541,7 +572,8 @@ def record(
 
     A script exits 1 at the end when a line was refused.
 
-    Resume a stopped game at the exact point it stopped with --resume GAME_ID.
+    Resume a stopped game at the exact point it stopped with --resume GAME_ID, or with a
+    bare --resume when the log or store holds one unfinished game (gostop games lists them).
 
     Example: gostop record --players "Ann,Ben" --ruleset matgo --log friday.jsonl
     """
@@ -563,7 +595,7 @@ def record(
             resume=resume,
             script=script,
         )
-    if resume is not None and game_id is not None and game_id != resume:
+    if resume is not None and game_id is not None and resume and game_id != resume:
         raise typer.BadParameter(
             "--resume names the game; leave --game-id out", param_hint="--game-id"
         )
@@ -575,6 +607,8 @@ def record(
         common.warn("--players and --ruleset are taken from the stored game when resuming")
     if key is not None and no_sign:
         raise typer.BadParameter("give --key or --no-sign, not both", param_hint="--key")
+    if resume == "":
+        resume = _the_unfinished(db, log)
     gid = resume or game_id or new_game_id()
     signer = None if no_sign else _signer(key, gid, by)
 

@@ -29,6 +29,7 @@ __all__ = [
     "pile_groups",
     "recorded",
     "seat_name",
+    "waiting_words",
     "who",
 ]
 
@@ -353,3 +354,24 @@ def recorded(ev: Any) -> str:
     if t is E.PaymentRecorded:
         return f"seat {ev.payer} paid seat {ev.payee} {ev.chips} chips"
     return E.event_type(ev).replace("_", " ")
+
+
+def waiting_words(kind: str, seat: int | None, hand: int, players: Sequence[E.Player]) -> str:
+    """Where a game stands, from what its table waits for (``GameState.waiting``): a listing
+    of games shows it ("hand 2: Ann to play", "between hands: hand 3 to deal")."""
+    name = who(players, seat)
+    if kind == "over":
+        return "over"
+    if kind == "pay":
+        return f"hand {hand}: payments due"
+    if kind == "deal":
+        if hand <= 1:
+            return "not dealt yet"
+        return f"between hands: hand {hand} to deal"
+    doing = {
+        "play": "to play",
+        "flip": "to flip",
+        "cup": "to decide the September cup",
+        "decide": "to say Go or Stop",
+    }.get(kind, kind)
+    return f"hand {hand}: {name} {doing}"
