@@ -37,7 +37,7 @@ import msgspec
 import typer
 
 from gostop_records import events as E
-from gostop_records import notation
+from gostop_records import notation, words
 from gostop_records.cards import BONUS_CODES
 from gostop_records.engine.state import Phase
 from gostop_records.errors import GostopError, NoSpaceError
@@ -197,6 +197,9 @@ class Session:
                 line, rec.game, undo_target=target.seq if target is not None else None
             )
         unpaid = rec.pending_dues() if line.verb == "deal" else []
+        if line.verb == "pay" and payloads and not self.confirm_payments(payloads):
+            self.out("       not recorded")
+            return
         if payloads is None:
             entries = self.guided_deal()
         else:
@@ -211,6 +214,25 @@ class Session:
         self.after(entries)
         if unpaid:
             self.out(f"       (no payment was recorded for hand {unpaid[0].hand})")
+
+    def confirm_payments(self, payloads: Sequence[object]) -> bool:
+        """A payment that differs from what is due is said so; at the prompt it is recorded
+        only when confirmed, in a script it is recorded and the difference goes to stderr."""
+        due = [d[1:] for d in self.rec.game.pending_dues()]
+        for p in payloads:
+            if not isinstance(p, E.PaymentRecorded):
+                continue
+            diff = words.payment_difference(self.rec.players, p.payer, p.payee, p.chips, due)
+            if diff is None:
+                continue
+            if not self.source.interactive:
+                common.warn(f"line {self.source.line_no}: {diff}")
+                continue
+            self.out("       " + self.p(diff, "yellow"))
+            answer = self.ask("record it as paid all the same? [y/N] ").lower()
+            if answer not in ("y", "yes"):
+                return False
+        return True
 
     def prompt(self) -> str:
         if not self.source.interactive:

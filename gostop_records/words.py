@@ -26,6 +26,7 @@ __all__ = [
     "SOURCES",
     "Marks",
     "describe",
+    "payment_difference",
     "pile_groups",
     "recorded",
     "seat_name",
@@ -375,3 +376,30 @@ def waiting_words(kind: str, seat: int | None, hand: int, players: Sequence[E.Pl
         "decide": "to say Go or Stop",
     }.get(kind, kind)
     return f"hand {hand}: {name} {doing}"
+
+
+def payment_difference(
+    players: Sequence[E.Player],
+    payer: int,
+    payee: int,
+    chips: int,
+    due: Sequence[tuple[int, int, int, int, str]],
+) -> str | None:
+    """How a payment the table made differs from what the rules make due, or None when it is
+    what is due. ``due``: the pending dues (payer, payee, points, chips, reason) of the hand."""
+    paid = f"{who(players, payer)}->{who(players, payee)} {chips}"
+    match = [d for d in due if d[0] == payer and d[1] == payee]
+    if not match:
+        owed = "; ".join(f"{who(players, d[0])}->{who(players, d[1])} {d[3]}" for d in due)
+        return f"{paid}: no payment from {who(players, payer)} to {who(players, payee)} is " + (
+            f"due (due: {owed})" if owed else "due"
+        )
+    _, _, points, owed_chips, reason = match[0]
+    if chips == owed_chips:
+        return None
+    gap = chips - owed_chips
+    how = f"{abs(gap)} chip{'s' if abs(gap) != 1 else ''} {'more' if gap > 0 else 'less'}"
+    return (
+        f"{paid} differs from the {owed_chips} due ({points} point"
+        f"{'s' if points != 1 else ''}, {reason}): {how}"
+    )
