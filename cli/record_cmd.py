@@ -310,7 +310,10 @@ class Session:
         w = self.rec.waiting()
         players = self.rec.players
         h = self.rec.hand
-        if w.kind == "decide" and h is not None and w.seat is not None:
+        fours = self.rec.fours_due()
+        if fours is not None:
+            self.out("       " + words.fours_held(fours, players, notation.text(fours)))
+        elif w.kind == "decide" and h is not None and w.seat is not None:
             self.out(
                 f"       {players[w.seat].name} may stop with {h.score_of(w.seat)} points: "
                 "go or stop?"

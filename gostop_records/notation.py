@@ -452,7 +452,10 @@ def _fours(game: GameState, args: Sequence[str]) -> E.FourOfAMonthShown:
             )
         return acts[0]  # type: ignore[no-any-return]
     if len(args) % 2:
-        raise NotationError("four takes a seat and a month for each four: four Ann 05")
+        h = game.hand
+        acts = [a for a in legal_actions(h) if type(a) is E.FourOfAMonthShown] if h else []
+        form = text(acts[0]) if acts else "four Ann 05"
+        raise NotationError(f"four takes a seat and a month for each four: {form}")
     shown = []
     for k in range(0, len(args), 2):
         s, m = seat_of(args[k], game.players), month(args[k + 1])

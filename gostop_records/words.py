@@ -26,6 +26,8 @@ __all__ = [
     "SOURCES",
     "Marks",
     "describe",
+    "fours_form",
+    "fours_held",
     "payment_difference",
     "pile_groups",
     "recorded",
@@ -403,3 +405,20 @@ def payment_difference(
         f"{paid} differs from the {owed_chips} due ({points} point"
         f"{'s' if points != 1 else ''}, {reason}): {how}"
     )
+
+
+def fours_form(reason: str, form: str) -> str:
+    """A refusal about fours of a month not shown, with the entry that shows them all."""
+    return f"{reason}; enter `{form}` (or `four` alone) to show every four the hands hold"
+
+
+def fours_held(shown: Any, players: Sequence[E.Player], form: str) -> str:
+    """The fours of a month the dealt hands hold, and how to record them (before any play)."""
+    by_seat: dict[int, list[str]] = {}
+    for f in shown.shown:
+        by_seat.setdefault(f.seat, []).append(f"{f.month:02d}")
+    held = "; ".join(
+        f"{who(players, seat)} holds four of month{'s' if len(ms) > 1 else ''} {' and '.join(ms)}"
+        for seat, ms in by_seat.items()
+    )
+    return f"fours at the deal: {held}: they are shown before any play: `{form}` (or `four`)"
