@@ -212,10 +212,12 @@ class PlayLoop:
             self.out("  " + render_scores(self.ps.game, self.p))
 
     def show_table(self) -> None:
-        self.out(render_seat_view(self.ps.game, HUMAN, paint=self.p))
+        self.out(render_seat_view(self.ps.game, HUMAN, paint=self.p, width=_columns()))
 
     def show_hand(self) -> None:
-        self.out(render_seat_view(self.ps.game, HUMAN, paint=self.p, own_hand=False))
+        self.out(
+            render_seat_view(self.ps.game, HUMAN, paint=self.p, own_hand=False, width=_columns())
+        )
         self.out(self.p("your hand:", bold=True))
         width = max((len(o.label) for o in self._options), default=4)
         for o in self._options:
@@ -517,6 +519,13 @@ def play(
         raise typer.Exit(130)
     if how == "input_ended" and not interactive:
         common.fail("the answers ran out before the game ended")
+
+
+def _columns() -> int | None:
+    """The terminal's width, which long table lines wrap at; None in a pipe (one line)."""
+    import shutil
+
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
 
 
 def _farewell(ps: PlaySession, how: str, in_store: bool) -> None:

@@ -8,6 +8,7 @@ when the stream is not a TTY or ``NO_COLOR`` is set, and the text reads the same
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -240,13 +241,42 @@ def render_game(
 # --- the table as one seat sees it ------------------------------------------------------------
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def wrap_words(text: str, width: int | None, indent: int) -> list[str]:
+    """``text`` in lines of at most ``width`` visible columns, broken only at spaces (so never
+    inside a card code); lines after the first start with ``indent`` spaces. A word longer
+    than a line stays whole. ``width=None``: one line."""
+    if width is None:
+        return [text]
+    lines: list[str] = []
+    line, used = "", 0
+    for word in text.split(" "):
+        seen = len(_ANSI.sub("", word))
+        lead = indent if lines else 0
+        if line and lead + used + 1 + seen > width:
+            lines.append(line)
+            line, used = word, seen
+        else:
+            line, used = (f"{line} {word}", used + 1 + seen) if line else (word, seen)
+    lines.append(line)
+    return [lines[0], *(" " * indent + ln for ln in lines[1:])]
+
+
 def render_seat_view(
-    game: GameState, viewer: int, *, paint: Painter | None = None, own_hand: bool = True
+    game: GameState,
+    viewer: int,
+    *,
+    paint: Painter | None = None,
+    own_hand: bool = True,
+    width: int | None = None,
 ) -> str:
     """The table as the player in seat ``viewer`` sees it: the layout by month (stacks and
     ppuk owners), the stock and every other hand as counts only, each pile by kind with its
     itemised score and counters. ``own_hand=False`` leaves the viewer's hand to the caller
-    (a game lists it with what each card would do)."""
+    (a game lists it with what each card would do). ``width``: the screen's columns, which
+    long lines wrap at, between cards."""
     p = paint or Painter()
     players = game.players
     h = game.hand
@@ -263,10 +293,11 @@ def render_seat_view(
         out.append(render_layout(h, p, players))
         out.append(f"stock   {h.stock_remaining()} card(s), face down")
     names = [("you" if s == viewer else _who(players, s)) for s in range(h.players)]
-    width = max(len(n) for n in names)
-    pad = " " * (width + 2)
+    name_width = max(len(n) for n in names)
+    pad = " " * (name_width + 2)
+    room = None if width is None else max(20, width - len(pad))
     for s in range(h.players):
-        first = f"{p(names[s].ljust(width), bold=True)}  "
+        first = f"{p(names[s].ljust(name_width), bold=True)}  "
         lines = []
         if s != viewer:
             n = h.hand_count(s)
@@ -279,7 +310,7 @@ def render_seat_view(
         sc = h.itemised(s)
         units = h.table.units(pile, sc.cup_role == "junk")
         junk = f" ({units} junk unit{'s' if units > 1 else ''})" if units else ""
-        lines.append(f"pile   {'; '.join(groups) or '-'}{junk}")
+        lines.extend(wrap_words(f"pile   {'; '.join(groups) or '-'}{junk}", room, 7))
         score = f"score  {_score_text(h, s)}"
         if sc.cup_role:
             score += f"; cup as {sc.cup_role}"
