@@ -23,6 +23,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from gostop_records import words
 from gostop_records.engine.settlement import Proof
 from gostop_records.errors import GostopError
 from gostop_records.play import (
@@ -190,7 +191,11 @@ class PlayLoop:
             t = entry.input.type
             if t == "hand_started":
                 self.out("")
-            self.out(self.say(entry.input.event))
+            said = self.say(entry.input.event)
+            ev = entry.input.event
+            if t == "card_flipped" and words.stays(ev.card, [c.event for c in entry.consequences]):
+                said += f": {words.STAYS}"
+            self.out(said)
             for env in entry.consequences:
                 self.out("  " + self.say(env.event))
                 ended = ended or env.type == "hand_ended"

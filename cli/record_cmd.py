@@ -260,9 +260,15 @@ class Session:
 
     def show_entry(self, entry: Entry) -> None:
         players = self.rec.players
+        stays = isinstance(entry.input.event, E.CardFlipped) and words.stays(
+            entry.input.event.card, [c.event for c in entry.consequences]
+        )
         for k, env in enumerate(entry.envelopes):
             indent = "  " if k else ""
-            self.out(f"{env.seq:>5}  {indent}{describe_event(env.event, players, self.p)}")
+            said = describe_event(env.event, players, self.p)
+            if not k and stays:
+                said += f": {words.STAYS}"
+            self.out(f"{env.seq:>5}  {indent}{said}")
         if entry.retracted is not None:
             self.out(f"       (was: {describe_event(entry.retracted.event, players, self.p)})")
 

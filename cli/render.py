@@ -197,7 +197,7 @@ def render_game(
             out.append(render_layout(h, p, players))
             top = h.stock_top()
             nxt = f", next {p.card(C.ALL_CARDS[top].code)}" if top is not None else ""
-            out.append(f"stock   {h.stock_remaining()} card(s){nxt}")
+            out.append(f"stock   {words.stock_words(h)}{nxt}")
         for s in range(h.players):
             mark = (
                 ">"
@@ -291,7 +291,7 @@ def render_seat_view(
         out.append(f"ended   {_outcome(h, players)}")
     if h.phase is not Phase.DEAL:
         out.append(render_layout(h, p, players))
-        out.append(f"stock   {h.stock_remaining()} card(s), face down")
+        out.append(f"stock   {words.stock_words(h, face_down=True)}")
     names = [("you" if s == viewer else _who(players, s)) for s in range(h.players)]
     name_width = max(len(n) for n in names)
     pad = " " * (name_width + 2)
@@ -313,7 +313,8 @@ def render_seat_view(
         lines.extend(wrap_words(f"pile   {'; '.join(groups) or '-'}{junk}", room, 7))
         score = f"score  {_score_text(h, s)}"
         if sc.cup_role:
-            score += f"; cup as {sc.cup_role}"
+            why = f" ({sc.cup_reason})" if sc.cup_reason else ""
+            score += f"; cup as {sc.cup_role}{why}"
         flags = [
             f"{n} {word}"
             for n, word in (

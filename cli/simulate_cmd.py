@@ -25,6 +25,7 @@ import typer
 
 from gostop_records import events as E
 from gostop_records import log as L
+from gostop_records import words
 from gostop_records.errors import RulesetError
 from gostop_records.rules import PRESETS, Ruleset, load_ruleset_file
 from gostop_records.sim.bots import BOTS
@@ -160,11 +161,10 @@ def _write_db(db: Path, games: Iterator[tuple[int, Iterator[E.Envelope]]]) -> Im
 def _text_summary(s: dict[str, Any]) -> str:
     o = s["outcomes"]
     secs = s["seconds"]
-    rate = s["hands"] / secs if secs > 0 else 0.0
     lines = [
         f"simulated {s['games']} game(s), {s['hands']} hand(s), {s['events']} event(s) "
-        f"in {secs:.1f} s ({rate:.0f} hands/s): {s['ruleset']}, {s['players']} players, "
-        f"seed {s['seed']}",
+        f"{words.rate_words(s['hands'], 'hand', secs)}: {s['ruleset']}, {s['players']} "
+        f"players, seed {s['seed']}",
         f"outcomes: {o['stop']} stop, {o['instant']} instant, {o['nagari']} nagari, "
         f"{o['void']} void; nagari rate {s['nagari_rate'] * 100:.1f}%",
         f"payouts: {s['chips_due']} chips due, {s['avg_chips_per_hand']:.2f} per hand "

@@ -476,11 +476,12 @@ class RecordingSession:
             step = "play" if type(payload) is E.CardPlayed else "flip"
             h = before.hand if before is not None else None
             return ChoiceRequired(card, _choice_cards(h, card), step, exc.reason)
+        reason = words.named_seats(exc.reason, self.players)
         if exc.rule == "hand_four_shown":
             shown = _fours_due(before.hand if before is not None else None)
             if shown is not None:
-                return IllegalAction(exc.rule, words.fours_form(exc.reason, notation.text(shown)))
-        return IllegalAction(exc.rule, exc.reason)
+                return IllegalAction(exc.rule, words.fours_form(reason, notation.text(shown)))
+        return IllegalAction(exc.rule, reason)
 
     def fours_due(self) -> E.FourOfAMonthShown | None:
         """The fours of a month the known hands hold at the deal, to be shown before any

@@ -44,7 +44,7 @@ def test_fours_in_a_typed_deal_are_found_and_the_refusals_show_the_form(tmp_path
     term.send("play 05A\r")
     term.expect(rf"refused: .*enter `{FORM}` \(or `four` alone\)")
     term.send("four 0 07\r")
-    term.expect(rf"refused: seat 0 also holds four of month 05.*enter `{FORM}`")
+    term.expect(rf"refused: Ann also holds four of month 05.*enter `{FORM}`")
     term.send("four 0 07 1\r")
     term.expect(rf"refused: four takes a seat and a month for each four: {FORM}")
     term.send(FORM + "\r")
