@@ -12,7 +12,7 @@ from gostop_records.games import load_game
 from gostop_records.replay import timeline
 
 from . import common
-from .render import Painter, proof_lines, render_game
+from .render import Painter, render_game, settlement_lines
 
 DirOption = Annotated[
     Path,
@@ -61,10 +61,10 @@ def demo(folder: DirOption = Path("gostop-demo")) -> None:
     assert game is not None
     echo(render_game(game, paint=paint, last=tl.envelopes[i]))
     result = game.results[-1] if game.results else None
-    proof = result.proof() if result is not None else None
-    if proof is not None:
+    lines = settlement_lines(result, game.players, paint) if result is not None else []
+    if lines:
         echo()
-        for line in proof_lines(proof, game.players, paint):
+        for line in lines:
             echo(line)
 
     title("3. a disputed payment, audited")

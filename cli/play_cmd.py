@@ -40,7 +40,13 @@ from gostop_records.recorder import Entry, card_code, open_sink
 from gostop_records.sim.bots import BOTS
 
 from . import common
-from .render import Painter, describe_for, proof_lines, render_scores, render_seat_view
+from .render import (
+    Painter,
+    describe_for,
+    render_scores,
+    render_seat_view,
+    settlement_lines,
+)
 
 __all__ = ["PlayLoop", "play"]
 
@@ -243,7 +249,7 @@ class PlayLoop:
         if r.outcome == "stop":
             proof = r.proof()
             if proof is not None:
-                lines = proof_lines(proof, players, self.p)
+                lines = settlement_lines(r, players, self.p)
                 if proof.winner == HUMAN:
                     lines[0] = self.p(
                         f"payout proof: you win with {proof.score.total} points", bold=True

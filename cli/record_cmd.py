@@ -52,7 +52,14 @@ from gostop_records.recorder import (
 from gostop_records.signing import SigningKey, game_key, read_key_file
 
 from . import common
-from .render import Painter, describe_event, proof_lines, render_game, render_layout, render_scores
+from .render import (
+    Painter,
+    describe_event,
+    render_game,
+    render_layout,
+    render_scores,
+    settlement_lines,
+)
 from .seal_cmd import seal_lines
 
 __all__ = ["GRAMMAR", "Refused", "Session", "record"]
@@ -295,10 +302,9 @@ class Session:
             self.out("       " + render_scores(g, self.p))
         ended = any(E.event_type(env.event) == "hand_ended" for env in last.consequences)
         if ended:
-            proof = self.rec.proof()
-            if proof is not None:
-                for line in proof_lines(proof, self.rec.players, self.p):
-                    self.out("       " + line)
+            result = self.rec.result()
+            for line in settlement_lines(result, self.rec.players, self.p) if result else []:
+                self.out("       " + line)
         self.hint(between_hands=ended or t == "payment_recorded")
         self.show_seals()
 
@@ -424,10 +430,11 @@ class Session:
                 hand = int(tokens[0])
             except ValueError:
                 raise Refused(f"{tokens[0]!r} is not a hand number") from None
-        proof = self.rec.proof(hand)
-        if proof is None:
+        result = self.rec.result(hand)
+        lines = settlement_lines(result, self.rec.players, self.p) if result else []
+        if not lines:
             raise Refused("no hand won by a Stop to prove (yet)")
-        for line in proof_lines(proof, self.rec.players, self.p):
+        for line in lines:
             self.out(line)
 
     def cmd_log(self, tokens: list[str], _rest: str) -> None:

@@ -17,7 +17,8 @@ import typer
 from gostop_records import cards as C
 from gostop_records import events as E
 from gostop_records import words
-from gostop_records.engine.game import GameState
+from gostop_records.engine.game import GameState, HandResult
+from gostop_records.engine.rulebook import INSTANTS
 from gostop_records.engine.settlement import Proof
 from gostop_records.engine.state import HandState, Phase
 from gostop_records.views import pending_cards
@@ -334,6 +335,35 @@ def render_seat_view(
 
 
 # --- payout proofs -----------------------------------------------------------------------------
+
+
+def settlement_lines(
+    result: HandResult, players: Sequence[E.Player], paint: Painter | None = None
+) -> list[str]:
+    """What a hand made due, all of it: the payout proof of a Stop, then the instant payments
+    of the hand (a first ppuk, a four in hand) and each seat's net, so that the ledger's
+    figures are accounted for line by line."""
+    p = paint or Painter()
+    proof = result.proof()
+    out = proof_lines(proof, players, p) if proof is not None else []
+    instants = [d for d in result.dues if d[4] != "stop"]
+    if not instants:
+        return out
+    names = {rule.id: rule.name for rule in INSTANTS}
+    out.append(p("instant payments of the hand:", bold=True))
+    for payer, payee, points, chips, reason in instants:
+        out.append(
+            f"  {_who(players, payer)} pays {_who(players, payee)} {chips} chips "
+            f"({points} points, {names.get(reason, reason)})"
+        )
+    net = [0] * len(players)
+    for payer, payee, _points, chips, _reason in result.dues:
+        net[payer] -= chips
+        net[payee] += chips
+    out.append(
+        "  due in all: " + " | ".join(f"{_who(players, s)} {n:+d}" for s, n in enumerate(net))
+    )
+    return out
 
 
 def proof_lines(

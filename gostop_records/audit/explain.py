@@ -39,7 +39,7 @@ _FILLER = frozenset(
         "with",
     )
 )
-#: The share of a change's words a note must hold for the note to name that change.
+#: A note names a change when it holds more than this share of the change's words.
 NOTE_MATCH = 0.5
 
 
@@ -371,11 +371,11 @@ def explain_amount(
     if notes:
         # an explanation the table's note names ranks first (stable among equals)
         scores = [note_score(notes, _said(ctx, h)) for h, _ in folded]
-        order = sorted(range(len(folded)), key=lambda i: scores[i] < NOTE_MATCH)
+        order = sorted(range(len(folded)), key=lambda i: scores[i] <= NOTE_MATCH)
         folded, scores = [folded[i] for i in order], [scores[i] for i in order]
     found = tuple(
         dataclasses.replace(
-            _explanation(ctx, base, h, o, payer, payee, seems), matches_note=sc >= NOTE_MATCH
+            _explanation(ctx, base, h, o, payer, payee, seems), matches_note=sc > NOTE_MATCH
         )
         for (h, o), sc in zip(folded[:limit], scores, strict=False)
     )
