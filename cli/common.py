@@ -70,15 +70,48 @@ class LineReader:
         stream: IO[str] | None,
         interactive: bool,
         echo: Callable[[str], None] | None = None,
+        lines: Callable[[], Sequence[str]] | None = None,
     ) -> None:
         self.stream = stream
         self.interactive = interactive
         self.echo = echo
         self.line_no = 0
+        #: The lines that can be entered now (commands, legal entries): Tab completes them.
+        self.lines = lines
+        self._matches: list[str] = []
+        self._completing = False
+
+    def _install_completion(self) -> None:
+        self._completing = True
+        try:
+            import readline
+        except ImportError:  # no line editing here: no completion either
+            return
+        readline.set_completer_delims(" \t")
+        readline.parse_and_bind("tab: complete")
+        readline.set_completer(self._complete)
+
+    def _complete(self, word: str, state: int) -> str | None:
+        """readline's completer: the ``state``-th word that can be typed here."""
+        if state == 0:
+            import readline
+
+            from gostop_records.notation import complete
+
+            before = readline.get_line_buffer()[: readline.get_begidx()]
+            try:
+                self._matches = complete(self.lines() if self.lines else [], before, word)
+            except Exception:  # a completer must never break the prompt
+                self._matches = []
+        if state < len(self._matches):
+            return self._matches[state] + (" " if len(self._matches) == 1 else "")
+        return None
 
     def read(self, prompt: str) -> str | None:
         """The next line without its line end; None at the end of the input (or Ctrl-D)."""
         self.line_no += 1
+        if self.interactive and self.lines is not None and not self._completing:
+            self._install_completion()
         if self.interactive:
             try:
                 return input(prompt)

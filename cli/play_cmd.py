@@ -109,6 +109,8 @@ class PlayLoop:
         self.refused = 0
         self._summed: set[int] = set()
         self._options: list[Option] = []
+        #: What Tab completes at the prompt being asked (see :meth:`ask`).
+        self.completions: list[str] = []
 
     # --- the loop ------------------------------------------------------------------------
 
@@ -159,8 +161,11 @@ class PlayLoop:
         parse: Callable[[str], T],
         help_text: str,
         show: Callable[[], None] | None = None,
+        choices: Sequence[str] = (),
     ) -> T:
-        """Ask until an answer parses; ``help``, ``show`` and ``quit`` work at every prompt."""
+        """Ask until an answer parses; ``help``, ``show`` and ``quit`` work at every prompt.
+        ``choices``: the answers Tab completes (with those three)."""
+        self.completions = [*choices, "help", "show", "quit"]
         while True:
             line = self.answers.read(question)
             if line is None:
@@ -292,7 +297,8 @@ class PlayLoop:
         def parse(answer: str) -> tuple[Option, str | None]:
             return self.ps.parse_play(answer)
 
-        opt, chosen = self.ask("your card> ", parse, PLAY_HELP, self.show_hand)
+        playable = [o.label for o in self._options]
+        opt, chosen = self.ask("your card> ", parse, PLAY_HELP, self.show_hand, playable)
         if opt.choose and chosen is None:
             chosen = self.choose(opt.card or opt.label, opt.takes)
         self.show([self.ps.play(opt, chosen)])
@@ -317,7 +323,7 @@ class PlayLoop:
                 )
             return code
 
-        return self.ask(f"{card} takes which> ", parse, CHOICE_HELP)
+        return self.ask(f"{card} takes which> ", parse, CHOICE_HELP, None, candidates)
 
     def human_flip(self) -> None:
         card, choices = self.ps.flip_pending()
@@ -340,7 +346,7 @@ class PlayLoop:
                 raise PlayInputError(f"{answer!r}: the cup counts as animal or junk")
             return role
 
-        role = self.ask("cup: animal or junk> ", parse, CUP_HELP)
+        role = self.ask("cup: animal or junk> ", parse, CUP_HELP, None, ("animal", "junk"))
         self.show([self.ps.cup(role)])
 
     def stop_text(self, proof: Proof) -> list[str]:
@@ -377,7 +383,7 @@ class PlayLoop:
                 return "stop"
             raise PlayInputError(f"{answer!r}: answer go or stop")
 
-        choice = self.ask("go or stop> ", parse, DECIDE_HELP)
+        choice = self.ask("go or stop> ", parse, DECIDE_HELP, None, ("go", "stop"))
         self.show([self.ps.go() if choice == "go" else self.ps.stop()])
 
     def ask_another(self) -> bool:
@@ -390,7 +396,7 @@ class PlayLoop:
             raise PlayInputError(f"{answer!r}: answer y or n")
 
         self.out("")
-        return self.ask("another hand? [y/N]> ", parse, ANOTHER_HELP)
+        return self.ask("another hand? [y/N]> ", parse, ANOTHER_HELP, None, ("yes", "no"))
 
 
 # --- the command ------------------------------------------------------------------------------
@@ -520,6 +526,7 @@ def play(
             paint=paint,
             err_paint=Painter(common.color_enabled(sys.stderr)),
         )
+        loop.answers.lines = lambda: loop.completions  # Tab completes the prompt's answers
         try:
             how = loop.run()
         except KeyboardInterrupt:

@@ -97,6 +97,8 @@ CARD_HELP = (
 )
 
 _UNKNOWN = ("?", "unknown", "-")
+#: The session's own commands, as Tab completes them.
+COMMANDS = ("show", "proof", "log", "seal", "help", "quit")
 
 
 class Refused(GostopError):
@@ -682,7 +684,9 @@ def record(
             )
         loop = Session(
             rec,
-            common.LineReader(stream, interactive),
+            common.LineReader(
+                stream, interactive, lines=lambda: [*notation.lines_now(rec.game), *COMMANDS]
+            ),
             out=common.echo,
             err=lambda s: typer.echo(s, err=True),
             paint=Painter(common.color_enabled(sys.stdout)),
