@@ -12,7 +12,11 @@ from gostop_records.games import load_game
 from gostop_records.replay import timeline
 
 from . import common
+from .progress import Progress
 from .render import Painter, render_game, settlement_lines
+
+#: The steps :func:`~gostop_records.demo.run_demo` announces, which the progress bar counts.
+DEMO_STEPS = 5
 
 DirOption = Annotated[
     Path,
@@ -33,10 +37,9 @@ def demo(folder: DirOption = Path("gostop-demo")) -> None:
     from gostop_records.audit.render import render_audit
     from gostop_records.demo import run_demo
 
-    def progress(msg: str) -> None:
-        print(f"demo: {msg} ...", file=sys.stderr, flush=True)
-
-    r = run_demo(folder, progress=progress)
+    with Progress("demo", DEMO_STEPS, "step", plain=False) as bar:
+        r = run_demo(folder, progress=bar.step)
+        bar.update(DEMO_STEPS, detail="done")
     paint = Painter(common.color_enabled())
     echo = common.echo
 

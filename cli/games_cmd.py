@@ -50,7 +50,12 @@ def games(
     ] = None,
     db: Annotated[
         Path | None,
-        typer.Option("--db", metavar="FILE", help="List the games of this store instead."),
+        typer.Option(
+            "--db",
+            metavar="FILE",
+            help="List the games of this store (default, without LOG: $GOSTOP_DB or "
+            "gostop.duckdb here).",
+        ),
     ] = None,
     unfinished: Annotated[
         bool, typer.Option("--unfinished", help="Only the games that can go on.")
@@ -59,12 +64,20 @@ def games(
 ) -> None:
     """List games: id, players, ruleset, hands, events, where each stands, last event.
 
+    Without a LOG or --db, the games of the default store ($GOSTOP_DB or gostop.duckdb here).
+
     A game stopped in the middle of a hand continues with gostop record --resume.
 
     Example: gostop games friday.jsonl, gostop games logs/, gostop games --db club.duckdb
     """
-    if bool(paths) == (db is not None):
+    if paths and db is not None:
         common.fail("give LOG files or folders, or --db FILE (one of them)", common.EXIT_USAGE)
+    if not paths and db is None:
+        from gostop_records.store.connection import default_path
+
+        db = default_path()  # the store record and play write to by default
+        if not db.exists():
+            common.fail(f"{db}: no store here; give LOG files or folders, or --db FILE")
     found = listing(paths or [], db)
     if unfinished:
         found = [g for g in found if g.unfinished]

@@ -40,6 +40,7 @@ class Progress:
         self.plain = plain
         self.done = 0
         self._tenth = 0
+        self._steps = 0
         isatty = getattr(self.stream, "isatty", None)
         self.tty = bool(isatty and isatty())
         self._bar: Any = None
@@ -109,6 +110,15 @@ class Progress:
             self._tenth = tenth
             pct = self.done * 100 // self.total
             self._line(f"{self.label}: {self.done}/{self.total} {self.unit}s ({pct}%)")
+
+    def step(self, text: str) -> None:
+        """The next step of work counted in steps begins: the bar shows what it is; a plain
+        line says it elsewhere ("demo: importing it into DuckDB ...")."""
+        if self._bar is not None:
+            self.update(self._steps, detail=text)
+            self._steps += 1
+        else:
+            self.note(f"{self.label}: {text} ...")
 
     def note(self, text: str) -> None:
         """A line said once: above the bar on a terminal, a plain line elsewhere."""

@@ -619,7 +619,8 @@ def record(
     """
     if db is not None and log is not None:
         raise typer.BadParameter("give --db or --log, not both", param_hint="--db/--log")
-    if server is not None:  # the same loop, writing into a server (cli/server_record.py)
+    if server is not None:  # the same loop, writing into a server (cli/server_record.py); a
+        # bare --resume there continues the game the recorder token is for
         from .server_record import record_remote
 
         return record_remote(

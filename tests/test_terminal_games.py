@@ -101,6 +101,10 @@ def test_a_bare_resume_from_the_store(tmp_path: Path) -> None:
     assert runner.invoke(app, [*args, "--script", str(script)]).exit_code == 0
     res = runner.invoke(app, ["games", "--db", str(db)])
     assert res.exit_code == 0 and "s1" in res.stdout and "hand 1:" in res.stdout
+    alone = runner.invoke(app, ["games"], env={"GOSTOP_DB": str(db)})  # the default store
+    assert alone.exit_code == 0 and alone.stdout == res.stdout
+    missing = runner.invoke(app, ["games"], env={"GOSTOP_DB": str(tmp_path / "none.duckdb")})
+    assert missing.exit_code == 1 and "no store here" in missing.stderr
     rest = _script(tmp_path, lines[_cut(lines) :])
     res = runner.invoke(
         app, ["record", "--resume", "--db", str(db), "--no-sign", "--script", str(rest)]
