@@ -10,10 +10,10 @@ PIP := PYTHONWARNINGS="ignore:Editable installation:UserWarning" $(BIN)/pip
 .PHONY: demo test lint bench bench-quick stress schemas clean
 
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet -e '.[dev]'
-	touch $(STAMP)
+	@$(PYTHON) -m venv $(VENV)
+	@$(PIP) install --quiet --upgrade pip
+	@$(PIP) install --quiet -e '.[dev]'
+	@touch $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/gostop demo

@@ -227,6 +227,20 @@ def show_result(result: QueryResult, fmt: str) -> None:
         common.print_table(result.columns, result.rows)
 
 
+@app.command("games", epilog="Example: gostop db games --unfinished")
+def games(
+    db: DbOption = DEFAULT_DB,
+    unfinished: Annotated[
+        bool, typer.Option("--unfinished", help="Only the games that can go on.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """The store's games: players, ruleset, hands, events, where each stands (as gostop games)."""
+    from .games_cmd import games as list_games
+
+    list_games(None, db, unfinished, as_json)
+
+
 @app.command("stats", epilog="Example: gostop db stats --json")
 def stats(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
     """Games, hands, outcomes, average payouts by ruleset and players, specials' frequency."""
@@ -246,9 +260,10 @@ def stats(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
     if s["by_ruleset"]:
         cols = tuple(s["by_ruleset"][0])
         common.print_table(cols, [tuple(r.values()) for r in s["by_ruleset"]])
-    common.echo(
-        "specials (count, per 100 hands): "
-        + ", ".join(f"{k} {v['count']} ({v['per_100_hands']})" for k, v in s["specials"].items())
+    common.print_table(
+        ("special", "count", "per 100 hands"),
+        [(k, v["count"], v["per_100_hands"]) for k, v in s["specials"].items()],
+        noun="special",
     )
 
 

@@ -103,6 +103,7 @@ def test_a_bare_resume_from_the_store(tmp_path: Path) -> None:
     assert res.exit_code == 0 and "s1" in res.stdout and "hand 1:" in res.stdout
     alone = runner.invoke(app, ["games"], env={"GOSTOP_DB": str(db)})  # the default store
     assert alone.exit_code == 0 and alone.stdout == res.stdout
+    assert runner.invoke(app, ["db", "games", "--db", str(db)]).stdout == res.stdout
     missing = runner.invoke(app, ["games"], env={"GOSTOP_DB": str(tmp_path / "none.duckdb")})
     assert missing.exit_code == 1 and "no store here" in missing.stderr
     rest = _script(tmp_path, lines[_cut(lines) :])

@@ -48,6 +48,10 @@ def test_query_results_are_a_table_on_a_terminal(tmp_path: Path) -> None:
     term.expect(r"game_id\s+hands\s*\n\s*─+")
     term.expect(r"\(1 row\)")
     assert term.wait() == 0
+    term = Terminal("db", "stats", "--db", str(db), cols=100)
+    term.expect(r"special\s+count\s+per 100 hands\s*\n\s*─+")
+    term.expect(r"\(\d+ specials\)")
+    assert term.wait() == 0
     piped = subprocess.run(
         [str(GOSTOP), "db", "query", "--db", str(db), sql],
         capture_output=True,
