@@ -517,7 +517,7 @@ def play(
         )
         common.echo(f"seed {s}: the same seed and answers play this game again (--seed {s})")
         common.echo(f"recording game {ps.game_id} in {ps.location}")
-        common.echo("type help at any prompt for the answers it takes")
+        common.echo("type help at any prompt for the answers it takes; Tab completes them")
         loop = PlayLoop(
             ps,
             common.LineReader(sys.stdin, interactive, common.echo),

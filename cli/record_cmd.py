@@ -368,7 +368,7 @@ class Session:
             self.out(f"at seq {self.rec.last_seq}")
             self.out(render_game(g, paint=self.p))
         if self.source.interactive:
-            self.out("type help for the commands")
+            self.out("type help for the commands; Tab completes them and the cards playable now")
         self.hint()
 
     # --- questions ------------------------------------------------------------------------
