@@ -291,10 +291,10 @@ def print_table(
     count = f"({len(rows)} {noun}{'s' if len(rows) != 1 else ''})"
     if sys.stdout.isatty():
         from rich import box
-        from rich.table import Table
+        from rich.table import Column, Table
 
         table = Table(
-            *columns,
+            *(Column(c, overflow="fold") for c in columns),  # a narrow screen hides nothing
             box=box.SIMPLE_HEAD,
             header_style="bold",
             caption=count,
