@@ -140,6 +140,8 @@ def test_a_rebuild_in_many_groups_writes_the_same_tables_and_leaves_no_staging(
     db, logs = filled
     with Store(db) as st:
         before = _snapshot(st)
+        # a table of the user's own under a staging name is never touched
+        st.conn.execute("CREATE TABLE rebuild_scores AS SELECT 7 AS mine")
         monkeypatch.setattr(R, "GROUP_EVENTS", 50)  # a group per game or two
         monkeypatch.setattr(R.game_groups, "__defaults__", (50,))
         assert len(list(R.game_groups(st))) > 2
@@ -148,6 +150,7 @@ def test_a_rebuild_in_many_groups_writes_the_same_tables_and_leaves_no_staging(
         assert _snapshot(st) == before
         temps = st.conn.execute("SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall()
         assert temps == []
+        assert st.conn.execute("FROM main.rebuild_scores").fetchall() == [(7,)]
         assert st.verify().ok
 
 

@@ -148,7 +148,7 @@ def _rebuild(store: Store, accept_loss: bool) -> RebuildReport:
     connection)."""
     report = RebuildReport(rows=dict.fromkeys(TABLES, 0))
     conn = store.conn
-    staged = {name: f"rebuild_{name}" for name in TABLES}
+    staged = {name: f"temp.rebuild_{name}" for name in TABLES}  # never a stored table
     with writing(store.path):
         found = losses(conn)
         if found and not accept_loss:
