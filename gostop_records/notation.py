@@ -1,7 +1,7 @@
 """One notation for a table input, both ways: a line of text to input payloads, and back.
 
 ``gostop record`` reads it at its prompt and from scripts, the scripted games of
-:mod:`gostop_records.sim.scripted` are written in it, ``gostop play`` reads its answers with
+:mod:`gostop_records.script` are written in it, ``gostop play`` reads its answers with
 it and the HTTP service takes entries as lines of it. :func:`parse` gives the payloads a line
 stands for in a game state; :func:`text` writes a payload as a line that parses back to it.
 A grammar error is a :class:`NotationError` with the reason; a line that parses can still be

@@ -33,6 +33,7 @@ from .combinations import (
     Combination,
 )
 from .go import GO_BONUS, formula_of
+from .groups import GROUP_TITLES, OTHER, PLAY_SETTINGS
 from .instants import (
     FIRST_PPUK,
     FIRST_TTADAK,
@@ -76,6 +77,7 @@ __all__ = [
     "GODORI",
     "GO_BAK",
     "GO_BONUS",
+    "GROUP_TITLES",
     "GWANG_BAK",
     "HAND_FOUR",
     "HAND_FOUR_KEPT",
@@ -105,6 +107,8 @@ __all__ = [
     "alternatives",
     "describe",
     "formula_of",
+    "group_of",
+    "grouped_settings",
     "instant",
     "owner",
     "rule",
@@ -160,6 +164,23 @@ def owner(setting: str) -> Rule | None:
         if setting in r.settings:
             return r
     return None
+
+
+def group_of(setting: str) -> str:
+    """The ``rules show`` group of a ruleset setting: its rule's, else its rule of play's."""
+    r = owner(setting)
+    if r is not None:
+        return r.group
+    return PLAY_SETTINGS.get(setting, OTHER)
+
+
+def grouped_settings(rules: Ruleset) -> list[tuple[str, list[str]]]:
+    """The settings of ``rules`` by group, in :data:`GROUP_TITLES` order, each exactly once."""
+    by_group: dict[str, list[str]] = {}
+    for name in rules.content():
+        by_group.setdefault(group_of(name), []).append(name)
+    titles = [*GROUP_TITLES, *(t for t in by_group if t not in GROUP_TITLES)]
+    return [(t, by_group[t]) for t in titles if t in by_group]
 
 
 def words(setting: str, value: Any, rules: Ruleset, cup_holder: int | None = None) -> str:
