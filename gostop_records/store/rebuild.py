@@ -12,7 +12,7 @@ lenient mode must still project.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -127,10 +127,17 @@ def fresh_rows(
     return rows, decoded
 
 
-def rebuild(store: Store, *, accept_loss: bool = False) -> RebuildReport:
-    """Replace every projection table, in one transaction; see the module docstring."""
+def rebuild(
+    store: Store,
+    *,
+    accept_loss: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> RebuildReport:
+    """Replace every projection table, in one transaction; see the module docstring.
+    ``progress(done, total)`` is called with the games derived so far after each group."""
     report = RebuildReport(rows=dict.fromkeys(TABLES, 0))
     conn = store.conn
+    total = int(conn.execute("SELECT count(DISTINCT game_id) FROM events").fetchall()[0][0])
     found = losses(conn)
     if found and not accept_loss:
         raise LossError(found)
@@ -153,6 +160,8 @@ def rebuild(store: Store, *, accept_loss: bool = False) -> RebuildReport:
             report.games += len(group)
             for name, r in rows.items():
                 report.rows[name] += len(r)
+            if progress is not None:
+                progress(report.games, total)
         detail = {"games": report.games, "failed": len(report.failed), "rows": report.rows}
         record_head(conn, "rebuild", [(None, 0, None)], detail)
     return report
