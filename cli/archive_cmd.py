@@ -14,6 +14,7 @@ import typer
 
 from . import common
 from .db_cmd import show_result
+from .progress import Progress
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -79,14 +80,16 @@ def build(
 
     if scheduler and workers:
         raise typer.BadParameter("--workers sizes a LocalCluster: not with --scheduler")
-    report = build_archive(
-        logs,
-        out,
-        scheduler=scheduler,
-        workers=workers,
-        strict=not lenient,
-        progress=lambda text: typer.echo(f"{common.PROG}: archive: {text}", err=True),
-    )
+    with Progress("archive", None, "unit") as bar:
+        report = build_archive(
+            logs,
+            out,
+            scheduler=scheduler,
+            workers=workers,
+            strict=not lenient,
+            progress=lambda text: bar.note(f"{common.PROG}: archive: {text}"),
+            units_done=bar.update,
+        )
     if as_json:
         common.print_json(report.to_dict())
     else:

@@ -287,8 +287,8 @@ def export(
     """Export the store to Parquet, readable by DuckDB, Polars, Spark and Trino."""
     from gostop_records.store import Store
 
-    with Store(db, read_only=True) as store:
-        report = store.export_parquet(parquet, overwrite=overwrite)
+    with Store(db, read_only=True) as store, Progress("export", None, "table") as bar:
+        report = store.export_parquet(parquet, overwrite=overwrite, progress=bar.update)
     if as_json:
         common.print_json(report.to_dict())
         return
@@ -368,8 +368,8 @@ def rebuild(
     """
     from gostop_records.store import Store
 
-    with Store(db) as store:
-        report = store.rebuild(accept_loss=accept_loss)
+    with Store(db) as store, Progress("rebuild", None, "game") as bar:
+        report = store.rebuild(accept_loss=accept_loss, progress=bar.update)
     if as_json:
         common.print_json(report.to_dict())
     else:

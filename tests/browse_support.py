@@ -1,6 +1,6 @@
-"""A store for the reading pages' tests: the mixed corpus and a few samples (a disputed
-payment, three players, a nagari, a record kept leniently with a rule broken), served by
-the table service's own app."""
+"""A store for the reading pages' tests: the mixed corpus and a few samples (two disputed
+payments, one whose table note names its explanation; three players, a nagari, a record
+kept leniently with a rule broken), served by the table service's own app."""
 
 from __future__ import annotations
 
@@ -17,9 +17,11 @@ STRICT = (
     "nagari-carry",
     "bomb",
     "live-record",
+    "disputes/gwang_bak",
 )
 LENIENT = ("lenient-card-not-held",)
 DISPUTED = "sample-disputed-payment"
+NOTED = "dispute-gwang_bak"  # its table note names the explanation the audit ranks first
 
 
 def build_store(db: Path) -> Path:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -291,6 +292,11 @@ def test_cli_builds_and_queries(logs: dict[str, Any], tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["games"] == 8
+    # in a pipe: the stages, then a plain line per tenth of the units built
+    err = done.stderr.splitlines()
+    assert any(ln.startswith("gostop: archive: scanned 2 log(s): 8 game(s)") for ln in err)
+    units = [ln for ln in err if ln.startswith("archive: ")]
+    assert units and re.fullmatch(r"archive: (\d+)/\1 units \(100%\)", units[-1]), err
     q = gostop("archive", "query", str(out), "SELECT count(*) AS n FROM games", "--format", "csv")
     assert q.returncode == 0, q.stderr
     assert q.stdout.splitlines() == ["n", "8"]

@@ -1,12 +1,17 @@
 """Long commands at a terminal show one progress bar on stderr (count, rate, time left);
-in a pipe they write plain lines; tables for people are drawn by one renderer."""
+in a pipe they write plain lines (validate, simulate, import, rebuild, export); tables for
+people are drawn by one renderer."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
 from pty_support import GOSTOP, Terminal
+
+from gostop_records.store import Store
+from gostop_records.store.layout import LAYOUT_TABLES
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -59,3 +64,40 @@ def test_query_results_are_a_table_on_a_terminal(tmp_path: Path) -> None:
         check=True,
     )
     assert piped.stdout.splitlines()[1].startswith("-------")  # plain text in a pipe
+
+
+def test_rebuild_and_export_report_progress_in_a_pipe_and_on_a_terminal(tmp_path: Path) -> None:
+    db = tmp_path / "g.duckdb"
+    logs = [SAMPLES / f"go-{n}.jsonl" for n in (1, 2, 3)] + [SAMPLES / "corpus-mixed.jsonl"]
+    with Store(db) as store:
+        assert store.import_paths(logs).ok
+        games = store.conn.execute("SELECT count(*) FROM games").fetchall()[0][0]
+        seen: list[tuple[int, int]] = []
+        report = store.rebuild(progress=lambda done, total: seen.append((done, total)))
+        assert report.games == games > 3 and seen[-1] == (games, games)
+        assert [d for d, _ in seen] == sorted({d for d, _ in seen})  # counts up, once each
+        tables: list[tuple[int, int]] = []
+        store.export_parquet(
+            tmp_path / "lib", progress=lambda done, total: tables.append((done, total))
+        )
+    n = len(LAYOUT_TABLES)
+    assert tables == [(k, n) for k in range(1, n + 1)]
+
+    rebuilt = gostop_run("db", "rebuild", "--db", str(db))
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert f"rebuild: {games}/{games} games (100%)" in rebuilt.stderr.splitlines()
+    assert "rebuild: " not in rebuilt.stdout and "━" not in rebuilt.stderr
+    exported = gostop_run("db", "export", "--parquet", str(tmp_path / "out"), "--db", str(db))
+    assert exported.returncode == 0, exported.stderr
+    lines = [ln for ln in exported.stderr.splitlines() if ln.startswith("export: ")]
+    assert lines[-1] == f"export: {n}/{n} tables (100%)"
+    assert all(re.fullmatch(rf"export: \d+/{n} tables \(\d+%\)", ln) for ln in lines)
+    assert exported.stdout.startswith("exported ")
+    term = Terminal("db", "rebuild", "--db", str(db), cols=120)
+    term.expect(rf"rebuild ━+ {games}/{games} games 100%")
+    assert term.wait() == 0
+    assert "rebuild: " not in term.shown  # a bar on a terminal, no plain lines
+
+
+def gostop_run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(GOSTOP), *args], capture_output=True, text=True, check=False)

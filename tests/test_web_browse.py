@@ -11,13 +11,14 @@ from typing import Any
 
 import duckdb
 import pytest
-from browse_support import DISPUTED, SAMPLES, build_store, query
+from browse_support import DISPUTED, NOTED, SAMPLES, build_store, query
 from gostop_cli.app import app as cli
 from litestar.testing import TestClient
 from typer.testing import CliRunner
 
 from gostop_records import log as L
 from gostop_records.audit import audit_game
+from gostop_records.audit.render import AS_NOTED, TABLE_NOTED
 from gostop_records.service.app import ServiceConfig, create_app
 from gostop_records.store import Store
 from gostop_records.store.browse import BrowseError, HandFilter
@@ -113,10 +114,11 @@ def test_each_filter_selects_what_sql_selects(
     assert len(want) < everything
 
 
-def test_the_disputed_hand_links_to_its_audit(client: Any) -> None:
+def test_the_disputed_hands_link_to_their_audit(client: Any) -> None:
     r = client.get("/games?disputed=true")
-    assert rows(r.text) == [(DISPUTED, 1)]
-    assert f'href="/games/{DISPUTED}/audit#hand-1">disputed</a>' in r.text
+    assert sorted(rows(r.text)) == sorted([(DISPUTED, 1), (NOTED, 1)])
+    for game in (DISPUTED, NOTED):
+        assert f'href="/games/{game}/audit#hand-1">disputed</a>' in r.text
 
 
 @pytest.mark.parametrize(
@@ -263,6 +265,30 @@ def test_the_audit_page_of_a_disputed_payment(client: Any) -> None:
     assert "chain intact" in html and envs[-1].hash in html
     (end,) = [e.seq for e in envs if e.type == "hand_ended"]
     assert f'href="/games/{DISPUTED}/replay#seq={end}">see its end' in html
+
+
+def test_the_audit_page_shows_the_notes_the_audit_read_and_marks_the_noted_explanation(
+    client: Any,
+) -> None:
+    envs = list(L.read_log(SAMPLES / "disputes" / "gwang_bak.jsonl"))
+    (payment,) = audit_game(envs, lenient=True).disagreements
+    assert payment.notes and len(payment.explanations) > 1
+    marked = [e for e in payment.explanations if e.matches_note]
+    assert marked == [payment.explanations[0]]  # the audit ranks what the note names first
+    html = client.get(f"/games/{NOTED}/audit").text.replace("&#39;", "'")
+    for n in payment.notes:
+        assert f'<p class="note">{TABLE_NOTED}: <q>{n}</q></p>' in html
+    listed = html.split('<ol class="explanations">')[1].split("</ol>")[0]
+    items = re.findall(r"<li ([^>]*)>(.*?)</li>", listed)
+    assert len(items) == len(payment.explanations)
+    for (attrs, text), e in zip(items, payment.explanations, strict=False):
+        assert text.startswith(e.text)
+        assert ('class="matches-note"' in attrs) == e.matches_note
+        assert (f"({AS_NOTED})" in text) == e.matches_note
+    # a note that names no explanation is shown, and marks none
+    plain = client.get(f"/games/{DISPUTED}/audit").text
+    assert f"{TABLE_NOTED}: <q>South: the shake does not double the payment</q>" in plain
+    assert 'class="matches-note"' not in plain and f"({AS_NOTED})" not in plain
 
 
 def test_the_audit_page_of_a_record_breaking_a_rule(client: Any) -> None:

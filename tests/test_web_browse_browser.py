@@ -1,7 +1,8 @@
 """The reading pages in headless Chromium: the audit page of the disputed sample shows the
-payment and its first explanation; the game browser filters by its form and pages; the
-player page shows the figures of the SQL views; the club report opens from the disk with
-every request refused. Screenshots go to tests/artifacts/ for a person to look at."""
+payment and its first explanation, and the table's note beside the explanation it names;
+the game browser filters by its form and pages; the player page shows the figures of the
+SQL views; the club report opens from the disk with every request refused. Screenshots go
+to tests/artifacts/ for a person to look at."""
 
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browse_support import DISPUTED, SAMPLES, build_store, query
+from browse_support import DISPUTED, NOTED, SAMPLES, build_store, query
 from browser_support import CHROMIUM
 from litestar.testing import TestClient
 
 from gostop_records import log as L
 from gostop_records.audit import audit_game
+from gostop_records.audit.render import AS_NOTED, TABLE_NOTED
 from gostop_records.service.app import ServiceConfig, create_app
 from gostop_records.store import Store
 from gostop_records.web.browse_pages import write_report_html
@@ -88,6 +90,21 @@ def test_the_audit_page_shows_the_disputed_payment_and_its_first_explanation(pag
     assert page.evaluate("+document.body.dataset.seq") == payment.seqs[0]
 
 
+def test_the_audit_page_marks_the_explanation_the_table_noted(page: Any) -> None:
+    envs = list(L.read_log(SAMPLES / "disputes" / "gwang_bak.jsonl"))
+    (payment,) = audit_game(envs, lenient=True).disagreements
+    page.goto(f"{ORIGIN}/games/{NOTED}/audit")
+    assert page.locator("p.note").inner_text() == f"{TABLE_NOTED}: {payment.notes[0]}"
+    items = page.locator("ol.explanations li")
+    assert items.count() == len(payment.explanations)
+    first = items.first
+    assert first.get_attribute("class") == "matches-note"
+    assert first.locator(".as-noted").inner_text() == f"({AS_NOTED})"
+    assert first.locator(".as-noted").is_visible()
+    assert page.locator("ol.explanations li.matches-note").count() == 1
+    _shot(page, "audit-noted-payment.png")
+
+
 def _listed(pg: Any) -> list[tuple[str, int]]:
     return [
         (r.get_attribute("data-game"), int(r.get_attribute("data-hand")))
@@ -114,12 +131,12 @@ def test_the_game_browser_filters_and_pages(page: Any, client: Any) -> None:
     page.wait_for_load_state()
     assert page.locator("#count").get_attribute("data-total") == str(len(matgo_stops))
     assert _listed(page) == [tuple(r) for r in matgo_stops[:50]]
-    # disputed only, on top of the rest: the one disputed hand
+    # disputed only, on top of the rest: the two disputed hands
     page.check("input[name=disputed]")
     page.click("button[type=submit]")
     page.wait_for_load_state()
-    assert _listed(page) == [(DISPUTED, 1)]
-    assert page.locator("tr.disputed a.flag").inner_text() == "disputed"
+    assert sorted(_listed(page)) == sorted([(DISPUTED, 1), (NOTED, 1)])
+    assert page.locator("tr.disputed a.flag").all_inner_texts() == ["disputed", "disputed"]
     _shot(page, "games-disputed.png")
     # paging: 5 a page, next and back
     page.goto(f"{ORIGIN}/games?per_page=5")

@@ -137,6 +137,7 @@ def build_archive(
     min_unit_events: int = P.MIN_UNIT_EVENTS,
     file_bytes: int = P.FILE_BYTES,
     progress: Callable[[str], None] | None = None,
+    units_done: Callable[[int, int], None] | None = None,
 ) -> BuildReport:
     """Build (or extend) the archive at ``out`` from JSON Lines logs.
 
@@ -145,6 +146,8 @@ def build_archive(
     A unit of work holds up to ``unit_events`` events of one month; a month is cut finer,
     down to ``min_unit_events``, when that gives every worker two units. The units' files
     of a table and month are then merged into files of up to about ``file_bytes``.
+    ``progress(text)`` says each stage; ``units_done(done, total)`` follows the units
+    built, as each worker finishes one.
     """
     require_dask()
     say = progress or (lambda _text: None)
@@ -180,7 +183,15 @@ def build_archive(
             return report
         build = new_build_id()
         results: list[UnitResult] = (
-            _bag_map(c, build_unit, planned.units, out=target.url, build=build, strict=strict)
+            _bag_map(
+                c,
+                build_unit,
+                planned.units,
+                done=units_done,
+                out=target.url,
+                build=build,
+                strict=strict,
+            )
             if planned.units
             else []
         )
@@ -258,17 +269,28 @@ def _cores() -> int:
     return max(1, min(os.cpu_count() or 1, 8))
 
 
-def _bag_map(client: Any, fn: Callable[..., Any], items: list[Any], **kwargs: Any) -> list[Any]:
-    """``fn`` over the items as a dask bag, one partition per item, on the client.
+def _bag_map(
+    client: Any,
+    fn: Callable[..., Any],
+    items: list[Any],
+    *,
+    done: Callable[[int, int], None] | None = None,
+    **kwargs: Any,
+) -> list[Any]:
+    """``fn`` over the items as a dask bag, one partition per item, on the client;
+    ``done(finished, total)`` as each partition finishes.
 
     Waits for every partition to finish, failed or not, before it returns or raises: no
     task of a failed build is still writing when the next build cleans up after it.
     """
     import dask.bag as db
-    from distributed import futures_of, wait
+    from distributed import as_completed, futures_of, wait
 
     bag = client.persist(db.from_sequence(items, npartitions=len(items)).map(fn, **kwargs))
     futures = futures_of(bag)
+    if done is not None:
+        for k, _ in enumerate(as_completed(futures), 1):
+            done(k, len(futures))
     wait(futures)
     failed = [f for f in futures if f.status != "finished"]
     if failed:

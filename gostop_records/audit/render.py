@@ -19,7 +19,12 @@ from .model import (
     PaymentCheck,
 )
 
-__all__ = ["render_audit"]
+__all__ = ["AS_NOTED", "TABLE_NOTED", "render_audit"]
+
+#: How the audit gives what the table wrote with a payment (its note, notes added about it),
+#: and marks the explanation that note names; the web's audit page says it the same way.
+TABLE_NOTED = "the table noted"
+AS_NOTED = "as the table noted"
 
 _MARKS = {True: ("✓", "✗"), False: ("yes", "no")}
 
@@ -166,7 +171,7 @@ def _payment(pc: PaymentCheck, label: Callable[[int], str], yes: str, no: str) -
     else:
         verdict = "- not checked"
     out = [f"    {who}: {what}; computed {pc.computed}; {verdict}"]
-    out.extend(f"      the table noted: {n}" for n in pc.notes)
+    out.extend(f"      {TABLE_NOTED}: {n}" for n in pc.notes)
     if pc.status != DIFFERS:
         return out
     out.append("      computed as:")
@@ -174,7 +179,7 @@ def _payment(pc: PaymentCheck, label: Callable[[int], str], yes: str, no: str) -
     if pc.explanations:
         out.append("      explanations (most likely first):")
         for i, e in enumerate(pc.explanations, 1):
-            named = " (as the table noted)" if e.matches_note else ""
+            named = f" ({AS_NOTED})" if e.matches_note else ""
             out.append(f"        {i}. {e.text}{named}")
         if pc.more_explanations:
             out.append(f"        ... and {pc.more_explanations} more")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -64,7 +65,15 @@ def _order(table: str) -> str:
     return ", ".join(f"t.{quote(k)}" for k in keys)
 
 
-def export_parquet(store: Store, directory: Path, *, overwrite: bool = False) -> ExportReport:
+def export_parquet(
+    store: Store,
+    directory: Path,
+    *,
+    overwrite: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> ExportReport:
+    """Every table of the layout as Parquet; ``progress(done, total)`` is called after each
+    table (a table is one COPY: DuckDB tells nothing finer)."""
     targets = [directory / t for t in (*LAYOUT_TABLES, MANIFEST, BUILDS)]
     existing = [t for t in targets if t.exists()]
     if existing and not overwrite:
@@ -94,25 +103,26 @@ def export_parquet(store: Store, directory: Path, *, overwrite: bool = False) ->
     conn.register(view, months)
     files: dict[str, list[str]] = {}
     try:
-        for name, cols in LAYOUT_TABLES.items():
+        for k, (name, cols) in enumerate(LAYOUT_TABLES.items(), 1):
             report.tables[name] = n = int(scalar(conn, f"SELECT count(*) FROM {name}"))
-            if not n:
-                continue
-            select = ", ".join(f"t.{quote(c)}" for c, _ in cols)
-            conn.execute(
-                f"""COPY (SELECT {select}, coalesce(m.{PARTITION}, 'unknown') AS {PARTITION}
-                         FROM {name} t LEFT JOIN {view} m USING (game_id)
-                         ORDER BY {_order(name)})
-                    TO {_literal(directory / name)}
-                    (FORMAT PARQUET, PARTITION_BY ({PARTITION}), COMPRESSION zstd,
-                     ROW_GROUP_SIZE {ROW_GROUP_ROWS}, FILE_SIZE_BYTES '{FILE_BYTES}',
-                     FILENAME_PATTERN 'part-{EXPORT_BUILD}-{{i}}')"""
-            )
-            files[name] = sorted(
-                os.path.relpath(os.path.join(d, f), directory).replace(os.sep, "/")
-                for d, _, names in os.walk(directory / name)
-                for f in names
-            )
+            if n:
+                select = ", ".join(f"t.{quote(c)}" for c, _ in cols)
+                conn.execute(
+                    f"""COPY (SELECT {select}, coalesce(m.{PARTITION}, 'unknown') AS {PARTITION}
+                             FROM {name} t LEFT JOIN {view} m USING (game_id)
+                             ORDER BY {_order(name)})
+                        TO {_literal(directory / name)}
+                        (FORMAT PARQUET, PARTITION_BY ({PARTITION}), COMPRESSION zstd,
+                         ROW_GROUP_SIZE {ROW_GROUP_ROWS}, FILE_SIZE_BYTES '{FILE_BYTES}',
+                         FILENAME_PATTERN 'part-{EXPORT_BUILD}-{{i}}')"""
+                )
+                files[name] = sorted(
+                    os.path.relpath(os.path.join(d, f), directory).replace(os.sep, "/")
+                    for d, _, names in os.walk(directory / name)
+                    for f in names
+                )
+            if progress is not None:
+                progress(k, len(LAYOUT_TABLES))
         (directory / MANIFEST).mkdir()
         conn.execute(
             f"""COPY (SELECT g.game_id, {_literal(store.path)} AS source,

@@ -14,7 +14,7 @@ lenient mode must still project.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -132,13 +132,21 @@ def fresh_rows(
     return rows, decoded
 
 
-def rebuild(store: Store, *, accept_loss: bool = False) -> RebuildReport:
-    """Replace every projection table, in one transaction; see the module docstring."""
+def rebuild(
+    store: Store,
+    *,
+    accept_loss: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> RebuildReport:
+    """Replace every projection table, in one transaction; see the module docstring.
+    ``progress(done, total)`` is called with the games derived so far after each group."""
     with bounded_memory(store.conn, store.path):
-        return _rebuild(store, accept_loss)
+        return _rebuild(store, accept_loss, progress)
 
 
-def _rebuild(store: Store, accept_loss: bool) -> RebuildReport:
+def _rebuild(
+    store: Store, accept_loss: bool, progress: Callable[[int, int], None] | None
+) -> RebuildReport:
     """The fresh rows are staged in temporary tables one group of games at a time, each
     insert committed on its own (DuckDB holds a transaction's appended rows in memory until
     it commits, so one transaction over every group would grow with the store); the
@@ -149,6 +157,7 @@ def _rebuild(store: Store, accept_loss: bool) -> RebuildReport:
     report = RebuildReport(rows=dict.fromkeys(TABLES, 0))
     conn = store.conn
     staged = {name: f"temp.rebuild_{name}" for name in TABLES}  # never a stored table
+    total = int(conn.execute("SELECT count(DISTINCT game_id) FROM events").fetchall()[0][0])
     with writing(store.path):
         found = losses(conn)
         if found and not accept_loss:
@@ -161,6 +170,8 @@ def _rebuild(store: Store, accept_loss: bool) -> RebuildReport:
                 for name, cols in TABLES.items():
                     report.rows[name] += insert_rows(conn, staged[name], cols, rows[name])
                 report.games += len(group)
+                if progress is not None:
+                    progress(report.games, total)
             with transaction(conn):
                 for loss in found:
                     detail = {

@@ -269,17 +269,23 @@ class Store:
             envelopes, source
         )
 
-    def rebuild(self, *, accept_loss: bool = False) -> RebuildReport:
+    def rebuild(
+        self,
+        *,
+        accept_loss: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> RebuildReport:
         """Derive every projection table again from the events, in one transaction.
 
         Raises :class:`~.heads.LossError` when the heads chain says events are missing,
         unless ``accept_loss``, which records the loss in the chain and goes on.
+        ``progress(done, total)`` follows the games derived.
         """
         from .rebuild import rebuild
 
         self._writable()
         self.cache.clear()
-        return rebuild(self, accept_loss=accept_loss)
+        return rebuild(self, accept_loss=accept_loss, progress=progress)
 
     # --- checking and reading out ----------------------------------------------------
 
@@ -290,12 +296,17 @@ class Store:
         return verify(self)
 
     def export_parquet(
-        self, directory: str | os.PathLike[str], *, overwrite: bool = False
+        self,
+        directory: str | os.PathLike[str],
+        *,
+        overwrite: bool = False,
+        progress: Callable[[int, int], None] | None = None,
     ) -> ExportReport:
-        """Every table as Parquet, partitioned by month (see :mod:`.layout`)."""
+        """Every table as Parquet, partitioned by month (see :mod:`.layout`);
+        ``progress(done, total)`` follows the tables written."""
         from .export import export_parquet
 
-        return export_parquet(self, Path(directory), overwrite=overwrite)
+        return export_parquet(self, Path(directory), overwrite=overwrite, progress=progress)
 
     def stats(self) -> dict[str, Any]:
         """Games, hands, outcomes, average payouts and the frequency of each special."""

@@ -161,29 +161,17 @@ def _hand_ends(envelopes: Sequence[E.Envelope]) -> dict[int, int]:
     return {h: abs(s) for h, s in out.items()}
 
 
-def _notes(envelopes: Sequence[E.Envelope]) -> dict[int, str]:
-    """The note the table wrote with each recorded payment, by seq."""
-    return {
-        env.seq: env.event.note
-        for env in envelopes
-        if isinstance(env.event, E.PaymentRecorded) and env.event.note
-    }
-
-
 def audit_page(game_id: str, envelopes: Sequence[E.Envelope], *, lenient: bool = True) -> str:
     """The audit of a game as a page: the record's integrity (chain, seal, signatures,
     violations), then each hand's proof and its payments beside what is due, with the
-    explanations in the audit's order and links into the replayer."""
+    explanations in the audit's order (one the table's note names first, and marked) and
+    links into the replayer."""
     from ..audit import audit_game
+    from ..audit.render import AS_NOTED, TABLE_NOTED
     from ..seal import seal_of
 
     result = audit_game(envelopes, lenient=lenient).to_dict()
     seal = seal_of(envelopes)
-    notes = _notes(envelopes)
-    for hand in result["hands"]:
-        for p in hand["payments"]:
-            recorded = [notes[s] for s in p["seqs"] if s in notes]
-            p["notes"] = [p["note"]] if p.get("note") else recorded
     seats = {s["seat"]: s for s in result["seats"]}
     return _render(
         "audit.html",
@@ -194,6 +182,8 @@ def audit_page(game_id: str, envelopes: Sequence[E.Envelope], *, lenient: bool =
         ends=_hand_ends(envelopes),
         events=len(envelopes),
         chips=_chips,
+        table_noted=TABLE_NOTED,
+        as_noted=AS_NOTED,
     )
 
 
