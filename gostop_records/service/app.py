@@ -34,6 +34,7 @@ from ..web.routes import page_routes
 from .core import Answer, EntryRequest, TableService
 from .errors import ServiceError
 from .models import (
+    CountersignIn,
     EntryAnswer,
     EntryIn,
     ErrorAnswer,
@@ -222,6 +223,34 @@ async def add_entry(
         check_token=True,
     )
     return _answer(await st.worker.enter(request_))
+
+
+@get(
+    "/api/games/{game_id:str}/checkpoint",
+    summary="The latest signed checkpoint and the bytes each seat signs to countersign it",
+    responses=_refusals(404),
+)
+async def game_checkpoint(
+    game_id: FromPath[str], request: Request[Any, Any, Any]
+) -> dict[str, Any]:
+    st = _state(request)
+    await _may_read(st, request, game_id)
+    return await st.run(st.svc.checkpoint, game_id)
+
+
+@post(
+    "/api/games/{game_id:str}/countersign",
+    summary="Countersign a hand's result: a player's signature of a signed checkpoint",
+    request_max_body_size=ENTRY_LIMIT,
+    status_code=201,
+    responses=_refusals(400, 401, 403, 404, 422),
+)
+async def countersign(
+    game_id: FromPath[str], data: JSONBody[CountersignIn], request: Request[Any, Any, Any]
+) -> Response[bytes]:
+    st = _state(request)
+    await _may_read(st, request, game_id)
+    return _answer(await st.run(st.svc.countersign, game_id, data))
 
 
 @post(
@@ -492,6 +521,8 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
             create_game,
             add_entry,
             issue_token,
+            game_checkpoint,
+            countersign,
             token_game,
             game_table,
             game_now,
