@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import ipaddress
+import os
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +22,10 @@ __all__ = ["ServeOptions", "banner", "lan_address", "serve"]
 
 #: Seconds a stopping server waits for open requests (live streams end at once).
 GRACE_S = 3
+#: uvicorn's HTTP protocol (``auto``, ``h11``, ``httptools``) and event loop (``auto``,
+#: ``asyncio``, ``uvloop``), for comparing them; the default picks the fastest installed.
+HTTP_ENV = "GOSTOP_SERVICE_HTTP"
+LOOP_ENV = "GOSTOP_SERVICE_LOOP"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +110,11 @@ def serve(opts: ServeOptions, say: Callable[[str], None] = print) -> None:
         app,
         host=opts.host,
         port=opts.port,
+        # httptools and uvloop when installed (the package depends on them): a request
+        # and a stream's write cost a fraction of h11's and asyncio's; the environment
+        # may name others (how bench.service measures the difference in one run)
+        http=os.environ.get(HTTP_ENV, "auto"),  # type: ignore[arg-type]
+        loop=os.environ.get(LOOP_ENV, "auto"),  # type: ignore[arg-type]
         log_level="warning",
         timeout_graceful_shutdown=GRACE_S,
         lifespan="on",

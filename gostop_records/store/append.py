@@ -35,8 +35,7 @@ from ..errors import LogError, ProjectionError
 from ..projector import Issue, Projector
 from .codec import event_row
 from .errors import ConcurrencyError, StoreError, no_space
-from .heads import record as record_head
-from .heads import writing
+from .heads import is_tip_collision, known_tip, record_rows, remember_tip, writing
 from .projections import Rows, derive, empty_rows
 from .writer import (
     insert_events,
@@ -268,7 +267,9 @@ def _write(store: Store, st: _Staged) -> None:
     st.fresh = derive(all_events, proj.game, proj.issues, hands=st.hands, retracted=proj.retracted)
 
 
-def _write_rows(store: Store, staged: Sequence[_Staged], defer_rows: bool) -> None:
+def _write_rows(
+    store: Store, staged: Sequence[_Staged], defer_rows: bool, tip: tuple[int, str] | None
+) -> tuple[int, str]:
     """Inside the transaction, after every append is checked: the events of all games in
     one statement, then the projection rows that changed (unless deferred), then the
     store's heads chain, then the callers' own rows."""
@@ -285,22 +286,28 @@ def _write_rows(store: Store, staged: Sequence[_Staged], defer_rows: bool) -> No
         for st, rows in zip(staged, merged, strict=True):
             st.merged = rows
     # the store's heads chain: an entry per append, so that every event the store
-    # acknowledged is counted by it (a cut tail, however short, is found)
-    kinds: dict[str, list[tuple[str | None, int, str | None]]] = {}
-    for st in staged:
-        if not st.version:
-            kind = "game_appended"
-        elif any(type(env.event) in _SEALING for env in st.new):
-            kind = "hand_sealed"
-        else:
-            kind = "appended"
-        kinds.setdefault(kind, []).append((st.req.game_id, st.new[-1].seq, st.new[-1].hash))
-    for kind in ("game_appended", "hand_sealed", "appended"):
-        if kind in kinds:
-            record_head(conn, kind, kinds[kind])
+    # acknowledged is counted by it (a cut tail, however short, is found); one statement
+    new_tip = record_rows(
+        conn,
+        [
+            (
+                "game_appended"
+                if not st.version
+                else "hand_sealed"
+                if any(type(env.event) in _SEALING for env in st.new)
+                else "appended",
+                st.req.game_id,
+                st.new[-1].seq,
+                st.new[-1].hash,
+            )
+            for st in staged
+        ],
+        known_tip=tip,
+    )
     for st in staged:
         if st.req.also is not None:
             st.req.also(conn, st.new)
+    return new_tip
 
 
 def _refused(store: Store, st: _Staged, exc: Exception) -> Exception:
@@ -364,16 +371,33 @@ def append_group(
         raise StoreError("a group appends to each game once")
     if not defer_rows and store.pending_rows:
         flush_rows(store)
+    # every write extends the heads chain's tip: writes to one file take turns here
+    with writing(store.path):
+        tip = known_tip(store.path)
+        try:
+            return _append_group(store, requests, defer_rows, tip)
+        except Exception as exc:
+            remember_tip(store.path, None)
+            if tip is None or not is_tip_collision(exc):
+                raise
+        # another writer of the file moved the tip: once more, with the tip read afresh
+        return _append_group(store, requests, defer_rows, None)
+
+
+def _append_group(
+    store: Store, requests: Sequence[Append], defer_rows: bool, tip: tuple[int, str] | None
+) -> list[AppendResult]:
     staged = [_begin(store, r) for r in requests]
     done = 0
     try:
-        # every write extends the heads chain's tip: writes to one file take turns here
-        with writing(store.path), transaction(store.conn):
+        with transaction(store.conn):
             for st in staged:
                 _write(store, st)
                 done += 1
-            _write_rows(store, staged, defer_rows)
+            new_tip = _write_rows(store, staged, defer_rows, tip)
     except Exception as exc:
+        if tip is not None and is_tip_collision(exc):
+            raise
         if done < len(staged):
             err = _refused(store, staged[done], exc)
             if err is exc:
@@ -390,6 +414,7 @@ def append_group(
             if isinstance(err, ConcurrencyError):
                 raise err from None
         raise
+    remember_tip(store.path, new_tip)
     return [_finish(store, st, defer_rows) for st in staged]
 
 

@@ -61,8 +61,12 @@ __all__ = [
     "adopt",
     "check",
     "check_seal",
+    "is_tip_collision",
+    "known_tip",
     "losses",
     "record",
+    "record_rows",
+    "remember_tip",
     "tip",
     "writing",
 ]
@@ -125,19 +129,59 @@ def record(
     the caller answers by trying again with the tip read afresh). Returns the new tip.
     """
     assert kind in KINDS, kind
+    text = json.dumps(detail, sort_keys=True, ensure_ascii=False) if detail else None
+    return record_rows(
+        conn, [(kind, g, seq, head) for g, seq, head in heads], text, at=at, known_tip=known_tip
+    )
+
+
+def record_rows(
+    conn: duckdb.DuckDBPyConnection,
+    heads: Iterable[tuple[str, str | None, int, str | None]],
+    detail: str | None = None,
+    *,
+    at: str | None = None,
+    known_tip: tuple[int, str] | None = None,
+) -> tuple[int, str]:
+    """:func:`record` of ``(kind, game_id, events, head)`` rows of several kinds, in one
+    statement (a group commit's appends)."""
     n, prev = known_tip if known_tip is not None else tip(conn)
     stamp = at or L.now()
-    text = json.dumps(detail, sort_keys=True, ensure_ascii=False) if detail else None
     rows = []
-    for game_id, seq, head in heads:
+    for kind, game_id, seq, head in heads:
+        assert kind in KINDS, kind
         n += 1
-        fields = (n, kind, game_id, seq, head, stamp, text)
+        fields = (n, kind, game_id, seq, head, stamp, detail)
         digest = _digest(prev, fields)
         rows.append((*fields, prev, digest))
         prev = digest
     if rows:
         insert_rows(conn, "heads", HEADS_COLUMNS, rows)
     return n, prev
+
+
+#: The chain's tip as the last live append left it, per store file: an append takes its
+#: turn under :func:`writing` and extends this tip without reading it again. Set only after
+#: a commit; a tip made stale by another writer collides on the key ``entry`` (the append
+#: then reads the tip afresh and tries once more, see ``append_group``).
+_TIPS: dict[str, tuple[int, str]] = {}
+
+
+def known_tip(path: str | os.PathLike[str]) -> tuple[int, str] | None:
+    return _TIPS.get(os.path.realpath(path))
+
+
+def remember_tip(path: str | os.PathLike[str], value: tuple[int, str] | None) -> None:
+    key = os.path.realpath(path)
+    if value is None:
+        _TIPS.pop(key, None)
+    else:
+        _TIPS[key] = value
+
+
+def is_tip_collision(exc: BaseException) -> bool:
+    """A heads entry's key taken already: the remembered tip was stale."""
+    return 'Duplicate key "entry: ' in str(exc)
 
 
 def adopt(conn: duckdb.DuckDBPyConnection) -> tuple[int, str]:
