@@ -76,6 +76,7 @@ class _State:
         self.config = config
         self.hub = Hub()
         self.worker: Worker | None = None
+        self.beat: asyncio.Task[None] | None = None
 
     async def run(self, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
         if self.worker is None:
@@ -421,13 +422,12 @@ async def game_stream(
                 yield sse_message(env)
                 seen = env.seq
             while True:
-                try:
-                    batch = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
-                except TimeoutError:
-                    yield b": keep-alive\n\n"
-                    continue
+                batch = await queue.get()
                 if batch is None:
                     return
+                if not batch:  # the hub's keep-alive beat
+                    yield b": keep-alive\n\n"
+                    continue
                 out = [data for seq, data in batch if seq > seen]
                 if out:
                     seen = max(seq for seq, _ in batch)
@@ -487,6 +487,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
 
     async def startup(app: Litestar) -> None:
         st.hub.loop = asyncio.get_running_loop()
+        st.beat = asyncio.create_task(st.hub.beat(KEEPALIVE_S))
         worker = Worker()
 
         def open_store() -> None:
@@ -501,6 +502,8 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
 
     async def shutdown(app: Litestar) -> None:
         st.hub.close()
+        if st.beat is not None:
+            st.beat.cancel()
         worker, st.worker = st.worker, None
         if worker is not None:
             svc = worker.service
