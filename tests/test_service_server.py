@@ -297,6 +297,7 @@ def test_sigterm_stops_the_server_and_hands_the_store_back(tmp_path: Path) -> No
         server.proc.wait(timeout=15)
     out = server.proc.stdout.read()  # type: ignore[union-attr]
     assert "server key" in out and "stopped" in out
+    assert "signs     with key ed25519:" in out and "s.duckdb.key" in out
     with Store(db, read_only=True) as store:
         assert store.version(game["game_id"]) == 2  # game_started, the server key
 

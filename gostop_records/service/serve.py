@@ -76,9 +76,11 @@ def qr_text(url: str) -> str:
     return out.getvalue()
 
 
-def banner(opts: ServeOptions, key: str | None, db: str) -> str:
+def banner(opts: ServeOptions, key: str | None, db: str, signs: str | None = None) -> str:
     local = _url("127.0.0.1" if opts.host in ("0.0.0.0", "::", "") else opts.host, opts.port)
     lines = [f"gostop serve: the store {db}", f"  URL       {local}", f"  API       {local}schema"]
+    if signs is not None:
+        lines.append(f"  signs     {signs}")
     if key is None:
         lines.append("  server key: none (--open): anyone who reaches the server starts games")
     else:
@@ -105,6 +107,12 @@ def serve(opts: ServeOptions, say: Callable[[str], None] = print) -> None:
     key = None if opts.open else (opts.key or new_secret())
     db = opts.db or str(default_path())
     Store(db).close()  # a store another process holds is refused here, in one sentence
+    from pathlib import Path
+
+    from .core import server_key
+
+    signer = server_key(Path(db))  # made on the first start; an unreadable one, in words
+    signs = f"with key {signer.fingerprint} ({signer.path})"
     app = create_app(ServiceConfig(db=db, key=key, private=opts.private))
     config = uvicorn.Config(
         app,
@@ -125,7 +133,7 @@ def serve(opts: ServeOptions, say: Callable[[str], None] = print) -> None:
     async def startup(sockets: list[socket.socket] | None = None) -> None:
         await original(sockets)
         if server.started:
-            say(banner(opts, key, db))
+            say(banner(opts, key, db, signs))
 
     stop = server.shutdown
 
