@@ -441,12 +441,14 @@ NOTES = [
     "SSE: one game recorded at the same pace while every viewer follows its stream on its "
     "own connection; the lag counts from the entry being sent (so it includes the append) "
     "to the viewer reading the entry's last event.",
-    "[before] and [after] are two servers measured one after the other in the same run: "
+    "[before] and [after] are two servers each, measured one after the other in the same run "
+    "(before, after, after, before): "
     "before, each entry's transaction also wrote its projection rows and uvicorn ran h11 on "
     "asyncio's loop; after, the transaction holds the events, the heads chain entry and the "
     "answer kept for a retry (what must be durable before the answer), the projection rows "
     "follow a few groups at a time, and uvicorn runs httptools on uvloop. Both keep a heads "
-    "chain entry per append, with the chain's tip remembered between appends.",
+    "chain entry per append, with the chain's tip remembered between appends, and the live "
+    "streams' keep-alive beat (neither is a setting).",
 ]
 
 
