@@ -185,3 +185,44 @@ def test_a_server_with_the_key_issues_countersign_only_to_readers(tmp_path: Path
         assert c.get(f"/api/games/{gid}/checkpoint").status_code == 401
         r = c.get(f"/api/games/{gid}/checkpoint", headers=auth(KEY))
         assert r.status_code == 404  # readable with the key; no checkpoint yet
+
+
+def test_the_store_thread_writes_deferred_rows_once_they_fall_due(tmp_path: Path) -> None:
+    """Entries kept coming: the rows are written FLUSH_S after the first, not only when the
+    queue runs dry or a read comes."""
+    import asyncio
+    import time
+
+    from gostop_records.service.core import EntryRequest
+    from gostop_records.service.worker import FLUSH_S, Worker
+
+    _sim, lines = hand_lines("matgo", 2, 3)
+    worker = Worker()
+    try:
+
+        async def run() -> tuple[int, float]:
+            await worker.call(lambda: setattr(worker, "service", TableService(tmp_path / "w.db")))
+            svc = worker.service
+            assert svc is not None
+            game = msgspec.json.decode(
+                (await worker.call(lambda: svc.create_game(NewGame(players=["Ann", "Ben"])))).body
+            )
+            version, start = game["version"], time.monotonic()
+            for line in lines:
+                req = EntryRequest(game["game_id"], EntryIn(expected_version=version, entry=line))
+                version = msgspec.json.decode((await worker.enter(req)).body)["version"]
+            deadline = time.monotonic() + 10
+            while svc.store.pending_rows and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+            return version, time.monotonic() - start
+
+        version, _took = asyncio.run(run())
+        svc = worker.service
+        assert svc is not None and not svc.store.pending_rows
+        pos = svc.store.conn.execute("SELECT seq FROM positions").fetchall()
+        assert pos == [(version,)]
+        assert FLUSH_S <= 1.0
+    finally:
+        if worker.service is not None:
+            worker.service.close()
+        worker.stop()

@@ -8,10 +8,10 @@ kind, and hands them to :meth:`~.core.TableService.enter_group`.
 
 A commit holds what must be durable before the answer: the events, the heads chain and the
 answer kept for a retry. The projection rows (derived from the events, several statements
-per entry) are written by the same thread after the answers have gone, at most every
-:data:`FLUSH_S` and never while entries wait, and always before any other call (so a read
-sees them): an entry that arrives meanwhile waits for one short write of many games' rows
-instead of a full write per entry before it.
+per entry) are written by the same thread after the answers have gone, :data:`FLUSH_S`
+after the first of them, for every game recorded meanwhile, and before any other call (so a
+read sees them): an entry that arrives meanwhile waits for one short write of many games'
+rows instead of a full write per entry before it.
 """
 
 from __future__ import annotations
@@ -71,8 +71,12 @@ class Worker:
         """The next job; pending projection rows are written when they fall due and no
         job waits."""
         while self._flush_at is not None:
+            wait = self._flush_at - time.monotonic()
+            if wait <= 0:  # due: written now, even while entries keep coming
+                self._flush()
+                break
             try:
-                return self.jobs.get(timeout=max(0.0, self._flush_at - time.monotonic()))
+                return self.jobs.get(timeout=wait)
             except queue.Empty:
                 self._flush()
         return self.jobs.get()
