@@ -226,3 +226,29 @@ def test_the_store_thread_writes_deferred_rows_once_they_fall_due(tmp_path: Path
         if worker.service is not None:
             worker.service.close()
         worker.stop()
+
+
+def test_an_upload_with_a_forged_checkpoint_is_refused_whole(tmp_path: Path) -> None:
+    _sim, lines = hand_lines("matgo", 2, 3)
+    with service_client(tmp_path / "a.duckdb") as c:
+        game = new_game(c)
+        _record_hand(c, game, lines)
+        envs = _envelopes(c, game["game_id"])
+    k = next(i for i, e in enumerate(envs) if type(e.event) is E.CheckpointSigned)
+    sig = envs[k].event.signature  # type: ignore[union-attr]
+    forged = msgspec.structs.replace(
+        envs[k].event, signature=("B" if sig[0] == "A" else "A") + sig[1:]
+    )
+    bad = [*envs[:k], msgspec.structs.replace(envs[k], event=forged), *envs[k + 1 :]]
+    bad = bad[:k] + L.seal(bad[k:], prev=bad[k - 1].hash)
+    data = b"".join(L.encode_json(e) + b"\n" for e in bad)
+    with service_client(tmp_path / "b.duckdb") as c:
+        r = c.post("/api/import", content=data, headers=auth(KEY))
+        assert r.status_code == 422, r.text
+        [problem] = r.json()["rejected"]
+        assert (problem["file"], problem["line"], problem["seq"]) == ("upload", k + 1, k + 1)
+        assert problem["rule"] == "checkpoint_signature"
+        assert "does not verify" in problem["reason"]
+        assert c.get("/api/games").json()["total"] == 0
+        good = b"".join(L.encode_json(e) + b"\n" for e in envs)
+        assert c.post("/api/import", content=good, headers=auth(KEY)).status_code == 200
