@@ -390,6 +390,12 @@ def _lazy(make: Callable[[Lab], Callable[[Store], None]], by: str, name: str) ->
 CASES: list[SealCase] = [
     # the file: what the signatures show
     _file("signatures", "the tail cut right after the last hand's end", _cut_after_hand_end),
+    _file("signatures", "the tail cut: the last checkpoint gone", lambda lab: lab.game[:-1]),
+    _file(
+        "signatures",
+        "the last payment changed, its checkpoint dropped",
+        _last_payment_resealed_checkpoint_dropped,
+    ),
     _file("signatures", "a payment changed and re-sealed", lambda lab: _payment(lab, 0)[0]),
     _file("signatures", "a note inserted into a hand and re-sealed", _note_inserted),
     _file("signatures", "a checkpoint's signature changed", _signature_altered),
@@ -405,16 +411,9 @@ CASES: list[SealCase] = [
     ),
     _file("signatures", "a payment's time changed and re-sealed", _time_changed),
     _file("signatures", "the game passed off under another id", _game_renamed),
-    # the file: what only the seal written down shows (the payments after the hand end's
-    # checkpoint are covered by the next one, which the cut takes away)
-    _file("seal", "the tail cut: the last checkpoint gone", lambda lab: lab.game[:-1]),
+    # the file: what only the seal written down shows
     _file("seal", "the tail cut right after a hand's checkpoint", _cut_after_first_checkpoint),
     _file("seal", "the tail cut in the middle of a hand", _cut_mid_hand),
-    _file(
-        "seal",
-        "the last payment changed, its checkpoint dropped",
-        _last_payment_resealed_checkpoint_dropped,
-    ),
     _file("seal", "a payment changed and the whole record re-signed", _whole_record_resigned),
     _file("seal", "the whole game re-recorded and signed by the forger", _another_game),
     # the store: the heads chain
