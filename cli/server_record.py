@@ -107,6 +107,7 @@ class ServerSession(Session):
     def handle(self, text: str) -> None:
         try:
             super().handle(text)
+            self._take_signatures()
         except ServerConflict as exc:
             seen = self.rec.last_seq
             gid = self.rec.game_id
@@ -120,6 +121,25 @@ class ServerSession(Session):
                 f"another device recorded first (the game is at version {exc.version}); "
                 "the table is read again: enter the line again if it still stands"
             ) from None
+
+    def _take_signatures(self) -> None:
+        """The server signs what it records: the checkpoint it wrote after a hand's end
+        (which this session, holding no key, does not derive) is read in with the game."""
+        sink = self.rec.sink
+        if not isinstance(sink, RemoteSink) or not sink.expect:
+            return
+        extra = [e for e in sink.expect if type(e.event) not in _SIGNING]
+        if extra:
+            raise GostopError(
+                f"the server stored seq {extra[0].seq} ({extra[0].type}), which this recorder "
+                "did not derive: the two disagree on the rules; stop and replay the game"
+            )
+        gid = self.rec.game_id
+        self.rec = RecordingSession.resume(RemoteSink(self.client, gid), gid, by=self.by)
+
+
+#: Events a signing server adds to what it records.
+_SIGNING = (E.KeyAdded, E.CheckpointSigned, E.ResultCountersigned)
 
 
 def record_remote(

@@ -16,7 +16,9 @@ ignore them.
 - a countersignature that does not verify with the key it carries, or whose head is not the
   record's, or by a seat that countersigned earlier with another key (a wrong key);
 - a hand that ended without a checkpoint where the recorder signs: the record was cut
-  after that hand's end, or its checkpoint removed.
+  after that hand's end, or its checkpoint removed;
+- a last hand whose payments were all recorded with no checkpoint after the last of them
+  (the recorder signs again once the payments are in): the record was cut after them.
 
 A record cut right after a checkpoint is whole as far as the file can tell: a seal written
 down at the table (``seal``) or a signature seen elsewhere is what shows the loss.
@@ -367,7 +369,48 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
 
     if report.keys:
         _missing_checkpoints(envs, report.keys[0][0], checkpoints, problems)
+        _unsealed_payments(envs, report.keys[0][0], checkpoints, problems)
     return report
+
+
+def _unsealed_payments(
+    envs: Sequence[E.Envelope],
+    signing_from: int,
+    checkpoints: list[tuple[int, int, bool]],
+    problems: list[SignatureProblem],
+) -> None:
+    """The recorder signs once a hand's payments are all recorded: a record whose last
+    payments follow the last checkpoint, and answer every payment due, lost that checkpoint.
+    Whether they answer every due is the engine's to say (``pending_dues``); the record is
+    replayed only when payments follow the last checkpoint."""
+    last_cp = max((h for _s, h, _ok in checkpoints), default=0)
+    paid = [
+        e.seq
+        for e in envs
+        if type(e.event) is E.PaymentRecorded and e.seq > max(last_cp, signing_from)
+    ]
+    if not paid or any(type(e.event) is E.HandStarted for e in envs if e.seq > paid[-1]):
+        return
+    from .projector import Projector  # the rules, only for a record that needs them
+
+    proj = Projector(strict=False)
+    try:
+        for env in envs:
+            proj.feed(env)
+    except GostopError:
+        return  # a record that does not replay is reported as such elsewhere
+    game = proj.game
+    if game is None or not game.results or game.pending_dues():
+        return
+    problems.append(
+        SignatureProblem(
+            paid[-1],
+            "checkpoint_missing",
+            f"the payments of hand {game.hand_no} were all recorded by seq {paid[-1]}, with no "
+            "signed checkpoint after them; the recorder signs once the payments are in, so "
+            "the record was cut after them (or that checkpoint removed)",
+        )
+    )
 
 
 def _missing_checkpoints(

@@ -611,7 +611,7 @@ class RecordingSession:
             return
         key = signer.public.text
         if not any(type(e.event) is E.KeyAdded and e.event.key == key for e in self.envelopes):
-            self._write(CP.key_added(signer, signer.holder or self.by), None)
+            self._write(CP.key_added(signer, signer.holder or self.by), self.game.hand_no or None)
 
     def owes_seal(self) -> bool:
         """Whether events follow the latest seal of a game with a hand ended (a payment,
@@ -664,6 +664,11 @@ class RecordingSession:
         ev = cp.event
         assert type(ev) is E.CheckpointSigned
         payload = CP.countersign(self.game_id, seat, ev.head_seq, ev.head, key)
+        return self.add_countersignature(payload)
+
+    def add_countersignature(self, payload: E.ResultCountersigned) -> E.Envelope:
+        """Record a countersignature made elsewhere (a player's phone), already checked
+        (:func:`~gostop_records.checkpoints.countersignature`)."""
         return self._write(payload, self.game.hand_no or None)
 
     # --- the inputs of a table ---------------------------------------------------------

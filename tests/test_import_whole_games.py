@@ -116,3 +116,36 @@ def test_fuzzed_damage_leaves_the_store_of_the_clean_logs(
     )
     assert fig.ok, fig.failures
     assert fig.trials == trials
+
+
+def test_envelopes_in_memory_follow_the_whole_run_rules_of_a_file(tmp_path: Path) -> None:
+    """``Store.import_envelopes`` (a program's import) rejects what a file import rejects:
+    an interleaved game, a game that comes back, a line under another id; each at the
+    position in the sequence where it breaks."""
+    a, b = games(count=2, hands=1, seed=33)
+    again = games(count=1, hands=1, seed=34)[0]
+    fine = games(count=1, hands=1, seed=35)[0]
+    typo = [*fine[:-1], fine[-1].__class__(**{**_fields(fine[-1]), "game_id": "a-typo"})]
+    cases = {
+        "interleaved": [x for pair in zip(a, b, strict=False) for x in pair],
+        "again": [*again, *again],
+        "typo": typo,
+    }
+    for name, envs in cases.items():
+        file_db, mem_db = tmp_path / f"{name}-f.duckdb", tmp_path / f"{name}-m.duckdb"
+        path = tmp_path / f"{name}.jsonl"
+        path.write_bytes(b"\n".join(_lines(envs)) + b"\n")
+        from_file = _import([path], file_db, 0)
+        with Store(mem_db) as st:
+            report = st.import_envelopes(envs, source=name).to_dict()
+            assert st.game_ids() == [], (name, st.game_ids())
+        assert report["imported"] == from_file["imported"] == 0
+        where = sorted((p["game_id"], p["line"], p["seq"], p["rule"]) for p in report["rejected"])
+        expected = sorted(
+            (p["game_id"], p["line"], p["seq"], p["rule"]) for p in from_file["rejected"]
+        )
+        assert where == expected and where, name
+
+
+def _fields(env: Any) -> dict[str, Any]:
+    return {f: getattr(env, f) for f in env.__struct_fields__}

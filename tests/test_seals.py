@@ -239,8 +239,15 @@ def test_a_bad_signature(signed: tuple[list[E.Envelope], RecordingSession]) -> N
     gone = L.seal([msgspec.structs.replace(e, seq=i) for i, e in enumerate(h2, 1)])
     assert L.verify(gone).ok
     problems = CP.check(gone).problems
-    assert [p.rule for p in problems] == ["checkpoint_missing"]
+    assert [p.rule for p in problems] == ["checkpoint_missing", "checkpoint_missing"]
     assert "hand 2 ended at seq" in problems[0].reason
+    assert "the payments of hand 2 were all recorded by seq" in problems[1].reason
+    # the tail cut after the hand end's checkpoint: its payments lost their checkpoint
+    cut = envs[:-1]
+    assert type(envs[-1].event) is E.CheckpointSigned
+    problems = CP.check(cut).problems
+    assert [p.rule for p in problems] == ["checkpoint_missing"]
+    assert problems[0].seq == cut[-1].seq and "cut after them" in problems[0].reason
 
 
 def test_a_countersignature_by_a_wrong_key(

@@ -66,7 +66,8 @@ def test_a_complete_hand_of_each_preset(
     sim, lines = hand_lines(preset, players, seed)
     with service_client(tmp_path / "s.duckdb") as c:
         game = new_game(c, players, preset)
-        assert game["version"] == 1 and game["waiting"]["kind"] == "deal"
+        assert game["version"] == 2 and game["waiting"]["kind"] == "deal"
+        assert game["signed_by"].startswith("ed25519:")
         version = record_lines(c, game, lines)
         gid = game["game_id"]
         assert comparable(stored_payloads(c, gid))[1:] == sim_dicts(sim)[1:]
@@ -85,7 +86,7 @@ def test_a_hand_entered_as_typed_events(tmp_path: Path) -> None:
     sim, _lines = hand_lines("matgo", 2, 3)
     with service_client(tmp_path / "s.duckdb") as c:
         game = new_game(c)
-        version = 1
+        version = game["version"]
         for ev in sim[1:]:
             if not E.is_input(ev):
                 continue
@@ -147,7 +148,7 @@ def test_a_retry_with_the_same_key_gets_the_same_answer_and_appends_nothing(
     with service_client(tmp_path / "s.duckdb") as c:
         game = new_game(c)
         gid = game["game_id"]
-        body = {"entry": lines[0], "expected_version": 1}
+        body = {"entry": lines[0], "expected_version": 2}
         first = post_entry(c, game, body, **{"Idempotency-Key": "k-1"})
         assert first.status_code == 201
         again = post_entry(c, game, body, **{"Idempotency-Key": "k-1"})
@@ -175,7 +176,7 @@ def test_starting_a_game_again_with_the_same_key_gives_the_same_game(tmp_path: P
         assert a["game_id"] == b["game_id"] and a["recorder_token"] != b["recorder_token"]
         assert c.get("/api/games").json()["total"] == 1
         # the newest token records; the first one, replaced, no longer does
-        entry = {"entry": "note hello", "expected_version": 1}
+        entry = {"entry": "note hello", "expected_version": 2}
         assert post_entry(c, a, entry).status_code == 403
         assert post_entry(c, b, entry).status_code == 201
 
@@ -187,7 +188,7 @@ def test_writes_are_refused_with_the_right_status_and_write_nothing(tmp_path: Pa
         other = new_game(c)
         gid = game["game_id"]
         url = f"/api/games/{gid}/entries"
-        ok = {"entry": lines[0], "expected_version": 1}
+        ok = {"entry": lines[0], "expected_version": 2}
 
         def refused(status: int, **kw: Any) -> dict[str, Any]:
             r = c.post(url, **kw)
@@ -206,17 +207,17 @@ def test_writes_are_refused_with_the_right_status_and_write_nothing(tmp_path: Pa
         assert "unknown field" in refused(400, json={**ok, "colour": "red"}, headers=tok)["reason"]
         bad_card = {
             "event": {"type": "card_played", "seat": 0, "card": "13Z"},
-            "expected_version": 1,
+            "expected_version": 2,
         }
         assert "13Z" in refused(400, json=bad_card, headers=tok)["reason"]
         extra = {"event": {"type": "go_called", "seat": 0, "count": 1, "score": 7, "x": 1}}
-        assert "x" in refused(400, json={**extra, "expected_version": 1}, headers=tok)["reason"]
-        refused(400, json={"entry": "deal layout 99Q", "expected_version": 1}, headers=tok)
-        refused(400, json={"entry": "dance", "expected_version": 1}, headers=tok)
-        refused(400, json={"expected_version": 1}, headers=tok)
-        rules = refused(422, json={"entry": "go", "expected_version": 1}, headers=tok)
+        assert "x" in refused(400, json={**extra, "expected_version": 2}, headers=tok)["reason"]
+        refused(400, json={"entry": "deal layout 99Q", "expected_version": 2}, headers=tok)
+        refused(400, json={"entry": "dance", "expected_version": 2}, headers=tok)
+        refused(400, json={"expected_version": 2}, headers=tok)
+        rules = refused(422, json={"entry": "go", "expected_version": 2}, headers=tok)
         assert rules["error"] == "rules" and rules["rule"]
-        assert refused(409, json={**ok, "expected_version": 5}, headers=tok)["version"] == 1
+        assert refused(409, json={**ok, "expected_version": 5}, headers=tok)["version"] == 2
         r = c.post("/api/games/no-such-game/entries", json=ok, headers=tok)
         assert r.status_code == 404
         # starting games needs the server key
@@ -236,7 +237,7 @@ def test_writes_are_refused_with_the_right_status_and_write_nothing(tmp_path: Pa
         assert c.post("/api/games", json={"players": ["A"]}, headers=auth(KEY)).status_code == 400
         assert c.post("/api/import", content=b"{}\n").status_code == 401
         # nothing was written by any refusal
-        assert c.get(f"/api/games/{gid}").json()["seq"] == 1
+        assert c.get(f"/api/games/{gid}").json()["seq"] == 2
         assert c.post(url, json=ok, headers=tok).status_code == 201
 
 
@@ -244,12 +245,12 @@ def test_a_line_that_needs_a_choice_is_refused_with_the_candidates(tmp_path: Pat
     with service_client(tmp_path / "s.duckdb") as c:
         game = new_game(c)
         deal = "deal layout 03R 09A 06J2 04J2 03J2 05J1 12D 12R"
-        assert post_entry(c, game, {"entry": deal, "expected_version": 1}).status_code == 201
-        r = post_entry(c, game, {"entry": "play 03G", "expected_version": 3})
+        assert post_entry(c, game, {"entry": deal, "expected_version": 2}).status_code == 201
+        r = post_entry(c, game, {"entry": "play 03G", "expected_version": 4})
         assert r.status_code == 422
         body = r.json()
         assert body["rule"] == "choice_required" and body["candidates"] == ["03R", "03J2"]
-        r = post_entry(c, game, {"entry": "play 03G 03J2", "expected_version": 3})
+        r = post_entry(c, game, {"entry": "play 03G 03J2", "expected_version": 4})
         assert r.status_code == 201
         undo = post_entry(c, game, {"entry": "undo", "expected_version": r.json()["version"]})
         assert undo.status_code == 201
@@ -311,6 +312,16 @@ def test_search_by_outcome_and_dispute(tmp_path: Path) -> None:
         r = c.post(f"/api/games/{gid}/entries", json=entry, headers=auth("x"))
         assert r.status_code == 403
         issued = c.post(f"/api/games/{gid}/token", headers=auth(KEY)).json()
+        # the server records the game from now on, so it signs it: its key, and a
+        # checkpoint of the hand that had ended
+        before = entry["expected_version"]
+        added = c.get(f"/api/games/{gid}/events?after={before}").text.splitlines()
+        assert [json.loads(x)["event"]["type"] for x in added] == [
+            "key_added",
+            "checkpoint_signed",
+        ]
+        assert issued["version"] == before + 2
+        entry["expected_version"] = issued["version"]
         r = c.post(f"/api/games/{gid}/entries", json=entry, headers=auth(issued["recorder_token"]))
         assert r.status_code == 201, r.text
 

@@ -76,7 +76,7 @@ def test_a_line_not_offered_is_refused_and_changes_nothing(tmp_path: Path) -> No
         g = new_game(client)
         gid, token = g["game_id"], g["recorder_token"]
         lines = _lines()
-        v = 1
+        v = g["version"]
         for line in lines[:2]:  # the deal and the first play
             v = _post(client, gid, token, line, v).json()["version"]
         now = client.get(f"/api/games/{gid}/now").json()

@@ -80,7 +80,7 @@ def test_sse_delivers_every_event_in_order_and_resumes_from_last_event_id(
         game = start_game(server)
         gid = game["game_id"]
         url = f"{server.url}/api/games/{gid}/stream"
-        version = 1
+        version = game["version"]
         half = len(lines) // 2
         for line in lines[:half]:
             version = enter(server, game, line, version).json()["version"]
@@ -118,7 +118,7 @@ def test_a_retry_after_a_kill_between_commit_and_answer_appends_once(tmp_path: P
     _sim, lines = hand_lines("matgo", 2, 3)
     with Server(db) as server:
         game = start_game(server)
-        version = enter(server, game, lines[0], 1, key="e-1").json()["version"]
+        version = enter(server, game, lines[0], game["version"], key="e-1").json()["version"]
     # this server dies (SIGKILL) right after it commits an entry, before it answers
     with Server(db, {FAULT_ENV: "kill-after-commit"}) as server:
         with pytest.raises(httpx.HTTPError):
@@ -166,7 +166,6 @@ def test_recording_through_the_server_and_with_a_script_give_the_same_log(
             "gostop3",
             "--script",
             str(script),
-            "--no-sign",  # the server's recordings are not signed (yet): like for like
         ],
     )
     assert res.exit_code == 1  # the bad first line is refused, the rest recorded
@@ -216,7 +215,7 @@ def test_a_second_device_continues_with_the_token_and_conflicts_are_shown(
     _sim, lines = hand_lines("matgo", 2, 3)
     with Server(tmp_path / "s.duckdb") as server:
         game = start_game(server)
-        version = enter(server, game, lines[0], 1).json()["version"]
+        version = enter(server, game, lines[0], game["version"]).json()["version"]
         script = tmp_path / "rest.txt"
         script.write_text("\n".join(lines[1:4]) + "\n", encoding="utf-8")
         cmd = [
@@ -298,8 +297,9 @@ def test_sigterm_stops_the_server_and_hands_the_store_back(tmp_path: Path) -> No
         server.proc.wait(timeout=15)
     out = server.proc.stdout.read()  # type: ignore[union-attr]
     assert "server key" in out and "stopped" in out
+    assert "signs     with key ed25519:" in out and "s.duckdb.key" in out
     with Store(db, read_only=True) as store:
-        assert store.version(game["game_id"]) == 1
+        assert store.version(game["game_id"]) == 2  # game_started, the server key
 
 
 def test_the_terminal_recorder_rereads_the_game_when_another_device_was_first(

@@ -44,17 +44,18 @@ def test_every_write_is_an_entry_and_a_clean_store_verifies(store: Store) -> Non
     rows = store.conn.execute("SELECT entry, kind, game_id, seq FROM heads").fetchall()
     assert [r[1] for r in rows] == ["game_imported"] * 3 and [r[0] for r in rows] == [1, 2, 3]
     gid = rows[0][2]
-    store.append(gid, [E.NoteAdded(text="a note")], rows[0][3])  # between hands: no entry
-    assert store.conn.execute("SELECT max(entry) FROM heads").fetchone() == (3,)
+    store.append(gid, [E.NoteAdded(text="a note")], rows[0][3])  # every append: an entry
+    last = store.conn.execute("SELECT kind, game_id, seq FROM heads WHERE entry = 4").fetchone()
+    assert last == ("appended", gid, rows[0][3] + 1)
     first = E.GameStarted(
         ruleset=PRESETS["matgo"].pinned(), players=[E.Player("a", "A"), E.Player("b", "B")]
     )
     store.append("new", [first], 0)
-    last = store.conn.execute("SELECT kind, game_id, seq FROM heads WHERE entry = 4").fetchone()
+    last = store.conn.execute("SELECT kind, game_id, seq FROM heads WHERE entry = 5").fetchone()
     assert last == ("game_appended", "new", 1)
     assert store.verify().ok
     entry, tip = store.heads_tip()
-    assert entry == 4 and check_seal(store.conn, parse_seal(seal_text(tip))).holds
+    assert entry == 5 and check_seal(store.conn, parse_seal(seal_text(tip))).holds
 
 
 def test_a_game_deleted_from_the_store(store: Store) -> None:
@@ -154,7 +155,7 @@ def test_a_version_2_store_begins_its_heads_chain(tmp_path: Path) -> None:
         st.conn.execute("DROP TABLE heads")
         st.conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     with Store(path) as st:
-        assert schema.file_version(st.conn) == schema.SCHEMA_VERSION == 3
+        assert schema.file_version(st.conn) == schema.SCHEMA_VERSION == 4
         kinds = [r[0] for r in st.conn.execute("SELECT kind FROM heads ORDER BY entry").fetchall()]
         assert kinds == ["migrated", "migrated", "rebuild"]
         assert st.verify().ok
@@ -205,7 +206,86 @@ def test_db_verify_checks_signatures_and_seal_reads_the_store(tmp_path: Path) ->
     ]
     forged = [msgspec.structs.replace(e, game_id="forged") for e in forged]
     forged = L.seal(forged)
+    # an import refuses it whole, naming the file, the line and the seq
+    path = tmp_path / "forged.jsonl"
+    path.write_bytes(b"".join(L.encode_json(e) + b"\n" for e in forged))
+    res = runner.invoke(app, ["db", "import", str(path), "--db", str(db)])
+    assert res.exit_code == 1
+    n = len(forged)
+    assert f"{path}, line {n}, game forged, seq {n}: signature: " in res.stderr, res.stderr
+    assert "re-hashed after they were signed" in res.stderr  # its id changed: re-hashed
+    assert "none of the game is imported" in res.stderr
     with Store(db) as st:
-        st.import_envelopes(forged)
+        assert "forged" not in st.game_ids()
+        report = st.import_envelopes(forged)
+        assert not report.imported and report.rejected[0].rule == "checkpoint_head"
+        # stored all the same by a program's append (no import), db verify names it
+        st.append("forged", forged, 0)
         problems = st.verify().problems()
     assert any(p.startswith("game forged, seq") and "does not verify" in p for p in problems)
+
+
+def _live_game(st: Store, gid: str = "live", seed: int = 5) -> int:
+    """A game appended live, one event per append, stopped in its second hand's plays."""
+    game = _games(1, seed=seed)[0]
+    ends = [i for i, e in enumerate(game) if type(e.event) is E.HandEnded]
+    upto = ends[0] + 12
+    for i, env in enumerate(game[:upto]):
+        st.append(gid, [env.event], i)
+    return upto
+
+
+def test_a_cut_tail_of_plays_in_progress_is_found(store: Store) -> None:
+    n = _live_game(store)
+    assert store.verify().ok
+    # the last play of the hand in progress (no hand end, no checkpoint after it) cut off
+    store.conn.execute("DELETE FROM events WHERE game_id = 'live' AND seq = ?", [n])
+    problems = _problems(store)
+    assert problems == [p for p in problems if p.startswith(f"game live: seq {n} missing")]
+    assert len(problems) == 1, problems
+
+
+def test_events_added_behind_the_chain_are_found(store: Store) -> None:
+    n = _live_game(store)
+    head = store.events("live")[-1]
+    forged = L.envelope("live", n + 1, head.hand, E.NoteAdded(text="forged"), by="x")
+    forged = L.seal([forged], prev=head.hash)[0]
+    store.conn.execute(
+        "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            forged.game_id,
+            forged.seq,
+            forged.type,
+            forged.hand,
+            forged.at,
+            forged.recorded_at,
+            forged.by,
+            forged.v,
+            msgspec.json.encode(forged.event).decode(),
+            forged.prev,
+            forged.hash,
+        ],
+    )
+    problems = _problems(store)
+    assert any(
+        p.startswith(f"game live: seq {n + 1} are not in the heads chain") for p in problems
+    ), problems
+
+
+def test_a_version_3_store_chains_the_appends_it_did_not(tmp_path: Path) -> None:
+    path = tmp_path / "v3.duckdb"
+    with Store(path) as st:
+        st.import_envelopes([e for g in _games(1) for e in g])
+        gid = st.game_ids()[0]
+        n = st.version(gid)
+        st.append(gid, [E.NoteAdded(text="after the end")], n)
+        # version 3 wrote no entry for a plain append: the chain's tip goes
+        st.conn.execute("DELETE FROM heads WHERE entry = (SELECT max(entry) FROM heads)")
+        st.conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    with Store(path) as st:
+        assert schema.file_version(st.conn) == 4
+        last = st.conn.execute(
+            "SELECT kind, game_id, seq FROM heads ORDER BY entry DESC LIMIT 1"
+        ).fetchone()
+        assert last == ("migrated", gid, n + 1)
+        assert st.verify().ok

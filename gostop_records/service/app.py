@@ -36,6 +36,7 @@ from ..web.routes import page_routes
 from .core import Answer, EntryRequest, TableService
 from .errors import ServiceError
 from .models import (
+    CountersignIn,
     EntryAnswer,
     EntryIn,
     ErrorAnswer,
@@ -77,6 +78,7 @@ class _State:
         self.config = config
         self.hub = Hub()
         self.worker: Worker | None = None
+        self.beat: asyncio.Task[None] | None = None
 
     async def run(self, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
         if self.worker is None:
@@ -224,6 +226,34 @@ async def add_entry(
         check_token=True,
     )
     return _answer(await st.worker.enter(request_))
+
+
+@get(
+    "/api/games/{game_id:str}/checkpoint",
+    summary="The latest signed checkpoint and the bytes each seat signs to countersign it",
+    responses=_refusals(404),
+)
+async def game_checkpoint(
+    game_id: FromPath[str], request: Request[Any, Any, Any]
+) -> dict[str, Any]:
+    st = _state(request)
+    await _may_read(st, request, game_id)
+    return await st.run(st.svc.checkpoint, game_id)
+
+
+@post(
+    "/api/games/{game_id:str}/countersign",
+    summary="Countersign a hand's result: a player's signature of a signed checkpoint",
+    request_max_body_size=ENTRY_LIMIT,
+    status_code=201,
+    responses=_refusals(400, 401, 403, 404, 422),
+)
+async def countersign(
+    game_id: FromPath[str], data: JSONBody[CountersignIn], request: Request[Any, Any, Any]
+) -> Response[bytes]:
+    st = _state(request)
+    await _may_read(st, request, game_id)
+    return _answer(await st.run(st.svc.countersign, game_id, data))
 
 
 @post(
@@ -394,13 +424,12 @@ async def game_stream(
                 yield sse_message(env)
                 seen = env.seq
             while True:
-                try:
-                    batch = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
-                except TimeoutError:
-                    yield b": keep-alive\n\n"
-                    continue
+                batch = await queue.get()
                 if batch is None:
                     return
+                if not batch:  # the hub's keep-alive beat
+                    yield b": keep-alive\n\n"
+                    continue
                 out = [data for seq, data in batch if seq > seen]
                 if out:
                     seen = max(seq for seq, _ in batch)
@@ -460,6 +489,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
 
     async def startup(app: Litestar) -> None:
         st.hub.loop = asyncio.get_running_loop()
+        st.beat = asyncio.create_task(st.hub.beat(KEEPALIVE_S))
         worker = Worker()
 
         def open_store() -> None:
@@ -474,6 +504,8 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
 
     async def shutdown(app: Litestar) -> None:
         st.hub.close()
+        if st.beat is not None:
+            st.beat.cancel()
         worker, st.worker = st.worker, None
         if worker is not None:
             svc = worker.service
@@ -505,6 +537,8 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
             create_game,
             add_entry,
             issue_token,
+            game_checkpoint,
+            countersign,
             token_game,
             game_table,
             game_now,

@@ -10,12 +10,20 @@ input and every consequence) until they are written together by one ``Store.appe
 one transaction holds the events and the answer to the request (when it carries an
 idempotency key), committed before the answer is sent. A retry of the key finds that
 answer and gets it again, even from a server restarted after dying between the commit
-and the answer; nothing is appended twice.
+and the answer; nothing is appended twice. The projection tables (derived from the events)
+are written after the answer, a few groups at a time (``Store.flush_rows``), and derived
+again at start for any game a crash left them behind on.
+
+The server signs what it records: its Ed25519 key lives in a key file beside the store
+(``gostop.duckdb.key``, made on the first start, mode 0600); every game it starts holds the
+key's public half (``key_added``) and a signed checkpoint of the head at the end of each
+hand. Players countersign a hand's result from their phones with :meth:`countersign`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import signal
 import tempfile
@@ -27,6 +35,7 @@ from typing import Any
 
 import msgspec
 
+from .. import checkpoints as CP
 from .. import events as E
 from .. import log as L
 from ..audit import AuditArgumentError, ClaimError, audit_game, parse_claim
@@ -42,20 +51,27 @@ from ..projector import Projector
 from ..recorder import Entry, RecordingSession, Waiting, new_game_id
 from ..replay import timeline
 from ..rules import PRESETS, Ruleset, apply_overrides, get_preset
+from ..signing import SigningKey, countersign_message, read_key_file, write_key_file
 from ..store import Store
 from ..store.append import Append
+from ..store.connection import fetch_one
 from ..store.errors import ConcurrencyError, StoreError
 from ..store.query import lock_down, query
 from . import store_rows
 from .errors import ServiceError
-from .models import EntryIn, NewGame
+from .models import CountersignIn, EntryIn, NewGame
 
-__all__ = ["FAULT_ENV", "Answer", "EntryRequest", "TableService"]
+__all__ = ["FAULT_ENV", "ROWS_ENV", "Answer", "EntryRequest", "TableService", "server_key"]
+
+log = logging.getLogger("gostop.service")
 
 #: Set to ``kill-after-commit`` to make the server kill itself (SIGKILL) right after it
 #: commits an entry and before it answers: how the tests show that a retry after such a
 #: crash appends nothing twice. Never set it otherwise.
 FAULT_ENV = "GOSTOP_SERVICE_FAULT"
+#: Set to ``inline`` to write the projection rows in each entry's own transaction, as
+#: before they were deferred (how ``bench.service`` compares the two in one run).
+ROWS_ENV = "GOSTOP_SERVICE_ROWS"
 
 #: Games whose recording sessions are kept in memory (the least recently used go first).
 LIVE_GAMES = 256
@@ -187,9 +203,21 @@ def _ruleset(spec: str | dict[str, Any] | None, players: int) -> Ruleset:
         raise ServiceError(400, "bad_ruleset", str(exc)) from None
 
 
+def server_key(store_path: Path) -> SigningKey:
+    """The server's signing key: the key file beside the store, made on the first start."""
+    path = store_path.with_name(store_path.name + ".key")
+    if path.exists():
+        return read_key_file(path)
+    key = SigningKey.generate(f"gostop serve ({store_path.name})")
+    write_key_file(path, key)
+    return key
+
+
 class TableService:
     """See the module docstring. ``on_commit(game_id, envelopes)`` is told of every
-    append (the live streams listen there)."""
+    append (the live streams listen there). ``sign``: sign the games started here with
+    the server's key (:func:`server_key`); ``defer_rows``: write projection rows after
+    the answer (default: unless ``$GOSTOP_SERVICE_ROWS`` is ``inline``)."""
 
     def __init__(
         self,
@@ -197,10 +225,21 @@ class TableService:
         *,
         clock: Callable[[], str] = L.now,
         on_commit: Callable[[str, Sequence[E.Envelope]], None] | None = None,
+        sign: bool = True,
+        defer_rows: bool | None = None,
     ) -> None:
         self.store = Store(db)
         self.path = self.store.path
-        store_rows.create_tables(self.store.conn)
+        try:
+            self.signer = server_key(self.path) if sign else None
+            store_rows.create_tables(self.store.conn)
+            self.store.catch_up_rows()
+        except BaseException:
+            self.store.close()
+            raise
+        self.defer_rows = (
+            os.environ.get(ROWS_ENV, "") != "inline" if defer_rows is None else defer_rows
+        )
         #: SQL over HTTP runs only on a connection that reaches no file (lock_down); the
         #: store's own writes then go through Arrow, so it needs pyarrow.
         self.sql = _lock_down(self.store)
@@ -210,7 +249,28 @@ class TableService:
 
     def close(self) -> None:
         self.live.clear()
+        self.flush_rows()
         self.store.close()
+
+    def flush_rows(self) -> None:
+        """Write the projection rows deferred so far; a failure (a full disk) is logged and
+        the rows stay pending: the events they derive from are committed."""
+        try:
+            self.store.flush_rows()
+        except Exception as exc:
+            log.warning("projection rows not written yet: %s", exc)
+
+    def _signs(self, game_id: str) -> bool:
+        """Whether the game's record holds the server's key (the server signs it)."""
+        if self.signer is None:
+            return False
+        row = fetch_one(
+            self.store.conn,
+            "SELECT 1 FROM events WHERE game_id = ? AND type = 'key_added' "
+            "AND payload ->> 'key' = ? LIMIT 1",
+            [game_id, self.signer.public.text],
+        )
+        return row is not None
 
     # --- the games being recorded -----------------------------------------------------
 
@@ -220,17 +280,20 @@ class TableService:
             raise ServiceError(404, "not_found", f"there is no game {game_id!r}")
         return version
 
-    def _session(self, game_id: str) -> RecordingSession:
+    def _session(self, game_id: str, adopt: bool = False) -> RecordingSession:
+        """The game's recording session; ``adopt``: the server signs it from now on (a
+        game started elsewhere gets the server's key)."""
         rec = self.live.get(game_id)
-        if rec is not None:
+        if rec is not None and (not adopt or rec.signer is not None or self.signer is None):
             self.live.move_to_end(game_id)
             return rec
         self._known(game_id)
         sink = _EntrySink(self.store, game_id)
         first = self.store.events(game_id, until_seq=1)
         by = first[0].by if first else "recorder"
+        signer = self.signer if adopt or self._signs(game_id) else None
         try:
-            rec = RecordingSession.resume(sink, game_id, by=by, clock=self.clock)
+            rec = RecordingSession.resume(sink, game_id, by=by, clock=self.clock, signer=signer)
         except (ProjectionError, LogError) as exc:
             raise ServiceError(
                 409, "not_recordable", f"game {game_id!r} cannot be continued: {exc}"
@@ -268,7 +331,7 @@ class TableService:
 
             last.also = keep
         try:
-            self.store.append_group(appends)
+            self.store.append_group(appends, defer_rows=self.defer_rows)
         except BaseException:
             for e in entries:  # the sessions ran ahead of the store: rebuild them
                 self.live.pop(e.game_id, None)
@@ -284,6 +347,7 @@ class TableService:
     def forget(self) -> None:
         """Drop the recording sessions and the store's caches (after an import)."""
         self.live.clear()
+        self.flush_rows()
         self.store.cache.clear()
 
     # --- authorisation ----------------------------------------------------------------
@@ -355,16 +419,18 @@ class TableService:
                 venue=req.venue,
                 notes=req.notes,
                 clock=self.clock,
+                signer=self.signer,
             )
         except (IllegalAction, GostopError) as exc:
             raise ServiceError(400, "bad_game", str(exc)) from None
         token = store_rows.new_secret()
         body = {
             "game_id": rec.game_id,
-            "version": 1,
+            "version": rec.last_seq,
             "ruleset": rules.name,
             "players": [msgspec.to_builtins(p) for p in rec.players],
             "waiting": _waiting(rec.waiting()),
+            "signed_by": self.signer.fingerprint if self.signer is not None else None,
         }
         stamp = self.clock()
 
@@ -386,7 +452,12 @@ class TableService:
         return Answer(201, msgspec.json.encode({**body, "recorder_token": token}))
 
     def issue_token(self, game_id: str) -> dict[str, Any]:
-        """A new recorder token for a stored game (the old one stops working)."""
+        """A new recorder token for a stored game (the old one stops working). The server
+        records the game from now on, so it signs it: a game started elsewhere gets the
+        server's key (``key_added``) first."""
+        self._known(game_id)
+        if self.signer is not None and not self._signs(game_id):
+            self._session(game_id, adopt=True)
         version = self._known(game_id)
         token = store_rows.new_secret()
         store_rows.set_token(self.store.conn, game_id, token, self.clock())
@@ -477,7 +548,7 @@ class TableService:
                 if done[0] != fp:
                     raise _reused(key)
                 return Answer(done[1], done[2].encode(), replayed=True)
-        if req.expected_version != version:
+        if req.expected_version != version and not _only_countersigned(rec, req.expected_version):
             raise ServiceError(
                 409,
                 "conflict",
@@ -518,6 +589,98 @@ class TableService:
         )
         answer = (game_id, key, fp, 201, body.decode(), self.clock()) if key else None
         return _Entry(game_id, sink, envs, body, None, key, checked, answer)
+
+    # --- countersignatures ------------------------------------------------------------
+
+    def checkpoint(self, game_id: str) -> dict[str, Any]:
+        """The latest signed checkpoint of a game and what each seat signs to countersign
+        it (the bytes of :func:`~gostop_records.signing.countersign_message`, base64)."""
+        import base64
+
+        rec = self._session(game_id)
+        cp = _latest_checkpoint(rec.envelopes)
+        if cp is None:
+            raise ServiceError(
+                404, "no_checkpoint", f"game {game_id!r} has no signed checkpoint yet"
+            )
+        ev = cp.event
+        assert type(ev) is E.CheckpointSigned
+        covered = next((e for e in rec.envelopes if e.seq == ev.head_seq), None)
+        report = CP.check(rec.envelopes)
+        return {
+            "game_id": game_id,
+            "seq": cp.seq,
+            "head_seq": ev.head_seq,
+            "head": ev.head,
+            "hand": covered.hand if covered is not None else cp.hand,
+            "recorder_key": ev.key,
+            "countersigned": sorted(
+                s.seat
+                for s in report.signatures
+                if s.kind == "countersignature" and s.valid and s.head_seq == ev.head_seq
+            ),
+            "messages": [
+                base64.b64encode(countersign_message(game_id, seat, ev.head_seq, ev.head)).decode()
+                for seat in range(len(rec.players))
+            ],
+        }
+
+    def countersign(self, game_id: str, req: CountersignIn) -> Answer:
+        """A player's countersignature of a signed checkpoint, checked, then appended
+        (``result_countersigned``). One per seat and checkpoint; a seat keeps the key it
+        first countersigned with. A retry of a countersignature already recorded gets the
+        same answer and appends nothing."""
+        rec = self._session(game_id)
+        if not 0 <= req.seat < len(rec.players):
+            raise ServiceError(
+                400, "bad_seat", f"game {game_id!r} has seats 0..{len(rec.players) - 1}"
+            )
+        covered = [
+            e
+            for e in rec.envelopes
+            if type(e.event) is E.CheckpointSigned
+            and e.event.head_seq == req.head_seq
+            and e.event.head == req.head
+        ]
+        if not covered:
+            raise ServiceError(
+                422,
+                "no_checkpoint",
+                f"no signed checkpoint of game {game_id!r} covers seq {req.head_seq} with head "
+                f"{req.head[:12]}...: countersign a head the recorder signed",
+                version=rec.last_seq,
+            )
+        try:
+            payload = CP.countersignature(
+                game_id, req.seat, req.head_seq, req.head, req.public_key, req.signature
+            )
+        except GostopError as exc:
+            raise ServiceError(422, "bad_signature", str(exc), version=rec.last_seq) from None
+        for e in rec.envelopes:
+            ev = e.event
+            if type(ev) is not E.ResultCountersigned or ev.seat != req.seat:
+                continue
+            if ev.key != payload.key:
+                raise ServiceError(
+                    422,
+                    "wrong_key",
+                    f"seat {req.seat} countersigned at seq {e.seq} with another key: a seat "
+                    "countersigns with one key",
+                    version=rec.last_seq,
+                )
+            if ev.head_seq == req.head_seq:
+                body = {"game_id": game_id, "version": rec.last_seq, "events": [e]}
+                return Answer(200, msgspec.json.encode(body), replayed=True)
+        sink = rec.sink
+        assert isinstance(sink, _EntrySink)
+        try:
+            rec.add_countersignature(payload)
+        except BaseException:
+            self._abandon(game_id, sink)
+            raise
+        envs = self._commit(game_id, sink, None)
+        body = {"game_id": game_id, "version": rec.last_seq, "events": _events_json(envs)}
+        return Answer(201, msgspec.json.encode(body))
 
     def _abandon(self, game_id: str, sink: _EntrySink) -> None:
         """A refused entry: nothing is stored; a session that wrote part of it is rebuilt."""
@@ -590,6 +753,7 @@ class TableService:
     ) -> dict[str, Any]:
         """Stored games, newest first, by player (id or name), date, ruleset, a hand's
         outcome, or whether a recorded payment differs from the computed one."""
+        self.flush_rows()
         where: list[str] = []
         params: list[Any] = []
         if player:
@@ -649,6 +813,7 @@ class TableService:
             raise ServiceError(
                 501, "no_sql", "SQL over HTTP needs pyarrow on the server (pip install pyarrow)"
             )
+        self.flush_rows()
         try:
             result = query(self.store, sql, limit=limit, allow_files=False)
         except StoreError as exc:
@@ -657,6 +822,7 @@ class TableService:
         return {"columns": list(result.columns), "rows": rows, "limit": limit}
 
     def health(self) -> dict[str, Any]:
+        self.flush_rows()
         n = self.store.conn.execute("SELECT count(*) FROM games").fetchall()[0][0]
         return {"ok": True, "store": str(self.path), "games": int(n), "live": len(self.live)}
 
@@ -714,6 +880,18 @@ def _date(value: str) -> str:
         return dt.date.fromisoformat(value).isoformat()
     except ValueError:
         raise ServiceError(400, "bad_query", f"date {value!r}: give YYYY-MM-DD") from None
+
+
+def _latest_checkpoint(envs: Sequence[E.Envelope]) -> E.Envelope | None:
+    return next((e for e in reversed(envs) if type(e.event) is E.CheckpointSigned), None)
+
+
+def _only_countersigned(rec: RecordingSession, expected: int) -> bool:
+    """Whether the game moved past ``expected`` by countersignatures alone: they change
+    nothing a recorder decides on, so an entry made at ``expected`` still stands."""
+    if not 0 < expected < rec.last_seq:
+        return False
+    return all(type(e.event) is E.ResultCountersigned for e in rec.envelopes[expected:])
 
 
 def _reused(key: str) -> ServiceError:

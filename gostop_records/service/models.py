@@ -15,6 +15,7 @@ from msgspec import Meta, Struct
 from .. import events as E
 
 __all__ = [
+    "CountersignIn",
     "EntryAnswer",
     "EntryIn",
     "ErrorAnswer",
@@ -71,6 +72,9 @@ class GameCreated(Struct):
     ruleset: str
     players: list[E.Player]
     waiting: Waiting
+    #: The fingerprint of the server's key that signs the game's checkpoints (None: the
+    #: server does not sign).
+    signed_by: str | None = None
 
 
 class EntryIn(Struct, forbid_unknown_fields=True, kw_only=True):
@@ -81,6 +85,18 @@ class EntryIn(Struct, forbid_unknown_fields=True, kw_only=True):
     expected_version: Annotated[int, Meta(ge=0)]
     entry: Annotated[str, Meta(max_length=2000)] | None = None
     event: E.Event | None = None
+
+
+class CountersignIn(Struct, forbid_unknown_fields=True, kw_only=True):
+    """``POST /api/games/{id}/countersign``: a player's Ed25519 signature (base64) of the
+    bytes ``GET /api/games/{id}/checkpoint`` gives for the seat, made with ``public_key``
+    (the raw 32-byte key, base64): the head the recorder signed at ``head_seq``."""
+
+    seat: Annotated[int, Meta(ge=0, le=2)]
+    head_seq: Annotated[int, Meta(ge=1)]
+    head: Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$")]
+    public_key: Annotated[str, Meta(max_length=100)]
+    signature: Annotated[str, Meta(max_length=200)]
 
 
 class EntryAnswer(Struct):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import ipaddress
+import os
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +22,10 @@ __all__ = ["ServeOptions", "banner", "lan_address", "serve"]
 
 #: Seconds a stopping server waits for open requests (live streams end at once).
 GRACE_S = 3
+#: uvicorn's HTTP protocol (``auto``, ``h11``, ``httptools``) and event loop (``auto``,
+#: ``asyncio``, ``uvloop``), for comparing them; the default picks the fastest installed.
+HTTP_ENV = "GOSTOP_SERVICE_HTTP"
+LOOP_ENV = "GOSTOP_SERVICE_LOOP"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,9 +76,11 @@ def qr_text(url: str) -> str:
     return out.getvalue()
 
 
-def banner(opts: ServeOptions, key: str | None, db: str) -> str:
+def banner(opts: ServeOptions, key: str | None, db: str, signs: str | None = None) -> str:
     local = _url("127.0.0.1" if opts.host in ("0.0.0.0", "::", "") else opts.host, opts.port)
     lines = [f"gostop serve: the store {db}", f"  URL       {local}", f"  API       {local}schema"]
+    if signs is not None:
+        lines.append(f"  signs     {signs}")
     if key is None:
         lines.append("  server key: none (--open): anyone who reaches the server starts games")
     else:
@@ -100,11 +107,22 @@ def serve(opts: ServeOptions, say: Callable[[str], None] = print) -> None:
     key = None if opts.open else (opts.key or new_secret())
     db = opts.db or str(default_path())
     Store(db).close()  # a store another process holds is refused here, in one sentence
+    from pathlib import Path
+
+    from .core import server_key
+
+    signer = server_key(Path(db))  # made on the first start; an unreadable one, in words
+    signs = f"with key {signer.fingerprint} ({signer.path})"
     app = create_app(ServiceConfig(db=db, key=key, private=opts.private))
     config = uvicorn.Config(
         app,
         host=opts.host,
         port=opts.port,
+        # httptools and uvloop when installed (the package depends on them): a request
+        # and a stream's write cost a fraction of h11's and asyncio's; the environment
+        # may name others (how bench.service measures the difference in one run)
+        http=os.environ.get(HTTP_ENV, "auto"),  # type: ignore[arg-type]
+        loop=os.environ.get(LOOP_ENV, "auto"),  # type: ignore[arg-type]
         log_level="warning",
         timeout_graceful_shutdown=GRACE_S,
         lifespan="on",
@@ -115,7 +133,7 @@ def serve(opts: ServeOptions, say: Callable[[str], None] = print) -> None:
     async def startup(sockets: list[socket.socket] | None = None) -> None:
         await original(sockets)
         if server.started:
-            say(banner(opts, key, db))
+            say(banner(opts, key, db, signs))
 
     stop = server.shutdown
 

@@ -5,6 +5,11 @@ hub formats each event once as a Server-Sent Events message (its seq as the mess
 type as the event name, the stored JSON line as the data) and hands the batch to every
 viewer's queue on the event loop. A viewer subscribes before it reads what it missed, and
 skips what it has already sent, so nothing falls between the two.
+
+An idle stream gets a comment line now and then so that proxies keep it open: one timer of
+the hub puts an empty batch in every viewer's queue (:meth:`Hub.beat`), rather than each
+viewer waiting on its queue with a timeout, which costs a task and a timer per message per
+viewer when two hundred phones watch one game.
 """
 
 from __future__ import annotations
@@ -59,6 +64,16 @@ class Hub:
             return
         batch = [(env.seq, sse_message(env)) for env in envs]
         loop.call_soon_threadsafe(self.publish, game_id, batch)
+
+    async def beat(self, every: float) -> None:
+        """Every ``every`` seconds, an empty batch to every viewer (a keep-alive)."""
+        import asyncio
+
+        while not self.closed:
+            await asyncio.sleep(every)
+            for group in list(self.viewers.values()):
+                for q in group:
+                    q.put_nowait([])
 
     def close(self) -> None:
         """End every stream (the server is stopping)."""

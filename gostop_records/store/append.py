@@ -35,10 +35,16 @@ from ..errors import LogError, ProjectionError
 from ..projector import Issue, Projector
 from .codec import event_row
 from .errors import ConcurrencyError, StoreError, no_space
-from .heads import record as record_head
-from .heads import writing
+from .heads import is_tip_collision, known_tip, record_rows, remember_tip, writing
 from .projections import Rows, derive, empty_rows
-from .writer import insert_events, is_write_conflict, replace_changed_many, transaction
+from .writer import (
+    insert_events,
+    is_write_conflict,
+    merge_rows,
+    replace_changed_many,
+    rows_of_hands,
+    transaction,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -47,7 +53,15 @@ if TYPE_CHECKING:
 
     from .store import Store
 
-__all__ = ["Append", "AppendResult", "GameCache", "append", "append_group"]
+__all__ = [
+    "Append",
+    "AppendResult",
+    "GameCache",
+    "PendingRows",
+    "append",
+    "append_group",
+    "flush_rows",
+]
 
 _PAYLOADS = (*E.EVENT_CLASSES, E.UnknownEvent)
 
@@ -65,6 +79,16 @@ class GameCache:
     events: list[E.Envelope]
     version: int
     last_hash: str | None
+    rows: Rows
+
+
+@dataclass(slots=True)
+class PendingRows:
+    """A game's projection rows not written yet (``append_group(defer_rows=True)``): the
+    rows as the tables hold them, the hands touched since, and the rows as they are now."""
+
+    stored: Rows
+    hands: set[int]
     rows: Rows
 
 
@@ -243,30 +267,47 @@ def _write(store: Store, st: _Staged) -> None:
     st.fresh = derive(all_events, proj.game, proj.issues, hands=st.hands, retracted=proj.retracted)
 
 
-def _write_rows(store: Store, staged: Sequence[_Staged]) -> None:
+def _write_rows(
+    store: Store, staged: Sequence[_Staged], defer_rows: bool, tip: tuple[int, str] | None
+) -> tuple[int, str]:
     """Inside the transaction, after every append is checked: the events of all games in
-    one statement, then the projection rows that changed, then the callers' own rows."""
+    one statement, then the projection rows that changed (unless deferred), then the
+    store's heads chain, then the callers' own rows."""
     conn = store.conn
     insert_events(conn, [event_row(env) for st in staged for env in st.new])
-    merged = replace_changed_many(
+    if defer_rows:
+        for st in staged:
+            st.merged = merge_rows(st.cache.rows, st.hands, st.fresh)  # type: ignore[union-attr,arg-type]
+    else:
+        merged = replace_changed_many(
+            conn,
+            [(st.req.game_id, st.hands, st.cache.rows, st.fresh) for st in staged],  # type: ignore[union-attr]
+        )
+        for st, rows in zip(staged, merged, strict=True):
+            st.merged = rows
+    # the store's heads chain: an entry per append, so that every event the store
+    # acknowledged is counted by it (a cut tail, however short, is found); one statement
+    new_tip = record_rows(
         conn,
-        [(st.req.game_id, st.hands, st.cache.rows, st.fresh) for st in staged],  # type: ignore[union-attr]
+        [
+            (
+                "game_appended"
+                if not st.version
+                else "hand_sealed"
+                if any(type(env.event) in _SEALING for env in st.new)
+                else "appended",
+                st.req.game_id,
+                st.new[-1].seq,
+                st.new[-1].hash,
+            )
+            for st in staged
+        ],
+        known_tip=tip,
     )
-    for st, rows in zip(staged, merged, strict=True):
-        st.merged = rows
-    # the store's heads chain: a game's first append, and each that ends or seals a hand
-    heads = [
-        (st.req.game_id, st.new[-1].seq, st.new[-1].hash, st.version)
-        for st in staged
-        if not st.version or any(type(env.event) in _SEALING for env in st.new)
-    ]
-    for kind in ("game_appended", "hand_sealed"):
-        mine = [h[:3] for h in heads if (h[3] == 0) == (kind == "game_appended")]
-        if mine:
-            record_head(conn, kind, mine)
     for st in staged:
         if st.req.also is not None:
             st.req.also(conn, st.new)
+    return new_tip
 
 
 def _refused(store: Store, st: _Staged, exc: Exception) -> Exception:
@@ -292,9 +333,16 @@ def _refused(store: Store, st: _Staged, exc: Exception) -> Exception:
     return exc
 
 
-def _finish(store: Store, st: _Staged) -> AppendResult:
+def _finish(store: Store, st: _Staged, defer_rows: bool) -> AppendResult:
     cache, proj, new = st.cache, st.proj, st.new
     assert cache is not None and proj is not None and st.merged is not None
+    if defer_rows:
+        gid = st.req.game_id
+        pend = store.pending_rows.get(gid)
+        if pend is None:
+            pend = store.pending_rows[gid] = PendingRows(cache.rows, set(), st.merged)
+        pend.hands |= st.hands
+        pend.rows = st.merged
     cache.projector = proj
     cache.rows = st.merged
     cache.events.extend(new)
@@ -305,25 +353,51 @@ def _finish(store: Store, st: _Staged) -> AppendResult:
     return AppendResult(st.req.game_id, tuple(new), cache.version, found)
 
 
-def append_group(store: Store, requests: Sequence[Append]) -> list[AppendResult]:
+def append_group(
+    store: Store, requests: Sequence[Append], *, defer_rows: bool = False
+) -> list[AppendResult]:
     """Appends to several games in one transaction: every one is committed, or none.
 
     A server where many tables record at once commits what they sent meanwhile together,
     one commit for all. Each game appears once. When one append is refused, nothing is
     written and its error is raised (the others may then be sent again one by one).
+
+    ``defer_rows``: the transaction holds the events, the heads chain and the callers' own
+    rows only; the projection rows wait in ``store.pending_rows`` until :func:`flush_rows`
+    (they are derived data: a crash before the flush leaves them behind the events, and
+    :meth:`Store.catch_up_rows` derives them again).
     """
     if len({r.game_id for r in requests}) != len(requests):
         raise StoreError("a group appends to each game once")
+    if not defer_rows and store.pending_rows:
+        flush_rows(store)
+    # every write extends the heads chain's tip: writes to one file take turns here
+    with writing(store.path):
+        tip = known_tip(store.path)
+        try:
+            return _append_group(store, requests, defer_rows, tip)
+        except Exception as exc:
+            remember_tip(store.path, None)
+            if tip is None or not is_tip_collision(exc):
+                raise
+        # another writer of the file moved the tip: once more, with the tip read afresh
+        return _append_group(store, requests, defer_rows, None)
+
+
+def _append_group(
+    store: Store, requests: Sequence[Append], defer_rows: bool, tip: tuple[int, str] | None
+) -> list[AppendResult]:
     staged = [_begin(store, r) for r in requests]
     done = 0
     try:
-        # every write extends the heads chain's tip: writes to one file take turns here
-        with writing(store.path), transaction(store.conn):
+        with transaction(store.conn):
             for st in staged:
                 _write(store, st)
                 done += 1
-            _write_rows(store, staged)
+            new_tip = _write_rows(store, staged, defer_rows, tip)
     except Exception as exc:
+        if tip is not None and is_tip_collision(exc):
+            raise
         if done < len(staged):
             err = _refused(store, staged[done], exc)
             if err is exc:
@@ -340,7 +414,23 @@ def append_group(store: Store, requests: Sequence[Append]) -> list[AppendResult]
             if isinstance(err, ConcurrencyError):
                 raise err from None
         raise
-    return [_finish(store, st) for st in staged]
+    remember_tip(store.path, new_tip)
+    return [_finish(store, st, defer_rows) for st in staged]
+
+
+def flush_rows(store: Store) -> int:
+    """Write the projection rows deferred by ``append_group(defer_rows=True)``, of every
+    game, in one transaction; returns the number of games. On an error nothing is
+    written and the rows stay pending."""
+    pending = store.pending_rows
+    if not pending:
+        return 0
+    games = [(gid, p.hands, p.stored, rows_of_hands(p.rows, p.hands)) for gid, p in pending.items()]
+    with writing(store.path), transaction(store.conn):
+        replace_changed_many(store.conn, games)
+    n = len(pending)
+    pending.clear()
+    return n
 
 
 def append(

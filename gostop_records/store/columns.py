@@ -100,9 +100,10 @@ TABLE_DOCS: dict[str, str] = {
     ),
     "heads": (
         "The store's own chain of game heads, a record like `events` and never rebuilt: one "
-        "row per game started live, per hand ended or sealed, per game imported, per loss "
-        "accepted and per rebuild, each chained to the one before it, so that a game "
-        "deleted, replaced or cut short is found by `gostop db verify` (see "
+        "row per live append (a game started, a hand ended or sealed, any other entry), "
+        "per game imported, per loss accepted and per rebuild, each chained to the one "
+        "before it, so that a game deleted, replaced or cut short is found by "
+        "`gostop db verify` (see "
         "[Seals and signatures](#seals-and-signatures)). Key `entry`."
     ),
 }
@@ -111,8 +112,9 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
     "heads": {
         "entry": "the entry's number: 1, 2, 3 ..., dense",
         "kind": "`'game_appended'` (a game's first live append), `'hand_sealed'` (an append "
-        "that ends a hand or holds a signed checkpoint), "
-        "`'game_imported'`, `'migrated'` (stored before the chain began), `'loss_accepted'` "
+        "that ends a hand or holds a signed checkpoint), `'appended'` (any other live append), "
+        "`'game_imported'`, `'migrated'` (stored before the chain began, or past its latest "
+        "entry when version 4 began chaining every append), `'loss_accepted'` "
         "or `'rebuild'`",
         "game_id": "the game written; NULL for a rebuild",
         "seq": "the game's number of events after the write (its last `events.seq`); 0 for "

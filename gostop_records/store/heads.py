@@ -8,6 +8,7 @@ entries to the ``heads`` table, in the transaction that writes the events:
 |---|---|
 | ``game_appended`` | a game's first live append |
 | ``hand_sealed`` | a live append that ends a hand or holds a signed checkpoint |
+| ``appended`` | every other live append |
 | ``game_imported`` | a game imported or extended by ``db import`` |
 | ``migrated`` | a game the store held when the chain began (schema version 3) |
 | ``loss_accepted`` | ``db rebuild --accept-loss``: the game's head as it is after a loss |
@@ -16,10 +17,12 @@ entries to the ``heads`` table, in the transaction that writes the events:
 An entry holds the game, its number of events and its head hash then, and is chained to the
 entry before it like events are (``hash = sha256(prev + canonical bytes of the entry)``).
 ``gostop db verify`` checks the chain and, for every
-game, that the store still holds the events its latest entry counts with the same head: a
-deleted game, a replaced one and a cut tail are each named with what the chain recorded.
-Live appends between two entries (the plays of a hand in progress) add none, which keeps a
-recorded entry as fast as before; the hand's end and its checkpoints cover them.
+game, that the store holds exactly the events its latest entry counts, with the same head:
+a deleted game, a replaced one, a cut tail and events added behind the chain's back are each
+named with what the chain recorded. Every live append adds an entry (in the service, one
+statement for all the games of a group commit): with entries at hand ends only, the plays
+of a hand in progress could be cut, and events added after the latest entry, with nothing
+to show for it; the chain would vouch only for what the signed checkpoints already do.
 ``gostop db rebuild`` refuses to run over such a loss unless told to accept it, and records
 the loss and the rebuild here.
 
@@ -58,8 +61,12 @@ __all__ = [
     "adopt",
     "check",
     "check_seal",
+    "is_tip_collision",
+    "known_tip",
     "losses",
     "record",
+    "record_rows",
+    "remember_tip",
     "tip",
     "writing",
 ]
@@ -67,6 +74,7 @@ __all__ = [
 KINDS = (
     "game_appended",
     "hand_sealed",
+    "appended",
     "game_imported",
     "migrated",
     "loss_accepted",
@@ -121,13 +129,29 @@ def record(
     the caller answers by trying again with the tip read afresh). Returns the new tip.
     """
     assert kind in KINDS, kind
+    text = json.dumps(detail, sort_keys=True, ensure_ascii=False) if detail else None
+    return record_rows(
+        conn, [(kind, g, seq, head) for g, seq, head in heads], text, at=at, known_tip=known_tip
+    )
+
+
+def record_rows(
+    conn: duckdb.DuckDBPyConnection,
+    heads: Iterable[tuple[str, str | None, int, str | None]],
+    detail: str | None = None,
+    *,
+    at: str | None = None,
+    known_tip: tuple[int, str] | None = None,
+) -> tuple[int, str]:
+    """:func:`record` of ``(kind, game_id, events, head)`` rows of several kinds, in one
+    statement (a group commit's appends)."""
     n, prev = known_tip if known_tip is not None else tip(conn)
     stamp = at or L.now()
-    text = json.dumps(detail, sort_keys=True, ensure_ascii=False) if detail else None
     rows = []
-    for game_id, seq, head in heads:
+    for kind, game_id, seq, head in heads:
+        assert kind in KINDS, kind
         n += 1
-        fields = (n, kind, game_id, seq, head, stamp, text)
+        fields = (n, kind, game_id, seq, head, stamp, detail)
         digest = _digest(prev, fields)
         rows.append((*fields, prev, digest))
         prev = digest
@@ -136,10 +160,51 @@ def record(
     return n, prev
 
 
+#: The chain's tip as the last live append left it, per store file: an append takes its
+#: turn under :func:`writing` and extends this tip without reading it again. Set only after
+#: a commit; a tip made stale by another writer collides on the key ``entry`` (the append
+#: then reads the tip afresh and tries once more, see ``append_group``).
+_TIPS: dict[str, tuple[int, str]] = {}
+
+
+def known_tip(path: str | os.PathLike[str]) -> tuple[int, str] | None:
+    return _TIPS.get(os.path.realpath(path))
+
+
+def remember_tip(path: str | os.PathLike[str], value: tuple[int, str] | None) -> None:
+    key = os.path.realpath(path)
+    if value is None:
+        _TIPS.pop(key, None)
+    else:
+        _TIPS[key] = value
+
+
+def is_tip_collision(exc: BaseException) -> bool:
+    """A heads entry's key taken already: the remembered tip was stale."""
+    return 'Duplicate key "entry: ' in str(exc)
+
+
 def adopt(conn: duckdb.DuckDBPyConnection) -> tuple[int, str]:
     """``migrated`` entries for every game the store holds (the chain's beginning)."""
     found = conn.execute(
         "SELECT game_id, max(seq), arg_max(hash, seq) FROM events GROUP BY game_id ORDER BY game_id"
+    ).fetchall()
+    return record(conn, "migrated", [(g, int(n), h) for g, n, h in found])
+
+
+def adopt_tails(conn: duckdb.DuckDBPyConnection) -> tuple[int, str]:
+    """``migrated`` entries for the games whose events go on past their latest entry
+    (schema version 3 chained hand ends only) and still hold the head it recorded."""
+    found = conn.execute(
+        """
+        WITH last AS (SELECT game_id, arg_max(seq, entry) AS seq, arg_max(head, entry) AS head
+                      FROM heads WHERE game_id IS NOT NULL GROUP BY game_id),
+        held AS (SELECT game_id, max(seq) AS n, arg_max(hash, seq) AS h
+                 FROM events GROUP BY game_id)
+        SELECT h.game_id, h.n, h.h FROM held h JOIN last l USING (game_id)
+        JOIN events e ON e.game_id = l.game_id AND e.seq = l.seq AND e.hash = l.head
+        WHERE h.n > l.seq ORDER BY h.game_id
+        """
     ).fetchall()
     return record(conn, "migrated", [(g, int(n), h) for g, n, h in found])
 
@@ -356,4 +421,26 @@ def check(conn: duckdb.DuckDBPyConnection) -> list[HeadsProblem]:
             "replaced a game under another id)"
         )
         problems.append(HeadsProblem(gid, None, "not_in_chain", why))
+    added = conn.execute(
+        """
+        WITH last AS (SELECT game_id, max(entry) AS entry, arg_max(seq, entry) AS seq
+                      FROM heads WHERE game_id IS NOT NULL GROUP BY game_id),
+        held AS (SELECT game_id, max(seq) AS n FROM events GROUP BY game_id)
+        SELECT l.game_id, l.entry, l.seq, h.n FROM last l JOIN held h USING (game_id)
+        WHERE h.n > l.seq ORDER BY l.game_id
+        """
+    ).fetchall()
+    for gid, entry, seq, n in added:
+        if gid in named:
+            continue
+        gap = f"seq {int(seq) + 1}" if int(seq) + 1 == int(n) else f"seq {int(seq) + 1}..{n}"
+        problems.append(
+            HeadsProblem(
+                gid,
+                int(entry),
+                "not_in_chain",
+                f"{gap} are not in the heads chain (its latest entry, {entry}, counts "
+                f"{seq} event(s)): written outside gostop",
+            )
+        )
     return problems

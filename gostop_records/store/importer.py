@@ -65,6 +65,7 @@ from .runs import (
     replay,
     rows_of,
     scan,
+    scan_envelopes,
 )
 from .schema import EVENT_COLUMNS, TABLES
 from .writer import (
@@ -383,10 +384,15 @@ class Importer:
         self._tell(committed=False)
 
     def _import_envelopes(self, envelopes: Iterable[Envelope], source: str) -> ImportReport:
+        """Envelopes in memory, under the whole-run rules of a file: a game whose
+        envelopes are interrupted by another game's (and come back, or continue its chain
+        under another id) is rejected whole, naming the position where it breaks."""
         self._files_total = 1
         self._file = source
         self._from_files = False
-        for index, (_, run) in enumerate(L.iter_games(envelopes)):
+        envs = envelopes if isinstance(envelopes, list) else list(envelopes)
+        self._scans[source] = scan_envelopes(source, envs)
+        for index, (_, run) in enumerate(L.iter_games(envs)):
             self._add_run(Run(source, index, run, first_bad_hash(run)))
         self._flush_chunk()
         self.report.files += 1

@@ -28,12 +28,20 @@ from .heads import record as record_head
 from .projections import Rows, derive, empty_rows
 from .rows import insert_rows
 from .schema import TABLES
-from .writer import transaction
+from .writer import clear_games, insert_projection, transaction
 
 if TYPE_CHECKING:
     from .store import Store
 
-__all__ = ["GROUP_EVENTS", "Failure", "RebuildReport", "fresh_rows", "game_groups", "rebuild"]
+__all__ = [
+    "GROUP_EVENTS",
+    "Failure",
+    "RebuildReport",
+    "catch_up",
+    "fresh_rows",
+    "game_groups",
+    "rebuild",
+]
 
 #: Events read per group of games: a group's rows, envelopes and projections are what a
 #: verify or a rebuild holds at once (about 5 KiB per event, see bench/RESULTS.md).
@@ -193,3 +201,30 @@ def _rebuild(
                 with contextlib.suppress(Exception):  # the store may be closed by now
                     conn.execute(f"DROP TABLE IF EXISTS {temp}")
     return report
+
+
+def catch_up(store: Store) -> list[str]:
+    """Derive again the rows of the games whose ``positions`` row is behind their last
+    event (or missing): a server that defers its projection writes and died before one.
+    Only those games' rows are replaced, in one transaction; the events are not touched."""
+    conn = store.conn
+    behind = [
+        str(gid)
+        for (gid,) in conn.execute(
+            """
+            SELECT e.game_id FROM (SELECT game_id, max(seq) AS n FROM events GROUP BY game_id) e
+            LEFT JOIN positions p USING (game_id)
+            WHERE p.seq IS DISTINCT FROM e.n ORDER BY e.game_id
+            """
+        ).fetchall()
+    ]
+    if not behind:
+        return []
+    failed: list[Failure] = []
+    rows, _decoded = fresh_rows(store, behind, failed)
+    with writing(store.path), transaction(conn):
+        clear_games(conn, behind)
+        insert_projection(conn, rows)
+    for gid in behind:
+        store.cache.pop(gid, None)
+    return behind

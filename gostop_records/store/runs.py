@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from .. import checkpoints as CP
 from .. import log as L
 from ..errors import Finding, GostopError, LogError, ProjectionError, reason_at
 from ..events import Envelope
@@ -236,6 +237,18 @@ def scan(path: L.PathLike) -> FileScan:
     """The runs of a log file and its broken games (see :class:`FileScan`), from a quick
     read of the fields that place each line (game, seq, prev, hash)."""
     name = os.fspath(path)
+    return scan_records(name, _records(name))
+
+
+def scan_envelopes(source: str, envelopes: Sequence[Envelope]) -> FileScan:
+    """:func:`scan` of envelopes in memory (``Store.import_envelopes``), whose "lines" are
+    their positions in the sequence, from 1: the same whole-run rules as a file."""
+    return scan_records(source, enumerate(envelopes, 1))
+
+
+def scan_records(name: str, records: Iterator[tuple[int, Any]]) -> FileScan:
+    """The runs and broken games of ``(line, record)`` pairs, each record with the fields
+    ``game_id``, ``seq``, ``prev`` and ``hash`` (None: a line no reader decodes)."""
     out = FileScan(name)
     runs = out.runs
     broken = out.broken
@@ -243,7 +256,7 @@ def scan(path: L.PathLike) -> FileScan:
     last_seq: Any = None
     last_hash: Any = None
     try:
-        for lineno, links in _records(name):
+        for lineno, links in records:
             if links is None or not isinstance(links.game_id, str):
                 out.stop = lineno
                 break
@@ -333,10 +346,34 @@ def replay(run: Run, full: list[Envelope], stored: int, strict: bool) -> Checked
         seq = getattr(exc, "seq", None)
         reason = getattr(exc, "reason", None) or str(exc)
         return Problem(run.file, gid, seq, reason)
+    signed = signature_problem(run.file, full)
+    if signed is not None:
+        return signed
     violations = sum(
         1 for i in p.issues if i.severity == "violation" and (i.seq is None or i.seq > stored)
     )
     return Checked(run, new, full, p.game, p.issues, stored, violations, p.retracted)
+
+
+def signature_problem(file: str | None, full: Sequence[Envelope]) -> Problem | None:
+    """The first signature problem of a game (:func:`gostop_records.checkpoints.check`):
+    a checkpoint or countersignature that does not verify, a head that was re-hashed
+    after it was signed, a hand end left without the recorder's checkpoint. A game with
+    one is not imported, in strict and lenient imports alike: a signature is not a rule
+    a table may bend."""
+    report = CP.check(full)
+    if report.ok:
+        return None
+    first = report.problems[0]
+    more = len(report.problems) - 1
+    tail = f" (and {more} more signature problem(s))" if more else ""
+    return Problem(
+        file,
+        full[0].game_id,
+        first.seq,
+        f"signature: {first.reason}{tail}; none of the game is imported",
+        first.rule,
+    )
 
 
 def rows_of(checked: Sequence[Checked]) -> tuple[Prepared, dict[str, Prepared]]:

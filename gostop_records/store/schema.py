@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 #: The schema this version writes.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 Columns = tuple[tuple[str, str], ...]
 
@@ -527,10 +527,23 @@ def _v2_to_v3(conn: duckdb.DuckDBPyConnection) -> None:
     adopt(conn)
 
 
+def _v3_to_v4(conn: duckdb.DuckDBPyConnection) -> None:
+    """Version 4 chains every live append, not only hand ends: the games whose events go
+    on past their latest entry get one now (:func:`.heads.adopt_tails`)."""
+    from .heads import adopt_tails
+
+    adopt_tails(conn)
+
+
 Migration = Callable[["duckdb.DuckDBPyConnection"], None]
 
 #: ``from_version -> step`` that upgrades a file from that version to the next.
-MIGRATIONS: dict[int, Migration] = {0: _v0_to_v1, 1: _v1_to_v2, 2: _v2_to_v3}
+MIGRATIONS: dict[int, Migration] = {
+    0: _v0_to_v1,
+    1: _v1_to_v2,
+    2: _v2_to_v3,
+    3: _v3_to_v4,
+}
 
 
 def file_version(conn: duckdb.DuckDBPyConnection) -> int | None:

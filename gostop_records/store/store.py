@@ -12,6 +12,7 @@ The store knows SQL, not rules: validation is the projector's, hashing is the lo
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
     from ..projector import Projector
     from ..seal import Seal
-    from .append import Append, AppendResult, GameCache
+    from .append import Append, AppendResult, GameCache, PendingRows
     from .export import ExportReport
     from .importer import ImportProgress, ImportReport
     from .query import QueryResult
@@ -60,6 +61,8 @@ class Store:
         )
         #: Per-game projector state for live appends (see :mod:`.append`).
         self.cache: dict[str, GameCache] = {}
+        #: Projection rows of deferred appends, not written yet (see :meth:`flush_rows`).
+        self.pending_rows: dict[str, PendingRows] = {}
         try:
             self._check_schema()
         except BaseException:
@@ -83,7 +86,7 @@ class Store:
                     f"gostop reads ({SCHEMA_VERSION})"
                 )
             return
-        if migrate(self.conn):
+        if any(step < 3 for step in migrate(self.conn)):
             # older files have events but no (or older) projection rows: derive them now
             self.rebuild()
 
@@ -96,8 +99,11 @@ class Store:
         return self._conn
 
     def close(self) -> None:
-        """Close the file (and hand it over to other processes)."""
+        """Close the file (and hand it over to other processes), after writing the
+        projection rows still pending."""
         if self._conn is not None:
+            with contextlib.suppress(Exception):  # derived rows: catch_up_rows mends them
+                self.flush_rows()
             self._conn.close()
             self._conn = None
         self.cache.clear()
@@ -223,13 +229,37 @@ class Store:
             checked=checked,
         )
 
-    def append_group(self, requests: Sequence[Append]) -> list[AppendResult]:
+    def append_group(
+        self, requests: Sequence[Append], *, defer_rows: bool = False
+    ) -> list[AppendResult]:
         """Appends to several games in one transaction, all or none (see
-        :func:`~.append.append_group`): one commit for many tables recording at once."""
+        :func:`~.append.append_group`): one commit for many tables recording at once.
+
+        ``defer_rows``: the transaction holds the events, the heads chain and the callers'
+        rows; the projection rows are written by :meth:`flush_rows` (every reading or
+        writing method of the store flushes first)."""
         from .append import append_group
 
         self._writable()
-        return append_group(self, requests)
+        return append_group(self, requests, defer_rows=defer_rows)
+
+    def flush_rows(self) -> int:
+        """Write the projection rows that deferred appends left pending, in one
+        transaction; returns the number of games written."""
+        if not self.pending_rows:
+            return 0
+        from .append import flush_rows
+
+        return flush_rows(self)
+
+    def catch_up_rows(self) -> list[str]:
+        """Derive again the projection rows of games whose rows are behind their events
+        (a process that deferred them ended before writing them); returns those games."""
+        from .rebuild import catch_up
+
+        self._writable()
+        self.flush_rows()
+        return catch_up(self)
 
     def import_paths(
         self,
@@ -249,6 +279,7 @@ class Store:
         from .importer import Importer
 
         self._writable()
+        self.flush_rows()
         return Importer(
             self, strict=strict, batch_events=batch_events, progress=progress, workers=workers
         ).import_paths(paths)
@@ -265,6 +296,7 @@ class Store:
         from .importer import Importer
 
         self._writable()
+        self.flush_rows()
         return Importer(self, strict=strict, batch_events=batch_events).import_envelopes(
             envelopes, source
         )
@@ -284,6 +316,7 @@ class Store:
         from .rebuild import rebuild
 
         self._writable()
+        self.flush_rows()
         self.cache.clear()
         return rebuild(self, accept_loss=accept_loss, progress=progress)
 
@@ -293,6 +326,7 @@ class Store:
         """Every hash chain, and every projection table against a fresh derivation."""
         from .verify import verify
 
+        self.flush_rows()
         return verify(self)
 
     def export_parquet(
@@ -306,12 +340,14 @@ class Store:
         ``progress(done, total)`` follows the tables written."""
         from .export import export_parquet
 
+        self.flush_rows()
         return export_parquet(self, Path(directory), overwrite=overwrite, progress=progress)
 
     def stats(self) -> dict[str, Any]:
         """Games, hands, outcomes, average payouts and the frequency of each special."""
         from .stats import stats
 
+        self.flush_rows()
         return stats(self)
 
     def query(self, sql: str, *, limit: int | None = None, allow_files: bool = True) -> QueryResult:
@@ -319,4 +355,5 @@ class Store:
         what reads files and how to open a store that cannot)."""
         from .query import query
 
+        self.flush_rows()
         return query(self, sql, limit=limit, allow_files=allow_files)

@@ -141,6 +141,27 @@ def _split(name: str, old: Rows, hands: set[int]) -> tuple[list[Row], list[Row]]
     return [r for r in rows if r[1] not in hands], [r for r in rows if r[1] in hands]
 
 
+def merge_rows(old: Rows, hands: set[int], fresh: Rows) -> Rows:
+    """The game's rows after an append, as :func:`replace_changed` would leave them, with
+    nothing written: ``old`` outside the touched ``hands``, ``fresh`` for them."""
+    merged: Rows = {}
+    for name in TABLES:
+        keep, _before = _split(name, old, hands)
+        merged[name] = keep + fresh.get(name, [])
+    return merged
+
+
+def rows_of_hands(rows: Rows, hands: set[int]) -> Rows:
+    """A game's rows of the game-level tables and of ``hands`` (what :func:`derive` gives
+    for those hands)."""
+    return {
+        name: list(rows.get(name, []))
+        if name in GAME_TABLES
+        else [r for r in rows.get(name, []) if r[1] in hands]
+        for name in TABLES
+    }
+
+
 def replace_changed_many(
     conn: duckdb.DuckDBPyConnection, games: Sequence[tuple[str, set[int], Rows, Rows]]
 ) -> list[Rows]:
