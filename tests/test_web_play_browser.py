@@ -15,6 +15,7 @@ import pytest
 from browser_support import CHROMIUM
 from service_helpers import Server
 
+from gostop_records import events as E
 from gostop_records import log as L
 from gostop_records.validate import validate_envelopes
 
@@ -266,3 +267,31 @@ def test_a_bomb_and_a_flip_only_turn_are_buttons(open_page: Any, server: Server)
     page.locator("#choices button.extra[data-kind=flip_only]").click()
     settle(page)
     assert "you play no card (a flip-only turn)" in page.locator("#log").inner_text()
+
+
+def test_a_matgo_game_goes_on_to_the_next_hand(open_page: Any, server: Server) -> None:
+    page = open_page(DESKTOP)
+    page.goto(server.url + "/play?ruleset=matgo&bot=greedy&seed=5&pace=0")
+    by_taps(page)
+    gid = page.evaluate("document.body.dataset.game")
+    assert "After 1 hand of this game" in page.locator("#ledger").inner_text()
+    assert page.locator("#again").inner_text().startswith("New game")
+    page.locator("#next-hand").click()  # the button here, the key for the third hand
+    assert settle(page) == "ready"
+    assert page.locator("#end").is_hidden()
+    assert page.locator("#commit .hash").count() == 1  # only the deal in play is committed
+    by_taps(page)
+    assert page.evaluate("document.body.dataset.game") == gid
+    assert "After 2 hands of this game" in page.locator("#ledger").inner_text()
+    # the end of a hand lists its own payments, not the earlier hands'
+    paid = page.locator("#end .paid li").all_inner_texts()
+    assert paid and all(line in page.locator("#log").inner_text() for line in paid)
+    assert len(paid) == 1, paid
+    page.screenshot(path=str(ARTIFACTS / "play-matgo-second-hand.png"), full_page=True)
+    lines = server.http.get(f"/api/games/{gid}/events").content.splitlines()
+    envs = [L.decode_json_line(line) for line in lines if line.strip()]
+    assert not validate_envelopes(envs).errors
+    assert sum(isinstance(e.event, E.HandStarted) for e in envs) == 2
+    page.keyboard.press("h")  # the key deals the third hand of the same game
+    assert settle(page) == "ready"
+    assert page.evaluate("document.body.dataset.game") == gid

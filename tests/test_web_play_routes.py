@@ -229,3 +229,67 @@ def test_the_page_says_which_bot_and_offers_every_preset(client: Any) -> None:
     assert "http://" not in html.replace("http://www.w3.org", "")
     assert "https://" not in html
     assert 'href="/play"' in client.get("/").text  # the games page links to it
+
+
+def test_a_matgo_game_plays_on_hand_by_hand_as_one_stored_game(client: Any) -> None:
+    out = start(client, ruleset="matgo", bot="greedy", seed=5)
+    hand_id = out["id"]
+    gid = out["view"]["game_id"]
+    assert out["view"]["multi_hand"] is True
+    first = play_out(client, out)["view"]
+    assert first["step"]["kind"] == "hand_over" and first["next_hand"] is True
+    assert first["stored"] is True
+    after_one = stored_events(client, gid)
+    assert not validate_envelopes(after_one).errors
+    # a stale "next" is refused and changes nothing
+    stale = client.post(f"/api/play/{hand_id}", json={"kind": "next", "version": 1})
+    assert "moved on" in refusal(stale, 409)
+    r = client.post(f"/api/play/{hand_id}", json={"kind": "next", "version": first["version"]})
+    assert r.status_code == 200, r.text
+    nxt = r.json()
+    second_view = nxt["view"]
+    assert second_view["game_id"] == gid  # the same game, not a new one
+    assert second_view["hand_no"] > first["hand_no"]
+    # a fresh commitment for the new deal, the first one kept
+    assert len(second_view["commitments"]) > len(first["commitments"])
+    assert second_view["commitment"] != first["commitment"]
+    assert second_view["deals_from"] == second_view["hand_no"] and second_view["log_from"] > 0
+    assert "deck" not in second_view or second_view["step"]["kind"] in ("over", "hand_over")
+    # "next" during a hand is refused
+    if second_view["step"]["kind"] not in ("over", "hand_over"):
+        assert "still in play" in refusal(
+            client.post(f"/api/play/{hand_id}", json={"kind": "next"}), 409
+        )
+    second = play_out(client, nxt)["view"]
+    assert second["stored"] is True and second["game_id"] == gid
+    envs = stored_events(client, gid)
+    report = validate_envelopes(envs)
+    assert not report.errors and report.games == 1
+    assert {e.game_id for e in envs} == {gid}
+    assert envs[: len(after_one)] == after_one  # the stored game grew, nothing rewritten
+    starts = [e.event for e in envs if isinstance(e.event, E.HandStarted)]
+    assert [h.hand for h in starts] == list(range(1, len(starts) + 1))
+    assert len(starts) >= 2
+    # every deal played is a deal revealed, its commitment verified
+    assert [d["deck"] for d in second["deals"]] == [list(h.deck) for h in starts]
+    for d in second["deals"]:
+        assert commitment(d["deck"], d["salt"]) == d["commitment"]
+    # the dealer of hand 2 is the engine's: the winner of hand 1, its dealer after a nagari
+    r1 = first["result"]
+    dealer1 = starts[0].dealer
+    assert starts[1].dealer == (r1["winner"] if r1["winner"] is not None else dealer1)
+    # the ledger is the net of every payment of the game
+    assert sum(second["ledger"]) == 0 and second["hands_played"] >= 2
+    games = client.get("/api/games", params={"ruleset": "matgo"}).json()
+    assert games["total"] == 1 and games["games"][0]["game_id"] == gid  # no duplicate game
+    assert client.get(second["replay"]).status_code == 200
+
+
+def test_a_cardavia_hand_has_no_next_hand(client: Any) -> None:
+    out = play_out(client, start(client, bot="random", seed=2))
+    end = out["view"]
+    assert end["step"]["kind"] == "over" and end["next_hand"] is False
+    assert end["multi_hand"] is False
+    r = client.post(f"/api/play/{out['id']}", json={"kind": "next"})
+    assert "game is over" in refusal(r, 409)
+    assert client.get(f"/api/play/{out['id']}").json()["view"]["version"] == end["version"]

@@ -42,6 +42,7 @@ ANSWERS = {
     "go": "decide",
     "stop": "decide",
     "cup": "cup",
+    "next": "hand_over",
 }
 
 
@@ -78,8 +79,9 @@ def commitment(deck: list[str], salt: str) -> str:
 
 
 class PlayTable:
-    """One hand of a human (seat 0) against one bot (two in a 3-player preset), with its
-    deal committed. ``players`` defaults to the preset's (2 when it is played by two)."""
+    """A game of a human (seat 0) against one bot (two in a 3-player preset), played a hand
+    at a time (:meth:`next_hand` deals the next one of a game of several), each deal
+    committed. ``players`` defaults to the preset's (2 when it is played by two)."""
 
     def __init__(
         self,
@@ -96,6 +98,10 @@ class PlayTable:
         self.frames: list[dict[str, Any]] = []
         #: Every deal of this play: hand number, deck, salt and commitment.
         self.deals: list[dict[str, Any]] = []
+        #: where the deals of the hand in play start in ``deals`` (a void deal adds one)
+        self._first_deal = 0
+        #: where the sentences of the hand in play start in ``log``
+        self._log_from = 0
         self._advance()
 
     @property
@@ -200,9 +206,10 @@ class PlayTable:
     ) -> None:
         """The human's answer: ``play`` a card, ``bomb`` or ``shake`` a month, ``flip_only``,
         ``flip`` (``chosen``: the layout card it takes), ``go``, ``stop``, ``cup``
-        (``chosen``: animal or junk). ``version``, when given, must be the game's: a stale
-        answer is refused. A refusal is a :class:`PlayInputError` (:class:`NotYourTurn`
-        when the game waits for something else) and changes nothing."""
+        (``chosen``: animal or junk), ``next`` (the next hand of a game of several).
+        ``version``, when given, must be the game's: a stale answer is refused. A refusal
+        is a :class:`PlayInputError` (:class:`NotYourTurn` when the game waits for something
+        else) and changes nothing."""
         s = self.session
         want = ANSWERS.get(kind)
         if want is None:
@@ -213,8 +220,18 @@ class PlayTable:
                 f"{version}): look again"
             )
         step = s.next_step()
+        if kind == "next":
+            if step.kind != "hand_over":
+                raise NotYourTurn(
+                    "the game is over: start a new one"
+                    if step.kind == "over"
+                    else f"the hand is still in play (the game waits for a {step.kind})"
+                )
+            self.next_hand()
+            return
         if step.kind in ("over", "hand_over"):
-            raise NotYourTurn("the hand is over: start a new one")
+            more = "deal the next hand or start a new game" if step.kind == "hand_over" else ""
+            raise NotYourTurn(f"the hand is over: {more or 'start a new one'}")
         if not step.human:
             raise NotYourTurn(f"it is the computer's move ({step.kind}), not yours")
         if step.kind != want:
@@ -230,6 +247,19 @@ class PlayTable:
         else:
             entry = s.cup(chosen or "")
         self._told(entry.envelopes)
+        self._advance()
+
+    def next_hand(self) -> None:
+        """Deal the next hand of the same game, once a hand is over and paid: the dealer, the
+        carry of a nagari and the hand number are the engine's; the deal gets its own
+        commitment. A game of one hand (``over``) has no next hand."""
+        s = self.session
+        if s.next_step().kind != "hand_over":
+            raise NotYourTurn("there is no next hand now")
+        self._first_deal = len(self.deals)
+        self._log_from = len(self.log)
+        for e in s.deal():
+            self._told(e.envelopes)
         self._advance()
 
     def _option(self, kind: str, card: str | None, month: int | None) -> Any:
@@ -317,8 +347,13 @@ class PlayTable:
             "frame_count": len(self.frames),
             "commitment": self.commitment,
             "commitments": [{"hand": d["hand"], "commitment": d["commitment"]} for d in self.deals],
+            #: the first deal of the hand in play (earlier ones were revealed at their end)
+            "deals_from": self.deals[self._first_deal]["hand"],
             "step": {"kind": step.kind, "human": step.human, "seat": step.seat},
+            "multi_hand": s.multi_hand,
+            "hand_no": s.game.hand_no,
             "log": list(self.log),
+            "log_from": self._log_from,
             "table": self._public(h) if h is not None else None,
         }
         if step.human and step.kind == "play":
@@ -360,4 +395,8 @@ class PlayTable:
                 }
             )
             out["replay"] = f"/games/{self.game_id}/replay"
+            #: net chips per seat over every hand of the game so far
+            out["ledger"] = s.game.ledger()
+            out["hands_played"] = len(s.game.results)
+            out["next_hand"] = step.kind == "hand_over"
         return out

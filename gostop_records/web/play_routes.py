@@ -7,7 +7,10 @@ human's answers; the server checks them on the engine, runs the computer's moves
 answers with the human seat's view and the frames of what happened. A refused answer (a card
 not in your hand, the wrong step, an unknown hand) is a 4xx with the reason and changes
 nothing. A finished hand is handed to the store through the service (``store_game``), as a
-normal, strictly valid game, so ``/games/{id}/replay`` replays it.
+normal, strictly valid game, so ``/games/{id}/replay`` replays it. In a game of several hands
+(every preset but CARDAVIA's) the answer ``next`` deals the next hand of the same game, and
+each finished hand hands the whole log again: the strict import appends what follows the
+events the store holds, so the store keeps one game that grows hand by hand.
 """
 
 from __future__ import annotations
@@ -83,6 +86,8 @@ class _Hand:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     touched: float = field(default_factory=time.monotonic)
     stored: dict[str, Any] | None = None
+    #: the game's version when it was last stored (each finished hand stores it again)
+    stored_at: int = -1
 
 
 class PlayHall:
@@ -177,17 +182,19 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
     async def answer(hand_id: str, hand: _Hand, since: int, status: int = 200) -> Response[bytes]:
         t = hand.table
         error = None
-        if t.over and hand.stored is None:
+        if t.over and hand.stored_at != t.version:
+            # the whole log each time: the store appends what follows the hands it holds
             try:
                 report = await store_game(t.jsonl())
             except Exception as exc:  # the hand stays in play: the next look tries again
                 report = {"ok": False, "reason": str(exc) or type(exc).__name__}
             if report.get("ok"):
                 hand.stored = report
+                hand.stored_at = t.version
             else:
                 error = str(report.get("reason") or report)
         view = t.view()
-        view["stored"] = hand.stored is not None
+        view["stored"] = hand.stored_at == t.version
         if error is not None:
             view["store_error"] = error
         return _json({"id": hand_id, "view": view, "frames": t.frames_since(since)}, status)

@@ -176,6 +176,12 @@
     }
   }
 
+  // the next hand of the same game: the server deals it, with its own commitment
+  function nextHand() {
+    if (!view || !view.next_hand) return;
+    return act({ kind: "next" });
+  }
+
   // --- playing back what happened ------------------------------------------------------------
 
   function wait(ms) {
@@ -429,6 +435,7 @@
     const box = $("commit");
     if (v.deals) return; // the end draws the reveal
     box.innerHTML = v.commitments
+      .filter((c) => c.hand >= v.deals_from)
       .map(
         (c) =>
           `<p>Before your first play the server committed to the shuffled deck of hand ${c.hand}:</p>` +
@@ -500,16 +507,28 @@
     if (r.outcome === "stop") head = r.winner === 0 ? "You win" : `${name(v, r.winner)} wins`;
     else if (r.outcome === "instant") head = `${r.winner === 0 ? "You win" : name(v, r.winner) + " wins"} at once (${r.reason || "instant"})`;
     else head = "No winner: nagari (a draw)";
-    const paid = v.log.filter((l) => l.startsWith("paid:"));
+    const paid = v.log.slice(v.log_from).filter((l) => l.startsWith("paid:"));
     let html = `<h2 id="result" data-outcome="${esc(r.outcome || "")}">${esc(head)}</h2>`;
     if (paid.length) html += `<ul class="paid">${paid.map((l) => `<li>${esc(l)}</li>`).join("")}</ul>`;
     if (v.proof) html += proofHtml(v, v.proof);
+    if (v.multi_hand) {
+      // the game goes on: the net chips of every hand so far, one line per seat
+      const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
+      html +=
+        `<table class="ledger" id="ledger"><caption>After ${v.hands_played} hand${v.hands_played === 1 ? "" : "s"} of this game</caption>` +
+        v.ledger.map((n, seat) => `<tr data-seat="${seat}"><td>${esc(name(v, seat))}</td><td class="num">${signed(n)} chip${Math.abs(n) === 1 ? "" : "s"}</td></tr>`).join("") +
+        `</table>`;
+    }
+    const what = v.multi_hand ? "game" : "hand";
     if (v.stored) {
-      html += `<p class="stored">Kept in the store as game <code>${esc(v.game_id)}</code>, a normal log. <a id="replay-link" href="${esc(v.replay)}">Replay this hand</a></p>`;
+      html += `<p class="stored">Kept in the store as game <code>${esc(v.game_id)}</code>, a normal log. <a id="replay-link" href="${esc(v.replay)}">Replay this ${what}</a></p>`;
     } else {
       html += `<p class="refusal">The hand could not be stored: ${esc(v.store_error || "unknown reason")}</p>`;
     }
-    html += `<p>${button('class="big" id="again"', "Play another hand <kbd>N</kbd>")}</p>`;
+    html += "<p>";
+    if (v.next_hand) html += button('class="big" id="next-hand"', "Next hand <kbd>H</kbd>") + " ";
+    html += button(`class="${v.next_hand ? "plain" : "big"}" id="again"`, v.multi_hand ? "New game <kbd>N</kbd>" : "Play another hand <kbd>N</kbd>");
+    html += "</p>";
     box.innerHTML = html;
     box.hidden = false;
     // a phone shows the result as the hand ends (below the fold otherwise)
@@ -521,7 +540,8 @@
 
   async function revealDeals(v) {
     const box = $("commit");
-    box.innerHTML = v.deals
+    const deals = v.deals.filter((d) => d.hand >= v.deals_from);
+    box.innerHTML = deals
       .map(
         (d) =>
           `<div class="reveal" data-hand="${d.hand}" data-verified="pending">` +
@@ -532,7 +552,7 @@
           `<details><summary>Check it yourself</summary><pre>printf '%s' '${esc(d.salt)} ${esc(d.deck.join(" "))}' | sha256sum</pre></details></div>`,
       )
       .join("");
-    for (const d of v.deals) {
+    for (const d of deals) {
       const el = box.querySelector(`.reveal[data-hand="${d.hand}"]`);
       const hex = await sha256hex(`${d.salt} ${d.deck.join(" ")}`);
       const promised = seen[d.hand] || d.commitment;
@@ -628,6 +648,7 @@
       return;
     }
     if (el.id === "again") return void newHand();
+    if (el.id === "next-hand") return void nextHand();
     if (el.matches("#hand .hand-card")) return void playCard(el.dataset.code);
     if (el.dataset.choose && pick) return void act({ kind: "play", card: pick.card, chosen: el.dataset.choose });
     if (el.dataset.cancel) {
@@ -667,6 +688,7 @@
     const step = view.step.human ? view.step.kind : null;
     const digit = /^[0-9]$/.test(k) ? (k === "0" ? 10 : +k) : 0;
     if (k === "n") return void newHand();
+    if (k === "h" && view.next_hand) return void nextHand();
     if (k === "arrowleft" || k === "arrowright") {
       const cards = [...document.querySelectorAll("#hand button:not([disabled]), #choices button")];
       if (!cards.length) return;
