@@ -203,9 +203,10 @@ def simulate(
             "-p",
             metavar="N",
             min=2,
-            max=3,
-            help="Players, 2 or 3 as the ruleset allows (default: the ruleset's "
-            "first player count).",
+            max=5,
+            help="Players, 2 or 3 as the ruleset allows, or 4 or 5 at a 3-player ruleset "
+            "(three play each hand, the others sit out; default: the ruleset's first "
+            "player count).",
         ),
     ] = None,
     games: Annotated[
@@ -276,8 +277,8 @@ def simulate(
     except RulesetError as exc:
         common.fail(str(exc))
     n = players if players is not None else rules.players[0]
-    if n not in rules.players:
-        allowed = " or ".join(str(p) for p in rules.players)
+    if n not in rules.seats():
+        allowed = " or ".join(str(p) for p in rules.seats())
         raise _usage(f"ruleset {rules.name!r} is played by {allowed} players, not {n}", "--players")
     bots = tuple(b.strip().lower() for b in (bot or ["greedy"]))
     for b in bots:

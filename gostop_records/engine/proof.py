@@ -125,6 +125,12 @@ class HandFacts:
     shakes: tuple[int, ...]
     bombs: tuple[int, ...]
     carry: int = 1
+    seats: tuple[int, ...] = ()  # the seats that played the hand; empty = every seat
+
+    def losers(self) -> list[int]:
+        """The seats that played the hand and did not win it, in seat order."""
+        seats = self.seats or range(len(self.piles))
+        return [s for s in seats if s != self.winner]
 
 
 class Proof(msgspec.Struct, frozen=True, gc=False):
