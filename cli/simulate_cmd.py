@@ -278,8 +278,11 @@ def simulate(
         common.fail(str(exc))
     n = players if players is not None else rules.players[0]
     if n not in rules.seats():
-        allowed = " or ".join(str(p) for p in rules.seats())
-        raise _usage(f"ruleset {rules.name!r} is played by {allowed} players, not {n}", "--players")
+        allowed = " or ".join(str(p) for p in rules.players)
+        seats = " (or at 4-5 seats, three playing each hand)" if 4 in rules.seats() else ""
+        raise _usage(
+            f"ruleset {rules.name!r} is played by {allowed} players, not {n}{seats}", "--players"
+        )
     bots = tuple(b.strip().lower() for b in (bot or ["greedy"]))
     for b in bots:
         if b not in BOTS:

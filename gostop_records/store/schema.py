@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 #: The schema this version writes.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 Columns = tuple[tuple[str, str], ...]
 
@@ -235,6 +235,40 @@ TABLES: dict[str, Columns] = {
         ("carry", "INTEGER"),
         (DOKBAK_ID, "BOOLEAN"),
     ),
+    # the table around the hand: 4-5 seats, gwang-pali, chips, the draw for the first deal
+    "sitting_out": (
+        ("game_id", "VARCHAR"),
+        ("hand", "INTEGER"),
+        ("seq", "INTEGER"),
+        ("seat", "TINYINT"),
+        ("rule", "VARCHAR"),
+        ("brights_sold", "VARCHAR[]"),
+        ("sale_points", "INTEGER"),
+        ("sale_chips", "INTEGER"),
+    ),
+    "capped_payments": (
+        ("game_id", "VARCHAR"),
+        ("hand", "INTEGER"),
+        ("seq", "INTEGER"),
+        ("payer", "TINYINT"),
+        ("payee", "TINYINT"),
+        ("due", "INTEGER"),
+        ("paid", "INTEGER"),
+        ("shortfall", "INTEGER"),
+        ("cap", "VARCHAR"),
+    ),
+    "seats": (
+        ("game_id", "VARCHAR"),
+        ("seat", "TINYINT"),
+        ("player_id", "VARCHAR"),
+        ("hands_played", "INTEGER"),
+        ("hands_sat_out", "INTEGER"),
+        ("chips_counted", "INTEGER"),
+        ("chips_held", "INTEGER"),
+        ("broke", "BOOLEAN"),
+        ("draw_card", "VARCHAR"),
+        ("first_dealer", "BOOLEAN"),
+    ),
     "issues": (
         ("game_id", "VARCHAR"),
         ("seq", "INTEGER"),
@@ -251,9 +285,19 @@ TABLES: dict[str, Columns] = {
 }
 
 #: Tables whose rows belong to one hand (re-derived per hand on a live append).
-HAND_TABLES = ("hands", "turns", "captures", "transfers", "decisions", "scores", "payouts")
+HAND_TABLES = (
+    "hands",
+    "turns",
+    "captures",
+    "transfers",
+    "decisions",
+    "scores",
+    "payouts",
+    "sitting_out",
+    "capped_payments",
+)
 #: Tables with one set of rows per game (derived again on every change to the game).
-GAME_TABLES = ("games", "issues", "positions")
+GAME_TABLES = ("games", "issues", "positions", "seats")
 #: Columns that tell a game's rows of a table apart, so that a live append can update or
 #: delete single rows. Not constraints: the writer checks that they are unique and falls
 #: back to replacing the rows when they are not. ``issues`` has none.
@@ -266,6 +310,9 @@ KEYS: dict[str, tuple[str, ...]] = {
     "decisions": ("game_id", "hand", "seq"),
     "scores": ("game_id", "hand", "seat"),
     "payouts": ("game_id", "hand", "payer", "payee"),
+    "sitting_out": ("game_id", "hand", "seat"),
+    "capped_payments": ("game_id", "hand", "seq", "payer", "payee"),
+    "seats": ("game_id", "seat"),
     "positions": ("game_id",),
 }
 PROJECTIONS = tuple(TABLES)
@@ -409,10 +456,16 @@ def _v2_to_v3(conn: duckdb.DuckDBPyConnection) -> None:
     adopt(conn)
 
 
+def _v3_to_v4(conn: duckdb.DuckDBPyConnection) -> None:
+    """Version 4 adds the tables of the table around the hand (``sitting_out``,
+    ``capped_payments``, ``seats``); the store derives the rows again after the migration."""
+    _create_projections(conn)
+
+
 Migration = Callable[["duckdb.DuckDBPyConnection"], None]
 
 #: ``from_version -> step`` that upgrades a file from that version to the next.
-MIGRATIONS: dict[int, Migration] = {0: _v0_to_v1, 1: _v1_to_v2, 2: _v2_to_v3}
+MIGRATIONS: dict[int, Migration] = {0: _v0_to_v1, 1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 
 def file_version(conn: duckdb.DuckDBPyConnection) -> int | None:
