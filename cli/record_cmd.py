@@ -60,10 +60,18 @@ __all__ = ["GRAMMAR", "Refused", "Session", "record"]
 #: The commands, as ``help`` and ``--help`` show them.
 GRAMMAR = """\
 deal layout CARD... [hand SEAT CARD...]... [stock CARD...]
-     [bonus CARD...] [dealer SEAT]
+     [bonus CARD...] [dealer SEAT] [out SEAT...]
                       the deal; it starts the hand. A hand or the stock
                       left out (or given as ?) is unknown to the record.
                       `deal` alone asks for each part on the next lines.
+                      At 4 or 5 seats three play: out names those who
+                      sit out by choice (else the dealer and the next two
+                      play)
+sell SEAT CARD...     gwang-pali: a seat sitting out sells the brights in
+                      its hand, after the deal: sell Dan 01G 08G
+chips N...            each seat's chips at the start of the sitting
+draw night|day SEAT CARD...
+                      the cards drawn for the first deal (밤일낮장)
 play CARD [TAKE]      a hand card; TAKE is the layout card it takes when
                       two of its month lie there (asked for when left out)
 flip CARD [TAKE]      the card turned from the stock
@@ -86,7 +94,7 @@ help | quit           these lines; stop (every entry is already saved)"""
 CARD_HELP = (
     "CARD: a month 01..12 and a kind (G bright, A animal, R ribbon, J1/J2 junk,\n"
     f"      D double junk): 01G, 9a, 11d; bonus cards {', '.join(BONUS_CODES[:3])} ...\n"
-    "SEAT: a seat number (0, 1, 2) or a player's name."
+    "SEAT: a seat number (0, 1, 2 ...) or a player's name."
 )
 
 _UNKNOWN = ("?", "unknown", "-")

@@ -204,6 +204,16 @@ def render_game(
                 and s == (h.decider if h.phase in (Phase.CUP, Phase.DECIDE) else h.turn_seat)
                 else " "
             )
+            if s not in h.order:
+                sold = [
+                    c
+                    for hand, seat, cards in game.sales
+                    if (hand, seat) == (h.hand_no, s)
+                    for c in cards
+                ]
+                what = f"; sold {p.cards(sold)}" if sold else ""
+                out.append(f"  {p(seat_name(players, s), bold=True)}  sits out this hand{what}")
+                continue
             out.append(f"{mark} {p(seat_name(players, s), bold=True)}")
             out.append(f"    hand    {_hand_text(h, s, p)}")
             groups = [f"{label} {p.cards(got)}" for label, got in words.pile_groups(h, s)]
@@ -224,7 +234,7 @@ def render_game(
                     flags.append(f"{n} {word}")
             if flags:
                 out.append(f"    counts  {', '.join(flags)}")
-    if game.results or game.payments:
+    if game.results or game.payments or game.hand_dues:
         ledger = game.ledger()
         paid = game.recorded_ledger()
         cells = [
@@ -232,6 +242,9 @@ def render_game(
             for s in range(len(players))
         ]
         out.append("ledger  " + " | ".join(cells))
+    held = game.holdings()
+    if held is not None:
+        out.append("chips   " + " | ".join(f"{_who(players, s)} {c}" for s, c in enumerate(held)))
     if last is not None:
         out.append(f"event   seq {last.seq}: {describe_event(last.event, players, p)}")
     return "\n".join(out)
