@@ -37,6 +37,7 @@ GROUP_TITLES: tuple[str, ...] = (
     "Instant payments",
     "Go / Stop",
     "Settlement",
+    "Seats and chips",
 )
 _TURN_FIELDS: dict[str, str] = {
     **dict.fromkeys(
@@ -67,6 +68,7 @@ _TURN_FIELDS: dict[str, str] = {
     "cup_transferable": "September cup",
     **dict.fromkeys(("last_turn_exceptions", "last_turn_auto_stop"), "Last turn"),
     **dict.fromkeys(("target_2p", "target_3p"), "Go / Stop"),
+    **dict.fromkeys(("sit_out", "chip_limit", "end_when_broke", "first_dealer"), "Seats and chips"),
 }
 
 

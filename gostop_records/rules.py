@@ -150,6 +150,8 @@ class GoBak(enum.StrEnum):
     NONE = "none"  # nothing extra (both source documents)
     DOUBLE = "double"  # twice (standard matgo)
     PAYS_FOR_ALL = "pays_for_all"  # dokbak: pays every loser's share, the others pay nothing
+    # both: the Go caller's own share doubles, then they pay every loser's (GoStopCalculator)
+    DOUBLE_PAYS_FOR_ALL = "double_pays_for_all"
 
 
 class NagariCarry(enum.StrEnum):

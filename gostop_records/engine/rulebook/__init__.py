@@ -49,6 +49,7 @@ from .multipliers import (
     Loser,
     Multiplier,
 )
+from .seats import GWANG_PALI
 
 __all__ = [
     "ANIMALS",
@@ -68,6 +69,7 @@ __all__ = [
     "GO_BAK",
     "GO_BONUS",
     "GWANG_BAK",
+    "GWANG_PALI",
     "HAND_FOUR",
     "HONGDAN",
     "INSTANTS",
@@ -105,7 +107,7 @@ __all__ = [
 FACTORS: tuple[Rule, ...] = (GO_BONUS, *MULTIPLIERS, DOKBAK, INSTANT_WIN_MULTIPLIERS, STAKE)
 
 #: Every rule, each exactly once.
-RULES: tuple[Rule, ...] = (*COMBINATIONS, CUP, *FACTORS, *INSTANTS)
+RULES: tuple[Rule, ...] = (*COMBINATIONS, CUP, *FACTORS, *INSTANTS, GWANG_PALI)
 
 BY_ID: dict[str, Rule] = {r.id: r for r in RULES}
 
@@ -173,4 +175,5 @@ def describe(rules: Ruleset | None = None) -> dict[str, Any]:
         "combinations": [c.describe(rules) for c in (*COMBINATIONS, CUP)],
         "factors": [f.describe(rules) for f in FACTORS],
         "instants": [i.describe(rules) for i in INSTANTS],
+        "sales": [GWANG_PALI.describe(rules)],
     }

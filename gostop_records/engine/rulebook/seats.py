@@ -13,13 +13,17 @@ first dealer is chosen by lot or by drawing cards (``first_dealer``, 밤일낮�
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ... import cards as C
 from ...rules import ChipLimit, Ruleset, SitOut
+from .base import Rule
 
 __all__ = [
+    "GWANG_PALI",
     "HAND_PLAYERS",
     "Capped",
+    "GwangPali",
     "cap_dues",
     "dealer_by_draw",
     "sale_points",
@@ -33,6 +37,33 @@ HAND_PLAYERS = 3
 
 Due = tuple[int, int, int, int, str]  # payer, payee, points, chips, reason
 Capped = tuple[int, int, int, int, str]  # payer, payee, due chips, paid chips, cap
+
+
+class GwangPali(Rule):
+    """Gwang-pali: at 4 or 5 seats a seat sitting out sells the brights in its hand for
+    ``gwang_price`` points each, paid by every player of the hand (a ``payment_due`` with
+    reason ``gwang_pali``); never multiplied."""
+
+    __slots__ = ()
+    kind = "sale"
+    id = "gwang_pali"
+    name = "gwang-pali"
+    ref = "GoStopCalculator CalculateSellScoreUseCase"
+    group = "Seats and chips"
+    settings = ("gwang_price",)
+
+    def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
+        if setting != "gwang_price":
+            return None
+        if not value:
+            return "no gwang-pali (gwang_price = 0)"
+        return f"gwang-pali at {value} points a bright from each player of the hand"
+
+    def absent(self, rules: Ruleset) -> str | None:
+        return None if rules.gwang_price else "gwang-pali (gwang_price = 0)"
+
+
+GWANG_PALI = GwangPali()
 
 
 def turn_order(seats: int, dealer: int) -> list[int]:
