@@ -127,13 +127,13 @@ def _score_text(h: HandState, seat: int) -> str:
 
 
 def render_scores(game: GameState, paint: Painter | None = None) -> str:
-    """Every seat's score on one line: ``scores  Ann 3 (...) | Ben 0``."""
+    """Every playing seat's score on one line: ``scores  Ann 3 (...) | Ben 0``."""
     p = paint or Painter()
     h = game.hand
     if h is None:
         return "scores  (no hand yet)"
     parts = []
-    for s in range(h.players):
+    for s in sorted(h.order):
         gos = f" {h.go_count[s]} Go" if h.go_count[s] else ""
         parts.append(f"{p(_who(game.players, s), bold=True)} {_score_text(h, s)}{gos}")
     return "scores  " + " | ".join(parts)

@@ -319,6 +319,27 @@ def test_the_sitting_ends_when_a_player_has_nothing_left() -> None:
     assert g.finished and g.waiting().kind in ("over", "pay")
 
 
+@pytest.mark.parametrize(
+    ("limit", "start", "due", "balances", "cap"),
+    [
+        # p2p-gostop settle.json M2-cap-loser-balance: 57,600 due, the loser holds 20,000
+        ("holdings", [100_000, 20_000], 57_600, [120_000, 0], "loser_holdings"),
+        # M2-limited-liability: the winner holds 5,000, 7 points x 1,000 due
+        ("limited_liability", [5_000, 100_000], 7_000, [10_000, 95_000], "winner_holdings"),
+        # M2-no-cap-needed: without limited liability the winner's balance does not matter
+        ("holdings", [100, 100_000], 7_000, [7_100, 93_000], None),
+    ],
+)
+def test_p2p_settle_caps(
+    limit: str, start: list[int], due: int, balances: list[int], cap: str | None
+) -> None:
+    held = list(start)
+    dues, capped = SEATS.cap_dues(rules(chip_limit=limit), [(1, 0, 7, due, "stop")], held, start)
+    paid = balances[0] - start[0]
+    assert held == balances and dues == [(1, 0, 7, paid, "stop")]
+    assert capped == ([] if cap is None else [(1, 0, due, paid, cap)])
+
+
 def test_chips_are_counted_once_before_the_first_hand() -> None:
     rs = rules(chip_limit="holdings")
     g = start(rs, 3)
@@ -528,3 +549,17 @@ def test_the_store_keeps_who_sat_out_what_was_sold_and_the_chips(tmp_path: Path)
         caps = [e for e in log if type(e) is E.PaymentCapped]
         got = s.conn.execute("SELECT count(*), sum(shortfall) FROM capped_payments").fetchone()
         assert got == (len(caps), sum(e.due - e.paid for e in caps))
+
+
+def test_a_version_3_store_gains_the_tables_and_their_rows(tmp_path: Path) -> None:
+    path = tmp_path / "v3.duckdb"
+    game = play_game(GameSpec(rules(gwang_price=5), 4, hands=2, seed=3))
+    with Store(path) as s:
+        assert s.import_envelopes(game).ok
+        for table in ("sitting_out", "capped_payments", "seats"):
+            s.conn.execute(f"DROP TABLE {table}")
+        s.conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    with Store(path) as s:
+        assert s.conn.execute("SELECT count(*) FROM seats").fetchone() == (4,)
+        assert s.conn.execute("SELECT count(*) FROM sitting_out").fetchone() == (2,)
+        assert s.verify().ok

@@ -364,7 +364,7 @@ def _brights_sold(g: GameState, ev: E.BrightsSold, inplace: bool) -> tuple[GameS
                 f"{', '.join(C.codes(mask & ~block))} not in seat {ev.seat}'s hand (the "
                 "sitters' hands lie under the stock)",
             )
-    elif mask & (h.seen | h.layout):
+    elif mask & h.seen:  # the hands, the layout and the bonus cards the record knows
         raise _illegal("gwang_pali", f"{', '.join(C.codes(mask & h.seen))} is dealt to the play")
     pts = SEATS.sale_points(rules, ev.cards)
     dues = [(p, ev.seat, pts, pts * g.stake, "gwang_pali") for p in sorted(h.order)]
