@@ -473,7 +473,7 @@ def record(
             "-r",
             metavar="NAME|FILE",
             help="A preset (cardavia, gamerules, matgo, gostop3) or a ruleset file; "
-            "default matgo for 2 players, gostop3 for 3.",
+            "default matgo for 2 players, gostop3 for 3 to 5.",
         ),
     ] = None,
     stake: Annotated[int, typer.Option("--stake", min=0, help="Chips per point.")] = 1,
@@ -612,7 +612,7 @@ def record(
         else:
             assert players is not None
             names = [n.strip() for n in players.split(",") if n.strip()]
-            rules = ruleset or ("gostop3" if len(names) == 3 else "matgo")
+            rules = ruleset or ("gostop3" if len(names) >= 3 else "matgo")
             rec = RecordingSession.start(
                 sink, names, rules, stake=stake, game_id=gid, by=by, venue=venue, signer=signer
             )

@@ -14,6 +14,7 @@ from gostop_cli.app import app
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from record_helpers import command_of
+from service_helpers import KEY, auth, service_client
 from typer.testing import CliRunner
 
 from gostop_records import cards as C
@@ -563,3 +564,27 @@ def test_a_version_3_store_gains_the_tables_and_their_rows(tmp_path: Path) -> No
         assert s.conn.execute("SELECT count(*) FROM seats").fetchone() == (4,)
         assert s.conn.execute("SELECT count(*) FROM sitting_out").fetchone() == (2,)
         assert s.verify().ok
+
+
+def test_the_service_takes_four_seats_and_a_sale(tmp_path: Path) -> None:
+    deck = deck_with(SELLER_HAND)
+    d = deal(table_for(GWANG, 4), deck, 0, [0, 1, 2])
+    layout = " ".join(C.CODES[i] for i in d.layout)
+    with service_client(tmp_path / "s.duckdb") as c:
+        body = {"players": NAMES[:4], "ruleset": {"base": "gostop3", "gwang_price": 5}}
+        r = c.post("/api/games", json=body, headers=auth(KEY))
+        assert r.status_code == 201, r.text
+        game = r.json()
+        six = {"players": [*NAMES, "Fay"], "ruleset": "gostop3"}
+        assert c.post("/api/games", json=six, headers=auth(KEY)).status_code == 400
+        url = f"/api/games/{game['game_id']}/entries"
+        token = auth(game["recorder_token"])
+        version = game["version"]
+        for line in (f"deal layout {layout}", "sell Dan 01G 08G"):
+            r = c.post(url, json={"entry": line, "expected_version": version}, headers=token)
+            assert r.status_code == 201, r.text
+            version = r.json()["version"]
+        types = [e["event"]["type"] for e in r.json()["events"]]
+        assert types == ["brights_sold", "payment_due", "payment_due", "payment_due"]
+        r = c.post(url, json={"entry": "Dan play 02J1", "expected_version": version}, headers=token)
+        assert r.status_code in (400, 409, 422) and "sits out" in r.text
