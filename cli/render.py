@@ -213,6 +213,10 @@ def render_game(
                 ]
                 what = f"; sold {p.cards(sold)}" if sold else ""
                 out.append(f"  {p(seat_name(players, s), bold=True)}  sits out this hand{what}")
+                if sold:
+                    price, payers = game.rules.gwang_price, sorted(h.order)
+                    proof = words.sale_proof(players, s, sold, price, game.stake, payers)
+                    out.append(f"    sale    {proof}")
                 continue
             out.append(f"{mark} {p(seat_name(players, s), bold=True)}")
             out.append(f"    hand    {_hand_text(h, s, p)}")

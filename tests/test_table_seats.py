@@ -480,6 +480,7 @@ def test_record_cli_shows_who_sits_out_and_the_chips_held(tmp_path: Path) -> Non
     )
     assert result.exit_code == 0, result.output
     assert "Dan (seat 3)  sits out this hand; sold 01G 08G" in result.output
+    assert "2 x 5 = 10 points x stake 1 = 10 chips from each of Ann, Ben, Cho" in result.output
     assert "chips   Ann 90 | Ben 90 | Cho 90 | Dan 70" in result.output
     assert "sitting out this hand (in turn order from the dealer): Dan" in result.output
 
