@@ -248,6 +248,16 @@ def simulate(
         typer.Option("--db", metavar="FILE", help="Import the games into this DuckDB store."),
     ] = None,
     stake: Annotated[int, typer.Option("--stake", metavar="N", min=1, help="Chips per point.")] = 1,
+    chips: Annotated[
+        int | None,
+        typer.Option(
+            "--chips",
+            metavar="N",
+            min=0,
+            help="Chips each player brings, counted before the first hand (default: none, "
+            "or 50 points' worth when the ruleset limits payments by chips).",
+        ),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the summary as JSON on stdout.")
     ] = False,
@@ -290,7 +300,7 @@ def simulate(
     if len(bots) > n:
         raise _usage(f"{len(bots)} bots for {n} players: give at most one per seat", "--bot")
 
-    specs = list(game_specs(rules, n, games, hands, seed, bots, stake))
+    specs = list(game_specs(rules, n, games, hands, seed, bots, stake, chips))
     per_game = 1 if rules.single_hand else hands
     summary = RunSummary(specs[0].seat_bots())
     bar = Progress(games * per_game, sys.stderr, progress)

@@ -589,3 +589,42 @@ def test_the_service_takes_four_seats_and_a_sale(tmp_path: Path) -> None:
         assert types == ["brights_sold", "payment_due", "payment_due", "payment_due"]
         r = c.post(url, json={"entry": "Dan play 02J1", "expected_version": version}, headers=token)
         assert r.status_code in (400, 409, 422) and "sits out" in r.text
+
+
+def test_simulated_sittings_count_chips_and_end_when_a_player_is_broke(tmp_path: Path) -> None:
+    rs = rules(gwang_price=3, chip_limit="limited_liability", end_when_broke=True)
+    for seed in range(3):
+        spec = GameSpec(rs, 4, hands=40, seed=seed, chips=40)
+        assert spec.id().endswith(f"-c40-{seed}")
+        p = project(play_game(spec))
+        assert p.ok, p.issues
+        g = p.game
+        assert g is not None and g.broke and g.finished and len(g.results) < 40
+        held = g.holdings()
+        assert held is not None and min(held) == 0 and sum(held) == 160
+        # every payment recorded is what the chips let through: nothing is left unpaid
+        assert g.pending_dues() == [] and g.recorded_ledger() == g.ledger()
+    # a ruleset that limits payments by chips has them counted even when not given
+    assert GameSpec(rules(chip_limit="holdings"), 3, stake=2).counted_chips() == 100
+    out = tmp_path / "sims"
+    result = runner.invoke(
+        app,
+        [
+            "simulate",
+            "--players",
+            "3",
+            "--ruleset",
+            "gostop3",
+            "--chips",
+            "30",
+            "--games",
+            "1",
+            "--hands",
+            "2",
+            "--out",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    (log,) = out.glob("*.jsonl")
+    assert [e.event for e in L.read_log(log)][1] == E.ChipsCounted(chips=[30, 30, 30])

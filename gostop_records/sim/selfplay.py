@@ -26,7 +26,7 @@ from ..engine.actions import legal_actions
 from ..engine.game import GameState, apply_game, start_game
 from ..engine.rulebook import seats as SEATS
 from ..engine.state import Phase
-from ..rules import FirstDealer, Ruleset, SitOut
+from ..rules import ChipLimit, FirstDealer, Ruleset, SitOut
 from .bots import Bot, make_bot
 from .dealer import SplitMix64, deal, shuffled_deck
 
@@ -44,6 +44,8 @@ __all__ = [
 CODES = C.CODES
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 DEFAULT_BOT = "greedy"
+#: Points' worth of chips each seat brings when the ruleset needs chips counted.
+DEFAULT_CHIPS = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +62,16 @@ class GameSpec:
     bots: tuple[str, ...] = (DEFAULT_BOT,)
     stake: int = 1
     game_id: str | None = None
+    chips: int | None = None  # each seat's chips, counted before the first hand
+
+    def counted_chips(self) -> int | None:
+        """The chips each seat brings: ``chips``, else when the ruleset limits payments by
+        chips (or ends a sitting on them) :data:`DEFAULT_CHIPS` points' worth."""
+        if self.chips is not None:
+            return self.chips
+        if self.rules.chip_limit is not ChipLimit.NONE or self.rules.end_when_broke:
+            return DEFAULT_CHIPS * self.stake
+        return None
 
     def seat_bots(self) -> list[str]:
         """The bot of every seat."""
@@ -82,7 +94,8 @@ class GameSpec:
         seats = self.seat_bots()
         tag = "" if all(b == DEFAULT_BOT for b in seats) else "-" + "-".join(seats)
         stake = f"-x{self.stake}" if self.stake != 1 else ""
-        return f"sim-{self.rules.name}-{self.players}p{tag}{stake}-{self.seed}"
+        chips = f"-c{self.chips}" if self.chips is not None else ""
+        return f"sim-{self.rules.name}-{self.players}p{tag}{stake}{chips}-{self.seed}"
 
 
 def _actor(gs: GameState) -> int:
@@ -110,6 +123,11 @@ def play_payloads(spec: GameSpec) -> Iterator[tuple[int | None, Any]]:
         for s, name in enumerate(spec.seat_bots())
     ]
     dealer = rng.below(n)
+    chips = spec.counted_chips()
+    if chips is not None:
+        counted = E.ChipsCounted(chips=[chips] * n)
+        gs, _ = apply_game(gs, counted)
+        yield None, counted
     # the table around the hand draws from streams of its own, so that 2 and 3 seats deal
     # as before these rules existed
     if rules.first_dealer is FirstDealer.DRAW:
@@ -156,6 +174,11 @@ def play_payloads(spec: GameSpec) -> Iterator[tuple[int | None, Any]]:
                 yield h, ev
                 if type(ev) is E.PaymentDue:
                     dues.append(ev)
+        if gs.chips is not None:  # what the chips on the table let through
+            dues = [
+                E.PaymentDue(payer=d[1], payee=d[2], points=d[3], chips=d[4], reason=d[5])  # type: ignore[arg-type]
+                for d in gs.pending_dues()
+            ]
         for due in dues:
             if due.chips:
                 pay = E.PaymentRecorded(payer=due.payer, payee=due.payee, chips=due.chips)
@@ -233,10 +256,11 @@ def game_specs(
     seed: int,
     bots: Sequence[str] = (DEFAULT_BOT,),
     stake: int = 1,
+    chips: int | None = None,
 ) -> Iterator[GameSpec]:
     """The specs of a run: game ``k`` (from 0) uses seed ``seed + k``."""
     for k in range(games):
-        yield GameSpec(rules, players, hands, seed + k, tuple(bots), stake)
+        yield GameSpec(rules, players, hands, seed + k, tuple(bots), stake, chips=chips)
 
 
 def game_start(seed: int) -> datetime:
