@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_support import CHROMIUM
 from gostop_cli.app import app
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from record_helpers import command_of
-from service_helpers import KEY, auth, service_client
+from service_helpers import KEY, Server, auth, service_client
 from typer.testing import CliRunner
 
 from gostop_records import cards as C
@@ -628,3 +629,26 @@ def test_simulated_sittings_count_chips_and_end_when_a_player_is_broke(tmp_path:
     assert result.exit_code == 0, result.output
     (log,) = out.glob("*.jsonl")
     assert [e.event for e in L.read_log(log)][1] == E.ChipsCounted(chips=[30, 30, 30])
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed")
+def test_the_live_table_says_who_sits_out(tmp_path: Path, browser: Any) -> None:
+    with Server(tmp_path / "s.duckdb") as server:
+        body = {"players": NAMES[:4], "ruleset": {"base": "gostop3", "gwang_price": 5}}
+        game = server.http.post("/api/games", json=body, headers=auth(KEY)).json()
+        v = game["version"]
+        r = server.http.post(
+            f"/api/games/{game['game_id']}/entries",
+            json={"entry": "deal layout 01J1 02J1 03J1 04J1 05J1 06J1", "expected_version": v},
+            headers=auth(game["recorder_token"]),
+        )
+        assert r.status_code == 201, r.text
+        page = browser.new_page()
+        try:
+            page.goto(f"{server.url}/games/{game['game_id']}")
+            held = page.locator("section.seat[data-seat='3'] .held")
+            held.wait_for()
+            assert held.inner_text() == "sits out this hand"
+            assert page.locator("section.seat[data-seat='0'] .held").inner_text() == "7 in hand"
+        finally:
+            page.close()
