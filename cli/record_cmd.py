@@ -361,7 +361,16 @@ class Session:
         if not layout:
             raise Refused("the deal needs the face-up layout")
         hands: list[list[str] | None] = []
+        h = g.hand
+        playing = (
+            notation.hand_started(g, dealer).order
+            if rec.needs_hand_start() or h is None
+            else h.order
+        )
         for s, pl in enumerate(players):
+            if s not in playing:  # at 4-5 seats: sits this hand out, dealt nothing
+                hands.append(None)
+                continue
             a = self.ask(f"{pl.name}'s hand (seat {s}; enter = unknown): ")
             hands.append(_cards(a.replace(",", " ").split()) if a and a not in _UNKNOWN else None)
         a = self.ask("stock, top card first (enter = unknown): ")
