@@ -6,6 +6,7 @@ before it existed (``rules.ADDED_FIELDS``), so the presets keep their hashes."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -652,3 +653,37 @@ def test_the_live_table_says_who_sits_out(tmp_path: Path, browser: Any) -> None:
             assert page.locator("section.seat[data-seat='0'] .held").inner_text() == "7 in hand"
         finally:
             page.close()
+
+
+def test_the_audit_explains_a_disputed_sale_by_the_price(tmp_path: Path) -> None:
+    """A seller paid double: the audit computes the sale and names gwang_price = 10."""
+    spec = next(
+        s
+        for s in (GameSpec(GWANG, 4, hands=1, seed=k) for k in range(30))
+        if any(type(p) is E.BrightsSold for _, p in play_payloads(s))
+    )
+    payloads = list(play_payloads(spec))
+    (sale,) = [p for _, p in payloads if type(p) is E.BrightsSold]
+    changed, out = False, []
+    for _, p in payloads:
+        if type(p) is E.PaymentRecorded and p.payee == sale.seat and not changed:
+            p, changed = E.PaymentRecorded(payer=p.payer, payee=p.payee, chips=p.chips * 2), True
+        out.append(p)
+    log = tmp_path / "sale.jsonl"
+    L.write_log(log, _envelopes("sale", out))
+    result = runner.invoke(app, ["audit", str(log), "--json"])
+    assert result.exit_code == 1
+    (hand,) = json.loads(result.stdout)["hands"]
+    (differs,) = [p for p in hand["payments"] if p["status"] == "differs"]
+    assert differs["payee"] == sale.seat and differs["computed"] == 5 * len(sale.cards)
+    first = differs["explanations"][0]["changes"]
+    assert first == [
+        {
+            "setting": "gwang_price",
+            "value": 10,
+            "pinned": 5,
+            "text": "gwang-pali at 10 points a bright from each player of the hand",
+            "pinned_text": "gwang-pali at 5 points a bright from each player of the hand "
+            "(gwang_price = 5)",
+        }
+    ]

@@ -125,6 +125,7 @@ AUDITED: tuple[Rule, ...] = (
     NAGARI_CARRY,
     *INSTANTS,
     INSTANT_WIN_MULTIPLIERS,
+    GWANG_PALI,
     STAKE,
 )
 

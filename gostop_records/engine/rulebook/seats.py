@@ -12,12 +12,12 @@ first dealer is chosen by lot or by drawing cards (``first_dealer``, 밤일낮�
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ... import cards as C
 from ...rules import ChipLimit, Ruleset, SitOut
-from .base import Rule
+from .base import AuditContext, Candidate, Rule, ints
 
 __all__ = [
     "GWANG_PALI",
@@ -52,11 +52,23 @@ class GwangPali(Rule):
     group = "Seats and chips"
     settings = ("gwang_price",)
 
+    def points(self, rules: Ruleset, brights: int) -> int:
+        """What each player of the hand pays for a sale of ``brights`` brights."""
+        return brights * rules.gwang_price
+
+    def brights(self, rules: Ruleset, points: int) -> int:
+        """The brights a sale of ``points`` a player sold."""
+        return points // rules.gwang_price if rules.gwang_price else 0
+
+    def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
+        if any(ev.reason == self.id for ev in ctx.instants):
+            yield from ints(ctx.rules, "gwang_price", range(1, 11))
+
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
         if setting != "gwang_price":
             return None
         if not value:
-            return "no gwang-pali (gwang_price = 0)"
+            return "no gwang-pali (a seat sitting out sells no bright)"
         return f"gwang-pali at {value} points a bright from each player of the hand"
 
     def absent(self, rules: Ruleset) -> str | None:
@@ -111,7 +123,7 @@ def seller_block(stock: Sequence[int], sat_out: Sequence[int], seat: int, hand: 
 
 def sale_points(rules: Ruleset, cards: Sequence[str]) -> int:
     """What each player of the hand pays a seller of these brights, in points."""
-    return len(cards) * rules.gwang_price
+    return GWANG_PALI.points(rules, len(cards))
 
 
 def check_sale(cards: Sequence[str]) -> int:
