@@ -3,14 +3,17 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# cli/ is installed as gostop_cli, so an editable install goes through setuptools' import
+# finder, which says so in an informational notice; set-up prints nothing but errors.
+PIP := PYTHONWARNINGS="ignore:Editable installation:UserWarning" $(BIN)/pip
 
 .PHONY: demo test lint bench bench-quick stress schemas clean
 
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	@$(PYTHON) -m venv $(VENV)
+	@$(PIP) install --quiet --upgrade pip
+	@$(PIP) install --quiet -e '.[dev]'
+	@touch $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/gostop demo
@@ -28,12 +31,12 @@ schemas: $(STAMP)
 	$(BIN)/gostop schema --out schemas
 
 bench: $(STAMP)
-	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	$(PIP) install --quiet -e '.[dev,bench]'
 	$(BIN)/python -m bench --archive
 	$(BIN)/python -m bench --bots
 
 bench-quick: $(STAMP)
-	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	$(PIP) install --quiet -e '.[dev,bench]'
 	$(BIN)/python -m bench --quick
 
 stress: $(STAMP)

@@ -126,6 +126,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.million:
         step("queries on 1,000,000 hands")
         figures += runs.million_figures(work, ROOT / "samples" / "queries")
+        step("the reading pages on 1,000,000 hands")
+        from .pages import page_figures
+
+        figures += page_figures(work / "million.duckdb")
 
     step("replay beside python-chess (round 3)")
     rounds.round()

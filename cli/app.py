@@ -17,6 +17,7 @@ from . import (
     common,
     db_cmd,
     demo_cmd,
+    games_cmd,
     keys_cmd,
     play_cmd,
     record_cmd,
@@ -45,6 +46,7 @@ app.add_typer(archive_cmd.app, name="archive")
 app.command("schema")(schema_cmd.schema)
 app.command("demo")(demo_cmd.demo)
 app.command("record")(record_cmd.record)
+app.command("games")(games_cmd.games)
 app.command("replay")(replay_cmd.replay)
 app.command("play")(play_cmd.play)
 app.command("validate")(validate_cmd.validate)

@@ -12,7 +12,7 @@ import decimal
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
@@ -35,6 +35,7 @@ __all__ = [
     "cell",
     "cell_text",
     "color_enabled",
+    "console",
     "echo",
     "error_message",
     "fail",
@@ -69,15 +70,48 @@ class LineReader:
         stream: IO[str] | None,
         interactive: bool,
         echo: Callable[[str], None] | None = None,
+        lines: Callable[[], Sequence[str]] | None = None,
     ) -> None:
         self.stream = stream
         self.interactive = interactive
         self.echo = echo
         self.line_no = 0
+        #: The lines that can be entered now (commands, legal entries): Tab completes them.
+        self.lines = lines
+        self._matches: list[str] = []
+        self._completing = False
+
+    def _install_completion(self) -> None:
+        self._completing = True
+        try:
+            import readline
+        except ImportError:  # no line editing here: no completion either
+            return
+        readline.set_completer_delims(" \t")
+        readline.parse_and_bind("tab: complete")
+        readline.set_completer(self._complete)
+
+    def _complete(self, word: str, state: int) -> str | None:
+        """readline's completer: the ``state``-th word that can be typed here."""
+        if state == 0:
+            import readline
+
+            from gostop_records.notation import complete
+
+            before = readline.get_line_buffer()[: readline.get_begidx()]
+            try:
+                self._matches = complete(self.lines() if self.lines else [], before, word)
+            except Exception:  # a completer must never break the prompt
+                self._matches = []
+        if state < len(self._matches):
+            return self._matches[state] + (" " if len(self._matches) == 1 else "")
+        return None
 
     def read(self, prompt: str) -> str | None:
         """The next line without its line end; None at the end of the input (or Ctrl-D)."""
         self.line_no += 1
+        if self.interactive and self.lines is not None and not self._completing:
+            self._install_completion()
         if self.interactive:
             try:
                 return input(prompt)
@@ -110,6 +144,23 @@ def style(text: str, *, fg: str | None = None, bold: bool = False, stream: Any =
     if not color_enabled(stream):
         return text
     return typer.style(text, fg=fg, bold=bold)
+
+
+def console(stderr: bool = False) -> Any:
+    """A rich console on stdout (or stderr) as wide as the terminal, coloured unless
+    ``NO_COLOR`` says not; what prints tables and progress bars for people."""
+    import shutil
+
+    from rich.console import Console
+
+    size = shutil.get_terminal_size()
+    return Console(
+        stderr=stderr,
+        width=size.columns,
+        height=size.lines,
+        no_color=bool(os.environ.get("NO_COLOR")),
+        highlight=False,
+    )
 
 
 def echo(text: str = "") -> None:
@@ -164,6 +215,9 @@ class GostopGroup(TyperGroup):
     Usage errors are raised while parsing, as click exceptions, and keep their exit code 2.
     """
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, bare_options(args))
+
     def invoke(self, ctx: Any) -> Any:
         _SOURCE.clear()
         try:
@@ -174,6 +228,24 @@ class GostopGroup(TyperGroup):
             quiet_broken_pipe()
         except OSError as exc:
             fail(_describe_os_error(exc))
+
+
+#: Options whose value may be left out (click cannot say so through typer): a bare one means
+#: "the obvious one", passed on as an empty value (``record --resume``: the unfinished game).
+BARE_OPTIONS = ("--resume",)
+
+
+def bare_options(args: list[str]) -> list[str]:
+    """``args`` with an empty value after each of :data:`BARE_OPTIONS` given without one."""
+    out: list[str] = []
+    for k, a in enumerate(args):
+        out.append(a)
+        if a == "--":
+            return out + args[k + 1 :]
+        nxt = args[k + 1] if k + 1 < len(args) else None
+        if a in BARE_OPTIONS and (nxt is None or nxt.startswith("-")):
+            out.append("")
+    return out
 
 
 def quiet_broken_pipe() -> NoReturn:
@@ -210,9 +282,28 @@ def cell_text(value: Any) -> str:
     return str(cell(value))
 
 
-def print_table(columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
-    """Rows under aligned column heads, and the row count."""
+def print_table(
+    columns: Sequence[str], rows: Sequence[Sequence[Any]], *, noun: str = "row"
+) -> None:
+    """Rows under column heads, and their count: a boxed table (rich) on a terminal, plain
+    aligned text in a pipe or file, so that scripts and tests read stable lines."""
     cells = [[cell_text(v) for v in r] for r in rows]
+    count = f"({len(rows)} {noun}{'s' if len(rows) != 1 else ''})"
+    if sys.stdout.isatty():
+        from rich import box
+        from rich.table import Column, Table
+
+        table = Table(
+            *(Column(c, overflow="fold") for c in columns),  # a narrow screen hides nothing
+            box=box.SIMPLE_HEAD,
+            header_style="bold",
+            caption=count,
+            caption_justify="left",
+        )
+        for r in cells:
+            table.add_row(*r)
+        console().print(table)
+        return
     widths = [len(c) for c in columns]
     for r in cells:
         for i, c in enumerate(r):
@@ -222,7 +313,7 @@ def print_table(columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
     echo("  ".join("-" * w for w in widths))
     for r in cells:
         echo("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
-    echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    echo(count)
 
 
 #: The log (or store and game) the command read its game from: named by every error after.

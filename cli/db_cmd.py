@@ -1,4 +1,4 @@
-"""``gostop db``: the DuckDB store: import logs, query, stats, export, verify, rebuild.
+"""``gostop db``: the DuckDB store: import logs, query, stats, export, report, verify, rebuild.
 
 The store file is ``--db FILE``, else ``$GOSTOP_DB``, else ``gostop.duckdb`` in the current
 folder. One process owns the file at a time (DuckDB's rule), so a second command on the same
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from . import common
+from .progress import Progress
 
 if TYPE_CHECKING:
     from gostop_records.store import ImportProgress
@@ -48,17 +49,22 @@ def _err(text: str) -> None:
 
 
 class _Progress:
-    """Import progress on stderr: every committed batch, and at most twice a second else."""
+    """Import progress on stderr (:class:`~.progress.Progress`): a bar over the files on a
+    terminal; elsewhere a line per committed batch, and at most twice a second else."""
 
     def __init__(self) -> None:
         self.last = 0.0
+        self.bar = Progress("import", None, "file", plain=False)
 
     def __call__(self, p: ImportProgress) -> None:
+        done = f"{p.games} game(s) and {p.events} event(s)"
+        if self.bar.tty:
+            self.bar.update(p.files_done, p.files_total, detail=f"{done} committed")
+            return
         now = time.monotonic()
         if not p.committed and now - self.last < 0.5:
             return
         self.last = now
-        done = f"{p.games} game(s) and {p.events} event(s)"
         read = f"{p.files_done}/{p.files_total} file(s) read"
         if p.committed:
             _err(f"import: committed {done} ({read})")
@@ -114,12 +120,13 @@ def import_(
     """
     from gostop_records.store import Store
 
-    with Store(db) as store:
+    progress = _Progress()
+    with Store(db) as store, progress.bar:
         report = store.import_paths(
             paths,
             strict=not lenient,
             batch_events=batch_events,
-            progress=_Progress(),
+            progress=progress,
             workers=workers,
         )
     if as_json:
@@ -180,7 +187,7 @@ def query(
     Tables: events, games, hands, turns, captures, transfers, decisions, scores, payouts,
     issues.
     Views: v_hand_summary, v_payout_disputes, v_specials, v_specials_by_seat,
-    v_player_ledger, v_events.
+    v_player_ledger, v_player_hands, v_player_gos, v_player_stats, v_events.
     Write "at" and "by" in double quotes (reserved words in SQL).
     SQL that starts with a comment ('--') goes in --file, or after a lone '--'.
     """
@@ -220,6 +227,20 @@ def show_result(result: QueryResult, fmt: str) -> None:
         common.print_table(result.columns, result.rows)
 
 
+@app.command("games", epilog="Example: gostop db games --unfinished")
+def games(
+    db: DbOption = DEFAULT_DB,
+    unfinished: Annotated[
+        bool, typer.Option("--unfinished", help="Only the games that can go on.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """The store's games: players, ruleset, hands, events, where each stands (as gostop games)."""
+    from .games_cmd import games as list_games
+
+    list_games(None, db, unfinished, as_json)
+
+
 @app.command("stats", epilog="Example: gostop db stats --json")
 def stats(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
     """Games, hands, outcomes, average payouts by ruleset and players, specials' frequency."""
@@ -239,9 +260,10 @@ def stats(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
     if s["by_ruleset"]:
         cols = tuple(s["by_ruleset"][0])
         common.print_table(cols, [tuple(r.values()) for r in s["by_ruleset"]])
-    common.echo(
-        "specials (count, per 100 hands): "
-        + ", ".join(f"{k} {v['count']} ({v['per_100_hands']})" for k, v in s["specials"].items())
+    common.print_table(
+        ("special", "count", "per 100 hands"),
+        [(k, v["count"], v["per_100_hands"]) for k, v in s["specials"].items()],
+        noun="special",
     )
 
 
@@ -274,6 +296,29 @@ def export(
         f"exported {report.events} event(s) and {len(report.tables)} table(s) to "
         f"{report.directory} ({report.files} file(s))"
     )
+
+
+@app.command("report", epilog="Example: gostop db report --html club.html")
+def report(
+    html: Annotated[
+        Path,
+        typer.Option(
+            "--html",
+            metavar="FILE",
+            help="Write the report to FILE: one self-contained HTML page (styles and charts "
+            "inside, nothing fetched), to open from the disk or attach to a message.",
+        ),
+    ],
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """The club's report: every player's hands, wins, chips, Gos and specials with charts,
+    the hands by month and ruleset, and the disputed payments (from the player views)."""
+    from gostop_records.store import Store
+    from gostop_records.web.browse_pages import write_report_html
+
+    with Store(db, read_only=True) as store:
+        size = write_report_html(store, html)
+    typer.echo(f"wrote {html} ({size:,} bytes): the club's report of {db}", err=True)
 
 
 @app.command("verify", epilog="Example: gostop db verify --json")

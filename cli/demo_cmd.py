@@ -12,7 +12,11 @@ from gostop_records.games import load_game
 from gostop_records.replay import timeline
 
 from . import common
-from .render import Painter, proof_lines, render_game
+from .progress import Progress
+from .render import Painter, render_game, settlement_lines
+
+#: The steps :func:`~gostop_records.demo.run_demo` announces, which the progress bar counts.
+DEMO_STEPS = 5
 
 DirOption = Annotated[
     Path,
@@ -33,10 +37,9 @@ def demo(folder: DirOption = Path("gostop-demo")) -> None:
     from gostop_records.audit.render import render_audit
     from gostop_records.demo import run_demo
 
-    def progress(msg: str) -> None:
-        print(f"demo: {msg} ...", file=sys.stderr, flush=True)
-
-    r = run_demo(folder, progress=progress)
+    with Progress("demo", DEMO_STEPS, "step", plain=False) as bar:
+        r = run_demo(folder, progress=bar.step)
+        bar.update(DEMO_STEPS, detail="done")
     paint = Painter(common.color_enabled())
     echo = common.echo
 
@@ -61,10 +64,10 @@ def demo(folder: DirOption = Path("gostop-demo")) -> None:
     assert game is not None
     echo(render_game(game, paint=paint, last=tl.envelopes[i]))
     result = game.results[-1] if game.results else None
-    proof = result.proof() if result is not None else None
-    if proof is not None:
+    lines = settlement_lines(result, game.players, paint) if result is not None else []
+    if lines:
         echo()
-        for line in proof_lines(proof, game.players, paint):
+        for line in lines:
             echo(line)
 
     title("3. a disputed payment, audited")

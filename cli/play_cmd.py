@@ -23,6 +23,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from gostop_records import words
 from gostop_records.engine.settlement import Proof
 from gostop_records.errors import GostopError
 from gostop_records.play import (
@@ -39,7 +40,13 @@ from gostop_records.recorder import Entry, card_code, open_sink
 from gostop_records.sim.bots import BOTS
 
 from . import common
-from .render import Painter, describe_for, proof_lines, render_scores, render_seat_view
+from .render import (
+    Painter,
+    describe_for,
+    render_scores,
+    render_seat_view,
+    settlement_lines,
+)
 
 __all__ = ["PlayLoop", "play"]
 
@@ -102,6 +109,8 @@ class PlayLoop:
         self.refused = 0
         self._summed: set[int] = set()
         self._options: list[Option] = []
+        #: What Tab completes at the prompt being asked (see :meth:`ask`).
+        self.completions: list[str] = []
 
     # --- the loop ------------------------------------------------------------------------
 
@@ -152,8 +161,11 @@ class PlayLoop:
         parse: Callable[[str], T],
         help_text: str,
         show: Callable[[], None] | None = None,
+        choices: Sequence[str] = (),
     ) -> T:
-        """Ask until an answer parses; ``help``, ``show`` and ``quit`` work at every prompt."""
+        """Ask until an answer parses; ``help``, ``show`` and ``quit`` work at every prompt.
+        ``choices``: the answers Tab completes (with those three)."""
+        self.completions = [*choices, "help", "show", "quit"]
         while True:
             line = self.answers.read(question)
             if line is None:
@@ -190,7 +202,11 @@ class PlayLoop:
             t = entry.input.type
             if t == "hand_started":
                 self.out("")
-            self.out(self.say(entry.input.event))
+            said = self.say(entry.input.event)
+            ev = entry.input.event
+            if t == "card_flipped" and words.stays(ev.card, [c.event for c in entry.consequences]):
+                said += f": {words.STAYS}"
+            self.out(said)
             for env in entry.consequences:
                 self.out("  " + self.say(env.event))
                 ended = ended or env.type == "hand_ended"
@@ -212,10 +228,12 @@ class PlayLoop:
             self.out("  " + render_scores(self.ps.game, self.p))
 
     def show_table(self) -> None:
-        self.out(render_seat_view(self.ps.game, HUMAN, paint=self.p))
+        self.out(render_seat_view(self.ps.game, HUMAN, paint=self.p, width=_columns()))
 
     def show_hand(self) -> None:
-        self.out(render_seat_view(self.ps.game, HUMAN, paint=self.p, own_hand=False))
+        self.out(
+            render_seat_view(self.ps.game, HUMAN, paint=self.p, own_hand=False, width=_columns())
+        )
         self.out(self.p("your hand:", bold=True))
         width = max((len(o.label) for o in self._options), default=4)
         for o in self._options:
@@ -236,7 +254,7 @@ class PlayLoop:
         if r.outcome == "stop":
             proof = r.proof()
             if proof is not None:
-                lines = proof_lines(proof, players, self.p)
+                lines = settlement_lines(r, players, self.p)
                 if proof.winner == HUMAN:
                     lines[0] = self.p(
                         f"payout proof: you win with {proof.score.total} points", bold=True
@@ -279,7 +297,8 @@ class PlayLoop:
         def parse(answer: str) -> tuple[Option, str | None]:
             return self.ps.parse_play(answer)
 
-        opt, chosen = self.ask("your card> ", parse, PLAY_HELP, self.show_hand)
+        playable = [o.label for o in self._options]
+        opt, chosen = self.ask("your card> ", parse, PLAY_HELP, self.show_hand, playable)
         if opt.choose and chosen is None:
             chosen = self.choose(opt.card or opt.label, opt.takes)
         self.show([self.ps.play(opt, chosen)])
@@ -304,7 +323,7 @@ class PlayLoop:
                 )
             return code
 
-        return self.ask(f"{card} takes which> ", parse, CHOICE_HELP)
+        return self.ask(f"{card} takes which> ", parse, CHOICE_HELP, None, candidates)
 
     def human_flip(self) -> None:
         card, choices = self.ps.flip_pending()
@@ -327,7 +346,7 @@ class PlayLoop:
                 raise PlayInputError(f"{answer!r}: the cup counts as animal or junk")
             return role
 
-        role = self.ask("cup: animal or junk> ", parse, CUP_HELP)
+        role = self.ask("cup: animal or junk> ", parse, CUP_HELP, None, ("animal", "junk"))
         self.show([self.ps.cup(role)])
 
     def stop_text(self, proof: Proof) -> list[str]:
@@ -364,7 +383,7 @@ class PlayLoop:
                 return "stop"
             raise PlayInputError(f"{answer!r}: answer go or stop")
 
-        choice = self.ask("go or stop> ", parse, DECIDE_HELP)
+        choice = self.ask("go or stop> ", parse, DECIDE_HELP, None, ("go", "stop"))
         self.show([self.ps.go() if choice == "go" else self.ps.stop()])
 
     def ask_another(self) -> bool:
@@ -377,7 +396,7 @@ class PlayLoop:
             raise PlayInputError(f"{answer!r}: answer y or n")
 
         self.out("")
-        return self.ask("another hand? [y/N]> ", parse, ANOTHER_HELP)
+        return self.ask("another hand? [y/N]> ", parse, ANOTHER_HELP, None, ("yes", "no"))
 
 
 # --- the command ------------------------------------------------------------------------------
@@ -498,7 +517,7 @@ def play(
         )
         common.echo(f"seed {s}: the same seed and answers play this game again (--seed {s})")
         common.echo(f"recording game {ps.game_id} in {ps.location}")
-        common.echo("type help at any prompt for the answers it takes")
+        common.echo("type help at any prompt for the answers it takes; Tab completes them")
         loop = PlayLoop(
             ps,
             common.LineReader(sys.stdin, interactive, common.echo),
@@ -507,6 +526,7 @@ def play(
             paint=paint,
             err_paint=Painter(common.color_enabled(sys.stderr)),
         )
+        loop.answers.lines = lambda: loop.completions  # Tab completes the prompt's answers
         try:
             how = loop.run()
         except KeyboardInterrupt:
@@ -517,6 +537,13 @@ def play(
         raise typer.Exit(130)
     if how == "input_ended" and not interactive:
         common.fail("the answers ran out before the game ended")
+
+
+def _columns() -> int | None:
+    """The terminal's width, which long table lines wrap at; None in a pipe (one line)."""
+    import shutil
+
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
 
 
 def _farewell(ps: PlaySession, how: str, in_store: bool) -> None:

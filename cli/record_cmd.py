@@ -37,7 +37,7 @@ import msgspec
 import typer
 
 from gostop_records import events as E
-from gostop_records import notation
+from gostop_records import notation, words
 from gostop_records.cards import BONUS_CODES
 from gostop_records.engine.state import Phase
 from gostop_records.errors import GostopError, NoSpaceError
@@ -52,7 +52,14 @@ from gostop_records.recorder import (
 from gostop_records.signing import SigningKey, game_key, read_key_file
 
 from . import common
-from .render import Painter, describe_event, proof_lines, render_game, render_layout, render_scores
+from .render import (
+    Painter,
+    describe_event,
+    render_game,
+    render_layout,
+    render_scores,
+    settlement_lines,
+)
 from .seal_cmd import seal_lines
 
 __all__ = ["GRAMMAR", "Refused", "Session", "record"]
@@ -98,6 +105,8 @@ CARD_HELP = (
 )
 
 _UNKNOWN = ("?", "unknown", "-")
+#: The session's own commands, as Tab completes them.
+COMMANDS = ("show", "proof", "log", "seal", "help", "quit")
 
 
 class Refused(GostopError):
@@ -205,6 +214,9 @@ class Session:
                 line, rec.game, undo_target=target.seq if target is not None else None
             )
         unpaid = rec.pending_dues() if line.verb == "deal" else []
+        if line.verb == "pay" and payloads and not self.confirm_payments(payloads):
+            self.out("       not recorded")
+            return
         if payloads is None:
             entries = self.guided_deal()
         else:
@@ -219,6 +231,25 @@ class Session:
         self.after(entries)
         if unpaid:
             self.out(f"       (no payment was recorded for hand {unpaid[0].hand})")
+
+    def confirm_payments(self, payloads: Sequence[object]) -> bool:
+        """A payment that differs from what is due is said so; at the prompt it is recorded
+        only when confirmed, in a script it is recorded and the difference goes to stderr."""
+        due = [d[1:] for d in self.rec.game.pending_dues()]
+        for p in payloads:
+            if not isinstance(p, E.PaymentRecorded):
+                continue
+            diff = words.payment_difference(self.rec.players, p.payer, p.payee, p.chips, due)
+            if diff is None:
+                continue
+            if not self.source.interactive:
+                common.warn(f"line {self.source.line_no}: {diff}")
+                continue
+            self.out("       " + self.p(diff, "yellow"))
+            answer = self.ask("record it as paid all the same? [y/N] ").lower()
+            if answer not in ("y", "yes"):
+                return False
+        return True
 
     def prompt(self) -> str:
         if not self.source.interactive:
@@ -246,9 +277,15 @@ class Session:
 
     def show_entry(self, entry: Entry) -> None:
         players = self.rec.players
+        stays = isinstance(entry.input.event, E.CardFlipped) and words.stays(
+            entry.input.event.card, [c.event for c in entry.consequences]
+        )
         for k, env in enumerate(entry.envelopes):
             indent = "  " if k else ""
-            self.out(f"{env.seq:>5}  {indent}{describe_event(env.event, players, self.p)}")
+            said = describe_event(env.event, players, self.p)
+            if not k and stays:
+                said += f": {words.STAYS}"
+            self.out(f"{env.seq:>5}  {indent}{said}")
         if entry.retracted is not None:
             self.out(f"       (was: {describe_event(entry.retracted.event, players, self.p)})")
 
@@ -275,10 +312,9 @@ class Session:
             self.out("       " + render_scores(g, self.p))
         ended = any(E.event_type(env.event) == "hand_ended" for env in last.consequences)
         if ended:
-            proof = self.rec.proof()
-            if proof is not None:
-                for line in proof_lines(proof, self.rec.players, self.p):
-                    self.out("       " + line)
+            result = self.rec.result()
+            for line in settlement_lines(result, self.rec.players, self.p) if result else []:
+                self.out("       " + line)
         self.hint(between_hands=ended or t == "payment_recorded")
         self.show_seals()
 
@@ -296,7 +332,10 @@ class Session:
         w = self.rec.waiting()
         players = self.rec.players
         h = self.rec.hand
-        if w.kind == "decide" and h is not None and w.seat is not None:
+        fours = self.rec.fours_due()
+        if fours is not None:
+            self.out("       " + words.fours_held(fours, players, notation.text(fours)))
+        elif w.kind == "decide" and h is not None and w.seat is not None:
             self.out(
                 f"       {players[w.seat].name} may stop with {h.score_of(w.seat)} points: "
                 "go or stop?"
@@ -337,7 +376,7 @@ class Session:
             self.out(f"at seq {self.rec.last_seq}")
             self.out(render_game(g, paint=self.p))
         if self.source.interactive:
-            self.out("type help for the commands")
+            self.out("type help for the commands; Tab completes them and the cards playable now")
         self.hint()
 
     # --- questions ------------------------------------------------------------------------
@@ -410,10 +449,11 @@ class Session:
                 hand = int(tokens[0])
             except ValueError:
                 raise Refused(f"{tokens[0]!r} is not a hand number") from None
-        proof = self.rec.proof(hand)
-        if proof is None:
+        result = self.rec.result(hand)
+        lines = settlement_lines(result, self.rec.players, self.p) if result else []
+        if not lines:
             raise Refused("no hand won by a Stop to prove (yet)")
-        for line in proof_lines(proof, self.rec.players, self.p):
+        for line in lines:
             self.out(line)
 
     def cmd_log(self, tokens: list[str], _rest: str) -> None:
@@ -466,6 +506,36 @@ def _signer(key: Path | None, game_id: str, by: str) -> SigningKey:
     return signer
 
 
+def _the_unfinished(db: Path | None, log: Path | None) -> str:
+    """The game a bare ``--resume`` continues (:func:`gostop_records.games.resumable`); when
+    there are several, they are listed and the command stops (exit 2)."""
+    from gostop_records import games as G
+    from gostop_records.errors import GameChoiceError
+
+    if log is not None:
+        if not log.exists():
+            common.fail(f"{log}: no such log to resume a game from")
+        found = list(G.summaries([log]))
+        where = f"--log {log}"
+    else:
+        from gostop_records.store import Store
+        from gostop_records.store.connection import default_path
+
+        path = db if db is not None else default_path()
+        if not Path(path).exists():
+            common.fail(f"{path}: no such store to resume a game from")
+        with Store(path, read_only=True) as store:
+            found = list(G.store_summaries(store))
+        where = f"--db {path}"
+    try:
+        chosen = G.resumable(found)
+    except GameChoiceError as exc:
+        common.error_message(str(exc))
+        common.fail(f"name one: gostop record --resume GAME_ID {where}", common.EXIT_USAGE)
+    common.echo(f"resuming the unfinished game {chosen.game_id} ({chosen.state})")
+    return chosen.game_id
+
+
 def record(
     players: Annotated[
         str | None,
@@ -504,8 +574,9 @@ def record(
         str | None,
         typer.Option(
             "--resume",
-            metavar="GAME_ID",
-            help="Continue a stored game at the exact point it stopped.",
+            metavar="[GAME_ID]",
+            help="Continue a game at the exact point it stopped; without an id, the only "
+            "game of the log or store left unfinished (gostop games lists them).",
         ),
     ] = None,
     game_id: Annotated[
@@ -558,13 +629,15 @@ def record(
 
     A script exits 1 at the end when a line was refused.
 
-    Resume a stopped game at the exact point it stopped with --resume GAME_ID.
+    Resume a stopped game at the exact point it stopped with --resume GAME_ID, or with a
+    bare --resume when the log or store holds one unfinished game (gostop games lists them).
 
     Example: gostop record --players "Ann,Ben" --ruleset matgo --log friday.jsonl
     """
     if db is not None and log is not None:
         raise typer.BadParameter("give --db or --log, not both", param_hint="--db/--log")
-    if server is not None:  # the same loop, writing into a server (cli/server_record.py)
+    if server is not None:  # the same loop, writing into a server (cli/server_record.py); a
+        # bare --resume there continues the game the recorder token is for
         from .server_record import record_remote
 
         return record_remote(
@@ -580,7 +653,7 @@ def record(
             resume=resume,
             script=script,
         )
-    if resume is not None and game_id is not None and game_id != resume:
+    if resume is not None and game_id is not None and resume and game_id != resume:
         raise typer.BadParameter(
             "--resume names the game; leave --game-id out", param_hint="--game-id"
         )
@@ -592,6 +665,8 @@ def record(
         common.warn("--players and --ruleset are taken from the stored game when resuming")
     if key is not None and no_sign:
         raise typer.BadParameter("give --key or --no-sign, not both", param_hint="--key")
+    if resume == "":
+        resume = _the_unfinished(db, log)
     gid = resume or game_id or new_game_id()
     signer = None if no_sign else _signer(key, gid, by)
 
@@ -627,7 +702,9 @@ def record(
             )
         loop = Session(
             rec,
-            common.LineReader(stream, interactive),
+            common.LineReader(
+                stream, interactive, lines=lambda: [*notation.lines_now(rec.game), *COMMANDS]
+            ),
             out=common.echo,
             err=lambda s: typer.echo(s, err=True),
             paint=Painter(common.color_enabled(sys.stdout)),

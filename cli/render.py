@@ -8,6 +8,7 @@ when the stream is not a TTY or ``NO_COLOR`` is set, and the text reads the same
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,7 +17,8 @@ import typer
 from gostop_records import cards as C
 from gostop_records import events as E
 from gostop_records import words
-from gostop_records.engine.game import GameState
+from gostop_records.engine.game import GameState, HandResult
+from gostop_records.engine.rulebook import INSTANTS
 from gostop_records.engine.settlement import Proof
 from gostop_records.engine.state import HandState, Phase
 from gostop_records.views import pending_cards
@@ -196,7 +198,7 @@ def render_game(
             out.append(render_layout(h, p, players))
             top = h.stock_top()
             nxt = f", next {p.card(C.ALL_CARDS[top].code)}" if top is not None else ""
-            out.append(f"stock   {h.stock_remaining()} card(s){nxt}")
+            out.append(f"stock   {words.stock_words(h)}{nxt}")
         for s in range(h.players):
             mark = (
                 ">"
@@ -257,13 +259,42 @@ def render_game(
 # --- the table as one seat sees it ------------------------------------------------------------
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def wrap_words(text: str, width: int | None, indent: int) -> list[str]:
+    """``text`` in lines of at most ``width`` visible columns, broken only at spaces (so never
+    inside a card code); lines after the first start with ``indent`` spaces. A word longer
+    than a line stays whole. ``width=None``: one line."""
+    if width is None:
+        return [text]
+    lines: list[str] = []
+    line, used = "", 0
+    for word in text.split(" "):
+        seen = len(_ANSI.sub("", word))
+        lead = indent if lines else 0
+        if line and lead + used + 1 + seen > width:
+            lines.append(line)
+            line, used = word, seen
+        else:
+            line, used = (f"{line} {word}", used + 1 + seen) if line else (word, seen)
+    lines.append(line)
+    return [lines[0], *(" " * indent + ln for ln in lines[1:])]
+
+
 def render_seat_view(
-    game: GameState, viewer: int, *, paint: Painter | None = None, own_hand: bool = True
+    game: GameState,
+    viewer: int,
+    *,
+    paint: Painter | None = None,
+    own_hand: bool = True,
+    width: int | None = None,
 ) -> str:
     """The table as the player in seat ``viewer`` sees it: the layout by month (stacks and
     ppuk owners), the stock and every other hand as counts only, each pile by kind with its
     itemised score and counters. ``own_hand=False`` leaves the viewer's hand to the caller
-    (a game lists it with what each card would do)."""
+    (a game lists it with what each card would do). ``width``: the screen's columns, which
+    long lines wrap at, between cards."""
     p = paint or Painter()
     players = game.players
     h = game.hand
@@ -278,12 +309,13 @@ def render_seat_view(
         out.append(f"ended   {_outcome(h, players)}")
     if h.phase is not Phase.DEAL:
         out.append(render_layout(h, p, players))
-        out.append(f"stock   {h.stock_remaining()} card(s), face down")
+        out.append(f"stock   {words.stock_words(h, face_down=True)}")
     names = [("you" if s == viewer else _who(players, s)) for s in range(h.players)]
-    width = max(len(n) for n in names)
-    pad = " " * (width + 2)
+    name_width = max(len(n) for n in names)
+    pad = " " * (name_width + 2)
+    room = None if width is None else max(20, width - len(pad))
     for s in range(h.players):
-        first = f"{p(names[s].ljust(width), bold=True)}  "
+        first = f"{p(names[s].ljust(name_width), bold=True)}  "
         lines = []
         if s != viewer:
             n = h.hand_count(s)
@@ -296,10 +328,11 @@ def render_seat_view(
         sc = h.itemised(s)
         units = h.table.units(pile, sc.cup_role == "junk")
         junk = f" ({units} junk unit{'s' if units > 1 else ''})" if units else ""
-        lines.append(f"pile   {'; '.join(groups) or '-'}{junk}")
+        lines.extend(wrap_words(f"pile   {'; '.join(groups) or '-'}{junk}", room, 7))
         score = f"score  {_score_text(h, s)}"
         if sc.cup_role:
-            score += f"; cup as {sc.cup_role}"
+            why = f" ({sc.cup_reason})" if sc.cup_reason else ""
+            score += f"; cup as {sc.cup_role}{why}"
         flags = [
             f"{n} {word}"
             for n, word in (
@@ -319,6 +352,35 @@ def render_seat_view(
 
 
 # --- payout proofs -----------------------------------------------------------------------------
+
+
+def settlement_lines(
+    result: HandResult, players: Sequence[E.Player], paint: Painter | None = None
+) -> list[str]:
+    """What a hand made due, all of it: the payout proof of a Stop, then the instant payments
+    of the hand (a first ppuk, a four in hand) and each seat's net, so that the ledger's
+    figures are accounted for line by line."""
+    p = paint or Painter()
+    proof = result.proof()
+    out = proof_lines(proof, players, p) if proof is not None else []
+    instants = [d for d in result.dues if d[4] != "stop"]
+    if not instants:
+        return out
+    names = {rule.id: rule.name for rule in INSTANTS}
+    out.append(p("instant payments of the hand:", bold=True))
+    for payer, payee, points, chips, reason in instants:
+        out.append(
+            f"  {_who(players, payer)} pays {_who(players, payee)} {chips} chips "
+            f"({points} points, {names.get(reason, reason)})"
+        )
+    net = [0] * len(players)
+    for payer, payee, _points, chips, _reason in result.dues:
+        net[payer] -= chips
+        net[payee] += chips
+    out.append(
+        "  due in all: " + " | ".join(f"{_who(players, s)} {n:+d}" for s, n in enumerate(net))
+    )
+    return out
 
 
 def proof_lines(

@@ -20,7 +20,7 @@ from gostop_records.errors import GostopError
 from gostop_records.replay import Timeline, timeline
 
 from . import common
-from .render import Painter, describe_event, proof_lines, render_game
+from .render import Painter, describe_event, render_game, settlement_lines
 
 __all__ = ["STEP_HELP", "STEP_KEYS", "KeyReader", "replay", "step_through"]
 
@@ -40,9 +40,9 @@ def _show(tl: Timeline, i: int, paint: Painter) -> str:
     h = state.hand
     if h is not None and h.phase is Phase.ENDED:
         result = next((r for r in state.results if r.hand == h.hand_no), None)
-        proof = result.proof() if result is not None else None
-        if proof is not None:
-            text += "\n" + "\n".join(proof_lines(proof, state.players, paint))
+        lines = settlement_lines(result, state.players, paint) if result is not None else []
+        if lines:
+            text += "\n" + "\n".join(lines)
     return text
 
 

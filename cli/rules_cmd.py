@@ -24,61 +24,6 @@ app = typer.Typer(
     epilog="Example: gostop rules show matgo --diff gostop3",
 )
 
-#: The groups ``rules show`` lists, in order. A setting that a rulebook rule reads shows in
-#: that rule's group (``Rule.group``); the others are placed here; any field left shows
-#: under "Other".
-GROUP_TITLES: tuple[str, ...] = (
-    "Players and deck",
-    "The deal",
-    "Shaking, bombs and bonus cards",
-    "Junk steals",
-    "September cup",
-    "Last turn",
-    "Instant payments",
-    "Go / Stop",
-    "Settlement",
-    "Seats and chips",
-)
-_TURN_FIELDS: dict[str, str] = {
-    **dict.fromkeys(
-        ("players", "hand_size_2p", "layout_size_2p", "hand_size_3p", "layout_size_3p"),
-        "Players and deck",
-    ),
-    **dict.fromkeys(
-        ("layout_four", "all_hand_fours", "some_hand_fours", "single_hand"), "The deal"
-    ),
-    **dict.fromkeys(
-        ("two_card_bomb", "bomb_steal", "bonus_play", "bonus_steal"),
-        "Shaking, bombs and bonus cards",
-    ),
-    **dict.fromkeys(
-        (
-            "jjok_steal",
-            "ttadak_steal",
-            "sseul_steal",
-            "sseul_rule",
-            "natural_stack_steal",
-            "ppuk_taken_steal",
-            "own_ppuk_steal",
-            "steal_count",
-            "transfer_order",
-        ),
-        "Junk steals",
-    ),
-    "cup_transferable": "September cup",
-    **dict.fromkeys(("last_turn_exceptions", "last_turn_auto_stop"), "Last turn"),
-    **dict.fromkeys(("target_2p", "target_3p"), "Go / Stop"),
-    **dict.fromkeys(("sit_out", "chip_limit", "end_when_broke", "first_dealer"), "Seats and chips"),
-}
-
-
-def group_of(field: str) -> str:
-    """The ``rules show`` group of a ruleset field."""
-    rule = RB.owner(field)
-    if rule is not None:
-        return rule.group
-    return _TURN_FIELDS.get(field, "Other")
-
 
 def go_formula(rs: Ruleset) -> str:
     """The Go payout of a score S after n Gos, as one short formula."""
@@ -108,15 +53,6 @@ def fmt_value(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value)
-
-
-def grouped_fields(rs: Ruleset) -> list[tuple[str, list[str]]]:
-    """The rule fields of ``rs`` by group, every field exactly once."""
-    by_group: dict[str, list[str]] = {}
-    for name in rs.content():
-        by_group.setdefault(group_of(name), []).append(name)
-    titles = [*GROUP_TITLES, *(t for t in by_group if t not in GROUP_TITLES)]
-    return [(t, by_group[t]) for t in titles if t in by_group]
 
 
 def _table(rows: list[tuple[str, ...]], indent: str = "  ") -> list[str]:
@@ -198,7 +134,7 @@ def show(
     title = common.style(rs.name, bold=True)
     common.echo(f"{title}: {rs.description}" if rs.description else title)
     common.echo(f"hash: {rs.content_hash}")
-    for title, names in grouped_fields(rs):
+    for title, names in RB.grouped_settings(rs):
         common.echo()
         common.echo(common.style(title, bold=True))
         rows = [(n, fmt_value(content[n]), docs.get(n, "")) for n in names]

@@ -15,16 +15,16 @@ the run otherwise. The summary goes to stdout, as text or with ``--json`` as JSO
 from __future__ import annotations
 
 import re
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from gostop_records import events as E
 from gostop_records import log as L
+from gostop_records import words
 from gostop_records.errors import RulesetError
 from gostop_records.rules import PRESETS, Ruleset, load_ruleset_file
 from gostop_records.sim.bots import BOTS
@@ -32,11 +32,12 @@ from gostop_records.sim.selfplay import GameSpec, game_specs, game_start, iter_g
 from gostop_records.sim.summary import RunSummary
 
 from . import common
+from .progress import Progress
 
 if TYPE_CHECKING:
     from gostop_records.store import ImportReport
 
-__all__ = ["Progress", "simulate"]
+__all__ = ["simulate"]
 
 #: Characters kept in a file name; others (a custom ruleset may be named anything) become _.
 _SAFE = re.compile(r"[^A-Za-z0-9._+-]")
@@ -61,56 +62,6 @@ def _ruleset(value: str) -> Ruleset:
         "or give a .toml/.json ruleset file",
         "--ruleset",
     )
-
-
-class Progress:
-    """Hands done out of the total, on stderr: a bar on a terminal, else plain lines."""
-
-    def __init__(self, total: int, stream: IO[str], enabled: bool) -> None:
-        self.total = max(total, 1)
-        self.stream = stream
-        self.enabled = enabled
-        isatty = getattr(stream, "isatty", None)
-        self.tty = bool(isatty and isatty())
-        self.colour = common.color_enabled(stream)
-        self.done = 0
-        self.start = time.monotonic()
-        self.last_draw = 0.0
-        self.last_tenth = 0
-
-    def update(self, done: int) -> None:
-        self.done = min(done, self.total)
-        if not self.enabled:
-            return
-        if self.tty:
-            now = time.monotonic()
-            if now - self.last_draw >= 0.1 or self.done == self.total:
-                self.last_draw = now
-                self._draw()
-            return
-        tenth = self.done * 10 // self.total
-        if tenth > self.last_tenth:
-            self.last_tenth = tenth
-            pct = self.done * 100 // self.total
-            self.stream.write(f"simulate: {self.done}/{self.total} hands ({pct}%)\n")
-            self.stream.flush()
-
-    def _draw(self) -> None:
-        width = 30
-        filled = self.done * width // self.total
-        bar = "#" * filled + "-" * (width - filled)
-        if self.colour:
-            bar = common.style(bar[:filled], fg="cyan", stream=self.stream) + bar[filled:]
-        pct = self.done * 100 // self.total
-        secs = time.monotonic() - self.start
-        self.stream.write(f"\r[{bar}] {self.done}/{self.total} hands {pct:3d}%  {secs:5.1f}s")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled and self.tty:
-            self._draw()
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def _stream(
@@ -160,11 +111,10 @@ def _write_db(db: Path, games: Iterator[tuple[int, Iterator[E.Envelope]]]) -> Im
 def _text_summary(s: dict[str, Any]) -> str:
     o = s["outcomes"]
     secs = s["seconds"]
-    rate = s["hands"] / secs if secs > 0 else 0.0
     lines = [
         f"simulated {s['games']} game(s), {s['hands']} hand(s), {s['events']} event(s) "
-        f"in {secs:.1f} s ({rate:.0f} hands/s): {s['ruleset']}, {s['players']} players, "
-        f"seed {s['seed']}",
+        f"{words.rate_words(s['hands'], 'hand', secs)}: {s['ruleset']}, {s['players']} "
+        f"players, seed {s['seed']}",
         f"outcomes: {o['stop']} stop, {o['instant']} instant, {o['nagari']} nagari, "
         f"{o['void']} void; nagari rate {s['nagari_rate'] * 100:.1f}%",
         f"payouts: {s['chips_due']} chips due, {s['avg_chips_per_hand']:.2f} per hand "
@@ -303,7 +253,7 @@ def simulate(
     specs = list(game_specs(rules, n, games, hands, seed, bots, stake, chips))
     per_game = 1 if rules.single_hand else hands
     summary = RunSummary(specs[0].seat_bots())
-    bar = Progress(games * per_game, sys.stderr, progress)
+    bar = Progress("simulate", games * per_game, "hand", enabled=progress)
     started = time.monotonic()
     stream = _stream(specs, summary, bar, per_game)
     result: dict[str, Any] = {}

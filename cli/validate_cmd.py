@@ -15,6 +15,7 @@ import typer
 from gostop_records.validate import validate_files
 
 from . import common
+from .progress import Progress
 
 __all__ = ["validate"]
 
@@ -44,7 +45,13 @@ def validate(
 
     Example: gostop validate friday.jsonl samples/ --lenient
     """
-    report = validate_files(logs, lenient)
+    with Progress("validate", None, "file") as bar:
+
+        def progress(done: int, total: int) -> None:
+            if total > 1:  # a folder or several files: long enough to follow
+                bar.update(done, total)
+
+        report = validate_files(logs, lenient, progress)
     if json_out:
         common.print_json(report.to_dict())
     else:

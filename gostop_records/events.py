@@ -97,7 +97,13 @@ TransferReason = Literal[
 ]
 HandOutcome = Literal["stop", "instant", "nagari", "void"]
 PaymentReason = Literal[
-    "stop", "hand_four", "three_ppuk", "first_ppuk", "first_ttadak", "gwang_pali"
+    "stop",
+    "hand_four",
+    "three_ppuk",
+    "first_ppuk",
+    "first_ttadak",
+    "layout_four",
+    "gwang_pali",
 ]
 
 

@@ -1,7 +1,7 @@
 """One notation for a table input, both ways: a line of text to input payloads, and back.
 
 ``gostop record`` reads it at its prompt and from scripts, the scripted games of
-:mod:`gostop_records.sim.scripted` are written in it, ``gostop play`` reads its answers with
+:mod:`gostop_records.script` are written in it, ``gostop play`` reads its answers with
 it and the HTTP service takes entries as lines of it. :func:`parse` gives the payloads a line
 stands for in a game state; :func:`text` writes a payload as a line that parses back to it.
 A grammar error is a :class:`NotationError` with the reason; a line that parses can still be
@@ -64,7 +64,9 @@ __all__ = [
     "actor",
     "bomb_cards",
     "card_code",
+    "complete",
     "hand_started",
+    "lines_now",
     "month",
     "parse",
     "read",
@@ -486,7 +488,10 @@ def _fours(game: GameState, args: Sequence[str]) -> E.FourOfAMonthShown:
             )
         return acts[0]  # type: ignore[no-any-return]
     if len(args) % 2:
-        raise NotationError("four takes a seat and a month for each four: four Ann 05")
+        h = game.hand
+        acts = [a for a in legal_actions(h) if type(a) is E.FourOfAMonthShown] if h else []
+        form = text(acts[0]) if acts else "four Ann 05"
+        raise NotationError(f"four takes a seat and a month for each four: {form}")
     shown = []
     for k in range(0, len(args), 2):
         s, m = seat_of(args[k], game.players), month(args[k + 1])
@@ -663,6 +668,43 @@ def _deal(game: GameState, tokens: Sequence[str]) -> list[Any]:
             "dealer", f"hand {game.hand_no} was started with seat {h.dealer} dealing"
         )
     return [dealt]
+
+
+# --- completion ------------------------------------------------------------------------------
+
+
+def lines_now(game: GameState | None) -> list[str]:
+    """The table inputs the rules allow now, as lines (the legal entries, and a play or flip
+    by its card alone); between hands ``deal`` and ``pay``, always ``note`` and ``undo``."""
+    out: list[str] = []
+    h = game.hand if game is not None else None
+    for a in legal_actions(h) if h is not None and h.phase is not Phase.ENDED else []:
+        line = text(a)
+        out.append(line)
+        if type(a) is E.CardPlayed or type(a) is E.CardFlipped:
+            out.append(line.split(" ", 1)[1])  # CARD [TAKE]: play or flip, as the table waits
+    if game is not None:
+        w = game.waiting()
+        if w.kind == "pay":
+            out.append("pay")
+        elif w.kind == "deal":
+            out.append("deal")
+    out += ["note", "undo"]
+    return list(dict.fromkeys(out))
+
+
+def complete(lines: Sequence[str], before: str, word: str) -> list[str]:
+    """The words that can follow ``before`` (the words typed before the one being completed)
+    and start with ``word`` (case-insensitive), among the words of ``lines``."""
+    typed = [t.lower() for t in before.split()]
+    out: list[str] = []
+    for line in lines:
+        words = line.split()
+        if len(words) > len(typed) and [w.lower() for w in words[: len(typed)]] == typed:
+            nxt = words[len(typed)]
+            if nxt.lower().startswith(word.lower()):
+                out.append(nxt)
+    return sorted(dict.fromkeys(out))
 
 
 # --- writing -------------------------------------------------------------------------------

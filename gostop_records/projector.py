@@ -187,12 +187,15 @@ class Projector:
         except (ProjectionError, GostopError):
             raise
         except Exception as exc:  # a defect, never a user's fault: still a typed error
-            raise ProjectionError(
-                env.seq if isinstance(env, E.Envelope) else None,
-                "engine_error",
-                f"internal error while applying this event: {type(exc).__name__}: {exc}",
-                game_id=self.game_id,
-            ) from exc
+            raise self._defect(env, exc) from exc
+
+    def _defect(self, env: Any, exc: Exception) -> ProjectionError:
+        return ProjectionError(
+            env.seq if isinstance(env, E.Envelope) else None,
+            "engine_error",
+            f"internal error while applying this event: {type(exc).__name__}: {exc}",
+            game_id=self.game_id,
+        )
 
     def _feed(self, env: E.Envelope) -> None:
         seq = env.seq
@@ -433,10 +436,16 @@ def project(
 ) -> Projection:
     """Fold one game's envelopes; ``until_seq`` stops after that seq (the state at a point)."""
     p = Projector(strict, inplace=True)
+    feed = p._feed  # what :meth:`Projector.feed` does, without its call per event
     for env in envelopes:
         if until_seq is not None and env.seq > until_seq:
             break
-        p.feed(env)
+        try:
+            feed(env)
+        except (ProjectionError, GostopError):
+            raise
+        except Exception as exc:  # a defect, never a user's fault: still a typed error
+            raise p._defect(env, exc) from exc
     if until_seq is not None:
         return Projection(p.game, p.issues, p.last_seq, p.last, p.events, p.retracted)
     return p.finish()

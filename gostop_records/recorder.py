@@ -42,7 +42,7 @@ from . import cards as C
 from . import checkpoints as CP
 from . import events as E
 from . import log as L
-from . import notation
+from . import notation, words
 from .engine.actions import legal_actions
 from .engine.game import GameState, HandResult, Waiting, start_game
 from .engine.settlement import Proof
@@ -476,7 +476,17 @@ class RecordingSession:
             step = "play" if type(payload) is E.CardPlayed else "flip"
             h = before.hand if before is not None else None
             return ChoiceRequired(card, _choice_cards(h, card), step, exc.reason)
-        return IllegalAction(exc.rule, exc.reason)
+        reason = words.named_seats(exc.reason, self.players)
+        if exc.rule == "hand_four_shown":
+            shown = _fours_due(before.hand if before is not None else None)
+            if shown is not None:
+                return IllegalAction(exc.rule, words.fours_form(reason, notation.text(shown)))
+        return IllegalAction(exc.rule, reason)
+
+    def fours_due(self) -> E.FourOfAMonthShown | None:
+        """The fours of a month the known hands hold at the deal, to be shown before any
+        play (``four`` alone records them); None when there are none."""
+        return _fours_due(self.hand)
 
     def _commit(self, proj: Projector, chain: L.Chain, envs: Sequence[E.Envelope]) -> None:
         """Write the envelopes a fork accepted and make the fork the session's state."""
@@ -850,6 +860,12 @@ def _hand_of(game: GameState | None, payload: Any) -> int | None:
     if game is None or type(payload) is E.GameStarted:
         return None
     return game.hand_no or None
+
+
+def _fours_due(h: HandState | None) -> E.FourOfAMonthShown | None:
+    if h is None or not h.fours_pending:
+        return None
+    return next((a for a in legal_actions(h) if type(a) is E.FourOfAMonthShown), None)
 
 
 def _choice_cards(h: HandState | None, card: str) -> list[str]:

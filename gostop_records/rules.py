@@ -33,6 +33,7 @@ from .errors import RulesetError
 
 __all__ = [
     "PRESETS",
+    "BonusFour",
     "BonusPlay",
     "ChipLimit",
     "CupMode",
@@ -110,11 +111,20 @@ class BonusPlay(enum.StrEnum):
     FLIP_IN_PLACE = "flip_in_place"  # capture it, turn a stock card to play in its place (G22)
 
 
+class BonusFour(enum.StrEnum):
+    """When a four completed in hand by a bonus card's replacement counts as a dealt four."""
+
+    NEVER = "never"  # not a four (Pmang)
+    FIRST_TURN = "first_turn"  # on the holder's first turn only (p2p)
+    ALWAYS = "always"  # on any turn (Hangame)
+
+
 class LayoutFour(enum.StrEnum):
     """Four cards of one month dealt face up (A25)."""
 
     REDEAL = "redeal"  # void deal, same dealer deals again, no carry (G7, C2.4)
     NAGARI = "nagari"  # no winner, counts as a nagari for the carry (Pmang)
+    DEALER_WINS = "dealer_wins"  # the dealer wins hand_four_points from each (Hangame)
 
 
 class HandFourTie(enum.StrEnum):
@@ -212,6 +222,15 @@ _HASHED_EXCLUDE = {"name", "description"}
 ADDED_FIELDS: dict[str, Any] = {
     "hand_four_factors": None,
     "three_ppuk_factors": None,
+    # the services' table rules (fours in hand, four on the layout, cup, bonus cards, bombs)
+    "hand_four_keep": False,
+    "hand_four_kept_multiplier": 1,
+    "bonus_four": "never",
+    "cup_fixed_when_alone": False,
+    "bonus_buried_in_ppuk": False,
+    "bonus_steal_at_once": False,
+    "two_card_bomb_steal": None,
+    "two_card_bomb_multiplier": None,
     # seats, chips and the first dealer: no table of three or fewer plays differently
     "sit_out": SitOut.TURN_ORDER,
     "gwang_price": 0,
@@ -385,6 +404,55 @@ class Ruleset(BaseModel):
     )
     nagari_carry_cap: int | None = Field(
         None, ge=1, le=1024, description="Largest nagari carry factor (Pmang 8); none = no cap."
+    )
+
+    # The services' table rules: fours in hand, the cup, bonus cards, two-card bombs
+    # (all in ADDED_FIELDS)
+    hand_four_keep: bool = Field(
+        False,
+        description="The holder of four of a month in hand may keep playing instead of "
+        "showing it and winning at once (들고치기: Pmang, Netmarble, p2p); playing a card "
+        "without showing it keeps it. False = shown at the deal (A24).",
+    )
+    hand_four_kept_multiplier: int = Field(
+        1,
+        ge=1,
+        le=4,
+        description="Payment factor per kept four when its holder wins by a Stop (Netmarble 2; "
+        "Pmang and p2p 1: their x4 is the shake and the bomb the four allows).",
+    )
+    bonus_four: BonusFour = Field(
+        BonusFour.NEVER,
+        description="A four completed in hand by a bonus card's replacement counts as a dealt "
+        "four: never (Pmang), on the holder's first turn (p2p) or always (Hangame).",
+    )
+    cup_fixed_when_alone: bool = Field(
+        False,
+        description="A transferable cup counted as junk stays in its holder's pile as an "
+        "animal when it is the only junk a steal could take (Pmang, p2p; A9).",
+    )
+    bonus_buried_in_ppuk: bool = Field(
+        False,
+        description="A bonus card flipped in a turn that then makes a ppuk stays in the ppuk "
+        "stack, with no steal, and goes to whoever takes the stack (p2p B2); false = the "
+        "flipper takes it at once.",
+    )
+    bonus_steal_at_once: bool = Field(
+        False,
+        description="A bonus card played from the hand steals at once, before its "
+        "replacement is played (p2p B1); false = with the turn's other steals.",
+    )
+    two_card_bomb_steal: Steal | None = Field(
+        None,
+        description="Junk each opponent gives for a two-card bomb (Hangame 1, CS470 1); "
+        "none = bomb_steal, as a three-card bomb (A11).",
+    )
+    two_card_bomb_multiplier: int | None = Field(
+        None,
+        ge=1,
+        le=4,
+        description="Payment factor per two-card bomb (Hangame 1, Pmang 2); none = "
+        "bomb_multiplier, as a three-card bomb (A11).",
     )
 
     # Seats, chips and the first dealer (4 or 5 at one table, gwang-pali, chips, 밤일낮장)

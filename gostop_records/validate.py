@@ -21,7 +21,7 @@ game, the seq, the rule and the reason:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -183,14 +183,22 @@ def _check_game(
         (report.errors if f.severity == "error" else report.warnings).append(f)
 
 
-def validate_files(paths: Iterable[str | os.PathLike[str]], lenient: bool = False) -> Report:
+def validate_files(
+    paths: Iterable[str | os.PathLike[str]],
+    lenient: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> Report:
     """Check every file (folders are searched for logs); a problem in one file never stops
-    the others. A path that does not exist is reported as an error of its own."""
+    the others. A path that does not exist is reported as an error of its own.
+    ``progress(done, total)`` is called after each file."""
     report = Report()
     files, missing = L.find_logs(paths)
-    for p in files + missing:
+    todo = files + missing
+    for k, p in enumerate(todo, 1):
         report.files += 1
         _check_file(p, lenient, report)
+        if progress is not None:
+            progress(k, len(todo))
     return report
 
 

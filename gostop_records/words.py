@@ -12,6 +12,7 @@ a Go or Stop call, the outcome of a hand) go through a :class:`Marks` object; th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -24,12 +25,21 @@ __all__ = [
     "PHASE_WORDS",
     "PLAIN",
     "SOURCES",
+    "STAYS",
     "Marks",
     "describe",
+    "fours_form",
+    "fours_held",
+    "named_seats",
+    "payment_difference",
     "pile_groups",
+    "rate_words",
     "recorded",
     "sale_proof",
     "seat_name",
+    "stays",
+    "stock_words",
+    "waiting_words",
     "who",
 ]
 
@@ -291,6 +301,10 @@ def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str
         sizes = {len(h) for h in ev.hands if h is not None}
         each = f"{sizes.pop()} cards each, " if len(sizes) == 1 else ""
         stock = f", {len(ev.stock)} in the stock" if ev.stock is not None else ""
+        dealt = sum(len(h) for h in ev.hands if h is not None) + len(ev.layout)
+        extra = dealt + len(ev.stock or ()) + len(ev.bonus_to_pile) - C.STANDARD_DECK.bit_count()
+        if ev.stock is not None and None not in ev.hands and extra > 0:
+            stock += f" (the deck's {extra} bonus card{'s' if extra != 1 else ''} included)"
         return f"dealt: {each}{len(ev.layout)} face up{stock}"
     if t == "shaken":
         return f"{s('shake')} month {ev.month:02d}: {p.cards(ev.cards)}"
@@ -406,3 +420,119 @@ def sale_proof(
         f"points x stake {stake} = {pts * stake} chips from each of "
         f"{', '.join(who(players, s) for s in payers)}"
     )
+
+
+def waiting_words(kind: str, seat: int | None, hand: int, players: Sequence[E.Player]) -> str:
+    """Where a game stands, from what its table waits for (``GameState.waiting``): a listing
+    of games shows it ("hand 2: Ann to play", "between hands: hand 3 to deal")."""
+    name = who(players, seat)
+    if kind == "over":
+        return "over"
+    if kind == "pay":
+        return f"hand {hand}: payments due"
+    if kind == "deal":
+        if hand <= 1:
+            return "not dealt yet"
+        return f"between hands: hand {hand} to deal"
+    doing = {
+        "play": "to play",
+        "flip": "to flip",
+        "cup": "to decide the September cup",
+        "decide": "to say Go or Stop",
+    }.get(kind, kind)
+    return f"hand {hand}: {name} {doing}"
+
+
+def payment_difference(
+    players: Sequence[E.Player],
+    payer: int,
+    payee: int,
+    chips: int,
+    due: Sequence[tuple[int, int, int, int, str]],
+) -> str | None:
+    """How a payment the table made differs from what the rules make due, or None when it is
+    what is due. ``due``: the pending dues (payer, payee, points, chips, reason) of the hand."""
+    paid = f"{who(players, payer)}->{who(players, payee)} {chips}"
+    match = [d for d in due if d[0] == payer and d[1] == payee]
+    if not match:
+        owed = "; ".join(f"{who(players, d[0])}->{who(players, d[1])} {d[3]}" for d in due)
+        return f"{paid}: no payment from {who(players, payer)} to {who(players, payee)} is " + (
+            f"due (due: {owed})" if owed else "due"
+        )
+    _, _, points, owed_chips, reason = match[0]
+    if chips == owed_chips:
+        return None
+    gap = chips - owed_chips
+    how = f"{abs(gap)} chip{'s' if abs(gap) != 1 else ''} {'more' if gap > 0 else 'less'}"
+    return (
+        f"{paid} differs from the {owed_chips} due ({points} point"
+        f"{'s' if points != 1 else ''}, {reason}): {how}"
+    )
+
+
+def fours_form(reason: str, form: str) -> str:
+    """A refusal about fours of a month not shown, with the entry that shows them all."""
+    return f"{reason}; enter `{form}` (or `four` alone) to show every four the hands hold"
+
+
+def fours_held(shown: Any, players: Sequence[E.Player], form: str) -> str:
+    """The fours of a month the dealt hands hold, and how to record them (before any play)."""
+    by_seat: dict[int, list[str]] = {}
+    for f in shown.shown:
+        by_seat.setdefault(f.seat, []).append(f"{f.month:02d}")
+    held = "; ".join(
+        f"{who(players, seat)} holds four of month{'s' if len(ms) > 1 else ''} {' and '.join(ms)}"
+        for seat, ms in by_seat.items()
+    )
+    return f"fours at the deal: {held}: they are shown before any play: `{form}` (or `four`)"
+
+
+_SEAT = re.compile(r"\bseat (\d+)('s)?")
+
+
+def named_seats(text: str, players: Sequence[E.Player]) -> str:
+    """A message of the rules (which know seats, not names) with each ``seat N`` as its
+    player's name: "Ann does not hold 07R: it is in Ben's pile"."""
+
+    def name(m: re.Match[str]) -> str:
+        seat = int(m.group(1))
+        if seat >= len(players):
+            return m.group(0)
+        return players[seat].name + (m.group(2) or "")
+
+    return _SEAT.sub(name, text)
+
+
+def stock_words(h: HandState, face_down: bool = False) -> str:
+    """The stock's size, and why it is more than 48 less the deal with bonus cards:
+    "22 cards, face down (the deck's 2 bonus cards make 50)"."""
+    n = h.stock_remaining()
+    extra = h.table.deck_size - C.STANDARD_DECK.bit_count()
+    text = f"{n} card{'s' if n != 1 else ''}" + (", face down" if face_down else "")
+    if extra:
+        text += (
+            f" (the deck's {extra} bonus card{'s' if extra != 1 else ''} make {h.table.deck_size})"
+        )
+    return text
+
+
+def stays(card: str, consequences: Sequence[Any]) -> bool:
+    """Whether a flipped card stayed on the layout: no consequence of its entry (a capture,
+    a ppuk, a bonus taken) moved it."""
+    for ev in consequences:
+        moved = getattr(ev, "cards", None) or ()
+        if card in moved or getattr(ev, "card", None) == card:
+            return False
+    return True
+
+
+#: Said after a flip that takes nothing and is not taken.
+STAYS = "it stays on the layout"
+
+
+def rate_words(count: int, noun: str, seconds: float) -> str:
+    """``in T s (R nouns/s)`` for ``count`` nouns done in ``seconds``, with a rate only when
+    the time can bear one: a run under a tenth of a second is told in milliseconds."""
+    if seconds < 0.1:
+        return f"in {seconds * 1000:.0f} ms"
+    return f"in {seconds:.1f} s ({count / seconds:,.0f} {noun}s/s)"

@@ -1,7 +1,7 @@
 """Generate the sample logs of this folder, their index and README, from scripts.
 
 Each sample is a real game with a fixed deck order: a script (the deal and the inputs, in the
-text form of ``gostop_records.sim.scripted``) from which the rules engine derives every
+text form of ``gostop_records.script``) from which the rules engine derives every
 consequence. The outcome each sample is meant to show is written here by hand (who wins, the
 score, every payment due and recorded, the special events it contains) and checked against
 the generated log before anything is written, so a sample that does not show what the index
@@ -29,10 +29,10 @@ import msgspec
 
 from gostop_records import events as E
 from gostop_records import log as L
+from gostop_records import script as scripted
 from gostop_records.errors import ProjectionError
 from gostop_records.projector import Projection, project
 from gostop_records.rules import PRESETS
-from gostop_records.sim import scripted
 from gostop_records.sim.selfplay import simulate
 
 HERE = Path(__file__).resolve().parent
@@ -1281,13 +1281,13 @@ README_HEAD = """\
 Real games, one file per situation, each made from a script with a fixed deck order: the deal
 and the inputs (plays, flips, choices, shakes, bombs, Go/Stop, cup decisions, payments) are
 written by hand in `make_samples.py`, and the rules engine derives every consequence
-(`gostop_records.sim.scripted`). Every file here is generated; do not edit one by hand:
+(`gostop_records.script`). Every file here is generated; do not edit one by hand:
 
     .venv/bin/python samples/make_samples.py           # regenerate *.jsonl, index.json, README.md
     .venv/bin/python samples/make_samples.py --check   # is everything up to date?
     .venv/bin/python samples/make_samples.py --script jjok.jsonl   # the script of a sample
 
-The scripts are in the text form of `gostop_records/sim/scripted.py`: the deal (`seat0: ...`,
+The scripts are in the text form of `gostop_records/script.py`: the deal (`seat0: ...`,
 `layout: ...`, `stock: auto`), then one line per input (`0 play 03R`, `0 flip 08A choose 08G`,
 `0 shake 07`, `0 bomb 03`, `0 flip-only`, `0 cup junk`, `1 go`, `0 stop`, `pay 1->0 24`).
 

@@ -35,7 +35,8 @@ class Terminal:
             close_fds=True,
         )
         os.close(slave)
-        self.text = ""  # everything shown so far, without colour codes, \r\n as \n
+        self.text = ""  # what is shown and not yet consumed by expect (no colour, \n ends)
+        self.shown = ""  # everything shown so far, in the same form
 
     def send(self, keys: str) -> None:
         os.write(self.master, keys.encode())
@@ -50,7 +51,9 @@ class Terminal:
             return False
         if not data:
             return False
-        self.text += ANSI.sub("", data.decode(errors="replace")).replace("\r\n", "\n")
+        text = ANSI.sub("", data.decode(errors="replace")).replace("\r\n", "\n")
+        self.text += text
+        self.shown += text
         return True
 
     def expect(self, pattern: str, timeout: float = 20.0) -> re.Match[str]:

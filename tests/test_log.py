@@ -727,3 +727,53 @@ def test_read_checked_reads_a_span_of_whole_lines(log_file: Path) -> None:
     with pytest.raises(LogError) as exc:
         list(log.read_checked(log_file, span=(start, end)))
     assert exc.value.line == 1  # counted from the span's first line
+
+
+def _both_readers(path: Path) -> tuple[Any, Any]:
+    """What the replay reader (exact off, no report: one tight loop) and the general path
+    (a report forces it) make of a file: the envelopes, or the error's text."""
+
+    def read(report: log.ReadReport | None) -> Any:
+        try:
+            return list(log.iter_jsonl(path, exact=False, report=report))
+        except LogError as exc:
+            return str(exc)
+
+    return read(None), read(log.ReadReport())
+
+
+def test_the_replay_reader_equals_the_general_path_on_every_odd_line(
+    tmp_path: Path, sample_log: list[Envelope]
+) -> None:
+    lines = [log.encode_json(e).decode() for e in sample_log]
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text(
+        "\ufeff" + lines[0] + "\r\n\r\n   \n" + "\r\n".join(lines[1:]) + "\r\n\n",
+        encoding="utf-8",
+        newline="",
+    )
+    fast, general = _both_readers(odd)
+    assert fast == general == sample_log
+    alien = log.envelope(
+        "g1", 2, 1, UnknownEvent("tile_discarded", {"type": "tile_discarded", "n": 1}), by="x"
+    )
+    future = tmp_path / "future.jsonl"
+    log.write_jsonl(future, [sample_log[0], log.Chain(sample_log[0].hash).seal(alien)])
+    fast, general = _both_readers(future)
+    assert fast == general and fast[1].event == alien.event
+    for k, (before, after) in enumerate(
+        [('"card":"01G"', '"card":"13G"'), ('"hand":1', '"hand":"one"'), ("{", "{{")]
+    ):
+        bad = tmp_path / f"bad{k}.jsonl"
+        text = list(lines)
+        i = next(j for j, line in enumerate(text) if before in line)
+        text[i] = text[i].replace(before, after, 1)
+        bad.write_text("\n".join(text) + "\n", encoding="utf-8")
+        fast, general = _both_readers(bad)
+        assert isinstance(fast, str) and fast == general and f"line {i + 1}" in fast
+
+
+@pytest.mark.usefixtures("note_v2")
+def test_the_replay_reader_upcasts_as_the_general_path(tmp_path: Path) -> None:
+    fast, general = _both_readers(_v1_note_log(tmp_path))
+    assert fast == general and fast[0].v == 2

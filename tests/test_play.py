@@ -418,7 +418,7 @@ def test_the_table_hides_the_other_hands_and_the_stock(tmp_path: Path) -> None:
         assert code not in view
     for code in dealt.hands[0]:
         assert code in view
-    assert "10 cards, hidden" in view and "20 card(s), face down" in view
+    assert "10 cards, hidden" in view and "20 cards, face down" in view
     assert "[05A 05R 05J1] stack" in view
 
 

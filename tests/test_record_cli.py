@@ -380,7 +380,7 @@ def test_the_interactive_prompt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert err[2].startswith("refused: unknown card code '13Z'")
     assert prompts[-2] == "[hand 1] Ann to flip> "  # after the second play, the 2nd choice
     assert rec.envelopes[-1].event == E.CardPlayed(seat=0, card="01R", chosen="01J1")
-    assert "type help for the commands" in out
+    assert "type help for the commands; Tab completes them and the cards playable now" in out
     assert any(line.startswith("> Ann (seat 0)") for line in "\n".join(out).splitlines())
     rec.close()
 

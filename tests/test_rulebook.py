@@ -57,6 +57,7 @@ def test_the_registry_holds_every_combination_factor_and_instant_payment() -> No
         "go_bonus",
         "shake",
         "bomb",
+        "hand_four_kept",
         "gwang_bak",
         "pi_bak",
         "meong_tta",
@@ -217,10 +218,8 @@ def test_every_score_column_is_a_combination() -> None:
 
 
 def test_rules_show_groups_every_field_once_and_places_rule_settings_by_their_rule() -> None:
-    from gostop_cli import rules_cmd
-
     for rs in PRESETS.values():
-        groups = rules_cmd.grouped_fields(rs)
+        groups = RB.grouped_settings(rs)
         listed = [n for _, names in groups for n in names]
         assert sorted(listed) == sorted(rs.content())
         assert "Other" not in dict(groups)
@@ -229,6 +228,15 @@ def test_rules_show_groups_every_field_once_and_places_rule_settings_by_their_ru
                 owner = RB.owner(n)
                 if owner is not None:
                     assert title == owner.group
+
+
+def test_the_rules_of_play_table_names_real_settings_that_no_rule_reads() -> None:
+    from gostop_records.engine.rulebook.groups import PLAY_SETTINGS
+
+    fields = set(Ruleset.model_fields) - {"name", "description"}
+    assert set(PLAY_SETTINGS) <= fields
+    assert set(PLAY_SETTINGS) == {f for f in fields if RB.owner(f) is None}
+    assert set(PLAY_SETTINGS.values()) <= set(RB.GROUP_TITLES)
 
 
 def test_rules_show_json_lists_the_rulebook_by_id_with_settings() -> None:

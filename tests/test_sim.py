@@ -9,13 +9,13 @@ import pytest
 from gostop_records import cards as C
 from gostop_records import events as E
 from gostop_records import log as L
+from gostop_records import script as scripted
 from gostop_records.engine.actions import legal_actions
 from gostop_records.engine.state import HandState
 from gostop_records.engine.table import table_for
 from gostop_records.errors import GostopError, RulesetError
 from gostop_records.projector import project
 from gostop_records.rules import PRESETS
-from gostop_records.sim import scripted
 from gostop_records.sim.bots import BOTS, GreedyBot, make_bot
 from gostop_records.sim.dealer import SplitMix64, deal, shuffled_deck
 from gostop_records.sim.selfplay import (

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from gostop_cli.app import app
-from gostop_cli.simulate_cmd import Progress
+from gostop_cli.progress import Progress
 from typer.testing import CliRunner
 
 from gostop_records import events as E
@@ -217,16 +217,27 @@ class _Terminal(io.StringIO):
 def test_on_a_terminal_the_bar_is_redrawn_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("NO_COLOR", raising=False)
     tty = _Terminal()
-    bar = Progress(4, tty, enabled=True)
-    for done in range(1, 5):
-        bar.update(done)
-    bar.close()
+    with Progress("simulate", 4, "hand", stream=tty) as bar:
+        for done in range(1, 5):
+            bar.update(done)
     out = tty.getvalue()
-    assert out.startswith("\r[") and "4/4 hands 100%" in out and out.endswith("\n")
-    assert "\n" not in out[:-1] and ANSI.search(out)
+    seen = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out)
+    assert "simulate" in seen and "4/4 hands" in seen and "100%" in seen and "left" in seen
+    assert "\r" in out or "\x1b[" in out  # redrawn in place, not a line per update
+    assert "simulate: 1/4" not in seen  # no plain lines on a terminal
     monkeypatch.setenv("NO_COLOR", "1")
     plain = _Terminal()
-    bar = Progress(2, plain, enabled=True)
-    bar.update(2)
-    bar.close()
-    assert "2/2 hands 100%" in plain.getvalue() and not ANSI.search(plain.getvalue())
+    with Progress("simulate", 2, "hand", stream=plain) as bar:
+        bar.update(2)
+    assert "2/2 hands" in plain.getvalue() and not re.search(r"\x1b\[[0-9;]*m", plain.getvalue())
+
+
+def test_in_a_pipe_progress_is_a_line_per_tenth() -> None:
+    pipe = io.StringIO()
+    with Progress("validate", 20, "file", stream=pipe) as bar:
+        for done in range(1, 21):
+            bar.update(done)
+        bar.note("a line of its own")
+    lines = pipe.getvalue().splitlines()
+    assert lines[0] == "validate: 2/20 files (10%)" and lines[9] == "validate: 20/20 files (100%)"
+    assert lines[10:] == ["a line of its own"] and len(lines) == 11

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from store_support import every_preset, gostop
+from store_support import every_preset, gostop, write_games
 
 from gostop_records import events as E
 from gostop_records.store import Store
@@ -130,3 +130,88 @@ def test_a_type_column_changed_with_sql_is_found(filled: tuple[Path, list]) -> N
         report = st.verify()
     assert [(b.game_id, b.seq) for b in report.breaks] == [(gid, 2)]
     assert "'note_added'" in report.breaks[0].reason
+
+
+def test_a_rebuild_in_many_groups_writes_the_same_tables_and_leaves_no_staging(
+    filled: tuple[Path, list], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gostop_records.store import rebuild as R
+
+    db, logs = filled
+    with Store(db) as st:
+        before = _snapshot(st)
+        # a table of the user's own under a staging name is never touched
+        st.conn.execute("CREATE TABLE rebuild_scores AS SELECT 7 AS mine")
+        monkeypatch.setattr(R, "GROUP_EVENTS", 50)  # a group per game or two
+        monkeypatch.setattr(R.game_groups, "__defaults__", (50,))
+        assert len(list(R.game_groups(st))) > 2
+        report = st.rebuild()
+        assert report.games == len(logs)
+        assert _snapshot(st) == before
+        temps = st.conn.execute("SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall()
+        assert temps == []
+        assert st.conn.execute("FROM main.rebuild_scores").fetchall() == [(7,)]
+        assert st.verify().ok
+
+
+def test_a_failed_rebuild_leaves_the_old_tables_and_no_staging(
+    filled: tuple[Path, list], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gostop_records.store import rebuild as R
+
+    db, _ = filled
+    with Store(db) as st:
+        before = _snapshot(st)
+        calls = []
+
+        def fail_late(*args: object) -> object:
+            calls.append(1)
+            if len(calls) > 1:
+                raise RuntimeError("disk gone")
+            return real(*args)
+
+        real = R.fresh_rows
+        monkeypatch.setattr(R, "fresh_rows", fail_late)
+        monkeypatch.setattr(R.game_groups, "__defaults__", (50,))
+        with pytest.raises(RuntimeError):
+            st.rebuild()
+        assert _snapshot(st) == before
+        assert not st.conn.execute("SELECT 1 FROM duckdb_tables() WHERE temporary").fetchall()
+
+
+def test_passes_over_the_whole_store_hold_duckdb_memory_and_restore_it(
+    filled: tuple[Path, list], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gostop_records.store.rebuild as R
+    import gostop_records.store.verify as V
+    from gostop_records.store.connection import WHOLE_STORE_MEMORY
+
+    db, logs = filled
+    limit = "SELECT current_setting('memory_limit')"
+    held = WHOLE_STORE_MEMORY.replace("MiB", ".0 MiB")
+    with Store(db) as st:
+        st.conn.execute("SET memory_limit = '1GiB'")
+        during: list[str] = []
+        real = R.fresh_rows
+
+        def look(*args: object) -> object:
+            during.append(st.conn.execute(limit).fetchone()[0])
+            return real(*args)
+
+        monkeypatch.setattr(R, "fresh_rows", look)
+        monkeypatch.setattr(V, "fresh_rows", look)
+        st.rebuild()
+        st.verify()
+        assert during and set(during) == {held}
+        assert st.conn.execute(limit).fetchone()[0] == "1.0 GiB"
+    write_games(tmp_path / "logs", logs)
+    with Store(tmp_path / "other.duckdb") as st:
+        st.conn.execute("SET memory_limit = '1GiB'")
+        seen: list[str] = []
+
+        def progress(_: object) -> None:
+            seen.append(st.conn.execute(limit).fetchone()[0])
+
+        assert st.import_paths([tmp_path / "logs"], progress=progress).ok
+        assert seen and set(seen) == {held}
+        assert st.conn.execute(limit).fetchone()[0] == "1.0 GiB"

@@ -288,10 +288,17 @@ def _payments(
 ) -> list[PaymentCheck]:
     retracted = {e.event.seq for e in envs if type(e.event) is E.EntryRetracted}
     recorded: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    notes: dict[tuple[int, int], list[str]] = {}
+    pair_of: dict[int, tuple[int, int]] = {}
     for e in envs:
         ev = e.event
         if type(ev) is E.PaymentRecorded and e.seq not in retracted:
             recorded.setdefault((ev.payer, ev.payee), []).append((e.seq, ev.chips))
+            pair_of[e.seq] = (ev.payer, ev.payee)
+            if ev.note:
+                notes.setdefault((ev.payer, ev.payee), []).append(ev.note)
+        elif type(ev) is E.NoteAdded and ev.about_seq in pair_of and e.seq not in retracted:
+            notes.setdefault(pair_of[ev.about_seq], []).append(ev.text)
     computed: dict[tuple[int, int], int] = {}
     for d in dues:
         computed[(d.payer, d.payee)] = computed.get((d.payer, d.payee), 0) + d.chips
@@ -320,8 +327,9 @@ def _payments(
         found: tuple[Any, ...] = ()
         more = 0
         near: tuple[Any, ...] = ()
+        said = tuple(notes.get((payer, payee), ())) if source == "recorded" else ()
         if status == DIFFERS and ctx is not None and chips is not None:
-            found, more, near = explain_amount(ctx, payer, payee, chips)
+            found, more, near = explain_amount(ctx, payer, payee, chips, notes=said)
         dp = diff // stake if stake and diff % stake == 0 else None
         finding = _finding(
             payer, payee, source, chips, due, status, diff, dp, seqs, claim, found, near
@@ -338,6 +346,7 @@ def _payments(
             difference_points=dp,
             seqs=seqs,
             claim=claim,
+            notes=said,
             lines=lines,
             explanations=found,
             more_explanations=more,

@@ -14,8 +14,10 @@ amount, the closest amounts found are returned instead.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +28,37 @@ from ..engine.table import table_for
 from .context import HandContext, Settlement, settle_under
 from .model import Change, Explanation
 
-__all__ = ["Candidate", "breakdown", "candidates", "explain_amount"]
+__all__ = ["Candidate", "breakdown", "candidates", "explain_amount", "note_score"]
+
+#: Words a note about a house rule uses that name no setting ("we play no pi-bak").
+_FILLER = frozenset(
+    (
+        *("a", "an", "and", "as", "at", "by", "for", "here", "house", "in", "is", "it", "of"),
+        *("on", "or", "our", "play", "played", "plays", "rule", "rules", "so", "table", "than"),
+        *("that", "the", "their", "them", "there", "this", "to", "use", "used", "uses", "we"),
+        "with",
+    )
+)
+#: A note names a change when it holds more than this share of the change's words.
+NOTE_MATCH = 0.5
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower().replace("_", " ")) if w not in _FILLER}
+
+
+def note_score(notes: Iterable[str], texts: Iterable[str]) -> float:
+    """How well the table's notes name a change said by ``texts`` (its words, its setting
+    names): the best share of one text's words found in the notes, 0 to 1."""
+    said: set[str] = set()
+    for n in notes:
+        said |= _words(n)
+    best = 0.0
+    for t in texts:
+        words = _words(t)
+        if words:
+            best = max(best, len(words & said) / len(words))
+    return best
 
 
 def candidates(ctx: HandContext) -> list[Candidate]:
@@ -284,13 +316,30 @@ def _explanation(
     return Explanation(tuple(changes), hit.chips, eff, text, same)
 
 
+def _said(ctx: HandContext, hit: _Hit) -> list[str]:
+    """What names a hit's changes: their words and their settings."""
+    out = []
+    for c in hit.cands:
+        for ch in _changes(ctx, c):
+            out += [ch.text, ch.setting]
+    return out
+
+
 def explain_amount(
-    ctx: HandContext, payer: int, payee: int, chips: int, *, limit: int = 8, nearest: int = 3
+    ctx: HandContext,
+    payer: int,
+    payee: int,
+    chips: int,
+    *,
+    limit: int = 8,
+    nearest: int = 3,
+    notes: Sequence[str] = (),
 ) -> tuple[tuple[Explanation, ...], int, tuple[Explanation, ...]]:
     """(explanations, how many more were found, nearest candidates when none explains).
 
     Explanations are changes of one setting (else two) under which the rules make exactly
-    ``chips`` due from ``payer`` to ``payee`` in this hand.
+    ``chips`` due from ``payer`` to ``payee`` in this hand. ``notes``, what the table wrote
+    with the payment, put the explanations they name first (``matches_note``).
     """
     base = settle_under(ctx)
     base_chips = base.chips(payer, payee)
@@ -318,7 +367,18 @@ def explain_amount(
         return f"the table appears to have used {used}"
 
     folded = _fold(hits)
-    found = tuple(_explanation(ctx, base, h, o, payer, payee, seems) for h, o in folded[:limit])
+    scores = [0.0] * len(folded)
+    if notes:
+        # an explanation the table's note names ranks first (stable among equals)
+        scores = [note_score(notes, _said(ctx, h)) for h, _ in folded]
+        order = sorted(range(len(folded)), key=lambda i: scores[i] <= NOTE_MATCH)
+        folded, scores = [folded[i] for i in order], [scores[i] for i in order]
+    found = tuple(
+        dataclasses.replace(
+            _explanation(ctx, base, h, o, payer, payee, seems), matches_note=sc > NOTE_MATCH
+        )
+        for (h, o), sc in zip(folded[:limit], scores, strict=False)
+    )
     more = max(0, len(folded) - limit)
     near: tuple[Explanation, ...] = ()
     if not hits:

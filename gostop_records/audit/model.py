@@ -112,6 +112,7 @@ class Explanation:
     effects: tuple[str, ...]  # what the change does to this payment, factor by factor
     text: str  # the explanation in plain words
     same_with: tuple[str, ...] = ()  # other values giving the same amount: "pi_bak_max_units=9"
+    matches_note: bool = False  # the table's note with the payment names this change
 
     @property
     def settings(self) -> tuple[str, ...]:
@@ -136,6 +137,7 @@ class PaymentCheck:
     difference_points: int | None  # the difference in points, when the stake divides it
     seqs: tuple[int, ...] = ()  # the payment_recorded events summed
     claim: str | None = None  # the claim as given
+    notes: tuple[str, ...] = ()  # what the table noted with the payment (its note, notes on it)
     lines: tuple[str, ...] = ()  # how the computed amount is made up
     explanations: tuple[Explanation, ...] = ()
     more_explanations: int = 0  # explanations found beyond those listed

@@ -166,6 +166,7 @@ def _payment(pc: PaymentCheck, label: Callable[[int], str], yes: str, no: str) -
     else:
         verdict = "- not checked"
     out = [f"    {who}: {what}; computed {pc.computed}; {verdict}"]
+    out.extend(f"      the table noted: {n}" for n in pc.notes)
     if pc.status != DIFFERS:
         return out
     out.append("      computed as:")
@@ -173,7 +174,8 @@ def _payment(pc: PaymentCheck, label: Callable[[int], str], yes: str, no: str) -
     if pc.explanations:
         out.append("      explanations (most likely first):")
         for i, e in enumerate(pc.explanations, 1):
-            out.append(f"        {i}. {e.text}")
+            named = " (as the table noted)" if e.matches_note else ""
+            out.append(f"        {i}. {e.text}{named}")
         if pc.more_explanations:
             out.append(f"        ... and {pc.more_explanations} more")
     else:

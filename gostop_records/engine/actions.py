@@ -14,7 +14,7 @@ from .. import cards as C
 from .. import events as E
 from ..rules import Shaking
 from .state import HandState, Phase
-from .turn import _equivalent, _first_play_pending, _fours_in
+from .turn import _equivalent, _first_play_pending, _four_decision, _fours_in
 
 __all__ = ["legal_actions"]
 
@@ -60,14 +60,18 @@ def legal_actions(s: HandState) -> list[Any]:
         rules = s.table.rules
         turn = s.turn
         assert turn is not None
-        if s.fours_pending and _first_play_pending(s):
+        if s.fours_pending and (_first_play_pending(s) or _four_decision(s)):
             shown = []
             for who in range(s.players):
+                if not s.fours_pending & (1 << who):
+                    continue
                 months = _fours_in(s.hands[who])
                 for m in range(1, 13):
                     if months & (1 << m):
                         shown.append(E.FourShown(seat=who, month=m, cards=C.codes(_MM[m])))
-            return [E.FourOfAMonthShown(shown=shown)]
+            if not rules.hand_four_keep:
+                return [E.FourOfAMonthShown(shown=shown)]
+            out.append(E.FourOfAMonthShown(shown=shown))  # or play on: 들고치기
         hand = s.hands[seat]
         pool = hand
         if s.hand_unknown[seat]:
@@ -92,7 +96,8 @@ def legal_actions(s: HandState) -> list[Any]:
         if fresh and rules.shaking is not Shaking.NONE:
             for m in range(1, 13):
                 mine = hand & _MM[m]
-                if mine.bit_count() != 3 or s.shaken_months[seat] & (1 << m):
+                whole = rules.hand_four_keep and mine == _MM[m]  # a kept four, shaken whole
+                if (mine.bit_count() != 3 and not whole) or s.shaken_months[seat] & (1 << m):
                     continue
                 if rules.shaking is Shaking.ON_PLAY and s.layout & _MM[m]:
                     continue

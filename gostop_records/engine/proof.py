@@ -125,6 +125,8 @@ class HandFacts:
     shakes: tuple[int, ...]
     bombs: tuple[int, ...]
     carry: int = 1
+    two_bombs: tuple[int, ...] = ()  # of ``bombs``, the two-card ones (empty: none)
+    kept_fours: tuple[int, ...] = ()  # fours in hand each seat kept playing with (empty: none)
     seats: tuple[int, ...] = ()  # the seats that played the hand; empty = every seat
 
     def losers(self) -> list[int]:

@@ -39,6 +39,7 @@ class HandState:
 
     __slots__ = (
         "bombs",
+        "buried",
         "carry",
         "cup_role",
         "dealer",
@@ -53,6 +54,7 @@ class HandState:
         "hand_unknown",
         "hands",
         "instant_dues",
+        "kept_fours",
         "last_capture",
         "layout",
         "order",
@@ -76,6 +78,7 @@ class HandState:
         "turn_scores",
         "turn_seat",
         "turns_taken",
+        "two_bombs",
         "winner",
     )
 
@@ -108,6 +111,10 @@ class HandState:
         self.ppuk_streak = [0] * n  # ppuk on each of the first k turns in a row
         self.shakes = [0] * n
         self.bombs = [0] * n
+        self.two_bombs = [0] * n  # of those bombs, the two-card ones
+        # bonus cards buried in the ppuk stack of each month (bonus_buried_in_ppuk); their
+        # bits are on the layout too, outside every month mask
+        self.buried = [0] * 13
         self.shaken_months = [0] * n  # bit m set = month m shown by this seat
         self.cup_role: str | None = None  # recorded cup decision (player_choice)
         self.decider = -1
@@ -117,6 +124,7 @@ class HandState:
         self.winner: int | None = None
         self.reason = ""
         self.fours_pending = 0  # seats (bitmask) whose known hand holds a four of a month
+        self.kept_fours = [0] * n  # fours each seat kept and played on with (hand_four_keep)
         self.instant_dues: list[tuple[int, int, int, str]] = []  # payer, payee, points, reason
         self.proof: Any = None  # the settlement proof of a hand won by a Stop, once settled
         # the mover's combination score at the end of each resolved turn, in turn order: the
@@ -153,6 +161,8 @@ class HandState:
         new.ppuk_streak = self.ppuk_streak[:]
         new.shakes = self.shakes[:]
         new.bombs = self.bombs[:]
+        new.two_bombs = self.two_bombs[:]
+        new.buried = self.buried[:]
         new.shaken_months = self.shaken_months[:]
         new.cup_role = self.cup_role
         new.decider = self.decider
@@ -163,6 +173,7 @@ class HandState:
         new.winner = self.winner
         new.reason = self.reason
         new.fours_pending = self.fours_pending
+        new.kept_fours = self.kept_fours[:]
         new.instant_dues = self.instant_dues[:]
         new.proof = self.proof
         new.turn_scores = self.turn_scores[:]
@@ -218,10 +229,10 @@ class HandState:
         t = self.table
         layout = []
         for m in range(1, 13):
-            cards = self.layout & C.MONTH_MASKS[m]
+            cards = self.layout & C.MONTH_MASKS[m] | self.buried[m]
             if cards:
                 entry: dict[str, Any] = {"month": m, "cards": C.codes(cards)}
-                if cards.bit_count() == 3:
+                if (cards & C.MONTH_MASKS[m]).bit_count() == 3:
                     entry["stack"] = True
                     entry["ppuk_owner"] = None if self.owner[m] < 0 else self.owner[m]
                 layout.append(entry)
@@ -294,6 +305,7 @@ class Turn:
         "bomb",
         "bonus_taken",
         "chosen",
+        "flip_bonus",
         "layout_before",
         "play_month",
         "play_n",
@@ -314,6 +326,7 @@ class Turn:
         self.play_source = "hand"
         self.steals: list[tuple[str, int]] = []  # (reason, amount), in the order they happen
         self.bonus_taken = False
+        self.flip_bonus = 0  # bonus cards flipped, held until the turn shows a ppuk or not
 
     def copy(self) -> Turn:
         new = _new_turn(Turn)
@@ -327,6 +340,7 @@ class Turn:
         new.play_source = self.play_source
         new.steals = self.steals[:]
         new.bonus_taken = self.bonus_taken
+        new.flip_bonus = self.flip_bonus
         return new
 
 
@@ -343,7 +357,7 @@ def render(state: HandState) -> str:
         cards = state.layout & C.MONTH_MASKS[m]
         if not cards:
             continue
-        txt = " ".join(C.codes(cards))
+        txt = " ".join(C.codes(cards | state.buried[m]))
         if cards.bit_count() == 3:
             owner = state.owner[m]
             txt = f"[{txt}]" + (f" ppuk:seat{owner}" if owner >= 0 else " stack")

@@ -20,6 +20,7 @@ from .. import cards as C
 from .. import events as E
 from ..errors import IllegalAction
 from ..rules import (
+    BonusFour,
     BonusPlay,
     CupMode,
     HandFourTie,
@@ -243,6 +244,11 @@ def _deal(s: HandState, a: E.CardsDealt, out: Out, deck: int | None = None) -> N
             out.append(E.BonusCardTaken(seat=s.dealer, card=CODES[i], source="layout"))
     for m in range(1, 13):
         if (layout & _MM[m]).bit_count() == 4:
+            if t.rules.layout_four is LayoutFour.DEALER_WINS:
+                pts = t.rules.hand_four_points
+                dues = _instant_dues(s, s.dealer, pts, "layout_four")
+                _end(s, out, "instant", s.dealer, "layout_four", dues)
+                return
             out.append(E.DealVoided(reason="layout_four", month=m))
             if t.rules.layout_four is LayoutFour.NAGARI:
                 _end(s, out, "nagari", None, "layout_four")
@@ -283,11 +289,34 @@ def _first_play_pending(s: HandState) -> bool:
     )
 
 
+def _four_decision(s: HandState) -> bool:
+    """Whether a four in a known hand waits for its holder's decision before the next play:
+    at the deal, or after a bonus card's replacement completed one (``bonus_four``)."""
+    turn = s.turn
+    return (
+        bool(s.fours_pending)
+        and s.phase is Phase.PLAY
+        and turn is not None
+        and turn.played < 0
+        and not turn.bomb
+        and not turn.shake_month
+    )
+
+
 def _fours(s: HandState, a: E.FourOfAMonthShown, out: Out) -> None:
-    if not _first_play_pending(s):
+    at_deal = _first_play_pending(s)
+    if not at_deal and not _four_decision(s):
         raise _illegal(
             "four_before_first_play", "four of a month is shown at the deal, before any play"
         )
+    if not at_deal:
+        # a four completed by a bonus card's replacement: only its holder shows it
+        for f in a.shown:
+            if not s.fours_pending & (1 << f.seat):
+                raise _illegal(
+                    "four_before_first_play",
+                    f"seat {f.seat} has no four to show now: fours are shown at the deal",
+                )
     t = s.table
     if not a.shown:
         raise _illegal("deal_shape", "no four of a month is listed")
@@ -310,7 +339,7 @@ def _fours(s: HandState, a: E.FourOfAMonthShown, out: Out) -> None:
         if f.seat not in holders:
             holders.append(f.seat)
     for seat in range(t.players):
-        if not s.hand_unknown[seat]:
+        if at_deal and not s.hand_unknown[seat]:
             missing = _fours_in(s.hands[seat]) & ~shown_months[seat]
             if missing:
                 months = [m for m in range(1, 13) if missing & (1 << m)]
@@ -387,6 +416,8 @@ def facts_of(s: HandState, winner: int) -> HandFacts:
         shakes=tuple(s.shakes),
         bombs=tuple(s.bombs),
         carry=s.carry,
+        two_bombs=tuple(s.two_bombs) if any(s.two_bombs) else (),
+        kept_fours=tuple(s.kept_fours) if any(s.kept_fours) else (),
         seats=tuple(sorted(s.order)),
     )
 
@@ -419,7 +450,9 @@ def _shake(s: HandState, a: E.Shaken, out: Out) -> None:
     if turn.played >= 0 or turn.bomb:
         raise _illegal("shaking", "a shake is shown before the turn's card is played")
     cards = _cards_of(a.cards)
-    if cards.bit_count() != 3 or cards & ~_MM[a.month]:
+    # a four kept in hand (hand_four_keep) may be shaken whole: Pmang's x4 path
+    whole = s.table.rules.hand_four_keep and cards == _MM[a.month]
+    if (cards.bit_count() != 3 and not whole) or cards & ~_MM[a.month]:
         raise _illegal("shaking", f"a shake shows three cards of month {a.month:02d}")
     if s.shaken_months[a.seat] & (1 << a.month):
         raise _illegal("shaking", f"seat {a.seat} already shook month {a.month:02d}")
@@ -439,7 +472,15 @@ def _shake(s: HandState, a: E.Shaken, out: Out) -> None:
 
 
 def _check_fours_shown(s: HandState) -> None:
-    if s.fours_pending and _first_play_pending(s):
+    if s.fours_pending and (_first_play_pending(s) or _four_decision(s)):
+        if s.table.rules.hand_four_keep:
+            # 들고치기: a play instead of the show keeps every pending four
+            for seat in range(s.players):
+                if s.fours_pending & (1 << seat):
+                    held = _fours_in(s.hands[seat]).bit_count()
+                    s.kept_fours[seat] += max(1, held - s.kept_fours[seat])
+            s.fours_pending = 0
+            return
         seat = (s.fours_pending & -s.fours_pending).bit_length() - 1
         raise _illegal(
             "hand_four_shown",
@@ -480,8 +521,13 @@ def _bomb(s: HandState, a: E.BombPlayed, out: Out) -> None:
     turn.play_n = 4 - k
     s.flip_only[a.seat] += k - 1
     s.bombs[a.seat] += 1
-    if rules.bomb_steal:
-        turn.steals.append(("bomb", rules.bomb_steal))
+    steal = rules.bomb_steal
+    if k == 2:
+        s.two_bombs[a.seat] += 1
+        if rules.two_card_bomb_steal is not None:
+            steal = rules.two_card_bomb_steal
+    if steal:
+        turn.steals.append(("bomb", steal))
     s.phase = Phase.FLIP
 
 
@@ -559,20 +605,37 @@ def _draw_stock(s: HandState) -> int:
 
 def _take_bonus(s: HandState, seat: int, i: int, source: str, out: Out) -> None:
     turn = _turn(s)
+    if source == "flip" and s.phase is Phase.FLIP and s.table.rules.bonus_buried_in_ppuk:
+        # a ppuk made by the next flip buries it: taken (or not) when the turn resolves
+        turn.flip_bonus |= 1 << i
+        turn.bonus_taken = True
+        return
     s.piles[seat] |= 1 << i
     turn.bonus_taken = True
-    steal = s.table.rules.bonus_steal
-    if steal:
+    rules = s.table.rules
+    steal = rules.bonus_steal
+    at_once = steal and source == "hand" and rules.bonus_steal_at_once
+    if steal and not at_once:
         turn.steals.append(("bonus", steal))
     replacement = None
-    if source == "hand" and s.table.rules.bonus_play is BonusPlay.DRAW_AND_PLAY_AGAIN:
+    if source == "hand" and rules.bonus_play is BonusPlay.DRAW_AND_PLAY_AGAIN:
         r = _draw_stock(s)
         if r >= 0:
             s.hands[seat] |= 1 << r
             replacement = CODES[r]
+            counts = rules.bonus_four is BonusFour.ALWAYS or (
+                rules.bonus_four is BonusFour.FIRST_TURN and s.turns_taken[seat] == 0
+            )
+            if counts and _fours_in(s.hands[seat]) & (1 << _MONTH_OF[r]):
+                s.fours_pending |= 1 << seat  # shown to win, or kept, before the next play
         else:
             s.hand_unknown[seat] += 1
     out.append(E.BonusCardTaken(seat=seat, card=CODES[i], source=source, replacement=replacement))
+    if at_once:
+        # before the replacement is played (p2p B1), not with the turn's other steals
+        for k in range(1, len(s.order)):
+            opp = s.order[(s.turn_index + k) % len(s.order)]
+            _take_junk(s, opp, seat, steal, "bonus", out)
 
 
 def _play(s: HandState, a: E.CardPlayed, out: Out) -> None:
@@ -632,10 +695,18 @@ def _flip(s: HandState, a: E.CardFlipped, out: Out) -> None:
 
 
 def _stack_take(
-    s: HandState, seat: int, m: int, ex: frozenset[LastTurnRule]
+    s: HandState, seat: int, m: int, ex: frozenset[LastTurnRule], later: Out
 ) -> tuple[str, str, int]:
-    """Kind of a stack capture, and the steal it brings (reason, amount)."""
+    """Kind of a stack capture, and the steal it brings (reason, amount). Bonus cards
+    buried in the stack go to the taker's pile first, each with its bonus steal."""
     rules = s.table.rules
+    buried = s.buried[m]
+    if buried:
+        s.buried[m] = 0
+        for i in C.indices(buried):
+            later.append(E.BonusCardTaken(seat=seat, card=CODES[i], source="layout"))
+            if rules.bonus_steal:
+                _turn(s).steals.append(("bonus", rules.bonus_steal))
     owner = s.owner[m]
     s.owner[m] = -1
     void = LastTurnRule.PPUK_TAKEN in ex
@@ -662,9 +733,21 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
     layout = s.layout
     groups: list[tuple[int, str, str]] = []  # (cards, source, kind)
     steals = turn.steals
+    later: Out = []  # bonus cards taken with a stack: told after the captures
     ppuk = False
     ttadak = False
     flip_done = False
+
+    if turn.flip_bonus and not (
+        p >= 0 and not turn.bomb and fm == pm and pn == 1 and LastTurnRule.PPUK not in ex
+    ):
+        # no ppuk to bury them: the flipped bonus cards are taken as usual
+        for i in C.indices(turn.flip_bonus):
+            s.piles[seat] |= 1 << i
+            out.append(E.BonusCardTaken(seat=seat, card=CODES[i], source="flip"))
+            if rules.bonus_steal:
+                steals.append(("bonus", rules.bonus_steal))
+        turn.flip_bonus = 0
 
     if turn.bomb:
         groups.append((layout & _MM[pm], "hand", "bomb"))
@@ -683,14 +766,16 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
                     groups.append(((layout & _MM[pm]) | fb, "hand_and_flip", "last_turn_three"))
                 else:
                     ppuk = True
-                    layout |= fb
+                    layout |= fb | turn.flip_bonus
                     s.owner[pm] = seat
                     s.ppuk_count[seat] += 1
+                    s.buried[pm] |= turn.flip_bonus
+                    turn.flip_bonus = 0
                     out.append(
                         E.PpukMade(
                             seat=seat,
                             month=pm,
-                            cards=C.codes(layout & _MM[pm]),
+                            cards=C.codes(layout & _MM[pm] | s.buried[pm]),
                             count=s.ppuk_count[seat],
                         )
                     )
@@ -704,8 +789,9 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
         elif pn == 2:
             groups.append((pb | (1 << turn.chosen), "hand", "pair"))
         elif pn == 3:
-            kind, reason, amount = _stack_take(s, seat, pm, ex)
-            groups.append((layout & _MM[pm], "hand", kind))
+            buried = s.buried[pm]
+            kind, reason, amount = _stack_take(s, seat, pm, ex, later)
+            groups.append((layout & _MM[pm] | buried, "hand", kind))
             if amount:
                 steals.append((reason, amount))
 
@@ -719,8 +805,9 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
         elif fn == 3:
             if f_chosen is not None:
                 raise _illegal("no_choice", f"{CODES[f]} takes the whole stack: no choice")
-            kind, reason, amount = _stack_take(s, seat, fm, ex)
-            groups.append((on | fb, "flip", kind))
+            buried = s.buried[fm]
+            kind, reason, amount = _stack_take(s, seat, fm, ex, later)
+            groups.append((on | fb | buried, "flip", kind))
             if amount:
                 steals.append((reason, amount))
         else:
@@ -731,6 +818,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
     for cards, source, kind in groups:
         taken |= cards
         out.append(E.CardsCaptured(seat=seat, cards=C.codes(cards), source=source, kind=kind))
+    out.extend(later)
     layout &= ~taken
     s.layout = layout
     s.piles[seat] |= taken
@@ -794,7 +882,13 @@ def _take_junk(s: HandState, frm: int, to: int, amount: int, reason: str, out: O
     rules = t.rules
     pile = s.piles[frm]
     cand = pile & t.stealable
-    if rules.cup_transferable and pile & C.CUP and cup_as_junk(t, pile, s.cup_role):
+    # Pmang: the cup is fixed as an animal when it is the only junk to hand over
+    if (
+        rules.cup_transferable
+        and pile & C.CUP
+        and (cand or not rules.cup_fixed_when_alone)
+        and cup_as_junk(t, pile, s.cup_role)
+    ):
         cand |= C.CUP
     if not cand:
         return

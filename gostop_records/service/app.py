@@ -30,6 +30,8 @@ from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Stream
 
 from .. import events as E
+from ..web.browse_routes import browse_routes
+from ..web.play_routes import play_routes
 from ..web.routes import page_routes
 from .core import Answer, EntryRequest, TableService
 from .errors import ServiceError
@@ -485,9 +487,20 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
         await _may_read(st, request, game_id)
         return await st.run(st.svc.events, game_id)
 
+    async def store_game(data: bytes) -> dict[str, Any]:
+        """A hand played on /play, stored as an import (strict) is."""
+        return await st.run(st.svc.import_jsonl, data)
+
+    async def read_store(request: Request[Any, Any, Any], fn: Callable[[Any], T]) -> T:
+        """Runs ``fn`` on the store's connection for the reading pages, after the read check."""
+        await _may_read(st, request, None)
+        return await st.run(lambda: fn(st.svc.store.conn))
+
     app = Litestar(
         route_handlers=[
             *page_routes(events_of),
+            *play_routes(store_game),
+            *browse_routes(events_of, read_store),
             health,
             create_game,
             add_entry,

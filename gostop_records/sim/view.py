@@ -111,6 +111,9 @@ class SeatView:
             tuple(s.ppuk_streak),
             tuple(s.shakes),
             tuple(s.bombs),
+            tuple(s.two_bombs),
+            tuple(s.kept_fours),
+            tuple(s.buried),
             tuple(s.shaken_months),
             s.cup_role,
             s.fours_pending,
@@ -167,6 +170,9 @@ def seat_view(state: HandState, seat: int, actions: list[Any] | tuple[Any, ...])
     v.ppuk_streak = state.ppuk_streak[:]
     v.shakes = state.shakes[:]
     v.bombs = state.bombs[:]
+    v.two_bombs = state.two_bombs[:]
+    v.kept_fours = state.kept_fours[:]
+    v.buried = state.buried[:]
     v.shaken_months = state.shaken_months[:]
     v.cup_role = state.cup_role
     v.turn = None if state.turn is None else state.turn.copy()

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..engine import rulebook as RB
-from .schema import EVENT_COLUMNS, HEADS_COLUMNS, TABLES, VIEWS
+from .schema import BAK_IDS, EVENT_COLUMNS, HEADS_COLUMNS, SPECIAL_KINDS, TABLES, VIEWS
 
 __all__ = [
     "COLUMN_DOCS",
@@ -468,6 +468,40 @@ VIEW_DOCS: dict[str, str] = {
         "included), `computed_chips` (net chips the rules make due: received minus paid), "
         "`recorded_chips` (net chips recorded as paid) and `difference` (recorded minus "
         "computed)."
+    ),
+    "v_player_hands": (
+        "What did each player make of each hand? One row per seat of every ended hand: "
+        "`game_id`, `hand`, `started_at`, `date`, `ruleset`, `seat`, `player_id`, "
+        "`player_name`, `outcome`, `won` (the seat won it, instant wins included), `gos` "
+        "(the Gos the seat called), `chips` (net chips the rules make due to the seat in the "
+        "hand: received minus paid), `recorded_chips` (net chips recorded, a payment not "
+        "recorded counting 0); for each special, the seat's turns with it ("
+        + ", ".join(f"`{k}_made`" for k in SPECIAL_KINDS)
+        + ") and the other seats' turns with it in the same hand ("
+        + ", ".join(f"`{k}_suffered`" for k in SPECIAL_KINDS)
+        + "), counted as `v_specials_by_seat` counts them; for each payout flag, the seat's "
+        "payments in the hand that carry it as payer ("
+        + ", ".join(f"`{b}_paid`" for b in BAK_IDS)
+        + ") and as payee ("
+        + ", ".join(f"`{b}_received`" for b in BAK_IDS)
+        + ")."
+    ),
+    "v_player_gos": (
+        "Did a Go pay off? One row per Go called in an ended hand: `game_id`, `hand`, `seq`, "
+        "`seat`, `player_id`, `player_name`, `ruleset`, `date`, `go_count` (the Go's number "
+        "in the hand), `score` (the score it was called at), the hand's `outcome`, and "
+        "`paid_off`: the caller went on to win the hand by a Stop."
+    ),
+    "v_player_stats": (
+        "Each player's figures over the whole store, by `player_id` (the name, "
+        "`player_name`, is the latest used): `games`, `hands` (ended hands played), `wins`, "
+        "`chips` and `recorded_chips` (net, as in `v_player_hands`), `avg_chips` (chips per "
+        "hand, 2 decimals), `gos` and `gos_paid_off` (from `v_player_gos`), and the sums of "
+        "`v_player_hands`' special and payout flag counts: "
+        + ", ".join(f"`{k}_made`, `{k}_suffered`" for k in SPECIAL_KINDS)
+        + ", "
+        + ", ".join(f"`{b}_paid`, `{b}_received`" for b in BAK_IDS)
+        + "."
     ),
 }
 

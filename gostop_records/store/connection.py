@@ -13,9 +13,11 @@ because stdout carries the results of a command.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +29,8 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_DB",
     "ENV_VAR",
+    "WHOLE_STORE_MEMORY",
+    "bounded_memory",
     "connect",
     "default_path",
     "fetch_one",
@@ -92,6 +96,50 @@ def connect(
     if settings:
         conn.execute("SET lock_configuration = true")
     return conn
+
+
+#: DuckDB's memory limit while a command reads or writes the whole store (import, verify,
+#: rebuild). DuckDB keeps every block it has read cached up to its limit, which is 80% of
+#: the machine's memory by default: a pass over a large store would grow to that size.
+#: Under this limit it evicts (and spills a large query to a temporary file), so those
+#: commands take the same memory for any store (bench/RESULTS.md states the budget).
+WHOLE_STORE_MEMORY = "64MiB"
+
+_LIMITS_LOCK = threading.Lock()
+#: database file -> (passes running over it, DuckDB's memory limit before the first)
+_LIMITS: dict[str, tuple[int, str]] = {}
+
+
+@contextlib.contextmanager
+def bounded_memory(conn: duckdb.DuckDBPyConnection, path: Path) -> Iterator[None]:
+    """DuckDB's memory held to :data:`WHOLE_STORE_MEMORY` while a pass over the whole store
+    runs, restored after the last. The limit belongs to the database, shared by every
+    connection to the file in this process, hence the count. A connection whose settings
+    are locked (:mod:`.query`) keeps its own."""
+    import duckdb
+
+    key = str(path.resolve())
+    with _LIMITS_LOCK:
+        users, before = _LIMITS.get(key, (0, ""))
+        if users == 0:
+            try:
+                before = str(scalar(conn, "SELECT current_setting('memory_limit')"))
+                conn.execute(f"SET memory_limit = '{WHOLE_STORE_MEMORY}'")
+            except duckdb.Error:  # locked settings: left as they are
+                before = ""
+        _LIMITS[key] = (users + 1, before)
+    try:
+        yield
+    finally:
+        with _LIMITS_LOCK:
+            users, before = _LIMITS[key]
+            if users > 1:
+                _LIMITS[key] = (users - 1, before)
+            else:
+                del _LIMITS[key]
+                if before:
+                    with contextlib.suppress(duckdb.Error):  # the store may be closed by now
+                        conn.execute(f"SET memory_limit = '{before}'")
 
 
 def _first_line(exc: BaseException) -> str:

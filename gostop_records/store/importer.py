@@ -48,11 +48,12 @@ from typing import TYPE_CHECKING, Any
 from .. import log as L
 from ..events import Envelope
 from . import parallel
+from .connection import bounded_memory
 from .errors import no_space
 from .heads import record as record_heads
 from .heads import writing
 from .parallel import Checkers, Note, PieceResult, Task, WorkerFailed, default_workers
-from .rows import Prepared, arrow_available, combine, without_games
+from .rows import Prepared, arrow_available, combine, compact, without_games
 from .runs import (
     Checked,
     FileScan,
@@ -343,6 +344,7 @@ class Importer:
         with (
             _tuned_interpreter(),
             _one_duckdb_thread(self.store),
+            bounded_memory(self.store.conn, self.store.path),
             ThreadPoolExecutor(1, "gostop-import") as writer,
         ):
             self._writer = writer
@@ -685,10 +687,10 @@ class Importer:
             return
         ready, rows = rows_of(planned)
         g = self._group
-        g.events.append(ready)
+        g.events.append(compact(ready))
         g.count += ready.count
         for name, part in rows.items():
-            g.rows.setdefault(name, []).append(part)
+            g.rows.setdefault(name, []).append(compact(part))
         g.games.update(p.full[0].game_id for p in planned)
         # games the store held before: their projection rows are replaced whole
         g.replace.update(p.full[0].game_id for p in planned if p.stored)

@@ -1,8 +1,9 @@
 """Deriving the projection tables again from the events, and the fresh rows for a check.
 
 The projection tables are caches of the events; :func:`rebuild` replaces all of them in
-one transaction (a crash leaves the old ones), and :func:`fresh_rows` gives the rows a
-rebuild would write, which :mod:`.verify` compares with the stored ones. A rebuild never
+one transaction (a crash leaves the old ones), from rows staged a group of games at a
+time, and :func:`fresh_rows` gives the rows a rebuild would write, which :mod:`.verify`
+compares with the stored ones. A rebuild never
 hides a loss: when the store's heads chain (:mod:`.heads`) says a game had events the store
 no longer holds, it refuses (:class:`~.heads.LossError`) unless the loss is accepted, and
 both the accepted loss and the rebuild are entries of that chain. Stored games are
@@ -12,6 +13,7 @@ lenient mode must still project.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -20,19 +22,22 @@ from ..errors import GostopError, LogError, ProjectionError
 from ..events import Envelope
 from ..projector import Projector
 from .codec import row_to_envelope
+from .connection import bounded_memory
 from .heads import Loss, LossError, losses, writing
 from .heads import record as record_head
 from .projections import Rows, derive, empty_rows
+from .rows import insert_rows
 from .schema import TABLES
-from .writer import insert_projection, transaction
+from .writer import transaction
 
 if TYPE_CHECKING:
     from .store import Store
 
 __all__ = ["GROUP_EVENTS", "Failure", "RebuildReport", "fresh_rows", "game_groups", "rebuild"]
 
-#: Events read per group of games (bounds memory on large stores).
-GROUP_EVENTS = 100_000
+#: Events read per group of games: a group's rows, envelopes and projections are what a
+#: verify or a rebuild holds at once (about 5 KiB per event, see bench/RESULTS.md).
+GROUP_EVENTS = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,30 +134,51 @@ def fresh_rows(
 
 def rebuild(store: Store, *, accept_loss: bool = False) -> RebuildReport:
     """Replace every projection table, in one transaction; see the module docstring."""
+    with bounded_memory(store.conn, store.path):
+        return _rebuild(store, accept_loss)
+
+
+def _rebuild(store: Store, accept_loss: bool) -> RebuildReport:
+    """The fresh rows are staged in temporary tables one group of games at a time, each
+    insert committed on its own (DuckDB holds a transaction's appended rows in memory until
+    it commits, so one transaction over every group would grow with the store); the
+    projection tables are then replaced from them in one transaction, inside DuckDB. The
+    file's write turn is held throughout, so no write of this process comes in between;
+    a crash before the last commit leaves the old tables (temporary tables vanish with the
+    connection)."""
     report = RebuildReport(rows=dict.fromkeys(TABLES, 0))
     conn = store.conn
-    found = losses(conn)
-    if found and not accept_loss:
-        raise LossError(found)
-    with writing(store.path), transaction(conn):
-        for loss in found:
-            detail = {
-                "had_events": loss.had,
-                "had_head": loss.head,
-                "entry": loss.entry,
-                "loss": loss.kind,
-            }
-            now = store.head(loss.game_id)
-            record_head(conn, "loss_accepted", [(loss.game_id, now[0], now[1])], detail)
-        report.accepted = found
-        for name in TABLES:
-            conn.execute(f"DELETE FROM {name}")
-        for group in game_groups(store):
-            rows, _ = fresh_rows(store, group, report.failed)
-            insert_projection(conn, rows)
-            report.games += len(group)
-            for name, r in rows.items():
-                report.rows[name] += len(r)
-        detail = {"games": report.games, "failed": len(report.failed), "rows": report.rows}
-        record_head(conn, "rebuild", [(None, 0, None)], detail)
+    staged = {name: f"temp.rebuild_{name}" for name in TABLES}  # never a stored table
+    with writing(store.path):
+        found = losses(conn)
+        if found and not accept_loss:
+            raise LossError(found)
+        try:
+            for name, temp in staged.items():
+                conn.execute(f"CREATE OR REPLACE TEMP TABLE {temp} AS FROM {name} LIMIT 0")
+            for group in game_groups(store):
+                rows, _ = fresh_rows(store, group, report.failed)
+                for name, cols in TABLES.items():
+                    report.rows[name] += insert_rows(conn, staged[name], cols, rows[name])
+                report.games += len(group)
+            with transaction(conn):
+                for loss in found:
+                    detail = {
+                        "had_events": loss.had,
+                        "had_head": loss.head,
+                        "entry": loss.entry,
+                        "loss": loss.kind,
+                    }
+                    now = store.head(loss.game_id)
+                    record_head(conn, "loss_accepted", [(loss.game_id, now[0], now[1])], detail)
+                report.accepted = found
+                for name, temp in staged.items():
+                    conn.execute(f"DELETE FROM {name}")
+                    conn.execute(f"INSERT INTO {name} FROM {temp}")
+                detail = {"games": report.games, "failed": len(report.failed), "rows": report.rows}
+                record_head(conn, "rebuild", [(None, 0, None)], detail)
+        finally:
+            for temp in staged.values():
+                with contextlib.suppress(Exception):  # the store may be closed by now
+                    conn.execute(f"DROP TABLE IF EXISTS {temp}")
     return report

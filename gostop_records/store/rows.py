@@ -32,6 +32,7 @@ __all__ = [
     "Prepared",
     "arrow_available",
     "combine",
+    "compact",
     "from_arrow",
     "insert_rows",
     "placeholder",
@@ -145,6 +146,15 @@ def to_arrow(columns: Columns, ready: Prepared) -> Any:
 def from_arrow(table: Any) -> Prepared:
     """Rows received as an Arrow table, ready to insert."""
     return Prepared((), table.num_rows, table)
+
+
+def compact(ready: Prepared) -> Prepared:
+    """The rows held by their Arrow table alone, when they have one.
+
+    The Python columns an Arrow table was built from take several times its memory; a
+    transaction being gathered keeps only the table.
+    """
+    return ready if ready.arrow is None or not ready.values else from_arrow(ready.arrow)
 
 
 def without_games(ready: Prepared, game_ids: Collection[str]) -> Prepared:

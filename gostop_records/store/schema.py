@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     import duckdb
 
 __all__ = [
+    "BAK_IDS",
     "COMBO_IDS",
     "DOKBAK_ID",
     "EVENT_COLUMNS",
@@ -37,6 +38,7 @@ __all__ = [
     "MIGRATIONS",
     "PROJECTIONS",
     "SCHEMA_VERSION",
+    "SPECIAL_KINDS",
     "TABLES",
     "VIEWS",
     "create_schema",
@@ -379,6 +381,122 @@ VIEWS: dict[str, str] = {
         GROUP BY f.game_id, g.ruleset, f.seat, g.player_ids, g.player_names""",
 }
 
+#: The special plays counted per seat (columns of ``v_specials_by_seat``), and the payout
+#: flags counted as bak paid and received (``payouts`` columns).
+SPECIAL_KINDS = ("ppuk", "jjok", "ttadak", "sseul", "bomb", "shake")
+BAK_IDS = FLAG_IDS
+
+
+#: The ``turns`` flag of each special (``shake`` is a shaken turn).
+_SPECIAL_FLAG = {"shake": "shaken"}
+
+
+def _player_views() -> dict[str, str]:
+    """The per-player views: every figure of a player's page is read from these.
+
+    ``v_player_hands`` gathers its facts per (game, hand, seat) in one grouping of one
+    union (each payment from both sides, each special turn, each Go), since on a large
+    store the cost is in grouping and joining by those keys; only turns with a special are
+    read, counted as ``v_specials_by_seat`` counts them.
+    """
+    zero_baks = [f"false AS {b}_paid, false AS {b}_received" for b in BAK_IDS]
+    zero_specials = [f"0 AS {k}" for k in SPECIAL_KINDS]
+    flags = [_SPECIAL_FLAG.get(k, k) for k in SPECIAL_KINDS]
+    side_baks = [
+        f"unnest([{b}, false]) AS {b}_paid, unnest([false, {b}]) AS {b}_received" for b in BAK_IDS
+    ]
+    facts = (
+        "SELECT game_id, hand, unnest([payer, payee]) AS seat, "
+        "unnest([-chips, chips]) AS chips, "
+        "unnest([-coalesce(recorded_chips, 0), coalesce(recorded_chips, 0)]) AS recorded, "
+        + ", ".join([*side_baks, *zero_specials, "0 AS gos"])
+        + " FROM payouts UNION ALL "
+        "SELECT game_id, hand, seat, 0, 0, "
+        + ", ".join([*zero_baks, *(f"{f}::INTEGER" for f in flags), "0"])
+        + " FROM turns WHERE "
+        + " OR ".join(flags)
+        + " UNION ALL SELECT game_id, hand, seat, 0, 0, "
+        + ", ".join([*zero_baks, *("0" for _ in flags), "1"])
+        + " FROM decisions WHERE kind = 'go'"
+    )
+    per_seat = ", ".join(
+        [
+            "sum(chips) AS chips",
+            "sum(recorded) AS recorded",
+            *(f"sum({k}) AS {k}" for k in SPECIAL_KINDS),
+            "sum(gos) AS gos",
+            *(
+                f"count(*) FILTER (WHERE {b}_{side}) AS {b}_{side}"
+                for b in BAK_IDS
+                for side in ("paid", "received")
+            ),
+        ]
+    )
+    totals = ", ".join(
+        f"count(*) FILTER (WHERE {f}) AS {k}" for k, f in zip(SPECIAL_KINDS, flags, strict=True)
+    )
+    specials = ", ".join(
+        f"coalesce(o.{k}, 0) AS {k}_made, coalesce(t.{k}, 0) - coalesce(o.{k}, 0) AS {k}_suffered"
+        for k in SPECIAL_KINDS
+    )
+    baks = ", ".join(
+        f"coalesce(o.{b}_{side}, 0) AS {b}_{side}" for b in BAK_IDS for side in ("paid", "received")
+    )
+    sums = ", ".join(
+        f"sum({k}_{side}) AS {k}_{side}"
+        for k in (*SPECIAL_KINDS, *BAK_IDS)
+        for side in (("made", "suffered") if k in SPECIAL_KINDS else ("paid", "received"))
+    )
+    return {
+        "v_player_hands": f"""
+        WITH facts AS ({facts}
+        ), own AS (
+            SELECT game_id, hand, seat, {per_seat} FROM facts GROUP BY game_id, hand, seat
+        ), totals AS (
+            SELECT game_id, hand, {totals} FROM turns WHERE {" OR ".join(flags)}
+            GROUP BY game_id, hand
+        ), seats AS (
+            SELECT h.game_id, h.hand, h.started_at, h.date, h.ruleset, h.outcome, h.winner,
+                   unnest(range(h.players::BIGINT)) AS seat
+            FROM hands h WHERE h.ended
+        )
+        SELECT s.game_id, s.hand, s.started_at, s.date, s.ruleset, s.seat::TINYINT AS seat,
+               g.player_ids[s.seat + 1] AS player_id, g.player_names[s.seat + 1] AS player_name,
+               s.outcome, coalesce(s.winner = s.seat, false) AS won,
+               coalesce(o.gos, 0) AS gos, coalesce(o.chips, 0) AS chips,
+               coalesce(o.recorded, 0) AS recorded_chips, {specials}, {baks}
+        FROM seats s JOIN games g USING (game_id)
+        LEFT JOIN own o ON o.game_id = s.game_id AND o.hand = s.hand AND o.seat = s.seat
+        LEFT JOIN totals t ON t.game_id = s.game_id AND t.hand = s.hand""",
+        "v_player_gos": """
+        SELECT d.game_id, d.hand, d.seq, d.seat, g.player_ids[d.seat + 1] AS player_id,
+               g.player_names[d.seat + 1] AS player_name, h.ruleset, h.date, d.go_count,
+               d.score, h.outcome, coalesce(h.outcome = 'stop' AND h.winner = d.seat, false)
+               AS paid_off
+        FROM decisions d JOIN hands h USING (game_id, hand) JOIN games g USING (game_id)
+        WHERE d.kind = 'go' AND h.ended""",
+        "v_player_stats": f"""
+        WITH played AS (
+            SELECT player_id, arg_max(player_name, started_at) AS player_name,
+                   count(DISTINCT game_id) AS games, count(*) AS hands,
+                   count(*) FILTER (WHERE won) AS wins, sum(chips) AS chips,
+                   round(avg(chips), 2) AS avg_chips, sum(recorded_chips) AS recorded_chips,
+                   {sums}
+            FROM v_player_hands GROUP BY player_id
+        ), called AS (
+            SELECT player_id, count(*) AS gos, count(*) FILTER (WHERE paid_off) AS gos_paid_off
+            FROM v_player_gos GROUP BY player_id
+        )
+        SELECT p.player_id, p.player_name, p.games, p.hands, p.wins, p.chips, p.avg_chips,
+               p.recorded_chips, coalesce(c.gos, 0) AS gos,
+               coalesce(c.gos_paid_off, 0) AS gos_paid_off, p.* EXCLUDE (player_id,
+               player_name, games, hands, wins, chips, avg_chips, recorded_chips)
+        FROM played p LEFT JOIN called c USING (player_id)""",
+    }
+
+
+VIEWS.update(_player_views())
+
 
 def quote(name: str) -> str:
     """A column or table name as a quoted SQL identifier (``at`` and ``by`` are reserved)."""
@@ -528,4 +646,15 @@ def migrate(
             raise
         ran.append(version)
         version += 1
+    if version == SCHEMA_VERSION:
+        _add_missing_views(conn)
     return ran
+
+
+def _add_missing_views(conn: duckdb.DuckDBPyConnection) -> None:
+    """Views added since the file was made (they hold no data, so no version step): a file
+    of this version gets the ones it lacks when a writer opens it."""
+    have = {r[0] for r in conn.execute("SELECT view_name FROM duckdb_views()").fetchall()}
+    for name, sql in VIEWS.items():
+        if name not in have:
+            conn.execute(f"CREATE VIEW {name} AS {sql}")

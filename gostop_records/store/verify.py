@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import checkpoints as CP
 from .. import log as L
+from .connection import bounded_memory
 from .heads import HeadsProblem
 from .heads import check as check_heads
 from .rebuild import Failure, fresh_rows, game_groups
@@ -121,6 +122,12 @@ class VerifyReport:
 
 
 def verify(store: Store) -> VerifyReport:
+    """Every game checked one group at a time, so memory does not grow with the store."""
+    with bounded_memory(store.conn, store.path):
+        return _verify(store)
+
+
+def _verify(store: Store) -> VerifyReport:
     report = VerifyReport()
     conn = store.conn
     report.heads = check_heads(conn)

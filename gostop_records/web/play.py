@@ -1,28 +1,52 @@
 """A hand against the computer for the ``/play`` page, driven on the server.
 
 The page never decides a rule: a :class:`~gostop_records.play.PlaySession` records every
-input (the human's and the bot's) on the engine, in memory while the hand is played, so
+input (the human's and the bots') on the engine, in memory while the hand is played, so
 the shuffled deck in ``hand_started`` never leaves the server. What the page gets is the
-human seat's view only (:meth:`PlayTable.view`). The deal is committed before the first
-play: ``sha256(salt + " " + deck codes joined by spaces)`` is shown at the start, and the
-deck and the salt are revealed when the hand is over, so the player can check the computer
-neither saw nor changed the cards. The finished log is handed to the store as a normal,
-strictly valid game.
+human seat's view only (:meth:`PlayTable.view`) and, for each entry since its last answer,
+a frame (:meth:`PlayTable.frames_since`): the sentences, the cards played, flipped, captured
+and given, and the public table right after it, so the page can show a turn step by step.
+
+Each deal is committed before the first play: ``sha256(salt + " " + deck codes joined by
+spaces)`` is shown at the start, and the deck and the salt are revealed when the hand is
+over, so the player can check the computer neither saw nor changed the cards (a deal made
+void at once, four of a month face up, is committed and revealed too). The finished log is
+handed to the store as a normal, strictly valid game.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import secrets
+from collections.abc import Iterable
 from typing import Any
 
+from .. import cards as C
 from .. import events as E
 from .. import log as L
 from .. import words
+from ..engine.state import HandState
 from ..play import HUMAN, PlayInputError, PlaySession
-from ..views import proof_dict
+from ..views import pending_cards, proof_dict
 
-__all__ = ["MemorySink", "PlayTable", "commitment"]
+__all__ = ["MemorySink", "NotYourTurn", "PlayTable", "commitment"]
+
+#: What the human may answer, and the step each answer belongs to.
+ANSWERS = {
+    "play": "play",
+    "bomb": "play",
+    "shake": "play",
+    "flip_only": "play",
+    "flip": "flip",
+    "go": "decide",
+    "stop": "decide",
+    "cup": "cup",
+}
+
+
+class NotYourTurn(PlayInputError):
+    """An answer the game does not wait for now (another step, the computer's move, the end)."""
 
 
 class MemorySink:
@@ -54,79 +78,233 @@ def commitment(deck: list[str], salt: str) -> str:
 
 
 class PlayTable:
-    """One hand of a human (seat 0) against one bot, with its deal commitment."""
+    """One hand of a human (seat 0) against one bot (two in a 3-player preset), with its
+    deal committed. ``players`` defaults to the preset's (2 when it is played by two)."""
 
-    def __init__(self, ruleset: str = "cardavia", bot: str = "strong", seed: int = 0) -> None:
+    def __init__(
+        self,
+        ruleset: str = "cardavia",
+        bot: str = "strong",
+        seed: int = 0,
+        players: int | None = None,
+    ) -> None:
         self.sink = MemorySink()
         self.bot = bot
-        self.session = PlaySession.start(self.sink, ruleset, players=2, bot=bot, seed=seed)
-        self.salt = secrets.token_hex(16)
+        self.seed = seed
+        self.session = PlaySession.start(self.sink, ruleset, players=players, bot=bot, seed=seed)
         self.log: list[str] = []
+        self.frames: list[dict[str, Any]] = []
+        #: Every deal of this play: hand number, deck, salt and commitment.
+        self.deals: list[dict[str, Any]] = []
         self._advance()
-        started = next(e for e in self.sink.envs if isinstance(e.event, E.HandStarted))
-        self.deck = list(started.event.deck)
-        self.commitment = commitment(self.deck, self.salt)
 
     @property
     def game_id(self) -> str:
         return self.session.game_id
 
-    def _told(self, envs: Any) -> None:
+    @property
+    def version(self) -> int:
+        """How many events the game holds: an answer may name it, to be refused if stale."""
+        return len(self.sink.envs)
+
+    @property
+    def commitment(self) -> str:
+        """The commitment of the deal being played (the latest)."""
+        return str(self.deals[-1]["commitment"])
+
+    @property
+    def over(self) -> bool:
+        return self.session.next_step().kind in ("over", "hand_over")
+
+    # --- moving the game -----------------------------------------------------------------
+
+    def _told(self, envs: Iterable[E.Envelope]) -> None:
+        """One frame for one entry: its sentences, the cards it moved, the table after it."""
+        envs = list(envs)
+        if not envs:
+            return
+        players = self.session.players
+        frame: dict[str, Any] = {
+            "seat": getattr(envs[0].event, "seat", None),
+            "lines": [],
+            "played": [],
+            "flipped": [],
+            "captured": [],
+            "given": [],
+        }
         for env in envs:
-            self.log.append(words.describe(env.event, self.session.players, HUMAN))
+            ev = env.event
+            t = type(ev)
+            if t is E.HandStarted:
+                salt = secrets.token_hex(16)
+                deck = list(ev.deck)
+                self.deals.append(
+                    {
+                        "hand": ev.hand,
+                        "deck": deck,
+                        "salt": salt,
+                        "commitment": commitment(deck, salt),
+                    }
+                )
+            elif t is E.CardPlayed:
+                frame["played"].append(ev.card)
+            elif t is E.BombPlayed or t is E.Shaken:
+                frame["played"].extend(ev.cards)
+            elif t is E.CardFlipped:
+                frame["flipped"].append(ev.card)
+            elif t is E.CardsCaptured:
+                frame["captured"].extend(ev.cards)
+            elif t is E.JunkTransferred:
+                frame["given"].append(
+                    {"card": ev.card, "from": ev.from_seat, "to": ev.to_seat, "why": ev.reason}
+                )
+            text = words.describe(ev, players, HUMAN)
+            frame["lines"].append(text)
+            self.log.append(text)
+        h = self.session.hand
+        frame["table"] = self._public(h) if h is not None else None
+        frame["index"] = len(self.frames)
+        self.frames.append(frame)
 
     def _advance(self) -> None:
-        """Run the automatic steps and the bot's moves until the human answers or the end."""
+        """Run the automatic steps, the bots' moves and the human's flips that ask nothing,
+        until the human answers or the hand is over."""
         s = self.session
         while True:
             step = s.next_step()
             if step.kind == "deal":
                 for e in s.deal():
-                    self._told(e.consequences)
+                    self._told(e.envelopes)
             elif step.kind == "fours":
                 self._told(s.show_fours().envelopes)
             elif step.kind == "pay":
                 for e in s.pay():
                     self._told(e.envelopes)
-            elif step.kind in ("over", "hand_over") or step.human:
+            elif step.kind in ("over", "hand_over"):
                 return
+            elif step.human:
+                if step.kind != "flip" or s.flip_pending()[1]:
+                    return
+                self._told(s.flip().envelopes)
             else:
                 self._told(s.bot_step().envelopes)
 
-    def act(self, kind: str, card: str | None = None, chosen: str | None = None) -> None:
-        """The human's answer: ``play`` a card (or ``bomb``/``shake`` a month, ``flip_only``),
-        ``flip``, ``go``, ``stop``, ``cup`` (``chosen``: animal or junk). A refusal is a
-        :class:`PlayInputError` and changes nothing."""
+    def act(
+        self,
+        kind: str,
+        card: str | None = None,
+        chosen: str | None = None,
+        *,
+        month: int | None = None,
+        version: int | None = None,
+    ) -> None:
+        """The human's answer: ``play`` a card, ``bomb`` or ``shake`` a month, ``flip_only``,
+        ``flip`` (``chosen``: the layout card it takes), ``go``, ``stop``, ``cup``
+        (``chosen``: animal or junk). ``version``, when given, must be the game's: a stale
+        answer is refused. A refusal is a :class:`PlayInputError` (:class:`NotYourTurn`
+        when the game waits for something else) and changes nothing."""
         s = self.session
-        if kind in ("play", "bomb", "shake", "flip_only"):
-            want = "card" if kind == "play" else kind
-            opts = [o for o in s.options() if o.kind == want and (card is None or o.card == card)]
-            if not opts or (kind == "play" and card is None):
-                raise PlayInputError(f"{card or kind} is not something you may play now")
-            entry = s.play(opts[0], chosen)
+        want = ANSWERS.get(kind)
+        if want is None:
+            raise PlayInputError(f"unknown answer {kind!r}: answers are {', '.join(ANSWERS)}")
+        if version is not None and version != self.version:
+            raise NotYourTurn(
+                f"the table has moved on (version {self.version}, the answer was made at "
+                f"{version}): look again"
+            )
+        step = s.next_step()
+        if step.kind in ("over", "hand_over"):
+            raise NotYourTurn("the hand is over: start a new one")
+        if not step.human:
+            raise NotYourTurn(f"it is the computer's move ({step.kind}), not yours")
+        if step.kind != want:
+            raise NotYourTurn(f"the game waits for your {step.kind}, not a {kind}")
+        if want == "play":
+            entry = s.play(self._option(kind, card, month), chosen)
         elif kind == "flip":
             entry = s.flip(chosen)
         elif kind == "go":
             entry = s.go()
         elif kind == "stop":
             entry = s.stop()
-        elif kind == "cup":
-            entry = s.cup(chosen or "")
         else:
-            raise PlayInputError(f"unknown answer {kind!r}")
+            entry = s.cup(chosen or "")
         self._told(entry.envelopes)
         self._advance()
 
+    def _option(self, kind: str, card: str | None, month: int | None) -> Any:
+        s = self.session
+        opts = s.options()
+        if kind == "play":
+            if not card:
+                raise PlayInputError("say which card you play")
+            found = [o for o in opts if o.kind == "card" and o.card == card.upper()]
+            if not found:
+                s.parse_play(card)  # says why: not a card, not in your hand, not now
+                raise PlayInputError(f"{card} cannot be played now")
+            return found[0]
+        found = [o for o in opts if o.kind == kind and (month is None or o.month == month)]
+        if not found:
+            what = kind.replace("_", "-") + (f" month {month:02d}" if month else "")
+            raise PlayInputError(f"you may not {what} now")
+        if len(found) > 1:
+            months = ", ".join(f"{o.month:02d}" for o in found)
+            raise PlayInputError(f"say which month you {kind}: {months}")
+        return found[0]
+
+    # --- what the page may see -----------------------------------------------------------
+
     def jsonl(self) -> bytes:
         """The whole log as JSON Lines, for the store."""
-        import io
-
         buf = io.BytesIO()
         L.write_jsonl(buf, self.sink.envs)
         return buf.getvalue()
 
+    def _public(self, h: HandState) -> dict[str, Any]:
+        """The table as the human seat sees it: no other hand (until the hand is over),
+        never the stock."""
+        d = h.to_dict()
+        ended = self.over
+        seats = []
+        for seat in d["seats"]:
+            mine = seat["seat"] == HUMAN
+            seats.append(
+                {
+                    "seat": seat["seat"],
+                    "name": self.session.players[seat["seat"]].name,
+                    "hand": seat["hand_known"] if mine or ended else None,
+                    "hand_count": seat["hand_count"],
+                    "pile": seat["pile"],
+                    "score": seat["score"],
+                    "score_lines": seat["score_lines"],
+                    "go_count": seat["go_count"],
+                    "shakes": seat["shakes"],
+                    "bombs": seat["bombs"],
+                    "ppuk_count": seat["ppuk_count"],
+                    "flip_only_turns": seat["flip_only_turns"],
+                }
+            )
+        pending = pending_cards(h)
+        return {
+            "hand": d["hand"],
+            "dealer": d["dealer"],
+            "turn_seat": d["turn_seat"],
+            "layout": d["layout"],
+            "pending": C.codes(pending),
+            "stock_count": d["stock_count"],
+            "seats": seats,
+            "outcome": d["outcome"],
+            "winner": d["winner"],
+            "reason": d["reason"],
+        }
+
+    def frames_since(self, index: int) -> list[dict[str, Any]]:
+        """The frames from ``index`` on (what the page has not shown yet)."""
+        return self.frames[max(0, index) :]
+
     def view(self) -> dict[str, Any]:
-        """What the page may show: the human's hand, never the computer's nor the stock."""
+        """What the page may show now: the human's hand, never the computer's nor the
+        stock; what the human may answer; at the end, the proof and every deal revealed."""
         s = self.session
         step = s.next_step()
         h = s.hand
@@ -134,45 +312,52 @@ class PlayTable:
             "game_id": self.game_id,
             "ruleset": s.rules.name,
             "bot": self.bot,
+            "players": [p.name for p in s.players],
+            "version": self.version,
+            "frame_count": len(self.frames),
             "commitment": self.commitment,
-            "step": {"kind": step.kind, "human": step.human},
+            "commitments": [{"hand": d["hand"], "commitment": d["commitment"]} for d in self.deals],
+            "step": {"kind": step.kind, "human": step.human, "seat": step.seat},
             "log": list(self.log),
+            "table": self._public(h) if h is not None else None,
         }
-        if h is not None:
-            d = h.to_dict()
-            seats = []
-            for seat in d["seats"]:
-                mine = seat["seat"] == HUMAN
-                seats.append(
-                    {
-                        "seat": seat["seat"],
-                        "hand": seat["hand_known"] if mine else None,
-                        "hand_count": seat["hand_count"],
-                        "pile": seat["pile"],
-                        "score": seat["score"],
-                        "score_lines": seat["score_lines"],
-                    }
-                )
-            out["layout"] = d["layout"]
-            out["seats"] = seats
-            out["stock_count"] = d.get("stock_count")
         if step.human and step.kind == "play":
             out["options"] = [
                 {
                     "kind": o.kind,
+                    "label": o.label,
                     "card": o.card,
+                    "month": o.month,
+                    "cards": list(o.cards),
                     "takes": list(o.takes),
                     "choose": o.choose,
                     "text": o.text,
                 }
                 for o in s.options()
             ]
+        if step.human and step.kind == "flip":
+            card, choices = s.flip_pending()
+            out["flip"] = {"card": card, "choices": list(choices)}
+        if step.human and step.kind == "cup":
+            out["cup_points"] = s.cup_points()
         if step.human and step.kind == "decide":
             out["stop_pays"] = proof_dict(s.stop_value())
         if step.kind in ("over", "hand_over"):
-            out["deck"] = self.deck
-            out["salt"] = self.salt
+            last = self.deals[-1]
+            out["deck"] = last["deck"]
+            out["salt"] = last["salt"]
+            out["deals"] = list(self.deals)
             proof = s.proof()
             out["proof"] = None if proof is None else proof_dict(proof)
+            result = s.result()
+            out["result"] = (
+                None
+                if result is None
+                else {
+                    "outcome": result.outcome,
+                    "winner": result.winner,
+                    "reason": result.reason or None,
+                }
+            )
             out["replay"] = f"/games/{self.game_id}/replay"
         return out

@@ -33,12 +33,22 @@ from .combinations import (
     Combination,
 )
 from .go import GO_BONUS, formula_of
-from .instants import FIRST_PPUK, FIRST_TTADAK, HAND_FOUR, INSTANTS, THREE_PPUK, Instant
+from .groups import GROUP_TITLES, OTHER, PLAY_SETTINGS
+from .instants import (
+    FIRST_PPUK,
+    FIRST_TTADAK,
+    HAND_FOUR,
+    INSTANTS,
+    LAYOUT_FOUR,
+    THREE_PPUK,
+    Instant,
+)
 from .multipliers import (
     BOMB,
     DOKBAK,
     GO_BAK,
     GWANG_BAK,
+    HAND_FOUR_KEPT,
     INSTANT_WIN_MULTIPLIERS,
     MEONG_TTA,
     MULTIPLIERS,
@@ -68,14 +78,17 @@ __all__ = [
     "GODORI",
     "GO_BAK",
     "GO_BONUS",
+    "GROUP_TITLES",
     "GWANG_BAK",
     "GWANG_PALI",
     "HAND_FOUR",
+    "HAND_FOUR_KEPT",
     "HONGDAN",
     "INSTANTS",
     "INSTANT_WIN_MULTIPLIERS",
     "JUNK",
     "KEEP",
+    "LAYOUT_FOUR",
     "MEONG_TTA",
     "MULTIPLIERS",
     "NAGARI_CARRY",
@@ -96,6 +109,8 @@ __all__ = [
     "alternatives",
     "describe",
     "formula_of",
+    "group_of",
+    "grouped_settings",
     "instant",
     "owner",
     "rule",
@@ -121,6 +136,7 @@ AUDITED: tuple[Rule, ...] = (
     GO_BAK,
     SHAKE,
     BOMB,
+    HAND_FOUR_KEPT,
     CUP,
     NAGARI_CARRY,
     *INSTANTS,
@@ -151,6 +167,23 @@ def owner(setting: str) -> Rule | None:
         if setting in r.settings:
             return r
     return None
+
+
+def group_of(setting: str) -> str:
+    """The ``rules show`` group of a ruleset setting: its rule's, else its rule of play's."""
+    r = owner(setting)
+    if r is not None:
+        return r.group
+    return PLAY_SETTINGS.get(setting, OTHER)
+
+
+def grouped_settings(rules: Ruleset) -> list[tuple[str, list[str]]]:
+    """The settings of ``rules`` by group, in :data:`GROUP_TITLES` order, each exactly once."""
+    by_group: dict[str, list[str]] = {}
+    for name in rules.content():
+        by_group.setdefault(group_of(name), []).append(name)
+    titles = [*GROUP_TITLES, *(t for t in by_group if t not in GROUP_TITLES)]
+    return [(t, by_group[t]) for t in titles if t in by_group]
 
 
 def words(setting: str, value: Any, rules: Ruleset, cup_holder: int | None = None) -> str:

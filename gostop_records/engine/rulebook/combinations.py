@@ -236,7 +236,7 @@ class Cup(Rule):
     name = "September cup"
     ref = "A9"
     group = "September cup"
-    settings = ("cup_mode",)
+    settings = ("cup_mode", "cup_fixed_when_alone")
 
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
         if setting == "cup_mode":
@@ -246,6 +246,12 @@ class Cup(Rule):
             if mode is CupMode.AUTO_BEST:
                 return "the September cup counted as whichever scores more"
             return "the September cup counted as its holder chose"
+        if setting == "cup_fixed_when_alone":
+            return (
+                "a cup counted as junk kept as an animal when it is the only junk to steal"
+                if value
+                else "a cup counted as junk stolen like any junk"
+            )
         if setting == "cup_role":
             where = f" in seat {cup_holder}'s pile" if cup_holder is not None else ""
             what = "double junk (2 units)" if value == "junk" else "an animal"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from ...rules import Ruleset
+from ...rules import BonusFour, LayoutFour, Ruleset
 from .base import AuditContext, Candidate, Rule, ints
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "FIRST_TTADAK",
     "HAND_FOUR",
     "INSTANTS",
+    "LAYOUT_FOUR",
     "THREE_PPUK",
     "Instant",
 ]
@@ -78,13 +79,43 @@ class HandFour(Instant):
     name = "four of a month in hand"
     ref = "A24"
     group = "The deal"
-    settings = ("hand_four_points",)
+    settings = ("hand_four_points", "bonus_four")
     wins = True
 
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
+        if setting == "bonus_four":
+            return {
+                BonusFour.NEVER: "a four completed by a bonus card's replacement is no four",
+                BonusFour.FIRST_TURN: "a four completed by a bonus card's replacement on the "
+                "holder's first turn counts as dealt",
+                BonusFour.ALWAYS: "a four completed by a bonus card's replacement counts as dealt",
+            }[BonusFour(value)]
         if setting != self.setting:
             return None
         return f"{value} points for four of a month in hand"
+
+
+class LayoutFourWin(Instant):
+    """Four cards of one month dealt to the layout, where ``layout_four`` is
+    ``dealer_wins``: the dealer wins at once, ``hand_four_points`` from every other seat
+    (Hangame; A25). Else the deal is void (``redeal``) or a nagari (``nagari``)."""
+
+    __slots__ = ()
+    id = "layout_four"
+    name = "four of a month on the layout"
+    ref = "A25"
+    group = "The deal"
+    settings = ("hand_four_points", "layout_four")
+    wins = True
+
+    def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
+        if setting == "layout_four":
+            return {
+                LayoutFour.REDEAL: "four of a month on the layout: the same dealer deals again",
+                LayoutFour.NAGARI: "four of a month on the layout: a nagari",
+                LayoutFour.DEALER_WINS: "four of a month on the layout: the dealer wins",
+            }[LayoutFour(value)]
+        return None
 
 
 class ThreePpuk(Instant):
@@ -169,9 +200,10 @@ class FirstTtadak(Instant):
 
 
 HAND_FOUR = HandFour()
+LAYOUT_FOUR = LayoutFourWin()
 THREE_PPUK = ThreePpuk()
 FIRST_PPUK = FirstPpuk()
 FIRST_TTADAK = FirstTtadak()
 
 #: Every instant payment, by the order the audit tries their settings.
-INSTANTS: tuple[Instant, ...] = (HAND_FOUR, THREE_PPUK, FIRST_PPUK, FIRST_TTADAK)
+INSTANTS: tuple[Instant, ...] = (HAND_FOUR, LAYOUT_FOUR, THREE_PPUK, FIRST_PPUK, FIRST_TTADAK)

@@ -23,6 +23,7 @@ __all__ = [
     "DOKBAK",
     "GO_BAK",
     "GWANG_BAK",
+    "HAND_FOUR_KEPT",
     "MEONG_TTA",
     "MULTIPLIERS",
     "NAGARI_CARRY",
@@ -102,22 +103,32 @@ class Shake(Multiplier):
 
 
 class Bomb(Multiplier):
-    """x``bomb_multiplier`` per bomb of the winner (A11)."""
+    """x``bomb_multiplier`` per bomb of the winner, x``two_card_bomb_multiplier`` per
+    two-card bomb where it is set (A11)."""
 
     __slots__ = ()
     id = "bomb"
     name = "bomb"
     ref = "A11"
     group = "Shaking, bombs and bonus cards"
-    settings = ("bombs", "bomb_multiplier")
+    settings = ("bombs", "bomb_multiplier", "two_card_bomb_multiplier", "two_card_bomb_steal")
+
+    @staticmethod
+    def two_factor(rules: Ruleset) -> int:
+        """The factor of one two-card bomb."""
+        m = rules.two_card_bomb_multiplier
+        return rules.bomb_multiplier if m is None else m
 
     def factor(self, t: Table, facts: HandFacts, win: Score, lo: Loser) -> Factor | None:
         rules = t.rules
         b = facts.bombs[facts.winner]
         if not b:
             return None
-        f = rules.bomb_multiplier**b
+        two = facts.two_bombs[facts.winner] if facts.two_bombs else 0
+        f = rules.bomb_multiplier ** (b - two) * self.two_factor(rules) ** two
         cond = f"the winner bombed {b} time(s)"
+        if two:
+            cond += f", {two} with two cards"
         if not rules.bombs:
             cond += "; this ruleset has no bombs"
         return Factor(self.id, self.name, f, rules.bombs and f > 1, cond, "bomb_multiplier")
@@ -125,11 +136,23 @@ class Bomb(Multiplier):
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
         if setting == "bomb_multiplier":
             return f"x{value} per bomb" if value > 1 else "no multiplier for a bomb"
+        if setting == "two_card_bomb_multiplier":
+            if value is None:
+                return "a two-card bomb multiplied as a three-card bomb"
+            return (
+                f"x{value} per two-card bomb" if value > 1 else "no multiplier for a two-card bomb"
+            )
+        if setting == "two_card_bomb_steal":
+            if value is None:
+                return "a two-card bomb stealing as a three-card bomb"
+            return f"{value} junk per opponent for a two-card bomb"
         return None
 
     def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
         if _stopped(ctx) and ctx.facts.bombs[ctx.facts.winner]:
             yield from ints(ctx.rules, "bomb_multiplier", range(1, 5))
+            if ctx.facts.two_bombs and ctx.facts.two_bombs[ctx.facts.winner]:
+                yield from ints(ctx.rules, "two_card_bomb_multiplier", range(1, 5))
 
     def absent(self, rules: Ruleset) -> str | None:
         if not rules.bombs:
@@ -137,6 +160,42 @@ class Bomb(Multiplier):
         if rules.bomb_multiplier == 1:
             return "a bomb multiplier (bomb_multiplier = 1)"
         return None
+
+
+class HandFourKept(Multiplier):
+    """x``hand_four_kept_multiplier`` per four of a month the winner held in hand and kept
+    playing with instead of winning at once (들고치기, ``hand_four_keep``; A24)."""
+
+    __slots__ = ()
+    id = "hand_four_kept"
+    name = "kept four"
+    ref = "A24"
+    group = "The deal"
+    settings = ("hand_four_keep", "hand_four_kept_multiplier")
+
+    def factor(self, t: Table, facts: HandFacts, win: Score, lo: Loser) -> Factor | None:
+        k = facts.kept_fours[facts.winner] if facts.kept_fours else 0
+        if not k:
+            return None
+        f = t.rules.hand_four_kept_multiplier**k
+        cond = f"the winner kept {k} four(s) of a month in hand and played on"
+        return Factor(self.id, self.name, f, f > 1, cond, "hand_four_kept_multiplier")
+
+    def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
+        if setting == "hand_four_keep":
+            return (
+                "a four in hand kept and played on, or shown to win"
+                if value
+                else "a four in hand shown at the deal and won at once"
+            )
+        if setting == "hand_four_kept_multiplier":
+            return f"x{value} per kept four" if value > 1 else "no multiplier for a kept four"
+        return None
+
+    def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
+        f = ctx.facts
+        if _stopped(ctx) and f.kept_fours and f.kept_fours[f.winner]:
+            yield from ints(ctx.rules, "hand_four_kept_multiplier", range(1, 5))
 
 
 class GwangBak(Multiplier):
@@ -558,6 +617,7 @@ class Stake(Rule):
 
 SHAKE = Shake()
 BOMB = Bomb()
+HAND_FOUR_KEPT = HandFourKept()
 GWANG_BAK = GwangBak()
 PI_BAK = PiBak()
 MEONG_TTA = MeongTta()
@@ -571,6 +631,7 @@ STAKE = Stake()
 MULTIPLIERS: tuple[Multiplier, ...] = (
     SHAKE,
     BOMB,
+    HAND_FOUR_KEPT,
     GWANG_BAK,
     PI_BAK,
     MEONG_TTA,

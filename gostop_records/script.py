@@ -1,4 +1,4 @@
-"""Scripted games: a complete, valid log from an explicit deal and a list of inputs.
+"""The script format: a complete, valid log from an explicit deal and a list of inputs.
 
 A sample log, a test fixture or a hand copied from a paper score sheet is a deal plus what the
 players did. A script states exactly that, and the rules engine derives every consequence
@@ -60,15 +60,15 @@ from typing import Any
 
 import msgspec
 
-from .. import cards as C
-from .. import events as E
-from .. import log as L
-from .. import notation
-from ..engine.game import GameState, apply_game, start_game
-from ..engine.table import Table, table_for
-from ..errors import GostopError
-from ..rules import Ruleset, resolve
-from .dealer import SplitMix64, deal
+from . import cards as C
+from . import events as E
+from . import log as L
+from . import notation
+from .engine.game import GameState, apply_game, start_game
+from .engine.table import Table, table_for
+from .errors import GostopError
+from .rules import Ruleset, resolve
+from .sim.dealer import SplitMix64, deal
 
 __all__ = [
     "GameScript",

@@ -10,13 +10,13 @@ import pytest
 from gostop_records import cards as C
 from gostop_records import events as E
 from gostop_records import log as L
+from gostop_records import script as scripted
 from gostop_records.engine.table import table_for
 from gostop_records.errors import ProjectionError
 from gostop_records.projector import project
 from gostop_records.rules import PRESETS
-from gostop_records.sim import scripted
+from gostop_records.script import ScriptError
 from gostop_records.sim.dealer import deal
-from gostop_records.sim.scripted import ScriptError
 from gostop_records.sim.selfplay import GameSpec, play_game
 
 JJOK = """

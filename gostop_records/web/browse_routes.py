@@ -1,0 +1,97 @@
+"""The reading pages as Litestar routes: the game browser (``/games``), the players
+(``/players``, ``/players/{id}``) and a game's audit (``/games/{id}/audit``).
+
+The service hands in two readers: ``events_of`` (a game's events, with its access check
+and 404) and ``read_store`` (runs a function on the store's connection where the service
+runs its reads, after the same check). A bad filter is answered 400 with the form and the
+reason; an unknown player 404, naming them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from html import escape
+from typing import Any
+
+from litestar import MediaType, Request, Response, get
+from litestar.handlers import HTTPRouteHandler
+from litestar.params import FromPath
+
+from ..errors import GostopError
+from ..store.browse import (
+    BrowseError,
+    HandFilter,
+    hands_page,
+    player_figures,
+    players,
+    rulesets,
+)
+from .browse_pages import audit_page, games_page, player_page, players_page
+from .routes import EventsOf
+
+__all__ = ["ReadStore", "browse_routes"]
+
+#: Runs ``fn(connection)`` on the store for ``request`` (after the service's read check).
+ReadStore = Callable[[Request[Any, Any, Any], Callable[[Any], Any]], Awaitable[Any]]
+
+
+def _html(body: str, status: int = 200) -> Response[str]:
+    return Response(body, status_code=status, media_type=MediaType.HTML)
+
+
+def _refusal(status: int, title: str, reason: str) -> Response[str]:
+    body = (
+        "<!doctype html><meta charset='utf-8'>"
+        f"<title>{escape(title)}</title><p>{escape(reason)}</p>"
+        "<p><a href='/games'>the game browser</a> · <a href='/players'>players</a></p>"
+    )
+    return _html(body, status)
+
+
+def _query(request: Request[Any, Any, Any]) -> dict[str, str]:
+    """The query string, one value per key (the last one given)."""
+    return {k: v[-1] for k, v in request.query_params.dict().items() if v}
+
+
+def browse_routes(events_of: EventsOf, read_store: ReadStore) -> list[HTTPRouteHandler]:
+    """The route handlers of the reading pages."""
+
+    @get("/games", media_type=MediaType.HTML, include_in_schema=False)
+    async def games(request: Request[Any, Any, Any]) -> Response[str]:
+        query = _query(request)
+        try:
+            flt = HandFilter.parse(query)
+        except BrowseError as exc:
+            choices = await read_store(request, rulesets)
+            page = games_page(None, HandFilter(), str(exc), form=query, choices=choices)
+            return _html(page, 400)
+        page = await read_store(request, lambda conn: hands_page(conn, flt))
+        return _html(await asyncio.to_thread(games_page, page, flt))
+
+    @get("/players", media_type=MediaType.HTML, include_in_schema=False)
+    async def player_list(request: Request[Any, Any, Any]) -> Response[str]:
+        rows = await read_store(request, players)
+        return _html(players_page(rows))
+
+    @get("/players/{player_id:str}", media_type=MediaType.HTML, include_in_schema=False)
+    async def player(player_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
+        fig = await read_store(request, lambda conn: player_figures(conn, player_id))
+        if fig is None:
+            return _refusal(
+                404,
+                "no such player",
+                f"no ended hand has a player with id {player_id!r}: see /players for the ids",
+            )
+        return _html(await asyncio.to_thread(player_page, fig))
+
+    @get("/games/{game_id:str}/audit", media_type=MediaType.HTML, include_in_schema=False)
+    async def audit(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
+        envs = await events_of(request, game_id)
+        try:
+            page = await asyncio.to_thread(audit_page, game_id, envs)
+        except GostopError as exc:
+            return _refusal(422, "cannot audit", f"game {game_id} cannot be audited: {exc}")
+        return _html(page)
+
+    return [games, player_list, player, audit]

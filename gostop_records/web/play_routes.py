@@ -1,0 +1,266 @@
+"""The ``/play`` page of ``gostop serve``: a hand against the computer in the browser.
+
+The hands in play live on the server (:class:`PlayHall`), each a
+:class:`~gostop_records.web.play.PlayTable` under an unguessable id that only its page knows
+(the page keeps it in its address's fragment, so a reload resumes the hand). The page sends the
+human's answers; the server checks them on the engine, runs the computer's moves, and
+answers with the human seat's view and the frames of what happened. A refused answer (a card
+not in your hand, the wrong step, an unknown hand) is a 4xx with the reason and changes
+nothing. A finished hand is handed to the store through the service (``store_game``), as a
+normal, strictly valid game, so ``/games/{id}/replay`` replays it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from html import escape
+from typing import Annotated, Any
+
+import msgspec
+from litestar import MediaType, Response, get, post
+from litestar.handlers import HTTPRouteHandler
+from litestar.params import FromPath, JSONBody, QueryParameter
+from markupsafe import Markup
+
+from ..errors import GostopError
+from ..play import random_seed
+from ..rules import PRESETS
+from ..sim.bots import BOTS
+from . import cards as W
+from .pages import _env, _script_json, _static
+from .play import NotYourTurn, PlayTable
+
+__all__ = [
+    "DEFAULT_BOT",
+    "PlayAnswer",
+    "PlayHall",
+    "PlayStart",
+    "StoreGame",
+    "play_page",
+    "play_routes",
+]
+
+#: Hands the store through the service: JSON Lines in, the import report out.
+StoreGame = Callable[[bytes], Awaitable[dict[str, Any]]]
+
+DEFAULT_RULESET = "cardavia"
+DEFAULT_BOT = "strong"
+JSON = "application/json"
+#: Largest seed a page may ask for (repeatable hands, tests).
+MAX_SEED = 2**62
+
+
+class PlayStart(msgspec.Struct, forbid_unknown_fields=True):
+    """A new hand: the preset, the computer's bot, a seed to repeat a hand (else random),
+    the player count (else the preset's: 2 when it is played by two)."""
+
+    ruleset: str = DEFAULT_RULESET
+    bot: str = DEFAULT_BOT
+    seed: Annotated[int, msgspec.Meta(ge=0, le=MAX_SEED)] | None = None
+    players: Annotated[int, msgspec.Meta(ge=2, le=3)] | None = None
+
+
+class PlayAnswer(msgspec.Struct, forbid_unknown_fields=True):
+    """The human's answer (see :meth:`PlayTable.act`), with the version the page saw and
+    the frames it has already shown (``since``: only later ones come back)."""
+
+    kind: str
+    card: str | None = None
+    month: Annotated[int, msgspec.Meta(ge=1, le=12)] | None = None
+    chosen: str | None = None
+    version: int | None = None
+    since: Annotated[int, msgspec.Meta(ge=0)] | None = None
+
+
+@dataclass
+class _Hand:
+    table: PlayTable
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    touched: float = field(default_factory=time.monotonic)
+    stored: dict[str, Any] | None = None
+
+
+class PlayHall:
+    """The hands in play, by id: at most ``limit``, the ones idle longest forgotten first
+    (and any idle more than ``idle_s``)."""
+
+    def __init__(self, limit: int = 500, idle_s: float = 6 * 3600) -> None:
+        self.limit = limit
+        self.idle_s = idle_s
+        self.hands: OrderedDict[str, _Hand] = OrderedDict()
+
+    def add(self, table: PlayTable) -> str:
+        self._sweep()
+        hand_id = secrets.token_urlsafe(18)
+        self.hands[hand_id] = _Hand(table)
+        while len(self.hands) > self.limit:
+            self.hands.popitem(last=False)
+        return hand_id
+
+    def get(self, hand_id: str) -> _Hand:
+        hand = self.hands.get(hand_id)
+        if hand is None:
+            raise _Refused(
+                404,
+                "not_found",
+                "no hand in play has this id (it ended long ago, or the server restarted): "
+                "start a new hand",
+            )
+        hand.touched = time.monotonic()
+        self.hands.move_to_end(hand_id)
+        return hand
+
+    def _sweep(self) -> None:
+        old = time.monotonic() - self.idle_s
+        for hand_id in [k for k, h in self.hands.items() if h.touched < old]:
+            del self.hands[hand_id]
+
+
+class _Refused(Exception):
+    def __init__(self, status: int, error: str, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.error = error
+        self.reason = reason
+
+    def response(self) -> Response[bytes]:
+        body = msgspec.json.encode({"error": self.error, "reason": self.reason})
+        return Response(body, status_code=self.status, media_type=JSON)
+
+
+def _choose(ruleset: str, bot: str) -> None:
+    if ruleset not in PRESETS:
+        raise _Refused(
+            400, "bad_request", f"unknown ruleset {ruleset!r}: presets are {', '.join(PRESETS)}"
+        )
+    if bot not in BOTS:
+        raise _Refused(400, "bad_request", f"unknown bot {bot!r}: bots are {', '.join(BOTS)}")
+
+
+def play_page(ruleset: str, bot: str) -> str:
+    """The page: a shell with the presets and bots; the hand comes from ``/api/play``."""
+    presets = [(name, r.description, list(r.players)) for name, r in PRESETS.items()]
+    data = {
+        "labels": W.labels(),
+        "ruleset": ruleset,
+        "bot": bot,
+        "bots": list(BOTS),
+        "presets": {name: players for name, _, players in presets},
+    }
+    return (
+        _env()
+        .get_template("play.html")
+        .render(
+            css=Markup(_static("table.css") + _static("play.css")),
+            table_js=Markup(_static("table.js")),
+            script=Markup(_static("play.js")),
+            sprite=Markup(W.sprite()),
+            data=Markup(_script_json(data)),
+            presets=presets,
+            bots=list(BOTS),
+            ruleset=ruleset,
+            bot=bot,
+        )
+    )
+
+
+def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTTPRouteHandler]:
+    """The route handlers of ``/play`` and ``/api/play``; finished hands go to
+    ``store_game``."""
+    hands = hall if hall is not None else PlayHall()
+
+    async def answer(hand_id: str, hand: _Hand, since: int, status: int = 200) -> Response[bytes]:
+        t = hand.table
+        error = None
+        if t.over and hand.stored is None:
+            try:
+                report = await store_game(t.jsonl())
+            except Exception as exc:  # the hand stays in play: the next look tries again
+                report = {"ok": False, "reason": str(exc) or type(exc).__name__}
+            if report.get("ok"):
+                hand.stored = report
+            else:
+                error = str(report.get("reason") or report)
+        view = t.view()
+        view["stored"] = hand.stored is not None
+        if error is not None:
+            view["store_error"] = error
+        return _json({"id": hand_id, "view": view, "frames": t.frames_since(since)}, status)
+
+    @get("/play", media_type=MediaType.HTML, include_in_schema=False)
+    async def page(
+        ruleset: Annotated[str, QueryParameter(description="a preset")] = DEFAULT_RULESET,
+        bot: Annotated[str, QueryParameter(description="random, greedy or strong")] = DEFAULT_BOT,
+    ) -> Response[str]:
+        try:
+            _choose(ruleset, bot)
+        except _Refused as r:
+            body = (
+                "<!doctype html><meta charset='utf-8'><title>cannot play</title>"
+                f"<p>{escape(r.reason)}</p><p><a href='/play'>play CARDAVIA</a></p>"
+            )
+            return Response(body, status_code=400, media_type=MediaType.HTML)
+        return Response(play_page(ruleset, bot), media_type=MediaType.HTML)
+
+    @post("/api/play", summary="Start a hand against the computer", status_code=201)
+    async def start(data: JSONBody[PlayStart]) -> Response[bytes]:
+        try:
+            _choose(data.ruleset, data.bot)
+            seed = data.seed if data.seed is not None else random_seed()
+            try:
+                table = await asyncio.to_thread(
+                    PlayTable, data.ruleset, data.bot, seed, data.players
+                )
+            except GostopError as exc:
+                raise _Refused(400, "bad_request", str(exc)) from None
+        except _Refused as r:
+            return r.response()
+        hand_id = hands.add(table)
+        return await answer(hand_id, hands.get(hand_id), 0, 201)
+
+    @get("/api/play/{hand_id:str}", summary="A hand in play, as its player sees it")
+    async def look(
+        hand_id: FromPath[str],
+        since: Annotated[int, QueryParameter(ge=0, description="frames already shown")] = 0,
+    ) -> Response[bytes]:
+        try:
+            hand = hands.get(hand_id)
+        except _Refused as r:
+            return r.response()
+        async with hand.lock:
+            return await answer(hand_id, hand, since)
+
+    @post("/api/play/{hand_id:str}", summary="The player's answer", status_code=200)
+    async def act(hand_id: FromPath[str], data: JSONBody[PlayAnswer]) -> Response[bytes]:
+        try:
+            hand = hands.get(hand_id)
+        except _Refused as r:
+            return r.response()
+        async with hand.lock:
+            t = hand.table
+            since = data.since if data.since is not None else len(t.frames)
+            try:
+                await asyncio.to_thread(
+                    t.act,
+                    data.kind,
+                    data.card,
+                    data.chosen,
+                    month=data.month,
+                    version=data.version,
+                )
+            except NotYourTurn as exc:
+                return _Refused(409, "not_now", str(exc)).response()
+            except GostopError as exc:
+                return _Refused(422, "refused", str(exc)).response()
+            return await answer(hand_id, hand, since)
+
+    return [page, start, look, act]
+
+
+def _json(body: dict[str, Any], status: int) -> Response[bytes]:
+    return Response(msgspec.json.encode(body), status_code=status, media_type=JSON)
