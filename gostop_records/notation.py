@@ -675,7 +675,8 @@ def _deal(game: GameState, tokens: Sequence[str]) -> list[Any]:
 
 def lines_now(game: GameState | None) -> list[str]:
     """The table inputs the rules allow now, as lines (the legal entries, and a play or flip
-    by its card alone); between hands ``deal`` and ``pay``, always ``note`` and ``undo``."""
+    by its card alone); between hands ``deal`` and ``pay``, the table's ``chips``, ``draw``
+    and ``sell`` when the rules wait for or allow them, always ``note`` and ``undo``."""
     out: list[str] = []
     h = game.hand if game is not None else None
     for a in legal_actions(h) if h is not None and h.phase is not Phase.ENDED else []:
@@ -689,6 +690,13 @@ def lines_now(game: GameState | None) -> list[str]:
             out.append("pay")
         elif w.kind == "deal":
             out.append("deal")
+        for word in game.table_entries():
+            if word == "draw":
+                out += ["draw night", "draw day"]
+            elif word == "sell":
+                out += [f"sell {game.players[s].name}" for s in game.sellers()]
+            else:
+                out.append(word)
     out += ["note", "undo"]
     return list(dict.fromkeys(out))
 

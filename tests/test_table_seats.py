@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from gostop_records import cards as C
 from gostop_records import events as E
 from gostop_records import log as L
-from gostop_records import words
+from gostop_records import notation, words
 from gostop_records.engine import GameState, apply_game, start_game
 from gostop_records.engine.rulebook import seats as SEATS
 from gostop_records.engine.table import table_for
@@ -216,6 +216,22 @@ def test_a_sale_comes_once_after_the_deal_and_before_the_first_play() -> None:
     refused(g3, E.BrightsSold(seat=3, cards=["01G"]), "gwang_pali")
 
 
+def test_the_entries_now_offer_a_sale_while_it_may_be_made() -> None:
+    g = start(GWANG, 4)
+    assert "sell Dan" not in notation.lines_now(g)
+    g = _sale_table()
+    assert g.sellers() == [3]
+    assert "sell Dan" in notation.lines_now(g)
+    assert notation.complete(notation.lines_now(g), "sell ", "D") == ["Dan"]
+    sold, _ = apply(g, E.BrightsSold(seat=3, cards=["01G"]))
+    assert sold.sellers() == [] and "sell Dan" not in notation.lines_now(sold)
+    h = g.hand
+    assert h is not None
+    played, _ = apply(g, E.CardPlayed(seat=0, card=C.codes(h.hands[0])[0]))
+    assert played.sellers() == [] and "sell Dan" not in notation.lines_now(played)
+    assert _sale_table(PRESETS["gostop3"]).sellers() == []
+
+
 def test_with_the_stock_unknown_a_sold_bright_must_not_be_dealt_to_the_play() -> None:
     g = start(GWANG, 4)
     g, _ = deal_hand(g, 0, [0, 1, 2], deck_with(SELLER_HAND), stock=False)
@@ -346,6 +362,7 @@ def test_p2p_settle_caps(
 def test_chips_are_counted_once_before_the_first_hand() -> None:
     rs = rules(chip_limit="holdings")
     g = start(rs, 3)
+    assert g.table_entries() == ["chips"] and "chips" in notation.lines_now(g)
     assert "chips_counted" in refused(
         g, E.HandStarted(hand=1, dealer=0, order=[0, 1, 2]), "chips_counted"
     )
@@ -375,6 +392,8 @@ def _draw(*pairs: tuple[int, str], night: bool = True, dealer: int | None) -> E.
 
 def test_the_drawn_dealer_deals_the_first_hand() -> None:
     g = start(rules(first_dealer="draw"), 3)
+    assert {"draw night", "draw day"} <= set(notation.lines_now(g))
+    assert g.table_entries() == ["draw"]
     assert "record dealer_drawn" in refused(
         g, E.HandStarted(hand=1, dealer=0, order=[0, 1, 2]), "dealer_draw"
     )
@@ -384,7 +403,7 @@ def test_the_drawn_dealer_deals_the_first_hand() -> None:
     assert g.draw_tied == (0, 2)
     refused(g, _draw((0, "05A"), (1, "06A"), dealer=0), "dealer_draw")  # seat 1 did not tie
     g, _ = apply(g, _draw((0, "05A"), (2, "06A"), night=False, dealer=2))
-    assert g.next_dealer == 2
+    assert g.next_dealer == 2 and "draw day" not in notation.lines_now(g)
     refused(g, E.HandStarted(hand=1, dealer=0, order=[0, 1, 2]), "dealer")
     apply(g, E.HandStarted(hand=1, dealer=2, order=[2, 0, 1]))
     lot = start(PRESETS["gostop3"], 3)

@@ -147,6 +147,32 @@ class GameState:
             return None
         return [c + d for c, d in zip(self.chips, self.ledger(), strict=True)]
 
+    def table_entries(self) -> list[str]:
+        """The entries of the table around the hand that the rules wait for or allow now:
+        ``chips`` and ``draw`` before the first hand, ``sell`` while a seat sitting out may
+        sell its brights (after the deal, before the first play, once a hand)."""
+        rules = self.rules
+        out: list[str] = []
+        if self.hand_no == 0:
+            limited = rules.chip_limit is not ChipLimit.NONE or rules.end_when_broke
+            if self.chips is None and limited:
+                out.append("chips")
+            if rules.first_dealer is FirstDealer.DRAW and self.next_dealer is None:
+                out.append("draw")
+        if self.sellers():
+            out.append("sell")
+        return out
+
+    def sellers(self) -> list[int]:
+        """The seats sitting out that may sell their brights now (gwang-pali)."""
+        h = self.hand
+        if not self.rules.gwang_price or h is None or not self.in_hand:
+            return []
+        if not _first_play_pending(h):
+            return []
+        sold = {seat for hand, seat, _ in self.sales if hand == self.hand_no}
+        return [seat for seat in self.sat_out if seat not in sold]
+
     def waiting(self) -> Waiting:
         """What the table waits for next, and who acts (see :class:`Waiting`)."""
         h = self.hand
