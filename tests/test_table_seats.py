@@ -163,6 +163,43 @@ def test_a_seat_sitting_out_holds_no_cards_and_makes_no_move() -> None:
     refused(g, E.CardPlayed(seat=3, card=deck[0]), "sat_out")
 
 
+# --- the services' table rules at 4 seats -------------------------------------------------
+
+
+def test_a_four_on_the_layout_won_by_the_dealer_is_paid_by_the_players_of_the_hand() -> None:
+    g = start(rules(layout_four="dealer_wins", hand_four_points=7), 4)
+    g, _ = apply(g, E.HandStarted(hand=1, dealer=1, order=[1, 2, 3]))
+    deck = [C.CODES[i] for i in deck_with(["01G", "01R", "01J1", "01J2"])]
+    rest = [c for c in deck if not c.startswith("01")]
+    hands = [None, rest[0:7], rest[7:14], rest[14:21]]
+    layout = ["01G", "01R", "01J1", "01J2", *rest[21:23]]
+    g, out = apply(g, E.CardsDealt(hands=hands, layout=layout))
+    ended = [e for e in out if type(e) is E.HandEnded]
+    assert ended and ended[0].winner == 1 and ended[0].reason == "layout_four"
+    dues = [(e.payer, e.payee, e.points) for e in out if type(e) is E.PaymentDue]
+    assert dues == [(2, 1, 7), (3, 1, 7)]  # seat 0 sits out and owes nothing
+
+
+def test_a_bonus_played_from_the_hand_steals_at_once_from_the_players_of_the_hand() -> None:
+    g = start(rules(bonus_steal_at_once=True), 4)
+    g, _ = apply(g, E.HandStarted(hand=1, dealer=0, order=[0, 1, 2]))
+    c = [C.CODES[i] for i in deck_with(["B2"]) if C.CODES[i] != "B2"]
+    hands = [["B2", *c[0:6]], c[6:13], c[13:20], None]
+    g, _ = apply(g, E.CardsDealt(hands=hands, layout=c[20:26], stock=c[26:]))
+    h = g.hand
+    assert h is not None
+    junk = [C.bit(c) for c in ("02J1", "02J2", "04J1", "04J2", "06J1", "06J2")]
+    for seat, k in ((1, 0), (2, 2), (3, 4)):  # seat 3 sits out: its pile is not the play's
+        taken = junk[k] | junk[k + 1]
+        for s in range(4):
+            h.hands[s] &= ~taken
+        h.layout &= ~taken
+        h.piles[seat] |= taken
+    g, out = apply(g, E.CardPlayed(seat=0, card="B2"))
+    steals = [(e.from_seat, e.to_seat, e.reason) for e in out if type(e) is E.JunkTransferred]
+    assert sorted(steals) == [(1, 0, "bonus"), (2, 0, "bonus")]
+
+
 # --- gwang-pali ---------------------------------------------------------------------------
 
 
