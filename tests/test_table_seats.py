@@ -597,6 +597,18 @@ def test_the_store_keeps_who_sat_out_what_was_sold_and_the_chips(tmp_path: Path)
         assert sold_chips == paid and paid[0] > 0
         scores = "SELECT count(*) FROM scores WHERE game_id = ?"
         assert q(scores, [games[0][0].game_id]).fetchone() == (3 * 4,)
+        # the player views: a hand sat out is a row (its chips the sale) but no hand played
+        rows = q(
+            "SELECT player_id, count(*) FILTER (WHERE NOT sat_out), sum(chips), "
+            "count(*) FILTER (WHERE sat_out AND won) FROM v_player_hands GROUP BY 1 ORDER BY 1"
+        ).fetchall()
+        stats = q("SELECT player_id, hands, chips FROM v_player_stats ORDER BY 1").fetchall()
+        assert [r[:3] for r in rows] == stats and all(r[3] == 0 for r in rows)
+        per_seat = q("SELECT sum(hands_played), sum(hands_sat_out) FROM seats").fetchone()
+        assert per_seat == (
+            sum(r[1] for r in rows),
+            q("SELECT count(*) FROM sitting_out").fetchone()[0],
+        )
     rs = rules(chip_limit="holdings")
     g, log = _replayed(rs, [30, 30, 30])
     players = [E.Player(id=f"p{s}", name=NAMES[s]) for s in range(3)]

@@ -484,7 +484,7 @@ VIEW_DOCS: dict[str, str] = {
         + ", ".join(f"`{b}_paid`" for b in BAK_IDS)
         + ") and as payee ("
         + ", ".join(f"`{b}_received`" for b in BAK_IDS)
-        + ")."
+        + "); `sat_out`: the seat sat the hand out (4 or 5 seats), its `chips` what it sold."
     ),
     "v_player_gos": (
         "Did a Go pay off? One row per Go called in an ended hand: `game_id`, `hand`, `seq`, "
@@ -494,9 +494,10 @@ VIEW_DOCS: dict[str, str] = {
     ),
     "v_player_stats": (
         "Each player's figures over the whole store, by `player_id` (the name, "
-        "`player_name`, is the latest used): `games`, `hands` (ended hands played), `wins`, "
-        "`chips` and `recorded_chips` (net, as in `v_player_hands`), `avg_chips` (chips per "
-        "hand, 2 decimals), `gos` and `gos_paid_off` (from `v_player_gos`), and the sums of "
+        "`player_name`, is the latest used): `games`, `hands` (ended hands played, not sat "
+        "out), `wins`, `chips` and `recorded_chips` (net, as in `v_player_hands`, sales "
+        "included), `avg_chips` (chips per hand played, 2 decimals), `gos` and "
+        "`gos_paid_off` (from `v_player_gos`), and the sums of "
         "`v_player_hands`' special and payout flag counts: "
         + ", ".join(f"`{k}_made`, `{k}_suffered`" for k in SPECIAL_KINDS)
         + ", "

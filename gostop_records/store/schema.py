@@ -464,10 +464,13 @@ def _player_views() -> dict[str, str]:
                g.player_ids[s.seat + 1] AS player_id, g.player_names[s.seat + 1] AS player_name,
                s.outcome, coalesce(s.winner = s.seat, false) AS won,
                coalesce(o.gos, 0) AS gos, coalesce(o.chips, 0) AS chips,
-               coalesce(o.recorded, 0) AS recorded_chips, {specials}, {baks}
+               coalesce(o.recorded, 0) AS recorded_chips, {specials}, {baks},
+               x.seat IS NOT NULL AS sat_out
         FROM seats s JOIN games g USING (game_id)
         LEFT JOIN own o ON o.game_id = s.game_id AND o.hand = s.hand AND o.seat = s.seat
-        LEFT JOIN totals t ON t.game_id = s.game_id AND t.hand = s.hand""",
+        LEFT JOIN totals t ON t.game_id = s.game_id AND t.hand = s.hand
+        LEFT JOIN sitting_out x
+            ON x.game_id = s.game_id AND x.hand = s.hand AND x.seat = s.seat""",
         "v_player_gos": """
         SELECT d.game_id, d.hand, d.seq, d.seat, g.player_ids[d.seat + 1] AS player_id,
                g.player_names[d.seat + 1] AS player_name, h.ruleset, h.date, d.go_count,
@@ -478,9 +481,10 @@ def _player_views() -> dict[str, str]:
         "v_player_stats": f"""
         WITH played AS (
             SELECT player_id, arg_max(player_name, started_at) AS player_name,
-                   count(DISTINCT game_id) AS games, count(*) AS hands,
+                   count(DISTINCT game_id) AS games, count(*) FILTER (WHERE NOT sat_out) AS hands,
                    count(*) FILTER (WHERE won) AS wins, sum(chips) AS chips,
-                   round(avg(chips), 2) AS avg_chips, sum(recorded_chips) AS recorded_chips,
+                   round(sum(chips) / nullif(count(*) FILTER (WHERE NOT sat_out), 0), 2)
+                   AS avg_chips, sum(recorded_chips) AS recorded_chips,
                    {sums}
             FROM v_player_hands GROUP BY player_id
         ), called AS (
