@@ -67,10 +67,18 @@ __all__ = ["GRAMMAR", "Refused", "Session", "record"]
 #: The commands, as ``help`` and ``--help`` show them.
 GRAMMAR = """\
 deal layout CARD... [hand SEAT CARD...]... [stock CARD...]
-     [bonus CARD...] [dealer SEAT]
+     [bonus CARD...] [dealer SEAT] [out SEAT...]
                       the deal; it starts the hand. A hand or the stock
                       left out (or given as ?) is unknown to the record.
                       `deal` alone asks for each part on the next lines.
+                      At 4 or 5 seats three play: out names those who
+                      sit out by choice (else the dealer and the next two
+                      play)
+sell SEAT CARD...     gwang-pali: a seat sitting out sells the brights in
+                      its hand, after the deal: sell Dan 01G 08G
+chips N...            each seat's chips at the start of the sitting
+draw night|day SEAT CARD...
+                      the cards drawn for the first deal (밤일낮장)
 play CARD [TAKE]      a hand card; TAKE is the layout card it takes when
                       two of its month lie there (asked for when left out)
 flip CARD [TAKE]      the card turned from the stock
@@ -93,7 +101,7 @@ help | quit           these lines; stop (every entry is already saved)"""
 CARD_HELP = (
     "CARD: a month 01..12 and a kind (G bright, A animal, R ribbon, J1/J2 junk,\n"
     f"      D double junk): 01G, 9a, 11d; bonus cards {', '.join(BONUS_CODES[:3])} ...\n"
-    "SEAT: a seat number (0, 1, 2) or a player's name."
+    "SEAT: a seat number (0, 1, 2 ...) or a player's name."
 )
 
 _UNKNOWN = ("?", "unknown", "-")
@@ -392,7 +400,16 @@ class Session:
         if not layout:
             raise Refused("the deal needs the face-up layout")
         hands: list[list[str] | None] = []
+        h = g.hand
+        playing = (
+            notation.hand_started(g, dealer).order
+            if rec.needs_hand_start() or h is None
+            else h.order
+        )
         for s, pl in enumerate(players):
+            if s not in playing:  # at 4-5 seats: sits this hand out, dealt nothing
+                hands.append(None)
+                continue
             a = self.ask(f"{pl.name}'s hand (seat {s}; enter = unknown): ")
             hands.append(_cards(a.replace(",", " ").split()) if a and a not in _UNKNOWN else None)
         a = self.ask("stock, top card first (enter = unknown): ")
@@ -535,7 +552,7 @@ def record(
             "-r",
             metavar="NAME|FILE",
             help="A preset (cardavia, gamerules, matgo, gostop3) or a ruleset file; "
-            "default matgo for 2 players, gostop3 for 3.",
+            "default matgo for 2 players, gostop3 for 3 to 5.",
         ),
     ] = None,
     stake: Annotated[int, typer.Option("--stake", min=0, help="Chips per point.")] = 1,
@@ -679,7 +696,7 @@ def record(
         else:
             assert players is not None
             names = [n.strip() for n in players.split(",") if n.strip()]
-            rules = ruleset or ("gostop3" if len(names) == 3 else "matgo")
+            rules = ruleset or ("gostop3" if len(names) >= 3 else "matgo")
             rec = RecordingSession.start(
                 sink, names, rules, stake=stake, game_id=gid, by=by, venue=venue, signer=signer
             )

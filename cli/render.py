@@ -129,13 +129,13 @@ def _score_text(h: HandState, seat: int) -> str:
 
 
 def render_scores(game: GameState, paint: Painter | None = None) -> str:
-    """Every seat's score on one line: ``scores  Ann 3 (...) | Ben 0``."""
+    """Every playing seat's score on one line: ``scores  Ann 3 (...) | Ben 0``."""
     p = paint or Painter()
     h = game.hand
     if h is None:
         return "scores  (no hand yet)"
     parts = []
-    for s in range(h.players):
+    for s in sorted(h.order):
         gos = f" {h.go_count[s]} Go" if h.go_count[s] else ""
         parts.append(f"{p(_who(game.players, s), bold=True)} {_score_text(h, s)}{gos}")
     return "scores  " + " | ".join(parts)
@@ -206,6 +206,20 @@ def render_game(
                 and s == (h.decider if h.phase in (Phase.CUP, Phase.DECIDE) else h.turn_seat)
                 else " "
             )
+            if s not in h.order:
+                sold = [
+                    c
+                    for hand, seat, cards in game.sales
+                    if (hand, seat) == (h.hand_no, s)
+                    for c in cards
+                ]
+                what = f"; sold {p.cards(sold)}" if sold else ""
+                out.append(f"  {p(seat_name(players, s), bold=True)}  sits out this hand{what}")
+                if sold:
+                    price, payers = game.rules.gwang_price, sorted(h.order)
+                    proof = words.sale_proof(players, s, sold, price, game.stake, payers)
+                    out.append(f"    sale    {proof}")
+                continue
             out.append(f"{mark} {p(seat_name(players, s), bold=True)}")
             out.append(f"    hand    {_hand_text(h, s, p)}")
             groups = [f"{label} {p.cards(got)}" for label, got in words.pile_groups(h, s)]
@@ -226,7 +240,7 @@ def render_game(
                     flags.append(f"{n} {word}")
             if flags:
                 out.append(f"    counts  {', '.join(flags)}")
-    if game.results or game.payments:
+    if game.results or game.payments or game.hand_dues:
         ledger = game.ledger()
         paid = game.recorded_ledger()
         cells = [
@@ -234,6 +248,9 @@ def render_game(
             for s in range(len(players))
         ]
         out.append("ledger  " + " | ".join(cells))
+    held = game.holdings()
+    if held is not None:
+        out.append("chips   " + " | ".join(f"{_who(players, s)} {c}" for s, c in enumerate(held)))
     if last is not None:
         out.append(f"event   seq {last.seq}: {describe_event(last.event, players, p)}")
     return "\n".join(out)

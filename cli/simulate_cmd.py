@@ -153,9 +153,10 @@ def simulate(
             "-p",
             metavar="N",
             min=2,
-            max=3,
-            help="Players, 2 or 3 as the ruleset allows (default: the ruleset's "
-            "first player count).",
+            max=5,
+            help="Players, 2 or 3 as the ruleset allows, or 4 or 5 at a 3-player ruleset "
+            "(three play each hand, the others sit out; default: the ruleset's first "
+            "player count).",
         ),
     ] = None,
     games: Annotated[
@@ -197,6 +198,16 @@ def simulate(
         typer.Option("--db", metavar="FILE", help="Import the games into this DuckDB store."),
     ] = None,
     stake: Annotated[int, typer.Option("--stake", metavar="N", min=1, help="Chips per point.")] = 1,
+    chips: Annotated[
+        int | None,
+        typer.Option(
+            "--chips",
+            metavar="N",
+            min=0,
+            help="Chips each player brings, counted before the first hand (default: none, "
+            "or 50 points' worth when the ruleset limits payments by chips).",
+        ),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the summary as JSON on stdout.")
     ] = False,
@@ -226,9 +237,12 @@ def simulate(
     except RulesetError as exc:
         common.fail(str(exc))
     n = players if players is not None else rules.players[0]
-    if n not in rules.players:
+    if n not in rules.seats():
         allowed = " or ".join(str(p) for p in rules.players)
-        raise _usage(f"ruleset {rules.name!r} is played by {allowed} players, not {n}", "--players")
+        seats = " (or at 4-5 seats, three playing each hand)" if 4 in rules.seats() else ""
+        raise _usage(
+            f"ruleset {rules.name!r} is played by {allowed} players, not {n}{seats}", "--players"
+        )
     bots = tuple(b.strip().lower() for b in (bot or ["greedy"]))
     for b in bots:
         if b not in BOTS:
@@ -236,7 +250,7 @@ def simulate(
     if len(bots) > n:
         raise _usage(f"{len(bots)} bots for {n} players: give at most one per seat", "--bot")
 
-    specs = list(game_specs(rules, n, games, hands, seed, bots, stake))
+    specs = list(game_specs(rules, n, games, hands, seed, bots, stake, chips))
     per_game = 1 if rules.single_hand else hands
     summary = RunSummary(specs[0].seat_bots())
     bar = Progress("simulate", games * per_game, "hand", enabled=progress)

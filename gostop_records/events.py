@@ -35,14 +35,18 @@ __all__ = [
     "METADATA_TYPES",
     "BombPlayed",
     "BonusCardTaken",
+    "BrightsSold",
     "CardCode",
     "CardFlipped",
     "CardPlayed",
     "CardsCaptured",
     "CardsDealt",
     "CheckpointSigned",
+    "ChipsCounted",
     "CupAssigned",
     "DealVoided",
+    "DealerDraw",
+    "DealerDrawn",
     "EntryRetracted",
     "Envelope",
     "Event",
@@ -56,19 +60,22 @@ __all__ = [
     "JunkTransferred",
     "KeyAdded",
     "NoteAdded",
+    "PaymentCapped",
     "PaymentDue",
     "PaymentRecorded",
     "Player",
     "PpukMade",
     "ResultCountersigned",
+    "SeatsSatOut",
     "Shaken",
+    "SittingEnded",
     "StopCalled",
     "UnknownEvent",
 ]
 
 #: A card code as it appears in logs: canonical upper case (``01G``, ``11D``, ``B2``).
 CardCode = Literal[CODES]  # type: ignore[valid-type]
-Seat = Annotated[int, Meta(ge=0, le=2, description="Seat index in the game's seat order, from 0")]
+Seat = Annotated[int, Meta(ge=0, le=4, description="Seat index in the game's seat order, from 0")]
 Month = Annotated[int, Meta(ge=1, le=12)]
 Count = Annotated[int, Meta(ge=0)]
 Chips = Annotated[int, Meta(ge=0)]
@@ -90,7 +97,13 @@ TransferReason = Literal[
 ]
 HandOutcome = Literal["stop", "instant", "nagari", "void"]
 PaymentReason = Literal[
-    "stop", "hand_four", "three_ppuk", "first_ppuk", "first_ttadak", "layout_four"
+    "stop",
+    "hand_four",
+    "three_ppuk",
+    "first_ppuk",
+    "first_ttadak",
+    "layout_four",
+    "gwang_pali",
 ]
 
 
@@ -160,6 +173,64 @@ class FourOfAMonthShown(_Payload, tag="four_of_a_month_shown"):
     """Input. Players dealt four of a month show them (chongtong), before the first play."""
 
     shown: list[FourShown]
+
+
+# --- seats, chips and the first dealer ---------------------------------------------------
+
+
+class DealerDraw(Struct, frozen=True, gc=False):
+    seat: Seat
+    card: CardCode
+
+
+class DealerDrawn(_Payload, tag="dealer_drawn"):
+    """Input. 밤일낮장: each seat draws a card for the first deal; by ``night`` the lowest
+    month deals, by day the highest. ``dealer`` is null when the deciding month is tied:
+    the tied seats draw again (another ``dealer_drawn`` among them)."""
+
+    draws: list[DealerDraw]
+    night: bool
+    dealer: Seat | None
+
+
+class ChipsCounted(_Payload, tag="chips_counted"):
+    """Input. The chips each seat holds at the start of the sitting, before the first hand."""
+
+    chips: list[Chips]
+
+
+class SeatsSatOut(_Payload, tag="seats_sat_out"):
+    """Consequence. With 4 or 5 seats, the seats that sit out this hand (not in
+    ``hand_started.order``), and the ruleset's rule that chose them."""
+
+    seats: list[Seat]
+    rule: Literal["turn_order", "choice"]
+
+
+class BrightsSold(_Payload, tag="brights_sold"):
+    """Input. Gwang-pali: a seat sitting out sells the brights in its hand, after the deal
+    and before the first play; each player of the hand pays it (``payment_due``)."""
+
+    seat: Seat
+    cards: list[CardCode]
+
+
+class PaymentCapped(_Payload, tag="payment_capped"):
+    """Consequence. A due the chips on the table limit: ``paid`` of ``due`` chips, the
+    shortfall ``due - paid``; ``cap`` names the limit (the loser's or the winner's chips)."""
+
+    payer: Seat
+    payee: Seat
+    due: Chips
+    paid: Chips
+    cap: Literal["loser_holdings", "winner_holdings"]
+
+
+class SittingEnded(_Payload, tag="sitting_ended"):
+    """Consequence. The sitting is over: ``seats`` have no chips left (end_when_broke)."""
+
+    seats: list[Seat]
+    reason: Literal["broke"] = "broke"
 
 
 # --- a turn --------------------------------------------------------------------------------
@@ -347,7 +418,13 @@ class ResultCountersigned(_Payload, tag="result_countersigned"):
 
 Event = (
     GameStarted
+    | DealerDrawn
+    | ChipsCounted
     | HandStarted
+    | SeatsSatOut
+    | BrightsSold
+    | PaymentCapped
+    | SittingEnded
     | CardsDealt
     | DealVoided
     | FourOfAMonthShown
@@ -384,7 +461,10 @@ EVENT_VERSIONS: dict[str, int] = dict.fromkeys(EVENT_TYPES, 1)
 INPUT_TYPES: frozenset[str] = frozenset(
     {
         "game_started",
+        "dealer_drawn",
+        "chips_counted",
         "hand_started",
+        "brights_sold",
         "cards_dealt",
         "four_of_a_month_shown",
         "shaken",

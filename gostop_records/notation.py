@@ -24,10 +24,16 @@ The grammar (one input per line; case does not matter; commas and colons count a
                                what the table paid: ``pay Ben->Ann 24``
     note [@SEQ] TEXT           free text, optionally about an earlier seq
     undo [@SEQ] [REASON]       retract the latest input entry (alias ``retract``)
-    hand [dealer SEAT] [deck CARD...]
-                               start the next hand (``deal`` does it when needed)
+    hand [dealer SEAT] [out SEAT...] [order SEAT...] [deck CARD...]
+                               start the next hand (``deal`` does it when needed); at 4 or 5
+                               seats ``out`` names the seats sitting out (by choice) or
+                               ``order`` the three that play
     deal layout CARD... [hand SEAT CARD...]... [stock CARD...] [bonus CARD...] [dealer SEAT]
-                               the deal; a hand or the stock left out (or ``?``) is unknown
+         [out SEAT...]         the deal; a hand or the stock left out (or ``?``) is unknown
+    [SEAT] sell [SEAT] CARD... gwang-pali: a seat sitting out sells the brights in its hand
+    chips N...                 the chips of every seat at the start of the sitting
+    draw night|day SEAT CARD...
+                               the draw for the first deal (밤일낮장), a card per seat
 
 A SEAT is a seat number or a player's id or name (or a unique start of a name); left out, it
 is the seat that acts. MONTH is 1..12. A card is a code in any case (``03r``, ``9a``,
@@ -94,8 +100,12 @@ VERBS: dict[str, str] = {
     "retract": "undo",
     "hand": "hand",
     "deal": "deal",
+    "sell": "sell",
+    "gwang": "sell",
+    "chips": "chips",
+    "draw": "draw",
 }
-_DEAL_WORDS = ("layout", "hand", "stock", "bonus", "dealer")
+_DEAL_WORDS = ("layout", "hand", "stock", "bonus", "dealer", "out")
 _UNKNOWN = ("?", "unknown", "-")
 _CARD = re.compile(r"(0?[1-9]|1[0-2])(g|a|r|j1|j2|j3|d)|b[23][a-c]?")
 _CARDISH = re.compile(r"\d|b\d")  # a word that starts like a card code
@@ -260,13 +270,26 @@ def seat_of(token: str, players: Sequence[E.Player]) -> int:
 # --- facts a line leaves out, from the state -----------------------------------------------
 
 
-def hand_started(game: GameState, dealer: int | None = None) -> E.HandStarted:
+def hand_started(
+    game: GameState,
+    dealer: int | None = None,
+    out: Sequence[int] | None = None,
+    order: Sequence[int] | None = None,
+) -> E.HandStarted:
     """``hand_started`` of the next hand: the rules' dealer (the winner deals), ``dealer``
-    for the first hand (default seat 0)."""
+    for the first hand (default seat 0). At 4 or 5 seats three play: the dealer and the next
+    two, or those not ``out``, or ``order``."""
     n = game.table.players
     d = game.next_dealer if game.next_dealer is not None and dealer is None else dealer
     d = 0 if d is None else d
-    return E.HandStarted(hand=game.hand_no + 1, dealer=d, order=[(d + k) % n for k in range(n)])
+    around = [(d + k) % n for k in range(n)]
+    if order:
+        seats = list(order)
+    elif out:
+        seats = [s for s in around if s not in out]
+    else:
+        seats = around[:3]
+    return E.HandStarted(hand=game.hand_no + 1, dealer=d, order=seats)
 
 
 def _needs_hand_start(game: GameState) -> bool:
@@ -342,6 +365,17 @@ def parse(
         return _deal(game, args)
     if verb == "four":
         return [_fours(game, args)]
+    if verb == "chips":
+        return [E.ChipsCounted(chips=[_chips(t) for t in args])]
+    if verb == "draw":
+        return [_draw(game, args)]
+    if verb == "sell":
+        cards = list(args)
+        if who is None and cards and not _looks_like_card(cards[0]):
+            who = seat_of(cards.pop(0), game.players)
+        if who is None:
+            raise NotationError("sell names the seat that sells: sell Dan 01G 08G")
+        return [E.BrightsSold(seat=who, cards=[card_code(t) for t in cards])]
     if verb == "card":
         if h is None or h.phase not in (Phase.PLAY, Phase.FLIP, Phase.FLIP_AS_PLAY):
             raise NotationError(
@@ -504,27 +538,69 @@ def _undo(rest: str, target: int | None) -> E.EntryRetracted:
     return E.EntryRetracted(seq=target, reason=rest.strip() or None)
 
 
+def _draw(game: GameState, args: Sequence[str]) -> E.DealerDrawn:
+    """``draw night|day SEAT CARD...``: the dealer is the one the rules make of the draw."""
+    from .engine.rulebook.seats import dealer_by_draw
+
+    form = "draw night|day SEAT CARD [SEAT CARD]..., e.g. draw night Ann 03G Ben 11J1"
+    if not args or args[0].lower() not in ("night", "day") or len(args) % 2 == 0:
+        raise NotationError(form)
+    night = args[0].lower() == "night"
+    draws = [
+        E.DealerDraw(seat=seat_of(args[k], game.players), card=card_code(args[k + 1]))
+        for k in range(1, len(args), 2)
+    ]
+    try:
+        dealer, _tied = dealer_by_draw([(d.seat, d.card) for d in draws], night)
+    except ValueError as exc:
+        raise IllegalAction("dealer_draw", str(exc)) from None
+    return E.DealerDrawn(draws=draws, night=night, dealer=dealer)
+
+
+def _seats_after(game: GameState, args: Sequence[str], k: int) -> tuple[list[int], int]:
+    """The seats listed from ``args[k]`` up to the next keyword."""
+    seats = []
+    while k < len(args) and args[k].lower() not in ("dealer", "deck", "out", "order"):
+        seats.append(seat_of(args[k], game.players))
+        k += 1
+    return seats, k
+
+
 def _hand(game: GameState, args: Sequence[str]) -> E.HandStarted:
     dealer: int | None = None
     deck: list[str] | None = None
+    out: list[int] | None = None
+    order: list[int] | None = None
     k = 0
     while k < len(args):
         word = args[k].lower()
         if word == "dealer" and k + 1 < len(args):
             dealer = seat_of(args[k + 1], game.players)
             k += 2
+        elif word == "out":
+            out, k = _seats_after(game, args, k + 1)
+        elif word == "order":
+            order, k = _seats_after(game, args, k + 1)
         elif word == "deck":
             deck = [card_code(t) for t in args[k + 1 :]]
             break
         else:
-            raise NotationError(f"{args[k]!r}: hand [dealer SEAT] [deck CARD...]")
-    started = hand_started(game, dealer)
+            raise NotationError(
+                f"{args[k]!r}: hand [dealer SEAT] [out SEAT...] [order SEAT...] [deck CARD...]"
+            )
+    started = hand_started(game, dealer, out, order)
     return E.HandStarted(hand=started.hand, dealer=started.dealer, order=started.order, deck=deck)
 
 
 def _deal(game: GameState, tokens: Sequence[str]) -> list[Any]:
     n = game.table.players
-    parts: dict[str, Any] = {"layout": None, "stock": None, "bonus": [], "dealer": None}
+    parts: dict[str, Any] = {
+        "layout": None,
+        "stock": None,
+        "bonus": [],
+        "dealer": None,
+        "out": None,
+    }
     hands: list[list[str] | None] = [None] * n
     section: str | None = None
     seat: int | None = None
@@ -547,6 +623,12 @@ def _deal(game: GameState, tokens: Sequence[str]) -> list[Any]:
                 parts["layout"] = []
             elif tok == "stock":
                 parts["stock"] = []
+            elif tok == "out":
+                parts["out"] = []
+            i += 1
+            continue
+        if section == "out":
+            parts["out"].append(seat_of(tokens[i], game.players))
             i += 1
             continue
         if section is None:
@@ -579,7 +661,7 @@ def _deal(game: GameState, tokens: Sequence[str]) -> list[Any]:
     )
     dealer = parts["dealer"]
     if _needs_hand_start(game):
-        return [hand_started(game, dealer), dealt]
+        return [hand_started(game, dealer, parts["out"]), dealt]
     h = game.hand
     if dealer is not None and h is not None and dealer != h.dealer:
         raise IllegalAction(
@@ -593,7 +675,8 @@ def _deal(game: GameState, tokens: Sequence[str]) -> list[Any]:
 
 def lines_now(game: GameState | None) -> list[str]:
     """The table inputs the rules allow now, as lines (the legal entries, and a play or flip
-    by its card alone); between hands ``deal`` and ``pay``, always ``note`` and ``undo``."""
+    by its card alone); between hands ``deal`` and ``pay``, the table's ``chips``, ``draw``
+    and ``sell`` when the rules wait for or allow them, always ``note`` and ``undo``."""
     out: list[str] = []
     h = game.hand if game is not None else None
     for a in legal_actions(h) if h is not None and h.phase is not Phase.ENDED else []:
@@ -607,6 +690,13 @@ def lines_now(game: GameState | None) -> list[str]:
             out.append("pay")
         elif w.kind == "deal":
             out.append("deal")
+        for word in game.table_entries():
+            if word == "draw":
+                out += ["draw night", "draw day"]
+            elif word == "sell":
+                out += [f"sell {game.players[s].name}" for s in game.sellers()]
+            else:
+                out.append(word)
     out += ["note", "undo"]
     return list(dict.fromkeys(out))
 
@@ -661,7 +751,17 @@ def text(payload: Any, *, seat: bool = False) -> str:
         return f"undo @{payload.seq}" + (f" {payload.reason}" if payload.reason else "")
     if t is E.HandStarted:
         deck = " deck " + " ".join(payload.deck) if payload.deck else ""
-        return f"hand dealer {payload.dealer}{deck}"
+        # a hand of three names its players: at 4 or 5 seats they are three of the seats
+        o = payload.order
+        order = " order " + " ".join(map(str, o)) if len(o) == 3 else ""
+        return f"hand dealer {payload.dealer}{order}{deck}"
+    if t is E.BrightsSold:
+        return f"{payload.seat} sell " + " ".join(payload.cards)
+    if t is E.ChipsCounted:
+        return "chips " + " ".join(map(str, payload.chips))
+    if t is E.DealerDrawn:
+        draws = " ".join(f"{d.seat} {d.card}" for d in payload.draws)
+        return f"draw {'night' if payload.night else 'day'} {draws}"
     if t is E.CardsDealt:
         parts = ["deal layout " + " ".join(payload.layout)]
         for s, held in enumerate(payload.hands):

@@ -35,8 +35,10 @@ __all__ = [
     "PRESETS",
     "BonusFour",
     "BonusPlay",
+    "ChipLimit",
     "CupMode",
     "DoubleJunk",
+    "FirstDealer",
     "GoBak",
     "GoPayout",
     "HandFourTie",
@@ -46,6 +48,7 @@ __all__ = [
     "NagariCarry",
     "Ruleset",
     "Shaking",
+    "SitOut",
     "SseulRule",
     "StealCount",
     "TransferOrder",
@@ -157,6 +160,8 @@ class GoBak(enum.StrEnum):
     NONE = "none"  # nothing extra (both source documents)
     DOUBLE = "double"  # twice (standard matgo)
     PAYS_FOR_ALL = "pays_for_all"  # dokbak: pays every loser's share, the others pay nothing
+    # both: the Go caller's own share doubles, then they pay every loser's (GoStopCalculator)
+    DOUBLE_PAYS_FOR_ALL = "double_pays_for_all"
 
 
 class NagariCarry(enum.StrEnum):
@@ -173,6 +178,34 @@ class InstantFactor(enum.StrEnum):
     NAGARI_CARRY = "nagari_carry"  # the carry of the nagari hands before this one
     SHAKE = "shake"  # the winner's shakes (x shake_multiplier each)
     BOMB = "bomb"  # the winner's bombs (x bomb_multiplier each)
+
+
+# --- seats, chips and the first dealer (4 or 5 at one table, gwang-pali, chips, 밤일낮장) ---
+
+
+class SitOut(enum.StrEnum):
+    """Who sits out a hand when 4 or 5 sit at a table of three players (G1, gwang-pali)."""
+
+    TURN_ORDER = "turn_order"  # the dealer and the next two seats play; the rest sit out
+    CHOICE = "choice"  # the seats that sit out choose to (recorded); the dealer always plays
+    WATCH = "watch"  # the general page (G1): players beyond three watch and join next deal
+
+
+class ChipLimit(enum.StrEnum):
+    """What the chips on the table limit (P2P settle: cap at the loser's balance; Hangame
+    유한책임제 limited liability)."""
+
+    NONE = "none"  # every due is paid in full, whatever a player holds
+    HOLDINGS = "holdings"  # a loser pays no more than they hold; the shortfall is recorded
+    LIMITED_LIABILITY = "limited_liability"  # also: a winner gains from each loser at most
+    # what the winner held when the hand began
+
+
+class FirstDealer(enum.StrEnum):
+    """How the first dealer of a sitting is chosen (G3); afterwards the winner deals."""
+
+    LOT = "lot"  # by lot, unrecorded: the first hand names its dealer (G3)
+    DRAW = "draw"  # 밤일낮장: each draws; by night the lowest month deals, by day the highest
 
 
 PlayerCount = Literal[2, 3]
@@ -198,6 +231,12 @@ ADDED_FIELDS: dict[str, Any] = {
     "bonus_steal_at_once": False,
     "two_card_bomb_steal": None,
     "two_card_bomb_multiplier": None,
+    # seats, chips and the first dealer: no table of three or fewer plays differently
+    "sit_out": SitOut.TURN_ORDER,
+    "gwang_price": 0,
+    "chip_limit": ChipLimit.NONE,
+    "end_when_broke": False,
+    "first_dealer": FirstDealer.LOT,
 }
 
 
@@ -416,6 +455,33 @@ class Ruleset(BaseModel):
         "bomb_multiplier, as a three-card bomb (A11).",
     )
 
+    # Seats, chips and the first dealer (4 or 5 at one table, gwang-pali, chips, 밤일낮장)
+    sit_out: SitOut = Field(
+        SitOut.TURN_ORDER,
+        description="With 4 or 5 at a 3-player table, who sits out each hand: turn_order "
+        "(the dealer and the next two play), choice (recorded; the dealer plays), or watch "
+        "(general page G1: players beyond three watch and join at the next deal; no 4th seat).",
+    )
+    gwang_price: Points = Field(
+        0,
+        description="Gwang-pali: points per bright a seat sitting out sells from its hand, "
+        "paid by each player of the hand (GoStopCalculator: 5 at 100 a point); 0 = no sale.",
+    )
+    chip_limit: ChipLimit = Field(
+        ChipLimit.NONE,
+        description="What the chips each player brings limit: none, holdings (a loser pays "
+        "no more than they hold, the shortfall recorded) or limited_liability (also a winner "
+        "gains from each loser at most their own holdings; Hangame 유한책임제).",
+    )
+    end_when_broke: bool = Field(
+        False, description="The sitting ends when a player has no chips left (chips counted)."
+    )
+    first_dealer: FirstDealer = Field(
+        FirstDealer.LOT,
+        description="How the first dealer is chosen: lot (G3) or draw (밤일낮장: each draws a "
+        "card, by night the lowest month deals, by day the highest; recorded).",
+    )
+
     @field_validator("players")
     @classmethod
     def _players_sorted(cls, v: tuple[int, ...]) -> tuple[int, ...]:
@@ -439,6 +505,13 @@ class Ruleset(BaseModel):
         return self
 
     # --- derived facts -------------------------------------------------------------------
+
+    def seats(self) -> tuple[int, ...]:
+        """The seat counts a game may have: the player counts, and 4 and 5 where three play
+        and the others sit out each hand (unless players beyond three only watch)."""
+        if 3 in self.players and self.sit_out is not SitOut.WATCH:
+            return (*self.players, 4, 5)
+        return self.players
 
     def deal_size(self, players: int) -> tuple[int, int]:
         """(hand size, layout size) for a player count."""

@@ -35,6 +35,7 @@ __all__ = [
     "pile_groups",
     "rate_words",
     "recorded",
+    "sale_proof",
     "seat_name",
     "stays",
     "stock_words",
@@ -144,6 +145,32 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
         seats = ", ".join(f"{pl.name} (seat {i})" for i, pl in enumerate(ev.players))
         name = ev.ruleset.get("name", "?")
         return f"game started: {seats}; ruleset {name}; stake {ev.stake} per point"
+    if t == "dealer_drawn":
+        draws = ", ".join(f"{w(d.seat)} {p.card(d.card)}" for d in ev.draws)
+        when = "by night the lowest month deals" if ev.night else "by day the highest deals"
+        if ev.dealer is None:
+            return f"draw for the first deal: {draws} ({when}): a tie, the tied seats draw again"
+        return f"draw for the first deal: {draws} ({when}): {v(ev.dealer, 'deal')}"
+    if t == "chips_counted":
+        held = ", ".join(f"{w(s)} {c}" for s, c in enumerate(ev.chips))
+        return f"chips on the table: {held}"
+    if t == "seats_sat_out":
+        how = "in turn order from the dealer" if ev.rule == "turn_order" else "by choice"
+        return f"sitting out this hand ({how}): {', '.join(w(s) for s in ev.seats)}"
+    if t == "brights_sold":
+        n = len(ev.cards)
+        return f"gwang-pali: {v(ev.seat, 'sell')} {n} bright{'s' * (n != 1)} {p.cards(ev.cards)}"
+    if t == "payment_capped":
+        whose = "what the loser holds" if ev.cap == "loser_holdings" else "the winner's chips"
+        return (
+            f"capped at {whose}: {v(ev.payer, 'pay')} {w(ev.payee)} {ev.paid} of "
+            f"{ev.due} chips (short {ev.due - ev.paid})"
+        )
+    if t == "sitting_ended":
+        return p.mark(
+            f"the sitting is over: {', '.join(w(s) for s in ev.seats)} has no chips left",
+            "outcome",
+        )
     if t == "hand_started":
         deck = "; shuffled deck recorded" if ev.deck else ""
         plays = "play" if who(players, ev.dealer).lower() == "you" else "plays"
@@ -366,7 +393,33 @@ def recorded(ev: Any) -> str:
         return f"seat {ev.seat} counted the cup as {ev.role}"
     if t is E.PaymentRecorded:
         return f"seat {ev.payer} paid seat {ev.payee} {ev.chips} chips"
+    if t is E.BrightsSold:
+        return f"seat {ev.seat} sold {' '.join(ev.cards)}"
+    if t is E.DealerDrawn:
+        return "drew " + ", ".join(f"seat {d.seat} {d.card}" for d in ev.draws)
+    if t is E.ChipsCounted:
+        return "counted chips " + ", ".join(f"seat {s} {c}" for s, c in enumerate(ev.chips))
     return E.event_type(ev).replace("_", " ")
+
+
+def sale_proof(
+    players: Sequence[E.Player],
+    seller: int,
+    cards: Sequence[str],
+    price: int,
+    stake: int,
+    payers: Sequence[int],
+) -> str:
+    """The arithmetic of a gwang-pali sale, as a ledger line's proof: brights times the
+    ruleset's price per bright times the stake, from each player of the hand."""
+    n = len(cards)
+    pts = n * price
+    return (
+        f"gwang-pali: {who(players, seller)} sells {n} bright{'s' * (n != 1)} "
+        f"({' '.join(cards)}) at {price} points each (gwang_price): {n} x {price} = {pts} "
+        f"points x stake {stake} = {pts * stake} chips from each of "
+        f"{', '.join(who(players, s) for s in payers)}"
+    )
 
 
 def waiting_words(kind: str, seat: int | None, hand: int, players: Sequence[E.Player]) -> str:

@@ -11,12 +11,16 @@ from gostop_records import log
 from gostop_records.events import (
     BombPlayed,
     BonusCardTaken,
+    BrightsSold,
     CardFlipped,
     CardPlayed,
     CardsCaptured,
     CardsDealt,
     CheckpointSigned,
+    ChipsCounted,
     CupAssigned,
+    DealerDraw,
+    DealerDrawn,
     DealVoided,
     EntryRetracted,
     Envelope,
@@ -30,12 +34,15 @@ from gostop_records.events import (
     JunkTransferred,
     KeyAdded,
     NoteAdded,
+    PaymentCapped,
     PaymentDue,
     PaymentRecorded,
     Player,
     PpukMade,
     ResultCountersigned,
+    SeatsSatOut,
     Shaken,
+    SittingEnded,
     StopCalled,
 )
 from gostop_records.rules import PRESETS
@@ -92,6 +99,17 @@ def make_sample_events() -> list[Any]:
         ResultCountersigned(
             seat=1, head_seq=22, head="ab" * 32, key="C" * 43 + "=", signature="D" * 86 + "=="
         ),
+        # the table around the hand: the draw, chips, seats sitting out, gwang-pali
+        DealerDrawn(
+            draws=[DealerDraw(seat=0, card="03G"), DealerDraw(seat=1, card="11J1")],
+            night=True,
+            dealer=0,
+        ),
+        ChipsCounted(chips=[5000, 3000]),
+        SeatsSatOut(seats=[1], rule="turn_order"),
+        BrightsSold(seat=1, cards=["01G", "08G"]),
+        PaymentCapped(payer=1, payee=0, due=2000, paid=1500, cap="loser_holdings"),
+        SittingEnded(seats=[1]),
     ]
 
 

@@ -161,6 +161,11 @@ def _patch(rules: Ruleset, key: str, value: Any) -> dict[str, Any]:
         return {"bonus_four": four}
     if key == "chongtongContinue" and value is False:
         return {"hand_four_keep": False}  # shown at once: the translator shows it, as p2p does
+    if key == "firstDealer" and value in ("pickCard", "timeOfDay"):
+        # pickCard: the highest month deals (a draw by day); timeOfDay: by the vector's isNight
+        return {"first_dealer": "draw"}
+    if key == "limitedLiability":
+        return {"chip_limit": "limited_liability" if value else "holdings"}
     raise Unsupported(f"rulesPatch {key}={json.dumps(value)}: no ruleset setting says it")
 
 
@@ -172,6 +177,12 @@ def rules_of(v: dict[str, Any]) -> Ruleset:
         over["bonus_steal"] = 0  # p2p's traditional preset: bonusSteal=false
     elif preset is not None:
         raise Unsupported(f"p2p preset {preset!r} (its jackpot rounds) has no ruleset")
+    if "pickPools" in (v.get("deal") or {}):
+        over["first_dealer"] = "draw"  # p2p's first pick (R4) starts the vector
+    if ((v.get("expect") or {}).get("ledger") or {}).get("start") is not None:
+        # a ledger from balances: p2p's table caps a payment at the loser's (M2), so the
+        # chips are counted (see _scenario) under chip_limit = holdings
+        over["chip_limit"] = "holdings"
     for key, value in (v.get("rulesPatch") or {}).items():
         over.update(_patch(base, key, value))
     return apply_overrides(base, {"name": "p2p", **over}, v["id"]) if over else base
@@ -220,10 +231,12 @@ class Run:
     target: tuple[int, str, list[str], str] | None = None  # a play or flip awaiting its choice
     rejected: int | None = None
     both_fours: bool = False
+    start: int = 0  # the actions the start used (the first pick's)
+    to_pick: list[int] = field(default_factory=list)  # seats yet to pick for the first deal
 
     @property
     def h(self) -> Any:
-        return self.sc.hand
+        return self.sc.game.hand  # None while the first dealer is being drawn
 
 
 def _breakdown(run: Run, seat: int) -> dict[str, Any]:
@@ -252,7 +265,7 @@ def build(v: dict[str, Any], rules: Ruleset, stake: int) -> Run:
     if "deal" in v:
         return _build_deal(v, rules, stake)
     s = v["setup"]
-    sc = Scenario(rules, stake=stake)
+    sc = _scenario(v, rules, stake)
     dealer = s.get("dealer", 0)
     turn = s.get("turn", 0)
     # a legal deal first, then the vector's position in its place (the cards a setup leaves
@@ -313,6 +326,16 @@ def build(v: dict[str, Any], rules: Ruleset, stake: int) -> Run:
     return Run(sc)
 
 
+def _scenario(v: dict[str, Any], rules: Ruleset, stake: int) -> Scenario:
+    """A game of two; the chips each holds counted first when the vector's ledger starts
+    from balances (p2p caps a payment at them: ``chip_limit``)."""
+    sc = Scenario(rules, stake=stake)
+    start = (v["expect"].get("ledger") or {}).get("start")
+    if start is not None:
+        sc.input(E.ChipsCounted(chips=list(start)))
+    return sc
+
+
 def _layout_fill(sc: Scenario) -> list[str]:
     """Any legal layout, replaced by the vector's own right after the deal."""
     t = sc.table
@@ -326,14 +349,23 @@ def _layout_fill(sc: Scenario) -> list[str]:
 
 def _build_deal(v: dict[str, Any], rules: Ruleset, stake: int) -> Run:
     d = v["deal"]
-    if "pickPools" in d:
-        raise Unsupported("the first dealer drawn by cards (R4) is not yet an event of this engine")
-    sc = Scenario(rules, stake=stake)
+    sc = _scenario(v, rules, stake)
     dealer = d.get("dealer", 0)
+    used, first_events = 0, []
+    if "pickPools" in d:
+        drawn = _first_pick(v, sc)
+        if drawn.rejected is not None or drawn.to_pick:
+            return drawn  # the draw waits for a pick: no deal yet
+        dealer, used = sc.game.next_dealer, drawn.start
+        first_events = drawn.events
     carry = d.get("carry", 1)
     sc.game.carry = carry
-    top = [code(x) for x in d["deck"]]
+    top = [code(x) for x in d.get("deck") or []]
     deck_codes = C.codes(sc.table.deck)
+    if not top:
+        # no stacked deck (a first-pick vector): the months spread, so no four is dealt
+        by_month = [C.codes(C.MONTH_MASKS[m]) for m in range(1, 13)]
+        top = [ms[r] for r in range(4) for ms in by_month]
     order = top + [c for c in deck_codes if c not in top]
     t = sc.table
     hs = t.hand_size
@@ -349,7 +381,7 @@ def _build_deal(v: dict[str, Any], rules: Ruleset, stake: int) -> Run:
         (bonus if c in C.BONUS_CODES else layout).append(c)
     stock = order[pos:]
     sc.start_hand(dealer)
-    run = Run(sc)
+    run = Run(sc, events=first_events, start=used)
     out = sc.input(E.CardsDealt(hands=hands, layout=layout, stock=stock, bonus_to_pile=bonus))
     run.events.append(
         {"type": "Dealt", "seat": dealer, "dealer": dealer, "deckCount": sc.hand.stock_remaining()}
@@ -363,6 +395,66 @@ def _build_deal(v: dict[str, Any], rules: Ruleset, stake: int) -> Run:
     if auto:
         run.both_fours = len(holders) > 1
         _show_fours(run, holders, "auto")
+    return run
+
+
+def _first_pick(v: dict[str, Any], sc: Scenario) -> Run:
+    """p2p's first pick (R4) as ``dealer_drawn`` inputs (first_dealer = draw).
+
+    In each round every seat still drawing picks a card of that round's pool by index; p2p's
+    pickCard deals to the highest month (a draw by day), timeOfDay by its ``isNight``. This
+    engine takes a round's draws as one input, so the round is entered when its last seat
+    has picked and a refused draw is that pick. The dealer the input names is p2p's rule as
+    stated here; the engine refuses it if its own rule disagrees."""
+    d = v["deal"]
+    night = bool(d.get("isNight")) and (v.get("rulesPatch") or {}).get("firstDealer") == (
+        "timeOfDay"
+    )
+    reject = (v["expect"].get("reject") or {}).get("index")
+    actions = v.get("actions") or []
+    run = Run(sc)
+    seats, rnd, ties = [0, 1], 0, 0
+    picks: dict[int, str] = {}
+    k = 0
+    while k < len(actions) and actions[k]["type"] == "pickFirst":
+        a = actions[k]
+        card = code(d["pickPools"][rnd][a["index"]])
+        if card in C.BONUS_CODES:
+            raise Unsupported(
+                "p2p's first pick ranks a bonus card above every month; the draw here is "
+                "from the 48 cards (a bonus card is refused)"
+            )
+        picks[a["seat"]] = card
+        run.to_pick = [s for s in seats if s not in picks]
+        if run.to_pick:
+            k += 1
+            continue
+        months = {s: C.month_of(C.index(c)) for s, c in picks.items()}
+        best = (min if night else max)(months.values())
+        top = [s for s in seats if months[s] == best]
+        dealer = top[0] if len(top) == 1 else None
+        draws = [E.DealerDraw(seat=s, card=picks[s]) for s in sorted(picks)]
+        try:
+            sc.input(E.DealerDrawn(draws=draws, night=night, dealer=dealer))
+        except IllegalAction:
+            if k != reject:
+                raise
+            run.rejected = k
+            del picks[a["seat"]]
+            run.to_pick = [s for s in seats if s not in picks]
+            return run
+        run.events.append({"type": "FirstPicked", "picks": [name(picks[s]) for s in seats]})
+        k += 1
+        if dealer is None:
+            ties += 1
+            run.events.append({"type": "FirstPickTie", "ties": ties})
+            seats, picks, rnd = list(sc.game.draw_tied), {}, rnd + 1
+            continue
+        run.events.append({"type": "FirstPickerChosen", "seat": dealer, "reason": "month"})
+        run.start = k
+        return run
+    if not run.to_pick:
+        run.to_pick = seats  # no pick yet
     return run
 
 
@@ -584,8 +676,10 @@ def play(v: dict[str, Any], run: Run) -> None:
     """The vector's actions, as this engine's inputs."""
     actions = list(v.get("actions") or [])
     reject = (v["expect"].get("reject") or {}).get("index")
+    if run.h is None or run.rejected is not None:
+        return  # the first dealer is still being drawn
     scores = [_breakdown(run, s) for s in range(2)]
-    k = 0
+    k = run.start
     while k < len(actions):
         a = actions[k]
         nxt = actions[k + 1] if k + 1 < len(actions) else None
@@ -813,6 +907,8 @@ def _preview(run: Run, seat: int) -> tuple[dict[str, Any], list[dict[str, Any]]]
 
 def _pending(run: Run) -> dict[str, Any] | None:
     h = run.h
+    if h is None:
+        return {"kind": "pickFirst", "seats": run.to_pick}
     if run.target is not None:
         seat, card, options, source = run.target
         return {
@@ -927,7 +1023,7 @@ def check(v: dict[str, Any], run: Run) -> None:
     """Every expectation of the vector against the run (AssertionError naming the first miss)."""
     e = v["expect"]
     h = run.h
-    ended = h.phase is Phase.ENDED
+    ended = h is not None and h.phase is Phase.ENDED
 
     def need(ok: bool, what: str, got: Any) -> None:
         if not ok:
@@ -937,7 +1033,7 @@ def check(v: dict[str, Any], run: Run) -> None:
         need(run.rejected == e["reject"]["index"], "reject", run.rejected)
     if "phase" in e:
         want = e["phase"]
-        got = "end" if ended else "turn"
+        got = "chooseFirst" if h is None else "end" if ended else "turn"
         need(got == want, f"phase {want}", got)
     if "pending" in e:
         want = dict(e["pending"]) if e["pending"] is not None else None
@@ -1003,8 +1099,7 @@ def check(v: dict[str, Any], run: Run) -> None:
     if "ledger" in e:
         led = e["ledger"]
         g = run.sc.game
-        net = g.ledger()
-        got = [led["start"][s] + net[s] for s in range(2)]
+        got = g.holdings()  # counted from the ledger's start, with what the caps let through
         need(got == led["balances"], "balances", got)
         if "amounts" in led:
             amounts = [d[3] for r in g.results for d in r.dues if d[3]]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import os
@@ -9,9 +11,9 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 from litestar.testing import TestClient
@@ -21,6 +23,16 @@ from gostop_records import events as E
 from gostop_records.service import ServiceConfig, create_app
 
 KEY = "test-server-key"
+T = TypeVar("T")
+
+
+def run_async(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """``asyncio.run`` on a thread of its own: the browser tests' Playwright keeps an event
+    loop running on the main thread for the whole session, where ``asyncio.run`` refuses."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()
+
+
 NAMES = ["Ann", "Ben", "Cho"]
 
 

@@ -236,9 +236,9 @@ def test_usage_and_rejections(tmp_path: Path) -> None:
     res = record(log, input="quit\n")
     assert res.exit_code == 1 and "already exists" in res.stderr
     res = runner.invoke(
-        app, ["record", "--log", str(log), "--players", "A,B,C,D", "--game-id", "x"]
+        app, ["record", "--log", str(log), "--players", "A,B,C,D,E,F", "--game-id", "x"]
     )
-    assert res.exit_code == 1 and "is played by 2 players, not 4" in res.stderr
+    assert res.exit_code == 1 and "is played by 3 players, not 6" in res.stderr
     res = runner.invoke(app, ["record", "--help"])
     assert res.exit_code == 0 and "pay PAYER->PAYEE" in res.stdout
 

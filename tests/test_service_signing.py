@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from service_helpers import KEY, auth, hand_lines, new_game, service_client
+from service_helpers import KEY, auth, hand_lines, new_game, run_async, service_client
 
 from gostop_records import checkpoints as CP
 from gostop_records import events as E
@@ -216,7 +216,7 @@ def test_the_store_thread_writes_deferred_rows_once_they_fall_due(tmp_path: Path
                 await asyncio.sleep(0.02)
             return version, time.monotonic() - start
 
-        version, _took = asyncio.run(run())
+        version, _took = run_async(run)
         svc = worker.service
         assert svc is not None and not svc.store.pending_rows
         pos = svc.store.conn.execute("SELECT seq FROM positions").fetchall()

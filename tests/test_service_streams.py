@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+from service_helpers import run_async
+
 from gostop_records.service.streams import Hub
 
 
@@ -25,5 +27,5 @@ def test_the_beat_reaches_every_idle_viewer_and_stops_with_the_hub() -> None:
         assert beat.done()
         return got
 
-    got = asyncio.run(run())
+    got = run_async(run)
     assert got == [[], [], [(3, b"x")]]

@@ -21,7 +21,7 @@ from gostop_records.rules import PRESETS
 from gostop_records.sim.selfplay import GameSpec, play_payloads
 from gostop_records.store import ConcurrencyError, Store, importer
 from gostop_records.store.projections import Rows, derive
-from gostop_records.store.schema import TABLES
+from gostop_records.store.schema import GAME_TABLES, TABLES
 from gostop_records.store.writer import (
     ROW_STATEMENTS,
     insert_projection,
@@ -96,12 +96,8 @@ def _replace(tmp_path: Path, old: Rows, fresh: Rows, gid: str, hands: set[int]) 
             merged = replace_changed(st.conn, gid, hands, old, fresh)
         for name in TABLES:
             assert _table(st, name) == sorted(merged[name], key=repr), name
-            kept = [
-                r
-                for r in old[name]
-                if name in ("games", "issues", "positions") or r[1] not in hands
-            ]
-            if name not in ("games", "issues", "positions"):
+            kept = [r for r in old[name] if name in GAME_TABLES or r[1] not in hands]
+            if name not in GAME_TABLES:
                 assert sorted(merged[name], key=repr) == sorted(kept + fresh[name], key=repr)
 
 
@@ -111,8 +107,7 @@ def test_replace_changed_updates_deletes_inserts_and_falls_back(tmp_path: Path) 
     old = _rows_of(game)
     hand = 2
     fresh: Rows = {
-        name: [r for r in rows if name in ("games", "issues", "positions") or r[1] == hand]
-        for name, rows in old.items()
+        name: [r for r in rows if name in GAME_TABLES or r[1] == hand] for name, rows in old.items()
     }
     turns = fresh["turns"]
     # one turn changed in a column or two, one removed: single-row statements
@@ -138,7 +133,7 @@ def test_replace_changed_with_a_hand_added(tmp_path: Path) -> None:
     old = _rows_of(game[: first_hand_end - 3])
     full = _rows_of(game)
     fresh: Rows = {
-        name: [r for r in rows if name in ("games", "issues", "positions") or r[1] in (1, 2)]
+        name: [r for r in rows if name in GAME_TABLES or r[1] in (1, 2)]
         for name, rows in full.items()
     }
     _replace(tmp_path, old, fresh, gid, {1, 2})

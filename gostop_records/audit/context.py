@@ -45,6 +45,7 @@ INSTANT_REASONS = tuple(i.id for i in RB.INSTANTS)
 _HAND_INPUTS = (
     E.HandStarted,
     E.CardsDealt,
+    E.BrightsSold,
     E.FourOfAMonthShown,
     E.Shaken,
     E.BombPlayed,
@@ -60,7 +61,8 @@ _KEEP: Any = object()
 
 @dataclass(frozen=True, slots=True)
 class InstantEvent:
-    """An instant payment the play triggered; ``k`` is the first-turn ppuk's turn in a row."""
+    """An instant payment the play triggered; ``k`` is the first-turn ppuk's turn in a row,
+    or the brights of a gwang-pali sale."""
 
     payer: int
     payee: int
@@ -123,6 +125,8 @@ def nagari_streaks(results: Sequence[HandResult]) -> dict[int, int]:
 
 def instant_points(rules: Ruleset, ev: InstantEvent) -> int:
     """Points of an instant payment under a ruleset, before any multiplier."""
+    if ev.reason == RB.GWANG_PALI.id:
+        return RB.GWANG_PALI.points(rules, ev.k)
     inst = RB.instant(ev.reason)
     return inst.points(rules, ev.k) if inst is not None else 0
 
@@ -204,7 +208,11 @@ def _instants_by_order(result: HandResult | None, state: HandState) -> list[Inst
         rows = [(p, q, why) for p, q, _pts, why in state.instant_dues]
     seen: dict[tuple[int, int, str], int] = {}
     out = []
+    sold = _sold(state.table.rules, result.dues if result is not None else ())
     for payer, payee, why in rows:
+        if why == RB.GWANG_PALI.id:
+            out.append(InstantEvent(payer, payee, why, sold.get((payer, payee), 1)))
+            continue
         k = seen.get((payer, payee, why), 0) + 1
         seen[(payer, payee, why)] = k
         inst = RB.instant(why)
@@ -265,7 +273,22 @@ def _probe_instants(
         rows = [(p, q, pts, why) for p, q, pts, _c, why in g.results[-1].dues if why != "stop"]
     else:
         rows = list(h.instant_dues)
-    return [InstantEvent(p, q, why, _probed(why, pts)) for p, q, pts, why in rows]
+    rules = game.rules
+    return [
+        InstantEvent(p, q, why, RB.GWANG_PALI.brights(rules, pts))
+        if why == RB.GWANG_PALI.id
+        else InstantEvent(p, q, why, _probed(why, pts))
+        for p, q, pts, why in rows
+    ]
+
+
+def _sold(rules: Ruleset, dues: Sequence[tuple[int, int, int, int, str]]) -> dict[Any, int]:
+    """The brights each sale of a hand's dues sold, by (payer, seller)."""
+    return {
+        (p, q): RB.GWANG_PALI.brights(rules, pts)
+        for p, q, pts, _c, why in dues
+        if why == RB.GWANG_PALI.id
+    }
 
 
 def _probed(reason: str, points: int) -> int:

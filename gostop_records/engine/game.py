@@ -15,12 +15,13 @@ from typing import Any
 from .. import cards as C
 from .. import events as E
 from ..errors import IllegalAction
-from ..rules import Ruleset
+from ..rules import ChipLimit, FirstDealer, Ruleset
+from .rulebook import seats as SEATS
 from .settlement import Proof, settle
 from .state import HandState, Phase
 from .table import Table, table_for
+from .turn import _first_play_pending, facts_of, new_hand
 from .turn import apply as apply_hand
-from .turn import facts_of, new_hand
 
 __all__ = ["GameState", "HandResult", "Waiting", "apply_game", "start_game"]
 
@@ -81,6 +82,14 @@ class GameState:
     payments: tuple[tuple[int, int, int, int], ...] = ()  # hand, payer, payee, chips (recorded)
     finished: bool = False
     notes: tuple[tuple[int | None, str], ...] = field(default=())
+    # the table around the hand (rulebook/seats.py): 4-5 seats, gwang-pali, chips, the draw
+    sat_out: tuple[int, ...] = ()  # seats sitting out the hand in progress
+    sales: tuple[tuple[int, int, tuple[str, ...]], ...] = ()  # hand, seller, brights sold
+    hand_dues: tuple[tuple[int, int, int, int, str], ...] = ()  # this hand's sale dues
+    chips: tuple[int, ...] | None = None  # chips counted at the start of the sitting
+    shortfalls: tuple[tuple[int, int, int, int, int, str], ...] = ()  # hand + a capped due
+    draw_tied: tuple[int, ...] = ()  # seats that tied in the draw for the first deal
+    broke: tuple[int, ...] = ()  # seats left with no chips: the sitting ended
 
     def copy(self, deep: bool = False) -> GameState:
         """A copy; ``deep`` also copies the hand in progress (for in-place folds)."""
@@ -102,6 +111,13 @@ class GameState:
             self.payments,
             self.finished,
             self.notes,
+            self.sat_out,
+            self.sales,
+            self.hand_dues,
+            self.chips,
+            self.shortfalls,
+            self.draw_tied,
+            self.broke,
         )
 
     @property
@@ -116,10 +132,46 @@ class GameState:
                 net[payer] -= chips
                 net[payee] += chips
         if self.hand is not None and self.hand.phase is not Phase.ENDED:
+            for payer, payee, _pts, chips, _why in self.hand_dues:
+                net[payer] -= chips
+                net[payee] += chips
             for payer, payee, pts, _why in self.hand.instant_dues:
                 net[payer] -= pts * self.stake
                 net[payee] += pts * self.stake
         return net
+
+    def holdings(self) -> list[int] | None:
+        """Chips each seat holds now: those counted at the start plus the ledger (None when
+        the table counted no chips)."""
+        if self.chips is None:
+            return None
+        return [c + d for c, d in zip(self.chips, self.ledger(), strict=True)]
+
+    def table_entries(self) -> list[str]:
+        """The entries of the table around the hand that the rules wait for or allow now:
+        ``chips`` and ``draw`` before the first hand, ``sell`` while a seat sitting out may
+        sell its brights (after the deal, before the first play, once a hand)."""
+        rules = self.rules
+        out: list[str] = []
+        if self.hand_no == 0:
+            limited = rules.chip_limit is not ChipLimit.NONE or rules.end_when_broke
+            if self.chips is None and limited:
+                out.append("chips")
+            if rules.first_dealer is FirstDealer.DRAW and self.next_dealer is None:
+                out.append("draw")
+        if self.sellers():
+            out.append("sell")
+        return out
+
+    def sellers(self) -> list[int]:
+        """The seats sitting out that may sell their brights now (gwang-pali)."""
+        h = self.hand
+        if not self.rules.gwang_price or h is None or not self.in_hand:
+            return []
+        if not _first_play_pending(h):
+            return []
+        sold = {seat for hand, seat, _ in self.sales if hand == self.hand_no}
+        return [seat for seat in self.sat_out if seat not in sold]
 
     def waiting(self) -> Waiting:
         """What the table waits for next, and who acts (see :class:`Waiting`)."""
@@ -155,7 +207,9 @@ class GameState:
         if res is not None:
             dues = list(res.dues)
         elif self.hand is not None:
-            dues = [(p, q, pts, pts * self.stake, why) for p, q, pts, why in self.hand.instant_dues]
+            dues = list(self.hand_dues) + [
+                (p, q, pts, pts * self.stake, why) for p, q, pts, why in self.hand.instant_dues
+            ]
         else:
             return []
         open_ = [d for d in dues if d[3] > 0]
@@ -177,6 +231,16 @@ class GameState:
         return net
 
 
+def _settled(g: GameState) -> list[int]:
+    """Chips per seat at the end of the last finished hand (counted chips plus results)."""
+    held = list(g.chips or [0] * g.table.players)
+    for r in g.results:
+        for payer, payee, _pts, chips, _why in r.dues:
+            held[payer] -= chips
+            held[payee] += chips
+    return held
+
+
 def start_game(game_id: str, ev: E.GameStarted) -> GameState:
     rules = Ruleset.from_pinned(ev.ruleset)
     n = len(ev.players)
@@ -192,6 +256,11 @@ def _illegal(rule: str, reason: str) -> IllegalAction:
 
 
 def _hand_started(g: GameState, ev: E.HandStarted, inplace: bool) -> GameState:
+    if g.finished and g.broke:
+        raise _illegal(
+            "end_when_broke",
+            f"the sitting is over: seat {', '.join(map(str, g.broke))} has no chips left",
+        )
     if g.finished:
         raise _illegal("single_hand", "this ruleset plays a single hand; the game is over")
     if g.in_hand:
@@ -201,17 +270,33 @@ def _hand_started(g: GameState, ev: E.HandStarted, inplace: bool) -> GameState:
     n = g.table.players
     if ev.dealer >= n:
         raise _illegal("seat", f"there is no seat {ev.dealer}")
+    rules = g.rules
+    if ev.hand == 1 and rules.first_dealer is FirstDealer.DRAW and g.next_dealer is None:
+        raise _illegal(
+            "dealer_draw",
+            "the first dealer is drawn (first_dealer = draw): record dealer_drawn first"
+            + (f"; seats {list(g.draw_tied)} tied and draw again" if g.draw_tied else ""),
+        )
+    if (
+        ev.hand == 1
+        and g.chips is None
+        and (rules.chip_limit is not ChipLimit.NONE or rules.end_when_broke)
+    ):
+        raise _illegal(
+            "chips_counted",
+            f"chip_limit = {rules.chip_limit.value}, end_when_broke = "
+            f"{str(rules.end_when_broke).lower()}: record chips_counted before the first hand",
+        )
     if g.next_dealer is not None and ev.dealer != g.next_dealer:
         raise _illegal(
             "dealer",
             f"seat {g.next_dealer} deals hand {ev.hand} (the winner deals; after a nagari or "
             f"a void deal the dealer stays), not seat {ev.dealer}",
         )
-    want = [(ev.dealer + k) % n for k in range(n)]
-    if list(ev.order) != want:
-        raise _illegal(
-            "turn_order", f"the dealer plays first and play goes round the seats: {want}"
-        )
+    try:
+        sat_out = SEATS.sitters(rules, n, ev.dealer, ev.order)
+    except ValueError as exc:
+        raise _illegal("turn_order", str(exc)) from None
     deck = None
     if ev.deck is not None:
         deck = 0
@@ -230,7 +315,105 @@ def _hand_started(g: GameState, ev: E.HandStarted, inplace: bool) -> GameState:
     out.hand = new_hand(g.table, ev.hand, ev.dealer, list(ev.order), g.carry)
     out.hand_no = ev.hand
     out.deck = deck
+    out.sat_out = tuple(sat_out)
+    out.hand_dues = ()
     return out
+
+
+def _sat_out_event(g: GameState) -> list[Any]:
+    if not g.sat_out:
+        return []
+    return [E.SeatsSatOut(seats=list(g.sat_out), rule=g.rules.sit_out.value)]
+
+
+def _dealer_drawn(g: GameState, ev: E.DealerDrawn, inplace: bool) -> GameState:
+    if g.rules.first_dealer is not FirstDealer.DRAW:
+        raise _illegal(
+            "dealer_draw", "this ruleset chooses the first dealer by lot (first_dealer = lot)"
+        )
+    if g.hand_no or g.next_dealer is not None:
+        raise _illegal("dealer_draw", "the draw for the first dealer comes before the first hand")
+    n = g.table.players
+    want = sorted(g.draw_tied) if g.draw_tied else list(range(n))
+    got = sorted(d.seat for d in ev.draws)
+    if got != want:
+        who = "the tied seats" if g.draw_tied else "every seat"
+        raise _illegal("dealer_draw", f"{who} draw once: seats {want}, not {got}")
+    try:
+        dealer, tied = SEATS.dealer_by_draw([(d.seat, d.card) for d in ev.draws], ev.night)
+    except ValueError as exc:
+        raise _illegal("dealer_draw", str(exc)) from None
+    if ev.dealer != dealer:
+        when = "by night the lowest month" if ev.night else "by day the highest month"
+        says = f"seat {dealer} deals" if dealer is not None else f"seats {tied} tie and draw again"
+        raise _illegal("dealer_draw", f"{when} deals: {says}, not seat {ev.dealer}")
+    out = g if inplace else g.copy()
+    out.draw_tied = tuple(tied)
+    out.next_dealer = dealer
+    return out
+
+
+def _chips_counted(g: GameState, ev: E.ChipsCounted, inplace: bool) -> GameState:
+    if g.hand_no or g.chips is not None:
+        raise _illegal("chips_counted", "chips are counted once, before the first hand")
+    if len(ev.chips) != g.table.players:
+        raise _illegal("chips_counted", f"{len(ev.chips)} counts for {g.table.players} seats")
+    out = g if inplace else g.copy()
+    out.chips = tuple(ev.chips)
+    return out
+
+
+def _brights_sold(g: GameState, ev: E.BrightsSold, inplace: bool) -> tuple[GameState, list[Any]]:
+    rules = g.rules
+    h = g.hand
+    if not rules.gwang_price:
+        raise _illegal("gwang_pali", "this ruleset sells no brights (gwang_price = 0)")
+    if h is None or not g.in_hand or not _first_play_pending(h):
+        raise _illegal("gwang_pali", "brights are sold after the deal, before the first play")
+    if ev.seat not in g.sat_out:
+        raise _illegal(
+            "gwang_pali", f"seat {ev.seat} plays this hand: only a seat sitting out sells"
+        )
+    if any(hand == g.hand_no and seat == ev.seat for hand, seat, _ in g.sales):
+        raise _illegal("gwang_pali", f"seat {ev.seat} has sold its brights this hand")
+    try:
+        mask = SEATS.check_sale(ev.cards)
+    except ValueError as exc:
+        raise _illegal("gwang_pali", str(exc)) from None
+    if h.stock is not None:
+        block = 0
+        for i in SEATS.seller_block(h.stock, g.sat_out, ev.seat, g.table.hand_size):
+            block |= 1 << i
+        if mask & ~block:
+            raise _illegal(
+                "gwang_pali",
+                f"{', '.join(C.codes(mask & ~block))} not in seat {ev.seat}'s hand (the "
+                "sitters' hands lie under the stock)",
+            )
+    elif mask & h.seen:  # the hands, the layout and the bonus cards the record knows
+        raise _illegal("gwang_pali", f"{', '.join(C.codes(mask & h.seen))} is dealt to the play")
+    pts = SEATS.sale_points(rules, ev.cards)
+    dues = [(p, ev.seat, pts, pts * g.stake, "gwang_pali") for p in sorted(h.order)]
+    derived: list[Any] = [
+        E.PaymentDue(payer=p, payee=q, points=pt, chips=c, reason="gwang_pali")
+        for p, q, pt, c, _ in dues
+    ]
+    out = g if inplace else g.copy()
+    if g.chips is not None:
+        held = g.holdings() or []
+        dues, capped = SEATS.cap_dues(rules, dues, held, _settled(g))
+        derived += _capped_events(capped)
+        out.shortfalls = (*g.shortfalls, *((g.hand_no, *c) for c in capped))
+    out.sales = (*g.sales, (g.hand_no, ev.seat, tuple(ev.cards)))
+    out.hand_dues = (*g.hand_dues, *dues)
+    return out, derived
+
+
+def _capped_events(capped: list[SEATS.Capped]) -> list[Any]:
+    return [
+        E.PaymentCapped(payer=p, payee=q, due=due, paid=paid, cap=cap)  # type: ignore[arg-type]
+        for p, q, due, paid, cap in capped
+    ]
 
 
 def _result_of(
@@ -258,7 +441,14 @@ def apply_game(g: GameState, ev: Any, inplace: bool = False) -> tuple[GameState,
     """
     t = type(ev)
     if t is E.HandStarted:
-        return _hand_started(g, ev, inplace), []
+        out = _hand_started(g, ev, inplace)
+        return out, _sat_out_event(out)
+    if t is E.BrightsSold:
+        return _brights_sold(g, ev, inplace)
+    if t is E.DealerDrawn:
+        return _dealer_drawn(g, ev, inplace), []
+    if t is E.ChipsCounted:
+        return _chips_counted(g, ev, inplace), []
     if t is E.PaymentRecorded:
         n = g.table.players
         if ev.payer >= n or ev.payee >= n or ev.payer == ev.payee:
@@ -292,10 +482,31 @@ def apply_game(g: GameState, ev: Any, inplace: bool = False) -> tuple[GameState,
                 dues.append((d.payer, d.payee, d.points, d.chips, d.reason))
             elif type(d) is E.HandEnded:
                 next_carry = d.next_carry
-        res = _result_of(new_h, dues, next_carry)
+        if g.chips is not None:
+            held = [c + s for c, s in zip(_settled(g), _sale_net(g), strict=True)]
+            dues, capped = SEATS.cap_dues(g.rules, dues, held, _settled(g))
+            if capped:
+                derived = [*derived, *_capped_events(capped)]
+                out.shortfalls = (*g.shortfalls, *((g.hand_no, *c) for c in capped))
+        res = _result_of(new_h, [*g.hand_dues, *dues], next_carry)
         out.results = (*g.results, res)
+        out.hand_dues = ()
         out.carry = next_carry
         out.next_dealer = new_h.winner if new_h.winner is not None else new_h.dealer
         if g.rules.single_hand and res.outcome != "void":
             out.finished = True
+        if g.rules.end_when_broke and g.chips is not None:
+            broke = tuple(s for s, c in enumerate(_settled(out)) if c <= 0)
+            if broke:
+                derived = [*derived, E.SittingEnded(seats=list(broke))]
+                out.broke = broke
+                out.finished = True
     return out, derived
+
+
+def _sale_net(g: GameState) -> list[int]:
+    net = [0] * g.table.players
+    for payer, payee, _pts, chips, _why in g.hand_dues:
+        net[payer] -= chips
+        net[payee] += chips
+    return net

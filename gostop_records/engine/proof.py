@@ -127,6 +127,12 @@ class HandFacts:
     carry: int = 1
     two_bombs: tuple[int, ...] = ()  # of ``bombs``, the two-card ones (empty: none)
     kept_fours: tuple[int, ...] = ()  # fours in hand each seat kept playing with (empty: none)
+    seats: tuple[int, ...] = ()  # the seats that played the hand; empty = every seat
+
+    def losers(self) -> list[int]:
+        """The seats that played the hand and did not win it, in seat order."""
+        seats = self.seats or range(len(self.piles))
+        return [s for s in seats if s != self.winner]
 
 
 class Proof(msgspec.Struct, frozen=True, gc=False):

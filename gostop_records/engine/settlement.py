@@ -42,7 +42,7 @@ def settle(t: Table, facts: HandFacts) -> Proof:
     win = score(t, facts.piles[w], facts.cup_role)
     n = facts.go_count[w]
     gp, formula = GO_BONUS.points(rules, win.total, n)
-    losers = [s for s in range(len(facts.piles)) if s != w]
+    losers = facts.losers()
 
     shares: list[tuple[int, list[Factor], list[str], int, int]] = []
     for seat in losers:

@@ -243,6 +243,7 @@ class HandState:
             seats.append(
                 {
                     "seat": s,
+                    "plays": s in self.order,  # false: the seat sits this hand out (4-5 seats)
                     "hand": C.codes(self.hands[s]) if not self.hand_unknown[s] else None,
                     "hand_known": C.codes(self.hands[s]),
                     "hand_unknown": self.hand_unknown[s],

@@ -21,7 +21,7 @@ class Table:
     """Ruleset-derived constants for a game with a given number of players and stake."""
 
     rules: Ruleset
-    players: int
+    players: int  # seats at the table (4 or 5: three play each hand, the others sit out)
     stake: int
     target: int
     hand_size: int
@@ -95,7 +95,12 @@ def table_for(rules: Ruleset, players: int, stake: int = 1) -> Table:
     """The table for a ruleset; rejects a player count the ruleset is not played with."""
     from ..errors import RulesetError
 
-    if players not in rules.players:
+    if players not in rules.seats():
         allowed = " or ".join(str(p) for p in rules.players)
-        raise RulesetError(f"ruleset {rules.name!r} is played by {allowed} players, not {players}")
+        why = ""
+        if players > 3 and 3 in rules.players:
+            why = " (sit_out = watch: players beyond three watch and join at the next deal)"
+        raise RulesetError(
+            f"ruleset {rules.name!r} is played by {allowed} players, not {players}{why}"
+        )
     return _build(rules, players, stake)

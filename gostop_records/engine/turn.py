@@ -184,7 +184,15 @@ def _deal(s: HandState, a: E.CardsDealt, out: Out, deck: int | None = None) -> N
         seen |= m
         return m
 
+    playing = s.order
     for seat, hand in enumerate(a.hands):
+        if seat not in playing:
+            if hand:
+                raise _illegal(
+                    "sat_out",
+                    f"seat {seat} sits out hand {s.hand_no}: its hand is not dealt to the play",
+                )
+            continue
         if hand is None:
             s.hand_unknown[seat] = t.hand_size
             continue
@@ -213,7 +221,7 @@ def _deal(s: HandState, a: E.CardsDealt, out: Out, deck: int | None = None) -> N
         if not b & C.BONUS:
             raise _illegal("bonus_at_deal", f"{code} is not a bonus card")
         bonus |= b
-    stock_count = t.deck_size - n * t.hand_size - t.layout_size - bonus.bit_count()
+    stock_count = t.deck_size - len(playing) * t.hand_size - t.layout_size - bonus.bit_count()
     if a.stock is not None:
         if len(a.stock) != stock_count:
             raise _illegal(
@@ -345,7 +353,7 @@ def _fours(s: HandState, a: E.FourOfAMonthShown, out: Out) -> None:
     if len(holders) == 1:
         winner = holders[0]
     else:
-        policy = t.rules.all_hand_fours if len(holders) == t.players else t.rules.some_hand_fours
+        policy = t.rules.all_hand_fours if len(holders) == len(s.order) else t.rules.some_hand_fours
         if policy is HandFourTie.REDEAL:
             out.append(E.DealVoided(reason="hand_fours"))
             _end(s, out, "void", None, "hand_fours")
@@ -368,7 +376,7 @@ def _instant_dues(
     pts = INSTANT_WIN_MULTIPLIERS.points(
         t.rules, pts, s.carry, s.shakes[winner], s.bombs[winner], reason
     )
-    return [(p, winner, pts, reason) for p in range(t.players) if p != winner]
+    return [(p, winner, pts, reason) for p in sorted(s.order) if p != winner]
 
 
 # --- ending a hand -----------------------------------------------------------------------
@@ -410,6 +418,7 @@ def facts_of(s: HandState, winner: int) -> HandFacts:
         carry=s.carry,
         two_bombs=tuple(s.two_bombs) if any(s.two_bombs) else (),
         kept_fours=tuple(s.kept_fours) if any(s.kept_fours) else (),
+        seats=tuple(sorted(s.order)),
     )
 
 
@@ -624,8 +633,8 @@ def _take_bonus(s: HandState, seat: int, i: int, source: str, out: Out) -> None:
     out.append(E.BonusCardTaken(seat=seat, card=CODES[i], source=source, replacement=replacement))
     if at_once:
         # before the replacement is played (p2p B1), not with the turn's other steals
-        for k in range(1, s.players):
-            opp = s.order[(s.turn_index + k) % s.players]
+        for k in range(1, len(s.order)):
+            opp = s.order[(s.turn_index + k) % len(s.order)]
             _take_junk(s, opp, seat, steal, "bonus", out)
 
 
@@ -829,8 +838,8 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
             steals.append(("sseul", rules.sseul_steal))
 
     for reason, amount in steals:
-        for k in range(1, t.players):
-            opp = s.order[(s.turn_index + k) % t.players]
+        for k in range(1, len(s.order)):
+            opp = s.order[(s.turn_index + k) % len(s.order)]
             _take_junk(s, opp, seat, amount, reason, out)
 
     first_turn = s.turns_taken[seat] == 0
@@ -859,8 +868,8 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
 def _pay_now(s: HandState, seat: int, pts: int, reason: str, out: Out) -> None:
     """An instant payment during the hand: separate, never multiplied (A17)."""
     stake = s.table.stake
-    for k in range(1, s.players):
-        payer = s.order[(s.turn_index + k) % s.players]
+    for k in range(1, len(s.order)):
+        payer = s.order[(s.turn_index + k) % len(s.order)]
         s.instant_dues.append((payer, seat, pts, reason))
         out.append(
             E.PaymentDue(payer=payer, payee=seat, points=pts, chips=pts * stake, reason=reason)
@@ -926,7 +935,7 @@ def _after_turn(s: HandState, out: Out) -> None:
 
 
 def _next_turn(s: HandState, out: Out) -> None:
-    n = s.players
+    n = len(s.order)
     for k in range(1, n + 1):
         idx = (s.turn_index + k) % n
         seat = s.order[idx]
@@ -1001,9 +1010,12 @@ def apply(
         raise _illegal("hand_input", f"{E.event_type(action)} is not an input to a hand")
     if state.phase is Phase.ENDED:
         raise _illegal("hand_over", f"the hand is over ({state.outcome}); no more plays")
-    seat = getattr(action, "seat", 0)
-    if seat >= state.players:
-        raise _illegal("seat", f"there is no seat {seat} with {state.players} players")
+    seat = getattr(action, "seat", None)
+    if seat is not None:
+        if seat >= state.players:
+            raise _illegal("seat", f"there is no seat {seat} with {state.players} players")
+        if seat not in state.order:
+            raise _illegal("sat_out", f"seat {seat} sits out hand {state.hand_no}")
     s = state if inplace else state.copy()
     out: Out = []
     if handler is _deal:

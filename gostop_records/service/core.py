@@ -179,7 +179,7 @@ def fingerprint(obj: Any) -> str:
 def _ruleset(spec: str | dict[str, Any] | None, players: int) -> Ruleset:
     """A preset by name, or ``{"base": PRESET, field: value ...}``; never a file."""
     if spec is None:
-        return PRESETS["gostop3" if players == 3 else "matgo"]
+        return PRESETS["gostop3" if players >= 3 else "matgo"]
     try:
         if isinstance(spec, str):
             return get_preset(spec)

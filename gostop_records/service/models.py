@@ -32,11 +32,11 @@ class NewGame(Struct, forbid_unknown_fields=True, kw_only=True):
     """``POST /api/games``: the players in seat order, the ruleset and the stake.
 
     ``ruleset`` is a preset name (``matgo``, ``gostop3``, ``gamerules``, ``cardavia``;
-    default ``matgo`` for 2 players, ``gostop3`` for 3) or an object with ``base`` (a
+    default ``matgo`` for 2 players, ``gostop3`` for 3 to 5) or an object with ``base`` (a
     preset) and rule fields to override, as a ruleset file holds them.
     """
 
-    players: Annotated[list[str | E.Player], Meta(min_length=2, max_length=3)]
+    players: Annotated[list[str | E.Player], Meta(min_length=2, max_length=5)]
     ruleset: str | dict[str, Any] | None = None
     stake: Annotated[int, Meta(ge=0)] = 1
     venue: str | None = None

@@ -72,11 +72,16 @@ class Deal:
     bonus_to_pile: list[int]
 
 
-def deal(table: Table, deck: list[int], dealer: int) -> Deal:
-    """Deal a shuffled deck: two rounds, each of half the hands then half the layout."""
+def deal(table: Table, deck: list[int], dealer: int, playing: list[int] | None = None) -> Deal:
+    """Deal a shuffled deck: two rounds, each of half the hands then half the layout.
+
+    ``playing``: the seats of the hand when some sit out (4 or 5 seats); a sitter is dealt
+    nothing here, its hand being the bottom of the stock (``rulebook/seats.py``)."""
     n = table.players
     hand, lay = table.hand_size, table.layout_size
     seats = [(dealer + k) % n for k in range(1, n + 1)]  # dealer's left first, dealer last
+    if playing is not None:
+        seats = [s for s in seats if s in playing]
     hands: list[list[int]] = [[] for _ in range(n)]
     layout: list[int] = []
     pos = 0

@@ -24,8 +24,9 @@ from .. import events as E
 from .. import log as L
 from ..engine.actions import legal_actions
 from ..engine.game import GameState, apply_game, start_game
+from ..engine.rulebook import seats as SEATS
 from ..engine.state import Phase
-from ..rules import Ruleset
+from ..rules import ChipLimit, FirstDealer, Ruleset, SitOut
 from .bots import Bot, make_bot
 from .dealer import SplitMix64, deal, shuffled_deck
 
@@ -43,6 +44,8 @@ __all__ = [
 CODES = C.CODES
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 DEFAULT_BOT = "greedy"
+#: Points' worth of chips each seat brings when the ruleset needs chips counted.
+DEFAULT_CHIPS = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,16 @@ class GameSpec:
     bots: tuple[str, ...] = (DEFAULT_BOT,)
     stake: int = 1
     game_id: str | None = None
+    chips: int | None = None  # each seat's chips, counted before the first hand
+
+    def counted_chips(self) -> int | None:
+        """The chips each seat brings: ``chips``, else when the ruleset limits payments by
+        chips (or ends a sitting on them) :data:`DEFAULT_CHIPS` points' worth."""
+        if self.chips is not None:
+            return self.chips
+        if self.rules.chip_limit is not ChipLimit.NONE or self.rules.end_when_broke:
+            return DEFAULT_CHIPS * self.stake
+        return None
 
     def seat_bots(self) -> list[str]:
         """The bot of every seat."""
@@ -81,7 +94,8 @@ class GameSpec:
         seats = self.seat_bots()
         tag = "" if all(b == DEFAULT_BOT for b in seats) else "-" + "-".join(seats)
         stake = f"-x{self.stake}" if self.stake != 1 else ""
-        return f"sim-{self.rules.name}-{self.players}p{tag}{stake}-{self.seed}"
+        chips = f"-c{self.chips}" if self.chips is not None else ""
+        return f"sim-{self.rules.name}-{self.players}p{tag}{stake}{chips}-{self.seed}"
 
 
 def _actor(gs: GameState) -> int:
@@ -109,17 +123,29 @@ def play_payloads(spec: GameSpec) -> Iterator[tuple[int | None, Any]]:
         for s, name in enumerate(spec.seat_bots())
     ]
     dealer = rng.below(n)
+    chips = spec.counted_chips()
+    if chips is not None:
+        counted = E.ChipsCounted(chips=[chips] * n)
+        gs, _ = apply_game(gs, counted)
+        yield None, counted
+    # the table around the hand draws from streams of its own, so that 2 and 3 seats deal
+    # as before these rules existed
+    if rules.first_dealer is FirstDealer.DRAW:
+        for ev in _draw_for_dealer(gs, SplitMix64(f"{spec.seed}/{key}/draw")):
+            gs, _ = apply_game(gs, ev)
+            yield None, ev
+        assert gs.next_dealer is not None
+        dealer = gs.next_dealer
+    seating = SplitMix64(f"{spec.seed}/{key}/seats")
     for h in range(1, spec.hands + 1):
         deck = shuffled_deck(gs.table, SplitMix64(f"{spec.seed}/{key}/hand{h}"))
-        hs = E.HandStarted(
-            hand=h,
-            dealer=dealer,
-            order=[(dealer + k) % n for k in range(n)],
-            deck=[CODES[i] for i in deck],
-        )
-        gs, _ = apply_game(gs, hs)
+        order = _hand_order(rules, n, dealer, seating)
+        hs = E.HandStarted(hand=h, dealer=dealer, order=order, deck=[CODES[i] for i in deck])
+        gs, derived = apply_game(gs, hs)
         yield h, hs
-        d = deal(gs.table, deck, dealer)
+        for ev in derived:
+            yield h, ev
+        d = deal(gs.table, deck, dealer, order if n > SEATS.HAND_PLAYERS else None)
         cd = E.CardsDealt(
             hands=[[CODES[i] for i in hand] for hand in d.hands],
             layout=[CODES[i] for i in d.layout],
@@ -131,6 +157,12 @@ def play_payloads(spec: GameSpec) -> Iterator[tuple[int | None, Any]]:
         for ev in derived:
             yield h, ev
         dues: list[E.PaymentDue] = [ev for ev in derived if type(ev) is E.PaymentDue]
+        for sale in _sales(gs, d.stock):
+            gs, derived = apply_game(gs, sale)
+            yield h, sale
+            for ev in derived:
+                yield h, ev
+            dues += [ev for ev in derived if type(ev) is E.PaymentDue]
         while gs.in_hand:
             hand = gs.hand
             assert hand is not None
@@ -142,6 +174,11 @@ def play_payloads(spec: GameSpec) -> Iterator[tuple[int | None, Any]]:
                 yield h, ev
                 if type(ev) is E.PaymentDue:
                     dues.append(ev)
+        if gs.chips is not None:  # what the chips on the table let through
+            dues = [
+                E.PaymentDue(payer=d[1], payee=d[2], points=d[3], chips=d[4], reason=d[5])  # type: ignore[arg-type]
+                for d in gs.pending_dues()
+            ]
         for due in dues:
             if due.chips:
                 pay = E.PaymentRecorded(payer=due.payer, payee=due.payee, chips=due.chips)
@@ -151,6 +188,46 @@ def play_payloads(spec: GameSpec) -> Iterator[tuple[int | None, Any]]:
         dealer = gs.next_dealer
         if gs.finished:
             break
+
+
+def _draw_for_dealer(gs: GameState, rng: SplitMix64) -> Iterator[E.DealerDrawn]:
+    """밤일낮장 at a simulated table: every seat draws, the tied seats again; by night."""
+    seats = list(range(gs.table.players))
+    while True:
+        cards = list(C.indices(C.STANDARD_DECK))
+        draws = []
+        for seat in seats:
+            i = cards.pop(rng.below(len(cards)))
+            draws.append(E.DealerDraw(seat=seat, card=CODES[i]))
+        dealer, tied = SEATS.dealer_by_draw([(d.seat, d.card) for d in draws], night=True)
+        yield E.DealerDrawn(draws=draws, night=True, dealer=dealer)
+        if dealer is not None:
+            return
+        seats = tied
+
+
+def _hand_order(rules: Ruleset, n: int, dealer: int, rng: SplitMix64) -> list[int]:
+    """The turn order of a hand: every seat, or at 4-5 seats the three that play (by
+    choice: the dealer and two others drawn at random)."""
+    around = SEATS.turn_order(n, dealer)
+    if n <= SEATS.HAND_PLAYERS:
+        return around
+    if rules.sit_out is SitOut.CHOICE:
+        others = around[1:]
+        picked = {others.pop(rng.below(len(others))) for _ in range(SEATS.HAND_PLAYERS - 1)}
+        return [s for s in around if s == dealer or s in picked]
+    return around[: SEATS.HAND_PLAYERS]
+
+
+def _sales(gs: GameState, stock: list[int]) -> Iterator[E.BrightsSold]:
+    """Gwang-pali at a simulated table: every sitter holding brights sells them."""
+    if not gs.rules.gwang_price or not gs.in_hand:
+        return
+    for seat in gs.sat_out:
+        block = SEATS.seller_block(stock, gs.sat_out, seat, gs.table.hand_size)
+        brights = [CODES[i] for i in sorted(block) if (1 << i) & C.BRIGHTS]
+        if brights:
+            yield E.BrightsSold(seat=seat, cards=brights)
 
 
 def iter_game(spec: GameSpec, start: datetime | None = None) -> Iterator[E.Envelope]:
@@ -179,10 +256,11 @@ def game_specs(
     seed: int,
     bots: Sequence[str] = (DEFAULT_BOT,),
     stake: int = 1,
+    chips: int | None = None,
 ) -> Iterator[GameSpec]:
     """The specs of a run: game ``k`` (from 0) uses seed ``seed + k``."""
     for k in range(games):
-        yield GameSpec(rules, players, hands, seed + k, tuple(bots), stake)
+        yield GameSpec(rules, players, hands, seed + k, tuple(bots), stake, chips=chips)
 
 
 def game_start(seed: int) -> datetime:

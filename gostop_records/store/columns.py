@@ -76,9 +76,9 @@ TABLE_DOCS: dict[str, str] = {
         "automatic) and `cup_assigned`. Key (`game_id`, `seq`)."
     ),
     "scores": (
-        "One row per seat of every hand the rules checked (`hands.checked`), whatever its "
-        "outcome: the seat's final pile scored by the game's ruleset, itemised by "
-        "combination. Key (`game_id`, `hand`, `seat`)."
+        "One row per seat that played every hand the rules checked (`hands.checked`), "
+        "whatever its outcome (a seat sitting out has none): the seat's final pile scored "
+        "by the game's ruleset, itemised by combination. Key (`game_id`, `hand`, `seat`)."
     ),
     "payouts": (
         "One row per payer and payee of a checked hand (`hands.checked`): the chips the rules "
@@ -86,6 +86,21 @@ TABLE_DOCS: dict[str, str] = {
         "table recorded (`payment_recorded`). There is a row for every pair the rules "
         "charge, for every loser of a hand won by a Stop (even at 0 chips) and for every "
         "pair with a recorded payment. Key (`game_id`, `hand`, `payer`, `payee`)."
+    ),
+    "sitting_out": (
+        "One row per seat sitting out a hand at a table of 4 or 5 seats (`seats_sat_out`: "
+        "three play each hand), with the brights it sold (`brights_sold`, gwang-pali). Key "
+        "(`game_id`, `hand`, `seat`)."
+    ),
+    "capped_payments": (
+        "One row per payment the chips on the table limited (`payment_capped`): a loser "
+        "who pays no more than they hold, or a winner's gain capped at their own chips "
+        "(`rules.chip_limit`). Key (`game_id`, `hand`, `seq`, `payer`, `payee`)."
+    ),
+    "seats": (
+        "One row per seat of a game: hands played and sat out, the chips counted at the "
+        "start of the sitting (`chips_counted`) and held now, and the card it drew for the "
+        "first deal (`dealer_drawn`). Key (`game_id`, `seat`)."
     ),
     "issues": (
         "One row per disagreement the projector found between the record and the rules, or "
@@ -151,7 +166,7 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "ruleset": "name of the ruleset pinned in `game_started`, e.g. `'matgo'`",
         "ruleset_hash": "content hash of the pinned rules (`'sha256:'` and 64 hex digits): "
         "equal for equal rules whatever their name",
-        "players": "number of seats, 2 or 3",
+        "players": "number of seats, 2 to 5 (at 4 or 5, three play each hand)",
         "player_ids": "player ids in seat order: seat s is element s + 1 (DuckDB lists "
         "count from 1), e.g. `player_ids[1]` for seat 0",
         "player_names": "display names in seat order, indexed like `player_ids`",
@@ -329,8 +344,8 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "payee": "0-based seat that is owed",
         "reason": "the reasons of the pair's dues joined by `'+'`: `'stop'`, "
         + ", ".join(f"`'{i.id}'`" for i in RB.INSTANTS)
-        + " (e.g. `'first_ppuk+stop'`); a loser's row of a hand won by a Stop always "
-        "includes `'stop'`; NULL for a pair with a recorded payment only",
+        + ", `'gwang_pali'` (e.g. `'first_ppuk+stop'`); a loser's row of a hand won by a "
+        "Stop always includes `'stop'`; NULL for a pair with a recorded payment only",
         "points": "points the payer owes the payee in the hand: the Stop share after "
         "multipliers and dokbak, plus instant payments; 0 when nothing is due",
         "chips": "`points` in chips (times `stake`)",
@@ -355,6 +370,47 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "bombs": f"bombs the winner played in the hand; {_STOP_ONLY}",
         "carry": f"the hand's nagari factor, also a factor of `multiplier`; {_STOP_ONLY}",
         RB.DOKBAK.id: f"{RB.DOKBAK.column_text}; {_STOP_ONLY}",
+    },
+    "sitting_out": {
+        "game_id": "the game",
+        "hand": "the hand",
+        "seq": "`seq` of the hand's `seats_sat_out` event",
+        "seat": "0-based seat that sits the hand out",
+        "rule": "the rule that chose it (`seats_sat_out.rule`, `rules.sit_out`): "
+        "`'turn_order'` or `'choice'`",
+        "brights_sold": "the brights the seat sold (`brights_sold.cards`); empty when none",
+        "sale_points": "points each player of the hand owes for the sale (brights times "
+        "`rules.gwang_price`); NULL when nothing was sold",
+        "sale_chips": "chips the seat is owed for the sale from every player together, after "
+        "any cap of `capped_payments`; NULL when nothing was sold or the hand was not checked",
+    },
+    "capped_payments": {
+        "game_id": "the game",
+        "hand": "the hand",
+        "seq": "`seq` of the `payment_capped` event",
+        "payer": "0-based seat that owes",
+        "payee": "0-based seat that is owed",
+        "due": "chips the rules make due before the cap (`payment_due.chips`)",
+        "paid": "chips the cap lets through",
+        "shortfall": "`due - paid`: what the payee does not get",
+        "cap": "`'loser_holdings'` (the payer had no more) or `'winner_holdings'` (limited "
+        "liability: the payee's own chips at the hand's start)",
+    },
+    "seats": {
+        "game_id": "the game",
+        "seat": "0-based seat",
+        "player_id": "the seat's player id (`games.player_ids`)",
+        "hands_played": "hands started in which the seat played (did not sit out)",
+        "hands_sat_out": "hands the seat sat out (`sitting_out` rows)",
+        "chips_counted": "chips the seat held at the start of the sitting "
+        "(`chips_counted.chips`); NULL when the table counted none",
+        "chips_held": "`chips_counted` plus the chips the rules made due to and from the "
+        "seat so far (after caps); NULL when the table counted no chips",
+        "broke": "whether the sitting ended with this seat out of chips (`sitting_ended`)",
+        "draw_card": "the card the seat drew last for the first deal (`dealer_drawn`); NULL "
+        "when the first dealer was not drawn",
+        "first_dealer": "whether the draw made this seat the first dealer; NULL when the "
+        "first dealer was not drawn",
     },
     "issues": {
         "game_id": "the game",
@@ -430,7 +486,7 @@ VIEW_DOCS: dict[str, str] = {
         + ", ".join(f"`{b}_paid`" for b in BAK_IDS)
         + ") and as payee ("
         + ", ".join(f"`{b}_received`" for b in BAK_IDS)
-        + ")."
+        + "); `sat_out`: the seat sat the hand out (4 or 5 seats), its `chips` what it sold."
     ),
     "v_player_gos": (
         "Did a Go pay off? One row per Go called in an ended hand: `game_id`, `hand`, `seq`, "
@@ -440,9 +496,10 @@ VIEW_DOCS: dict[str, str] = {
     ),
     "v_player_stats": (
         "Each player's figures over the whole store, by `player_id` (the name, "
-        "`player_name`, is the latest used): `games`, `hands` (ended hands played), `wins`, "
-        "`chips` and `recorded_chips` (net, as in `v_player_hands`), `avg_chips` (chips per "
-        "hand, 2 decimals), `gos` and `gos_paid_off` (from `v_player_gos`), and the sums of "
+        "`player_name`, is the latest used): `games`, `hands` (ended hands played, not sat "
+        "out), `wins`, `chips` and `recorded_chips` (net, as in `v_player_hands`, sales "
+        "included), `avg_chips` (chips per hand played, 2 decimals), `gos` and "
+        "`gos_paid_off` (from `v_player_gos`), and the sums of "
         "`v_player_hands`' special and payout flag counts: "
         + ", ".join(f"`{k}_made`, `{k}_suffered`" for k in SPECIAL_KINDS)
         + ", "

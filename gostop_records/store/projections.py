@@ -115,6 +115,10 @@ class _HandWalk:
         self.ended: E.HandEnded | None = None
         self.stop_score: int | None = None
         self.recorded: dict[tuple[int, int], int] = {}
+        self.sat_out: E.SeatsSatOut | None = None
+        self.sat_out_seq = 0
+        self.sold: dict[int, list[str]] = {}  # seat -> brights sold
+        self.sale_points: dict[int, int] = {}  # seller -> points owed by each player
 
     # --- turns -----------------------------------------------------------------------
 
@@ -318,6 +322,26 @@ class _HandWalk:
         elif t is E.PaymentRecorded:
             key = (ev.payer, ev.payee)
             self.recorded[key] = self.recorded.get(key, 0) + ev.chips
+        elif t is E.SeatsSatOut:
+            self.sat_out, self.sat_out_seq = ev, seq
+        elif t is E.BrightsSold:
+            self.sold[ev.seat] = list(ev.cards)
+        elif t is E.PaymentDue and ev.reason == "gwang_pali":
+            self.sale_points[ev.payee] = ev.points
+        elif t is E.PaymentCapped:
+            rows["capped_payments"].append(
+                (
+                    g.game_id,
+                    self.hand,
+                    seq,
+                    ev.payer,
+                    ev.payee,
+                    ev.due,
+                    ev.paid,
+                    ev.due - ev.paid,
+                    ev.cap,
+                )
+            )
 
     def _decision(
         self,
@@ -384,10 +408,33 @@ class _HandWalk:
             self._scores(state, w_state)
         if checked and result is not None:
             self._payouts(result, state, proof, hand_recorded)
+        self._sitting_out(dues if checked else None)
+
+    def _sitting_out(self, dues: Sequence[tuple[int, int, int, int, str]] | None) -> None:
+        out = self.sat_out
+        if out is None:
+            return
+        for seat in out.seats:
+            sold = seat in self.sale_points
+            chips = None
+            if sold and dues is not None:
+                chips = sum(d[3] for d in dues if d[1] == seat and d[4] == "gwang_pali")
+            self.rows["sitting_out"].append(
+                (
+                    self.g.game_id,
+                    self.hand,
+                    self.sat_out_seq,
+                    seat,
+                    out.rule,
+                    self.sold.get(seat, []),
+                    self.sale_points.get(seat),
+                    chips,
+                )
+            )
 
     def _scores(self, state: Any, winner: int | None) -> None:
         g = self.g
-        for seat in range(g.players):
+        for seat in sorted(state.order):
             sc = state.itemised(seat)
             cat = dict.fromkeys(COMBO_IDS, 0)
             for ln in sc.lines:
@@ -494,8 +541,17 @@ def derive(
     by_hand: dict[int, list[E.Envelope]] = {}
     hands_seen: set[int] = set()
     hands_ended = 0
+    draws: dict[int, str] = {}
+    sat_out = [0] * g.players
     for env in envelopes:
-        if env.seq in void or env.hand is None:
+        if env.seq in void:
+            continue
+        if type(env.event) is E.DealerDrawn:
+            draws.update((d.seat, d.card) for d in env.event.draws)
+        elif type(env.event) is E.SeatsSatOut:
+            for seat in env.event.seats:
+                sat_out[seat] += 1
+        if env.hand is None:
             continue
         t = type(env.event)
         if t is E.HandStarted:
@@ -530,6 +586,24 @@ def derive(
     for i in issues:
         out["issues"].append((game.game_id, i.seq, i.hand, i.rule, i.reason, i.severity))
     out["positions"].append((game.game_id, last.seq, last.hash))
+    held = game.holdings()
+    drawn = game.rules.first_dealer.value == "draw" and bool(draws)
+    first_dealer = game.results[0].dealer if game.results else game.next_dealer
+    for seat, player in enumerate(game.players):
+        out["seats"].append(
+            (
+                game.game_id,
+                seat,
+                player.id,
+                len(hands_seen) - sat_out[seat],
+                sat_out[seat],
+                game.chips[seat] if game.chips is not None else None,
+                held[seat] if held is not None else None,
+                seat in game.broke,
+                draws.get(seat),
+                (seat == first_dealer) if drawn else None,
+            )
+        )
 
     results = {r.hand: r for r in game.results}
     live = game.hand

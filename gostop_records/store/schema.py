@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 #: The schema this version writes.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 Columns = tuple[tuple[str, str], ...]
 
@@ -237,6 +237,40 @@ TABLES: dict[str, Columns] = {
         ("carry", "INTEGER"),
         (DOKBAK_ID, "BOOLEAN"),
     ),
+    # the table around the hand: 4-5 seats, gwang-pali, chips, the draw for the first deal
+    "sitting_out": (
+        ("game_id", "VARCHAR"),
+        ("hand", "INTEGER"),
+        ("seq", "INTEGER"),
+        ("seat", "TINYINT"),
+        ("rule", "VARCHAR"),
+        ("brights_sold", "VARCHAR[]"),
+        ("sale_points", "INTEGER"),
+        ("sale_chips", "INTEGER"),
+    ),
+    "capped_payments": (
+        ("game_id", "VARCHAR"),
+        ("hand", "INTEGER"),
+        ("seq", "INTEGER"),
+        ("payer", "TINYINT"),
+        ("payee", "TINYINT"),
+        ("due", "INTEGER"),
+        ("paid", "INTEGER"),
+        ("shortfall", "INTEGER"),
+        ("cap", "VARCHAR"),
+    ),
+    "seats": (
+        ("game_id", "VARCHAR"),
+        ("seat", "TINYINT"),
+        ("player_id", "VARCHAR"),
+        ("hands_played", "INTEGER"),
+        ("hands_sat_out", "INTEGER"),
+        ("chips_counted", "INTEGER"),
+        ("chips_held", "INTEGER"),
+        ("broke", "BOOLEAN"),
+        ("draw_card", "VARCHAR"),
+        ("first_dealer", "BOOLEAN"),
+    ),
     "issues": (
         ("game_id", "VARCHAR"),
         ("seq", "INTEGER"),
@@ -253,9 +287,19 @@ TABLES: dict[str, Columns] = {
 }
 
 #: Tables whose rows belong to one hand (re-derived per hand on a live append).
-HAND_TABLES = ("hands", "turns", "captures", "transfers", "decisions", "scores", "payouts")
+HAND_TABLES = (
+    "hands",
+    "turns",
+    "captures",
+    "transfers",
+    "decisions",
+    "scores",
+    "payouts",
+    "sitting_out",
+    "capped_payments",
+)
 #: Tables with one set of rows per game (derived again on every change to the game).
-GAME_TABLES = ("games", "issues", "positions")
+GAME_TABLES = ("games", "issues", "positions", "seats")
 #: Columns that tell a game's rows of a table apart, so that a live append can update or
 #: delete single rows. Not constraints: the writer checks that they are unique and falls
 #: back to replacing the rows when they are not. ``issues`` has none.
@@ -268,6 +312,9 @@ KEYS: dict[str, tuple[str, ...]] = {
     "decisions": ("game_id", "hand", "seq"),
     "scores": ("game_id", "hand", "seat"),
     "payouts": ("game_id", "hand", "payer", "payee"),
+    "sitting_out": ("game_id", "hand", "seat"),
+    "capped_payments": ("game_id", "hand", "seq", "payer", "payee"),
+    "seats": ("game_id", "seat"),
     "positions": ("game_id",),
 }
 PROJECTIONS = tuple(TABLES)
@@ -417,10 +464,13 @@ def _player_views() -> dict[str, str]:
                g.player_ids[s.seat + 1] AS player_id, g.player_names[s.seat + 1] AS player_name,
                s.outcome, coalesce(s.winner = s.seat, false) AS won,
                coalesce(o.gos, 0) AS gos, coalesce(o.chips, 0) AS chips,
-               coalesce(o.recorded, 0) AS recorded_chips, {specials}, {baks}
+               coalesce(o.recorded, 0) AS recorded_chips, {specials}, {baks},
+               x.seat IS NOT NULL AS sat_out
         FROM seats s JOIN games g USING (game_id)
         LEFT JOIN own o ON o.game_id = s.game_id AND o.hand = s.hand AND o.seat = s.seat
-        LEFT JOIN totals t ON t.game_id = s.game_id AND t.hand = s.hand""",
+        LEFT JOIN totals t ON t.game_id = s.game_id AND t.hand = s.hand
+        LEFT JOIN sitting_out x
+            ON x.game_id = s.game_id AND x.hand = s.hand AND x.seat = s.seat""",
         "v_player_gos": """
         SELECT d.game_id, d.hand, d.seq, d.seat, g.player_ids[d.seat + 1] AS player_id,
                g.player_names[d.seat + 1] AS player_name, h.ruleset, h.date, d.go_count,
@@ -431,9 +481,10 @@ def _player_views() -> dict[str, str]:
         "v_player_stats": f"""
         WITH played AS (
             SELECT player_id, arg_max(player_name, started_at) AS player_name,
-                   count(DISTINCT game_id) AS games, count(*) AS hands,
+                   count(DISTINCT game_id) AS games, count(*) FILTER (WHERE NOT sat_out) AS hands,
                    count(*) FILTER (WHERE won) AS wins, sum(chips) AS chips,
-                   round(avg(chips), 2) AS avg_chips, sum(recorded_chips) AS recorded_chips,
+                   round(sum(chips) / nullif(count(*) FILTER (WHERE NOT sat_out), 0), 2)
+                   AS avg_chips, sum(recorded_chips) AS recorded_chips,
                    {sums}
             FROM v_player_hands GROUP BY player_id
         ), called AS (
@@ -535,6 +586,12 @@ def _v3_to_v4(conn: duckdb.DuckDBPyConnection) -> None:
     adopt_tails(conn)
 
 
+def _v4_to_v5(conn: duckdb.DuckDBPyConnection) -> None:
+    """Version 5 adds the tables of the table around the hand (``sitting_out``,
+    ``capped_payments``, ``seats``); the store derives the rows again after the migration."""
+    _create_projections(conn)
+
+
 Migration = Callable[["duckdb.DuckDBPyConnection"], None]
 
 #: ``from_version -> step`` that upgrades a file from that version to the next.
@@ -543,6 +600,7 @@ MIGRATIONS: dict[int, Migration] = {
     1: _v1_to_v2,
     2: _v2_to_v3,
     3: _v3_to_v4,
+    4: _v4_to_v5,
 }
 
 

@@ -86,8 +86,9 @@ class Store:
                     f"gostop reads ({SCHEMA_VERSION})"
                 )
             return
-        if any(step < 3 for step in migrate(self.conn)):
+        if any(step != 3 for step in migrate(self.conn)):
             # older files have events but no (or older) projection rows: derive them now
+            # (the step from 3 only chains heads, it leaves the projection rows as they are)
             self.rebuild()
 
     # --- plumbing --------------------------------------------------------------------

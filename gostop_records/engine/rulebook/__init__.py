@@ -59,6 +59,7 @@ from .multipliers import (
     Loser,
     Multiplier,
 )
+from .seats import GWANG_PALI
 
 __all__ = [
     "ANIMALS",
@@ -79,6 +80,7 @@ __all__ = [
     "GO_BONUS",
     "GROUP_TITLES",
     "GWANG_BAK",
+    "GWANG_PALI",
     "HAND_FOUR",
     "HAND_FOUR_KEPT",
     "HONGDAN",
@@ -120,7 +122,7 @@ __all__ = [
 FACTORS: tuple[Rule, ...] = (GO_BONUS, *MULTIPLIERS, DOKBAK, INSTANT_WIN_MULTIPLIERS, STAKE)
 
 #: Every rule, each exactly once.
-RULES: tuple[Rule, ...] = (*COMBINATIONS, CUP, *FACTORS, *INSTANTS)
+RULES: tuple[Rule, ...] = (*COMBINATIONS, CUP, *FACTORS, *INSTANTS, GWANG_PALI)
 
 BY_ID: dict[str, Rule] = {r.id: r for r in RULES}
 
@@ -139,6 +141,7 @@ AUDITED: tuple[Rule, ...] = (
     NAGARI_CARRY,
     *INSTANTS,
     INSTANT_WIN_MULTIPLIERS,
+    GWANG_PALI,
     STAKE,
 )
 
@@ -206,4 +209,5 @@ def describe(rules: Ruleset | None = None) -> dict[str, Any]:
         "combinations": [c.describe(rules) for c in (*COMBINATIONS, CUP)],
         "factors": [f.describe(rules) for f in FACTORS],
         "instants": [i.describe(rules) for i in INSTANTS],
+        "sales": [GWANG_PALI.describe(rules)],
     }

@@ -19,6 +19,7 @@ GROUP_TITLES: tuple[str, ...] = (
     "Instant payments",
     "Go / Stop",
     "Settlement",
+    "Seats and chips",
 )
 
 #: The group of each setting that no rulebook rule reads.
@@ -56,6 +57,7 @@ PLAY_SETTINGS: dict[str, str] = {
     "cup_transferable": "September cup",
     **dict.fromkeys(("last_turn_exceptions", "last_turn_auto_stop"), "Last turn"),
     **dict.fromkeys(("target_2p", "target_3p"), "Go / Stop"),
+    **dict.fromkeys(("sit_out", "chip_limit", "end_when_broke", "first_dealer"), "Seats and chips"),
 }
 
 #: The group of a setting found in neither place.

@@ -356,8 +356,14 @@ def _losers_went(ctx: AuditContext) -> list[int]:
     return [s for s in range(ctx.players) if s != f.winner and f.go_count[s]]
 
 
+#: The go_bak values that double a Go caller's share, and those that make them pay for all.
+_DOUBLES = (GoBak.DOUBLE, GoBak.DOUBLE_PAYS_FOR_ALL)
+_DOKBAKS = (GoBak.PAYS_FOR_ALL, GoBak.DOUBLE_PAYS_FOR_ALL)
+
+
 class GoBakRule(Multiplier):
-    """Go-bak: x2 for a loser who had called Go, when ``go_bak`` is ``double`` (A22)."""
+    """Go-bak: x2 for a loser who had called Go, when ``go_bak`` is ``double`` (A22) or
+    ``double_pays_for_all`` (GoStopCalculator: doubled, then dokbak)."""
 
     __slots__ = ()
     id = "go_bak"
@@ -367,11 +373,11 @@ class GoBakRule(Multiplier):
     column = True
     column_text = (
         "whether go-bak doubled this loser's payment (the loser had called Go, `rules.go_bak` "
-        "is `'double'`)"
+        "is `'double'` or `'double_pays_for_all'`)"
     )
 
     def factor(self, t: Table, facts: HandFacts, win: Score, lo: Loser) -> Factor | None:
-        if t.rules.go_bak is not GoBak.DOUBLE:
+        if t.rules.go_bak not in _DOUBLES:
             return None
         went = facts.go_count[lo.seat]
         cond = f"the loser called Go {went} time(s)" if went else "the loser did not call Go"
@@ -385,6 +391,8 @@ class GoBakRule(Multiplier):
             return "go-bak (x2 for a loser who had called Go)"
         if mode is GoBak.PAYS_FOR_ALL:
             return "dokbak (a loser who had called Go pays for every loser)"
+        if mode is GoBak.DOUBLE_PAYS_FOR_ALL:
+            return "go-bak and dokbak (x2 for a loser who had called Go, who pays for every loser)"
         return "no go-bak"
 
     def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
@@ -393,7 +401,7 @@ class GoBakRule(Multiplier):
         losers = ctx.players - 1
         for mode in GoBak:
             # dokbak moves shares between losers: with one loser it is no go-bak at all
-            if mode is not ctx.rules.go_bak and not (mode is GoBak.PAYS_FOR_ALL and losers < 2):
+            if mode is not ctx.rules.go_bak and not (mode in _DOKBAKS and losers < 2):
                 yield Candidate("go_bak", mode.value, {"go_bak": mode})
 
     def absent(self, rules: Ruleset) -> str | None:
@@ -470,8 +478,8 @@ class NagariCarryRule(Multiplier):
 
 
 class Dokbak(Rule):
-    """Dokbak: with ``go_bak = pays_for_all``, the loser who called Go last pays every
-    loser's Stop share, the others nothing (A22)."""
+    """Dokbak: with ``go_bak = pays_for_all`` (or ``double_pays_for_all``), the loser who
+    called Go last pays every loser's Stop share, the others nothing (A22)."""
 
     __slots__ = ()
     kind = "factor"
@@ -481,7 +489,8 @@ class Dokbak(Rule):
     settings = ("go_bak",)
     column: ClassVar[bool] = True
     column_text: ClassVar[str] = (
-        "whether dokbak moved the losers' shares (`rules.go_bak` is `'pays_for_all'`: the "
+        "whether dokbak moved the losers' shares (`rules.go_bak` is `'pays_for_all'` or "
+        "`'double_pays_for_all'`: the "
         "loser who called Go last pays every loser's Stop share, the others' is 0); true on "
         "every loser's row of that hand"
     )
@@ -491,7 +500,7 @@ class Dokbak(Rule):
     ) -> tuple[dict[int, int], str]:
         """Each loser's points after dokbak, and the note that says why (empty: no dokbak)."""
         losers: Sequence[int] = list(pays)
-        if rules.go_bak is not GoBak.PAYS_FOR_ALL or len(losers) < 2:
+        if rules.go_bak not in _DOKBAKS or len(losers) < 2:
             return pays, ""
         goers = [lo for lo in losers if facts.go_count[lo] > 0]
         if not goers:

@@ -76,7 +76,8 @@ window.GostopTable = (function () {
       : "";
     return (
       `<section class="seat${turn ? " acting" : ""}" data-seat="${seat.seat}" aria-label="${esc(seat.name)}">` +
-      `<header><h2>${esc(seat.name)}</h2><span class="held">${seat.hand_count} in hand</span>` +
+      `<header><h2>${esc(seat.name)}</h2><span class="held">` +
+      `${seat.plays === false ? "sits out this hand" : `${seat.hand_count} in hand`}</span>` +
       (extra.length ? `<span class="tags">${esc(extra.join(" · "))}</span>` : "") +
       `<span class="score"><b class="score-total">${seat.score}</b> pt</span></header>` +
       `<ul class="score-lines">${lines}</ul>${hand}<div class="piles">${piles}</div></section>`
