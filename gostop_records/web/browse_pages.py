@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
@@ -32,7 +31,7 @@ from ..store.browse import (
 )
 from ..store.schema import BAK_IDS, SPECIAL_KINDS
 from . import charts
-from .pages import _env, _static
+from .pages import _env, _static, write_page
 
 if TYPE_CHECKING:
     import duckdb
@@ -227,12 +226,4 @@ def report_page(conn: duckdb.DuckDBPyConnection, *, title: str = "Club report") 
 
 def write_report_html(store: Store, path: str | os.PathLike[str]) -> int:
     """Write the club's report to ``path`` whole or not at all; the bytes written."""
-    body = report_page(store.conn).encode("utf-8")
-    final = Path(path)
-    tmp = final.with_name(final.name + ".part")
-    try:
-        tmp.write_bytes(body)
-        os.replace(tmp, final)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return len(body)
+    return write_page(path, report_page(store.conn))

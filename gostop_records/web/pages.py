@@ -104,7 +104,13 @@ def write_replay_html(
 ) -> int:
     """Write the replayer page to ``path``, whole or not at all (``PATH.part`` renamed over
     it); returns the bytes written."""
-    body = replay_page(game_id, envelopes, start=start).encode("utf-8")
+    return write_page(path, replay_page(game_id, envelopes, start=start))
+
+
+def write_page(path: str | os.PathLike[str], page: str) -> int:
+    """Write a self-contained page to ``path`` whole or not at all (``PATH.part`` renamed
+    over it); returns the bytes written."""
+    body = page.encode("utf-8")
     final = Path(path)
     tmp = final.with_name(final.name + ".part")
     try:
