@@ -32,6 +32,7 @@ __all__ = [
     "WHOLE_STORE_MEMORY",
     "bounded_memory",
     "connect",
+    "database_setting",
     "default_path",
     "fetch_one",
     "is_lock_error",
@@ -105,41 +106,51 @@ def connect(
 #: commands take the same memory for any store (bench/RESULTS.md states the budget).
 WHOLE_STORE_MEMORY = "64MiB"
 
-_LIMITS_LOCK = threading.Lock()
-#: database file -> (passes running over it, DuckDB's memory limit before the first)
-_LIMITS: dict[str, tuple[int, str]] = {}
+_SETTINGS_LOCK = threading.Lock()
+#: (database file, setting) -> (users holding it, the setting's value before the first)
+_HELD: dict[tuple[str, str], tuple[int, str]] = {}
 
 
 @contextlib.contextmanager
-def bounded_memory(conn: duckdb.DuckDBPyConnection, path: Path) -> Iterator[None]:
-    """DuckDB's memory held to :data:`WHOLE_STORE_MEMORY` while a pass over the whole store
-    runs, restored after the last. The limit belongs to the database, shared by every
-    connection to the file in this process, hence the count. A connection whose settings
-    are locked (:mod:`.query`) keeps its own."""
+def database_setting(
+    conn: duckdb.DuckDBPyConnection, path: Path, name: str, value: str
+) -> Iterator[None]:
+    """DuckDB's setting ``name`` held at ``value`` while the block runs, restored after the
+    last holder. A setting such as ``threads`` or ``memory_limit`` belongs to the database,
+    shared by every connection to the file in this process, hence the count of holders. A
+    connection whose settings are locked (:mod:`.query`) keeps its own."""
     import duckdb
 
-    key = str(path.resolve())
-    with _LIMITS_LOCK:
-        users, before = _LIMITS.get(key, (0, ""))
+    key = (str(path.resolve()), name)
+    with _SETTINGS_LOCK:
+        users, before = _HELD.get(key, (0, ""))
         if users == 0:
             try:
-                before = str(scalar(conn, "SELECT current_setting('memory_limit')"))
-                conn.execute(f"SET memory_limit = '{WHOLE_STORE_MEMORY}'")
+                before = str(scalar(conn, f"SELECT current_setting('{name}')"))
+                conn.execute(f"SET {name} = '{value}'")
             except duckdb.Error:  # locked settings: left as they are
                 before = ""
-        _LIMITS[key] = (users + 1, before)
+        _HELD[key] = (users + 1, before)
     try:
         yield
     finally:
-        with _LIMITS_LOCK:
-            users, before = _LIMITS[key]
+        with _SETTINGS_LOCK:
+            users, before = _HELD[key]
             if users > 1:
-                _LIMITS[key] = (users - 1, before)
+                _HELD[key] = (users - 1, before)
             else:
-                del _LIMITS[key]
+                del _HELD[key]
                 if before:
                     with contextlib.suppress(duckdb.Error):  # the store may be closed by now
-                        conn.execute(f"SET memory_limit = '{before}'")
+                        conn.execute(f"SET {name} = '{before}'")
+
+
+def bounded_memory(
+    conn: duckdb.DuckDBPyConnection, path: Path
+) -> contextlib.AbstractContextManager[None]:
+    """DuckDB's memory held to :data:`WHOLE_STORE_MEMORY` while a pass over the whole store
+    runs, restored after the last."""
+    return database_setting(conn, path, "memory_limit", WHOLE_STORE_MEMORY)
 
 
 def _first_line(exc: BaseException) -> str:

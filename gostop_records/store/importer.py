@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 from .. import log as L
 from ..events import Envelope
 from . import parallel
-from .connection import bounded_memory
+from .connection import bounded_memory, database_setting
 from .errors import no_space
 from .heads import record as record_heads
 from .heads import writing
@@ -220,40 +220,14 @@ def _tuned_interpreter() -> Iterator[None]:
                     gc.enable()
 
 
-#: database file -> (imports running into it, DuckDB's threads setting before the first)
-_DUCKDB_THREADS: dict[str, tuple[int, int]] = {}
-
-
-@contextlib.contextmanager
-def _one_duckdb_thread(store: Store) -> Iterator[None]:
+def _one_duckdb_thread(store: Store) -> contextlib.AbstractContextManager[None]:
     """DuckDB works with one thread while imports run into a file, restored after the last.
 
     The import's workers (or its own thread) keep the cores busy; DuckDB's own extra
     threads would only take turns with them, which costs its writes about a sixth more
-    time. The setting belongs to the database, shared by every connection to the file in
-    this process, hence the count of imports running.
+    time.
     """
-    key = str(store.path.resolve())
-    conn = store.conn
-    with _TUNING_LOCK:
-        users, before = _DUCKDB_THREADS.get(key, (0, 0))
-        if users == 0:
-            row = conn.execute("SELECT current_setting('threads')").fetchone()
-            before = int(row[0]) if row else 0
-            conn.execute("SET threads = 1")
-        _DUCKDB_THREADS[key] = (users + 1, before)
-    try:
-        yield
-    finally:
-        with _TUNING_LOCK:
-            users, before = _DUCKDB_THREADS[key]
-            if users > 1:
-                _DUCKDB_THREADS[key] = (users - 1, before)
-            else:
-                del _DUCKDB_THREADS[key]
-                if before > 0:
-                    with contextlib.suppress(Exception):  # the store may be closed by now
-                        conn.execute(f"SET threads = {before}")
+    return database_setting(store.conn, store.path, "threads", "1")
 
 
 def discover(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[Problem]]:
