@@ -50,6 +50,7 @@ a game with a fixed deck order.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shlex
 from collections.abc import Iterable, Iterator, Sequence
@@ -326,9 +327,11 @@ def _game_of(
 # --- completing a deal -------------------------------------------------------------------
 
 
-def _read(line: str, where: str) -> notation.Line:
+@contextlib.contextmanager
+def _named(where: str) -> Iterator[None]:
+    """A notation error inside the block, as a ScriptError naming ``where``."""
     try:
-        return notation.read(line)
+        yield
     except notation.UnknownCommand as exc:
         raise ScriptError(
             f"{where}: unknown input {exc.word!r}: play, flip, flip-only, shake, bomb, cup, go, "
@@ -336,6 +339,11 @@ def _read(line: str, where: str) -> notation.Line:
         ) from None
     except GostopError as exc:
         raise ScriptError(f"{where}: {exc}") from None
+
+
+def _read(line: str, where: str) -> notation.Line:
+    with _named(where):
+        return notation.read(line)
 
 
 def _draws(inputs: Sequence[tuple[int, str]], where: str) -> list[str]:
@@ -497,15 +505,8 @@ def parse_input(
 ) -> list[Any]:
     """The payloads of one input line in the current game state: the table notation
     (:func:`gostop_records.notation.parse`), its errors named with ``where``."""
-    try:
+    with _named(where):
         return notation.parse(line, gs, undo_target=undo_target)
-    except notation.UnknownCommand as exc:
-        raise ScriptError(
-            f"{where}: unknown input {exc.word!r}: play, flip, flip-only, shake, bomb, cup, go, "
-            "stop, fours, pay, note, retract"
-        ) from None
-    except GostopError as exc:
-        raise ScriptError(f"{where}: {exc}") from None
 
 
 # --- running a script --------------------------------------------------------------------
