@@ -229,9 +229,10 @@ def parse_script(text: str, *, where: str = "<script>", rules: Ruleset | None = 
             raise ScriptError(f"{here}: a script starts with a game line")
         if head == "hand":
             attrs = _attrs(line.split()[1:], here)
+            dealer = attrs.pop("dealer", None)
             hands.append(
                 {
-                    "dealer": _int(attrs["dealer"], "dealer", here) if "dealer" in attrs else None,
+                    "dealer": None if dealer is None else _int(dealer, "dealer", here),
                     "out": _seats_attr(attrs.pop("out", "")),
                     "order": _seats_attr(attrs.pop("order", "")),
                     "deck_flag": attrs.pop("deck", "yes").lower() not in ("no", "false", "0"),
@@ -245,7 +246,6 @@ def parse_script(text: str, *, where: str = "<script>", rules: Ruleset | None = 
                     "line": n,
                 }
             )
-            attrs.pop("dealer", None)
             if attrs:
                 raise ScriptError(f"{here}: unknown hand attribute(s) {', '.join(attrs)}")
             continue
@@ -491,9 +491,14 @@ def _complete(
         h = hands[s]
         if h is None:
             continue
-        if len(h) > t.hand_size or (not fill[s] and s in sitters and len(h) < t.hand_size):
+        if len(h) > t.hand_size:
             raise ScriptError(
                 f"{where}: seat {s} would hold {len(h)} cards; this ruleset deals {t.hand_size}"
+            )
+        if not fill[s] and s in sitters and len(h) < t.hand_size:
+            raise ScriptError(
+                f"{where}: seat {s} sits out and its line lists {len(h)} of the {t.hand_size} "
+                "cards dealt to it (end the line with ... to complete it)"
             )
         if not fill[s]:
             continue
