@@ -103,7 +103,10 @@ def test_the_sample_audits_clean_with_the_shortfall_on_the_books() -> None:
             TABLE + "hand out=Ann\nseat0: 12G\n" + DEAL,
             "seat 0 sits out and its line lists 1 of the 7",
         ),
-        (TABLE + "hand out=Ann\nseat0: 12G ...\n" + DEAL + "0 sell 01G\n", "01G not in seat 0's hand"),
+        (
+            TABLE + "hand out=Ann\nseat0: 12G ...\n" + DEAL + "0 sell 01G\n",
+            "01G not in seat 0's hand",
+        ),
         (TABLE + "hand out=Ann\nseat0: 12G ...\n" + DEAL + "1 sell 12G\n", "seat 1 plays"),
         ("chips 200 200\n", "2 counts for 4 seats"),
         ("chips 200 200 200 80\nhand\n" + DEAL, "record dealer_drawn first"),
