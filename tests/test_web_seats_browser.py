@@ -172,6 +172,11 @@ def test_a_hand_of_four_with_a_sale_recorded_by_taps(contexts: Any, server: Serv
         if type(ev) is E.BrightsSold:
             rec.wait_for_selector(".sale")
             rec.screenshot(path=str(ARTIFACTS / "seats-sale-phone.png"), full_page=True)
+            desk = contexts(viewport=DESKTOP).page()  # the same recorder on a laptop
+            desk.goto(f"{server.url}/games/{gid}/record#token={token}")
+            desk.wait_for_selector(".sale")
+            desk.screenshot(path=str(ARTIFACTS / "seats-sale-desktop.png"))
+            desk.close()
         if type(ev) is E.PaymentRecorded and not rec.locator("#pay-record").count():
             continue  # the one tap recorded every due
         tap(rec, ev, started)
