@@ -117,3 +117,13 @@ def test_a_script_the_table_refuses_names_the_line_and_the_reason(body: str, why
     with pytest.raises(ScriptError) as exc:
         _build(body)
     assert why in str(exc.value)
+
+
+def test_the_audit_of_a_hand_in_progress_lists_the_sale_as_paid_so_far() -> None:
+    """Cut after the sale (seq 10): the hand is in progress, its dues so far are the sale."""
+    from gostop_records.audit import audit_game
+
+    envs = list(L.read_log(SAMPLE))[:10]
+    (hand,) = audit_game(envs).hands
+    got = [(i.payer, i.payee, i.points, i.chips, i.reason) for i in hand.instants]
+    assert got == [(p, 0, 5, 50, "gwang_pali") for p in (1, 2, 3)]
