@@ -175,7 +175,7 @@ def _chips(token: str) -> int:
     except ValueError:
         raise NotationError(f"{token!r} is not a number of chips") from None
     if n < 0:
-        raise NotationError(f"{token!r}: a payment is 0 chips or more")
+        raise NotationError(f"{token!r}: a number of chips is 0 or more")
     return n
 
 

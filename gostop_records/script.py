@@ -9,7 +9,10 @@ validates strictly, and a script with an illegal input fails at that line with t
 The text form, one statement per line (``#`` starts a comment)::
 
     game sample-ppuk ruleset=matgo players=2 stake=1 by=sample names=North,South
+    chips 100 100                  # chips at the start of the sitting (before the first hand)
+    draw night 0 03G 1 11J1        # the draw for the first dealer (밤일낮장)
     hand dealer=0                  # a new hand; deck=no leaves the shuffled deck out
+                                   # (dealer left out: the drawn dealer, or the winner)
     seat0: 08G 01J1 03G ...        # a hand; "..." completes it (see below); "?" = unknown
     seat1: 02R 05A ...
     layout: 08A 01G 03J1 04J1 06R 07R 10J1 12A
@@ -33,6 +36,11 @@ The text form, one statement per line (``#`` starts a comment)::
     pay due                        # every payment the rules made due in this hand, as due
     note @12 the flip was dropped  # a note, optionally about a seq
     retract typo                   # undo the latest input entry
+
+At 4 or 5 seats three play each hand: ``hand dealer=0 out=3`` names the seats sitting out
+(by choice), ``order=0,1,2`` the three that play; left out, the dealer and the next two play.
+A sitter's seat line is its dealt hand, which lies at the bottom of the stock (may be left
+out, or ``?``); ``3 sell 01G 08G`` is its sale of brights (gwang-pali), after the deal.
 
 The game line also takes ``venue=``, ``notes=`` (quote values with spaces) and ``step=N``,
 the seconds between two inputs (timestamps start at ``build(start=...)``; consequences carry
@@ -105,9 +113,12 @@ class HandScript:
     shuffled deck to record; without seats and layout, :func:`~.dealer.deal` deals it.
     """
 
-    dealer: int = 0
+    dealer: int | None = None  # None: the drawn dealer, the winner of the last hand, or 0
+    out: tuple[str, ...] = ()  # seats sitting out (as the grammar's ``hand out``)
+    order: tuple[str, ...] = ()  # the seats that play (as the grammar's ``hand order``)
     hands: tuple[tuple[str, ...] | None, ...] = ()
     fill: tuple[bool, ...] = ()
+    listed: tuple[bool, ...] = ()  # a seat line given (a sitter's may be left out)
     layout: tuple[str, ...] = ()
     bonus_to_pile: tuple[str, ...] = ()
     stock: tuple[str, ...] | str | None = "auto"
@@ -115,6 +126,7 @@ class HandScript:
     deck: tuple[str, ...] | None = None
     record_deck: bool = True
     inputs: tuple[tuple[int, str], ...] = ()  # (script line number, text)
+    line: int = 0  # the script line of the ``hand`` statement
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +191,21 @@ _SEAT_LINE = re.compile(r"^seat\s*(\d+)\s*:(.*)$", re.IGNORECASE)
 _HEAD_LINE = re.compile(r"^(layout|bonus|stock|deck)\s*:(.*)$", re.IGNORECASE)
 
 
+def _beside(name: str, where: str) -> str:
+    """A ruleset file named relative to the script's folder, when it is not found as given
+    (a preset name stays a name)."""
+    p = Path(name)
+    if p.suffix in (".toml", ".json") and not p.is_absolute() and not p.exists():
+        near = Path(where).parent / p
+        if near.exists():
+            return str(near)
+    return name
+
+
+def _seats_attr(value: str) -> tuple[str, ...]:
+    return tuple(v for v in value.replace(",", " ").split() if v)
+
+
 def parse_script(text: str, *, where: str = "<script>", rules: Ruleset | None = None) -> GameScript:
     """A :class:`GameScript` from its text form; ``rules`` overrides the ``ruleset=`` name."""
     game: dict[str, Any] | None = None
@@ -202,9 +229,12 @@ def parse_script(text: str, *, where: str = "<script>", rules: Ruleset | None = 
             raise ScriptError(f"{here}: a script starts with a game line")
         if head == "hand":
             attrs = _attrs(line.split()[1:], here)
+            dealer = attrs.pop("dealer", None)
             hands.append(
                 {
-                    "dealer": _int(attrs.pop("dealer", "0"), "dealer", here),
+                    "dealer": None if dealer is None else _int(dealer, "dealer", here),
+                    "out": _seats_attr(attrs.pop("out", "")),
+                    "order": _seats_attr(attrs.pop("order", "")),
                     "deck_flag": attrs.pop("deck", "yes").lower() not in ("no", "false", "0"),
                     "seats": {},
                     "layout": None,
@@ -213,6 +243,7 @@ def parse_script(text: str, *, where: str = "<script>", rules: Ruleset | None = 
                     "stock_fill": False,
                     "deck": None,
                     "inputs": [],
+                    "line": n,
                 }
             )
             if attrs:
@@ -270,7 +301,7 @@ def _game_of(
     if rules is None:
         if name is None:
             raise ScriptError(f"{here}: ruleset=NAME is required")
-        rules = resolve(name)
+        rules = resolve(_beside(name, where))
     players = _int(attrs.pop("players", "2"), "players", here)
     stake = _int(attrs.pop("stake", "1"), "stake", here)
     names = tuple(attrs.pop("names").split(",")) if "names" in attrs else ()
@@ -285,11 +316,14 @@ def _game_of(
         seats = hd["seats"]
         hand_cards: list[tuple[str, ...] | None] = []
         fill: list[bool] = []
+        listed: list[bool] = []
         if hd["deck"] is None or seats or hd["layout"] is not None:
             for s in range(players):
-                if s not in seats:
+                if s not in seats and players <= 3:
                     raise ScriptError(f"{where}: hand {k}: no line for seat{s}")
-                cards, f = seats[s]
+                # at 4 or 5 seats a sitter's line may be left out (checked when dealt)
+                cards, f = seats.get(s, (None, False))
+                listed.append(s in seats)
                 hand_cards.append(cards)
                 fill.append(f)
             if hd["layout"] is None:
@@ -297,8 +331,11 @@ def _game_of(
         out.append(
             HandScript(
                 dealer=hd["dealer"],
+                out=hd["out"],
+                order=hd["order"],
                 hands=tuple(hand_cards),
                 fill=tuple(fill),
+                listed=tuple(listed),
                 layout=tuple(hd["layout"] or ()),
                 bonus_to_pile=tuple(hd["bonus"]),
                 stock=hd["stock"],
@@ -306,6 +343,7 @@ def _game_of(
                 deck=hd["deck"],
                 record_deck=hd["deck_flag"],
                 inputs=tuple(hd["inputs"]),
+                line=hd["line"],
             )
         )
     return GameScript(
@@ -335,7 +373,7 @@ def _named(where: str) -> Iterator[None]:
     except notation.UnknownCommand as exc:
         raise ScriptError(
             f"{where}: unknown input {exc.word!r}: play, flip, flip-only, shake, bomb, cup, go, "
-            "stop, fours, pay, note, retract"
+            "stop, fours, pay, note, retract, chips, draw, sell"
         ) from None
     except GostopError as exc:
         raise ScriptError(f"{where}: {exc}") from None
@@ -360,14 +398,18 @@ def _draws(inputs: Sequence[tuple[int, str]], where: str) -> list[str]:
 
 
 def _own_cards(inputs: Sequence[tuple[int, str]], seat: int, where: str) -> list[str]:
-    """Cards a seat plays, shakes or bombs from its hand in a script, in order (a script
-    names the seat of each input, so that the deal can be completed)."""
+    """Cards a seat plays, shakes, bombs or sells from its hand in a script, in order (a
+    script names the seat of each input by number, so that the deal can be completed)."""
     out = []
     for n, text in inputs:
         here = f"{where}, line {n}"
         ln = _read(text, here)
+        if ln.verb == "sell" and ln.seat is None and ln.args and ln.args[0].isdigit():
+            ln = notation.Line("sell", ln.args[0], ln.args[1:], ln.rest)  # sell SEAT CARD...
         if ln.seat is None or not ln.seat.isdigit() or int(ln.seat) != seat or not ln.args:
             continue
+        if ln.verb == "sell":
+            out.extend(_canon(x, here) for x in ln.args)
         if ln.verb == "play":
             out.append(_canon(ln.args[0], here))
         elif ln.verb in ("shake", "bomb"):
@@ -375,11 +417,21 @@ def _own_cards(inputs: Sequence[tuple[int, str]], seat: int, where: str) -> list
     return out
 
 
-def _complete(t: Table, hs: HandScript, where: str, seed: str = "") -> _Deal:
-    """The full deal of a hand script: filled hands, stock and the deck order."""
+def _complete(
+    t: Table, hs: HandScript, where: str, seed: str = "", started: E.HandStarted | None = None
+) -> _Deal:
+    """The full deal of a hand script: filled hands, stock and the deck order.
+
+    ``started`` is the hand's start (dealer and the seats that play); at 4 or 5 seats a
+    sitter is dealt no hand of the play: its cards are a block at the bottom of the stock,
+    the first sitter's (in turn order from the dealer) above the next's."""
+    dealer = started.dealer if started is not None else hs.dealer or 0
+    n = t.players
+    playing = list(started.order) if started is not None else list(range(n))
+    sitters = [s for s in ((dealer + k) % n for k in range(n)) if s not in playing]
     if hs.deck is not None and not hs.hands:
         idx = [C.parse(c) for c in hs.deck]
-        d = deal(t, idx, hs.dealer)
+        d = deal(t, idx, dealer, playing if sitters else None)
         return _Deal(
             [[CODES[i] for i in h] for h in d.hands],
             [CODES[i] for i in d.layout],
@@ -387,9 +439,11 @@ def _complete(t: Table, hs: HandScript, where: str, seed: str = "") -> _Deal:
             [CODES[i] for i in d.bonus_to_pile],
             list(hs.deck) if hs.record_deck else None,
         )
-    n = t.players
     if len(hs.hands) != n:
         raise ScriptError(f"{where}: the deal lists {len(hs.hands)} hands for {n} players")
+    for s in playing:
+        if hs.listed and not hs.listed[s]:
+            raise ScriptError(f"{where}: no line for seat{s}, which plays this hand")
     used: dict[str, str] = {}
 
     def claim(code: str, place: str) -> None:
@@ -408,7 +462,7 @@ def _complete(t: Table, hs: HandScript, where: str, seed: str = "") -> _Deal:
         claim(c, "the layout")
     for c in hs.bonus_to_pile:
         claim(c, "bonus")
-    if hs.stock == "auto" and any(h is None for h in hands):
+    if hs.stock == "auto" and any(hands[s] is None for s in playing):
         raise ScriptError(
             f"{where}: 'stock: auto' needs every hand known; list the stock or give '?'"
         )
@@ -416,9 +470,13 @@ def _complete(t: Table, hs: HandScript, where: str, seed: str = "") -> _Deal:
     explicit_stock = list(hs.stock) if isinstance(hs.stock, tuple) else []
     for c in (*draws, *explicit_stock):
         claim(c, "the stock")
+    fill = [bool(hs.fill and hs.fill[s]) for s in range(n)]
+    for s in sitters:  # a sitter left out of a stock the script completes: all filler
+        if hands[s] is None and not hs.listed[s] and (hs.stock == "auto" or hs.stock_fill):
+            hands[s], fill[s] = [], True
     for s in range(n):
         h = hands[s]
-        if h is None or not (hs.fill and hs.fill[s]):
+        if h is None or not fill[s]:
             continue
         for c in _own_cards(hs.inputs, s, where):
             if c not in used:
@@ -431,12 +489,19 @@ def _complete(t: Table, hs: HandScript, where: str, seed: str = "") -> _Deal:
         pool[k], pool[j] = pool[j], pool[k]
     for s in range(n):
         h = hands[s]
-        if h is None or not (hs.fill and hs.fill[s]):
+        if h is None:
             continue
         if len(h) > t.hand_size:
             raise ScriptError(
                 f"{where}: seat {s} would hold {len(h)} cards; this ruleset deals {t.hand_size}"
             )
+        if not fill[s] and s in sitters and len(h) < t.hand_size:
+            raise ScriptError(
+                f"{where}: seat {s} sits out and its line lists {len(h)} of the {t.hand_size} "
+                "cards dealt to it (end the line with ... to complete it)"
+            )
+        if not fill[s]:
+            continue
         mask = C.mask_of(h)
         for i in list(pool):
             if len(h) >= t.hand_size:
@@ -450,18 +515,21 @@ def _complete(t: Table, hs: HandScript, where: str, seed: str = "") -> _Deal:
         if len(h) < t.hand_size:
             raise ScriptError(f"{where}: not enough cards left to complete seat {s}'s hand")
     rest = [CODES[i] for i in pool]
+    blocks = [c for s in sitters for c in hands[s] or ()]  # under the stock, in turn order
+    for s in sitters:
+        hands[s] = None  # a sitter holds no hand of the play
     stock: list[str] | None
     if hs.stock is None:
         stock = None
     elif hs.stock == "auto":
-        stock = draws + rest
+        stock = draws + rest + blocks
     else:
-        stock = explicit_stock + (rest if hs.stock_fill else [])
-    known = stock is not None and all(h is not None for h in hands)
+        stock = explicit_stock + (rest if hs.stock_fill else []) + blocks
+    known = stock is not None and all(hands[s] is not None for s in playing)
     deck = list(hs.deck) if hs.deck is not None and hs.record_deck else None
     if deck is None and known and hs.record_deck:
         assert stock is not None
-        deck = deck_of(t, hs.dealer, hands, list(hs.layout), stock, list(hs.bonus_to_pile))
+        deck = deck_of(t, dealer, hands, list(hs.layout), stock, list(hs.bonus_to_pile), playing)
     return _Deal(hands, list(hs.layout), stock, list(hs.bonus_to_pile), deck)
 
 
@@ -472,21 +540,24 @@ def deck_of(
     layout: Sequence[str],
     stock: Sequence[str],
     bonus_to_pile: Sequence[str] = (),
+    playing: Sequence[int] | None = None,
 ) -> list[str] | None:
     """The deck order that :func:`~gostop_records.sim.dealer.deal` turns into this deal.
 
     Bonus cards dealt face up are put on the first layout places, so that their replacements
-    are the first layout cards, drawn from the stock top. None when a hand's size or the
+    are the first layout cards, drawn from the stock top. ``playing``: the seats of the hand
+    when some sit out (their hands are in the stock). None when a hand's size or the
     layout's does not fit the dealer's scheme.
     """
     n = t.players
     hand, lay = t.hand_size, t.layout_size
-    if len(layout) != lay or any(h is None or len(h) != hand for h in hands):
+    dealt_to = list(range(n)) if playing is None else list(playing)
+    if len(layout) != lay or any(hands[s] is None or len(hands[s]) != hand for s in dealt_to):  # type: ignore[arg-type]
         return None
     k = len(bonus_to_pile)
     dealt = [*bonus_to_pile, *layout[k:]]
     stock_before = [*layout[:k], *stock]
-    seats = [(dealer + j) % n for j in range(1, n + 1)]
+    seats = [s for s in ((dealer + j) % n for j in range(1, n + 1)) if s in dealt_to]
     h1, l1 = (hand + 1) // 2, (lay + 1) // 2
     out: list[str] = []
     for lo, hi, llo, lhi in ((0, h1, 0, l1), (h1, hand, l1, lay)):
@@ -540,14 +611,20 @@ def payloads(script: GameScript) -> Iterator[tuple[int | None, bool, Any]]:
     yield from _lines(run, script.pre, script.where)
     for k, hs in enumerate(script.hands, 1):
         where = f"{script.where}, hand {k}"
-        d = _complete(table, hs, where, f"{script.game_id}/hand{k}")
-        hand_no = run.gs.hand_no + 1
-        started_hand = E.HandStarted(
-            hand=hand_no,
-            dealer=hs.dealer,
-            order=[(hs.dealer + j) % n for j in range(n)],
-            deck=d.deck,
-        )
+        # who deals and who plays, by the table grammar's ``hand`` line (one reading)
+        words = ["hand"]
+        if hs.dealer is not None:
+            words += ["dealer", str(hs.dealer)]
+        if hs.out:
+            words += ["out", *hs.out]
+        if hs.order:
+            words += ["order", *hs.order]
+        here = f"{script.where}, line {hs.line}"
+        (head,) = parse_input(" ".join(words), run.gs, here)
+        with _named(here):  # the rules' word on who deals and plays, before the deal
+            apply_game(run.gs, head)
+        d = _complete(table, hs, where, f"{script.game_id}/hand{k}", head)
+        started_hand = msgspec.structs.replace(head, deck=d.deck)
         yield from _apply(run, started_hand, where)
         dealt = E.CardsDealt(hands=d.hands, layout=d.layout, stock=d.stock, bonus_to_pile=d.bonus)
         yield from _apply(run, dealt, where)
@@ -652,10 +729,12 @@ def script_of(envelopes: Iterable[E.Envelope]) -> str:
     """
     lines: list[str] = []
     pending_draw: int | None = None
+    seats = 3
     for env in envelopes:
         ev = env.event
         t = type(ev)
         if t is E.GameStarted:
+            seats = len(ev.players)
             attrs = [
                 f"ruleset={ev.ruleset.get('name', '?')}",
                 f"players={len(ev.players)}",
@@ -670,7 +749,8 @@ def script_of(envelopes: Iterable[E.Envelope]) -> str:
                     lines[-1] += f" {key}={shlex.quote(value)}"
         elif t is E.HandStarted:
             deck_flag = "" if ev.deck is not None else " deck=no"
-            lines.append(f"hand dealer={ev.dealer}{deck_flag}")
+            order = f" order={','.join(map(str, ev.order))}" if len(ev.order) < seats else ""
+            lines.append(f"hand dealer={ev.dealer}{order}{deck_flag}")
             if ev.deck is not None:
                 lines.append("deck: " + " ".join(ev.deck))
         elif t is E.CardsDealt:

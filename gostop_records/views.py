@@ -15,6 +15,7 @@ from . import cards as C
 from . import events as E
 from . import log as L
 from .engine.game import GameState
+from .engine.rulebook import seats as SEATS
 from .engine.settlement import Proof
 from .engine.state import HandState, Phase
 
@@ -62,13 +63,19 @@ def game_dict(game: GameState, last: E.Envelope | None = None) -> dict[str, Any]
         ],
         "ledger_due": game.ledger(),
         "ledger_paid": game.recorded_ledger(),
+        "holdings": game.holdings(),  # chips held now, when the table counted them
         "event": L.envelope_to_dict(last) if last is not None else None,
     }
     h = game.hand
     if h is not None:
         d = h.to_dict()
+        sold = {seller: cards for hand, seller, cards in game.sales if hand == h.hand_no}
         for seat in d["seats"]:
             seat["name"] = game.players[seat["seat"]].name
+            cards = sold.get(seat["seat"])
+            if cards:  # gwang-pali: what a seat sitting out sold, and what each player paid
+                pts = SEATS.sale_points(game.rules, cards)
+                seat["sold"] = {"cards": list(cards), "points": pts, "chips": pts * game.stake}
         d["decider"] = h.decider if h.phase in (Phase.CUP, Phase.DECIDE) else None
         d["played"] = C.codes(pending_cards(h))  # on the layout, waiting for the flip
         out["hand"] = d

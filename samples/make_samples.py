@@ -634,6 +634,32 @@ stock: auto
 pay due
 """
 
+FOUR_SEATS = """
+game sample-four-seats ruleset=rulesets/four.toml players=4 stake=10 by=sample names=Ann,Ben,Cho,Dan
+chips 200 200 200 80          # the chips each brings to the sitting
+draw night 0 05A 1 03R 2 11J1 3 08A   # by night the lowest month deals: Ben (March)
+hand out=0        # Ann sits out by choice; Ben (the drawn dealer), Cho and Dan play
+seat0: 12G ...    # Ann's dealt hand, which lies under the stock
+seat1: 11G 06A ...
+seat2: 01G 08G ...
+seat3: 05J2 ...
+layout: 01J1 03J1 08J1 11J1 05J1 06J1
+stock: auto
+0 sell 12G        # Ann sells her bright: 5 points x stake 10 from each of Ben, Cho, Dan
+1 play 11G
+1 flip 09J1
+2 play 01G
+2 flip 03G
+3 play 05J2
+3 flip 10J1
+1 play 06A
+1 flip 07J1
+2 play 08G
+2 flip 02J1
+2 stop            # Ben holds a bright, Dan none: Dan owes double, 60, and holds 30
+pay due           # Dan pays the 30 he holds; the shortfall of 30 is on the books
+"""
+
 # Hand 1 is a simulated hand (random bots, seed 295): seat 1 calls Go twice and never
 # raises its score again, the cards run out, nobody wins. Hand 2 pays double.
 NAGARI_CARRY = """
@@ -1017,6 +1043,44 @@ SAMPLES: list[Sample] = [
         {"hand_started": 2, "go_called": 1},
     ),
     Sample(
+        "four-seats.jsonl",
+        "a sitting of four (rulesets/four.toml): chips counted at the start, the first "
+        "dealer drawn by night (seat 1, the lowest month), seat 0 sits out by choice and sells "
+        "its bright (gwang-pali: 50 from each player of the hand); seat 3, gwang-bak, owes 60 "
+        "but holds 30: it pays 30 and the shortfall of 30 is recorded (payment_capped)",
+        FOUR_SEATS,
+        [
+            {
+                "hand": 1,
+                "outcome": "stop",
+                "reason": "stop",
+                "winner": 2,
+                "score": 3,
+                "go": 0,
+                "due": [
+                    *(
+                        {"payer": p, "payee": 0, "points": 5, "chips": 50, "reason": "gwang_pali"}
+                        for p in (1, 2, 3)
+                    ),
+                    {"payer": 1, "payee": 2, "points": 3, "chips": 30, "reason": "stop"},
+                    {"payer": 3, "payee": 2, "points": 6, "chips": 30, "reason": "stop"},
+                ],
+                "paid": [
+                    *({"payer": p, "payee": 0, "chips": 50} for p in (1, 2, 3)),
+                    {"payer": 1, "payee": 2, "chips": 30},
+                    {"payer": 3, "payee": 2, "chips": 30},
+                ],
+            }
+        ],
+        {
+            "chips_counted": 1,
+            "dealer_drawn": 1,
+            "seats_sat_out": 1,
+            "brights_sold": 1,
+            "payment_capped": 1,
+        },
+    ),
+    Sample(
         "nagari-carry.jsonl",
         "a nagari: seat 1 calls Go twice and never raises its score, the cards run out and "
         "nobody wins (a simulated hand); the next hand, dealt by the same dealer, pays double",
@@ -1088,7 +1152,8 @@ def jsonl(envs: Envelopes) -> bytes:
 
 
 def build_sample(s: Sample) -> tuple[Envelopes, bytes]:
-    envs = scripted.build(s.script, start=s.start, where=s.file)
+    # where: the sample's path, so that a ruleset file is found beside it (rulesets/)
+    envs = scripted.build(s.script, start=s.start, where=str(HERE / s.file))
     if s.amend is not None:
         envs = s.amend(envs)
     data = jsonl(envs)
@@ -1219,7 +1284,11 @@ def summary(s: Sample) -> str:
         pre = f"hand {h['hand']}: " if len(s.hands) > 1 else ""
         if h["outcome"] == "stop":
             gos = f" after {h['go']} Go" if h["go"] else ""
-            pays = ", ".join(f"seat {d['payer']} pays {d['chips']}" for d in h["due"])
+            pays = ", ".join(
+                f"seat {d['payer']} pays {d['chips']}"
+                + ("" if d["reason"] == "stop" else f" ({d['reason']})")
+                for d in h["due"]
+            )
             text = f"seat {h['winner']} stops at {h['score']}{gos}; {pays}"
             if h["paid"] != [
                 {"payer": d["payer"], "payee": d["payee"], "chips": d["chips"]} for d in h["due"]
@@ -1257,7 +1326,7 @@ def summary(s: Sample) -> str:
 
 
 def index_entry(s: Sample) -> dict[str, Any]:
-    script = scripted.parse_script(s.script, where=s.file)
+    script = scripted.parse_script(s.script, where=str(HERE / s.file))
     entry: dict[str, Any] = {
         "file": s.file,
         "game_id": script.game_id,
@@ -1289,7 +1358,10 @@ written by hand in `make_samples.py`, and the rules engine derives every consequ
 
 The scripts are in the text form of `gostop_records/script.py`: the deal (`seat0: ...`,
 `layout: ...`, `stock: auto`), then one line per input (`0 play 03R`, `0 flip 08A choose 08G`,
-`0 shake 07`, `0 bomb 03`, `0 flip-only`, `0 cup junk`, `1 go`, `0 stop`, `pay 1->0 24`).
+`0 shake 07`, `0 bomb 03`, `0 flip-only`, `0 cup junk`, `1 go`, `0 stop`, `pay 1->0 24`), and
+for the table around the hand `chips 200 200 200 80` (the chips at the start of a sitting),
+`draw night 0 05A 1 03R ...` (the draw for the first dealer), `hand out=0` (who sits out at 4
+or 5 seats; a sitter's `seat0:` line is its hand under the stock) and `0 sell 12G` (gwang-pali).
 
 `index.json` is the machine-readable index this table is made from: for every sample its
 ruleset, players, what it shows, the expected outcome of each hand (winner, score at the Stop,

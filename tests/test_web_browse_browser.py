@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from browse_support import DISPUTED, NOTED, SAMPLES, build_store, query
-from browser_support import CHROMIUM
+from browser_support import CHROMIUM, Guarded
 from litestar.testing import TestClient
 
 from gostop_records import log as L
@@ -43,26 +43,18 @@ def client(db: Path) -> Iterator[TestClient[Any]]:
 @pytest.fixture()
 def page(browser: Any, client: TestClient[Any]) -> Iterator[Any]:
     """A page served by the app; a request anywhere else is refused and fails the test."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    refused: list[str] = []
 
-    def serve(route: Any) -> None:
+    def serve(route: Any) -> bool:
         url = route.request.url
         if not url.startswith(ORIGIN):
-            refused.append(url)
-            route.abort()
-            return
+            return False
         r = client.get(url.removeprefix(ORIGIN).split("#")[0])
         route.fulfill(status=r.status_code, body=r.content, content_type=r.headers["content-type"])
+        return True
 
-    ctx.route("**/*", serve)
-    pg = ctx.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    assert not errors, errors
-    assert not refused, f"the page asked for {refused}"
-    ctx.close()
+    g = Guarded(browser, serve=serve, viewport={"width": 1280, "height": 900})
+    yield g.page()
+    g.close()
 
 
 def _shot(pg: Any, name: str) -> None:

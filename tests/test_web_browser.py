@@ -6,13 +6,12 @@ request refused. Screenshots are kept in tests/artifacts/ for a person to look a
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_support import CHROMIUM, Guarded
 from gostop_cli.app import app
 from typer.testing import CliRunner
 
@@ -24,21 +23,10 @@ from gostop_records.sim.selfplay import GameSpec, play_game
 from gostop_records.web import cards as W
 from gostop_records.web import replay_data as R
 
-CHROMIUM = shutil.which("chromium") or (
-    "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None
-)
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)"
 )
 
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
@@ -113,25 +101,9 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 @pytest.fixture()
 def page(browser: Any) -> Iterator[Any]:
     """A page that may read only file: and data: URLs; anything else is refused and kept."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-    blocked: list[str] = []
-
-    def guard(route: Any) -> None:
-        url = route.request.url
-        if url.startswith(("file:", "data:")):
-            route.continue_()
-        else:
-            blocked.append(url)
-            route.abort()
-
-    ctx.route("**/*", guard)
-    pg = ctx.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    assert not errors, errors
-    assert not blocked, f"the page asked the network for {blocked}"
-    ctx.close()
+    g = Guarded(browser, ("file:", "data:"), viewport={"width": 1280, "height": 800})
+    yield g.page()
+    g.close()
 
 
 def _open(page: Any, html: Path, seq: int | None = None) -> None:

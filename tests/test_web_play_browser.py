@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import CHROMIUM
+from browser_support import CHROMIUM, Guarded
 from service_helpers import Server
 
 from gostop_records import events as E
@@ -38,32 +38,16 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 @pytest.fixture()
 def open_page(browser: Any, server: Server) -> Iterator[Any]:
     """Pages that may ask only the server; script errors and other requests fail the test."""
-    made: list[tuple[Any, list[str], list[str]]] = []
+    made: list[Guarded] = []
 
     def make(viewport: dict[str, int]) -> Any:
-        ctx = browser.new_context(viewport=viewport)
-        blocked: list[str] = []
-        errors: list[str] = []
-
-        def guard(route: Any) -> None:
-            url = route.request.url
-            if url.startswith((server.url, "data:")):
-                route.continue_()
-            else:
-                blocked.append(url)
-                route.abort()
-
-        ctx.route("**/*", guard)
-        page = ctx.new_page()
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        made.append((ctx, blocked, errors))
-        return page
+        g = Guarded(browser, (server.url, "data:"), viewport=viewport)
+        made.append(g)
+        return g.page()
 
     yield make
-    for ctx, blocked, errors in made:
-        ctx.close()
-        assert not errors, errors
-        assert not blocked, f"the page asked the network for {blocked}"
+    for g in made:
+        g.close()
 
 
 def settle(page: Any) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import CHROMIUM
+from browser_support import CHROMIUM, Guarded
 from gostop_cli.app import app
 from record_helpers import script_for, sim_payloads
 from service_helpers import KEY, Server, auth
@@ -40,42 +40,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield s
 
 
-class Guarded:
-    """A browser context that may ask only the server: any other request is refused and
-    kept, as are the page's script errors."""
-
-    def __init__(self, browser: Any, server: Server, **options: Any) -> None:
-        self.ctx = browser.new_context(**options)
-        self.blocked: list[str] = []
-        self.errors: list[str] = []
-
-        def guard(route: Any) -> None:
-            url = route.request.url
-            if url.startswith((server.url, "data:")):
-                route.continue_()
-            else:
-                self.blocked.append(url)
-                route.abort()
-
-        self.ctx.route("**/*", guard)
-
-    def page(self) -> Any:
-        pg = self.ctx.new_page()
-        pg.on("pageerror", lambda e: self.errors.append(str(e)))
-        return pg
-
-    def close(self) -> None:
-        self.ctx.close()
-        assert not self.errors, self.errors
-        assert not self.blocked, f"the page asked the network for {self.blocked}"
-
-
 @pytest.fixture()
 def contexts(browser: Any, server: Server) -> Iterator[Any]:
     made: list[Guarded] = []
 
     def make(**options: Any) -> Guarded:
-        g = Guarded(browser, server, **options)
+        g = Guarded(browser, (server.url, "data:"), **options)
         made.append(g)
         return g
 

@@ -190,6 +190,9 @@ def _audit_hand(
         if result is not None:
             dues = [Due(p, q, pts, chips, why) for p, q, pts, chips, why in result.dues]
             proof = result.proof()
+        elif state is game.hand:
+            # the hand in progress: its dues so far (sales, instant payments) as paid
+            dues = [Due(p, q, pts, chips, why) for p, q, pts, chips, why in game.hand_dues]
         else:
             dues = [Due(p, q, pts, pts * stake, why) for p, q, pts, why in state.instant_dues]
 

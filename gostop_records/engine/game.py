@@ -85,7 +85,8 @@ class GameState:
     # the table around the hand (rulebook/seats.py): 4-5 seats, gwang-pali, chips, the draw
     sat_out: tuple[int, ...] = ()  # seats sitting out the hand in progress
     sales: tuple[tuple[int, int, tuple[str, ...]], ...] = ()  # hand, seller, brights sold
-    hand_dues: tuple[tuple[int, int, int, int, str], ...] = ()  # this hand's sale dues
+    # this hand's dues paid so far (sales, instant payments), as the chips allowed them
+    hand_dues: tuple[tuple[int, int, int, int, str], ...] = ()
     chips: tuple[int, ...] | None = None  # chips counted at the start of the sitting
     shortfalls: tuple[tuple[int, int, int, int, int, str], ...] = ()  # hand + a capped due
     draw_tied: tuple[int, ...] = ()  # seats that tied in the draw for the first deal
@@ -135,9 +136,6 @@ class GameState:
             for payer, payee, _pts, chips, _why in self.hand_dues:
                 net[payer] -= chips
                 net[payee] += chips
-            for payer, payee, pts, _why in self.hand.instant_dues:
-                net[payer] -= pts * self.stake
-                net[payee] += pts * self.stake
         return net
 
     def holdings(self) -> list[int] | None:
@@ -207,9 +205,7 @@ class GameState:
         if res is not None:
             dues = list(res.dues)
         elif self.hand is not None:
-            dues = list(self.hand_dues) + [
-                (p, q, pts, pts * self.stake, why) for p, q, pts, why in self.hand.instant_dues
-            ]
+            dues = list(self.hand_dues)
         else:
             return []
         open_ = [d for d in dues if d[3] > 0]
@@ -399,11 +395,7 @@ def _brights_sold(g: GameState, ev: E.BrightsSold, inplace: bool) -> tuple[GameS
         for p, q, pt, c, _ in dues
     ]
     out = g if inplace else g.copy()
-    if g.chips is not None:
-        held = g.holdings() or []
-        dues, capped = SEATS.cap_dues(rules, dues, held, _settled(g))
-        derived += _capped_events(capped)
-        out.shortfalls = (*g.shortfalls, *((g.hand_no, *c) for c in capped))
+    dues, derived = _capped(g, out, dues, derived)
     out.sales = (*g.sales, (g.hand_no, ev.seat, tuple(ev.cards)))
     out.hand_dues = (*g.hand_dues, *dues)
     return out, derived
@@ -471,37 +463,62 @@ def apply_game(g: GameState, ev: Any, inplace: bool = False) -> tuple[GameState,
     new_h, derived = apply_hand(h, ev, g.deck, inplace)
     out = g if inplace else g.copy()
     out.hand = new_h
-    if new_h.phase is Phase.ENDED:
-        # instant payments made earlier in the hand (first-turn ppuk) belong to its result
-        dues: list[tuple[int, int, int, int, str]] = [
-            (p, q, pts, pts * g.stake, why) for p, q, pts, why in new_h.instant_dues[:early_dues]
-        ]
-        next_carry = g.carry
-        for d in derived:
-            if type(d) is E.PaymentDue:
-                dues.append((d.payer, d.payee, d.points, d.chips, d.reason))
-            elif type(d) is E.HandEnded:
-                next_carry = d.next_carry
-        if g.chips is not None:
-            held = [c + s for c, s in zip(_settled(g), _sale_net(g), strict=True)]
-            dues, capped = SEATS.cap_dues(g.rules, dues, held, _settled(g))
-            if capped:
-                derived = [*derived, *_capped_events(capped)]
-                out.shortfalls = (*g.shortfalls, *((g.hand_no, *c) for c in capped))
-        res = _result_of(new_h, [*g.hand_dues, *dues], next_carry)
-        out.results = (*g.results, res)
-        out.hand_dues = ()
-        out.carry = next_carry
-        out.next_dealer = new_h.winner if new_h.winner is not None else new_h.dealer
-        if g.rules.single_hand and res.outcome != "void":
+    if new_h.phase is not Phase.ENDED:
+        if len(new_h.instant_dues) > early_dues:  # paid now: capped now (chips on the table)
+            derived = _pay_during_hand(g, out, derived)
+        return out, derived
+    # instant payments made earlier in the hand are in hand_dues, as the chips allowed them
+    dues: list[tuple[int, int, int, int, str]] = []
+    next_carry = g.carry
+    for d in derived:
+        if type(d) is E.PaymentDue:
+            dues.append((d.payer, d.payee, d.points, d.chips, d.reason))
+        elif type(d) is E.HandEnded:
+            next_carry = d.next_carry
+    dues, derived = _capped(g, out, dues, derived)
+    res = _result_of(new_h, [*g.hand_dues, *dues], next_carry)
+    out.results = (*g.results, res)
+    out.hand_dues = ()
+    out.carry = next_carry
+    out.next_dealer = new_h.winner if new_h.winner is not None else new_h.dealer
+    if g.rules.single_hand and res.outcome != "void":
+        out.finished = True
+    if g.rules.end_when_broke and g.chips is not None:
+        broke = tuple(s for s, c in enumerate(_settled(out)) if c <= 0)
+        if broke:
+            derived = [*derived, E.SittingEnded(seats=list(broke))]
+            out.broke = broke
             out.finished = True
-        if g.rules.end_when_broke and g.chips is not None:
-            broke = tuple(s for s, c in enumerate(_settled(out)) if c <= 0)
-            if broke:
-                derived = [*derived, E.SittingEnded(seats=list(broke))]
-                out.broke = broke
-                out.finished = True
     return out, derived
+
+
+def _pay_during_hand(g: GameState, out: GameState, derived: list[Any]) -> list[Any]:
+    """Instant payments made during the hand (first-turn ppuk, first ttadak) go to the
+    hand's dues when they are made; with chips counted, each is capped then, as a table
+    pays it: a player who runs out mid-hand pays what they hold, the shortfall recorded at
+    that point. ``out`` is updated; returns the consequences with the caps after the dues."""
+    dues = [
+        (d.payer, d.payee, d.points, d.chips, d.reason) for d in derived if type(d) is E.PaymentDue
+    ]
+    dues, derived = _capped(g, out, dues, derived)
+    out.hand_dues = (*g.hand_dues, *dues)
+    return derived
+
+
+def _capped(
+    g: GameState, out: GameState, dues: list[SEATS.Due], derived: list[Any]
+) -> tuple[list[SEATS.Due], list[Any]]:
+    """Dues as the chips on the table allow them, paid after the hand's earlier dues: the
+    capped ones recorded in ``out.shortfalls`` and as ``payment_capped`` after ``derived``.
+    Without chips counted, the dues as they are."""
+    if g.chips is None:
+        return dues, derived
+    held = [c + s for c, s in zip(_settled(g), _sale_net(g), strict=True)]
+    dues, capped = SEATS.cap_dues(g.rules, dues, held, _settled(g))
+    if capped:
+        derived = [*derived, *_capped_events(capped)]
+        out.shortfalls = (*g.shortfalls, *((g.hand_no, *c) for c in capped))
+    return dues, derived
 
 
 def _sale_net(g: GameState) -> list[int]:

@@ -15,7 +15,8 @@ from typing import Any
 from .. import cards as C
 from .. import events as E
 from ..engine.actions import legal_actions
-from ..engine.game import apply_game
+from ..engine.game import GameState, apply_game
+from ..engine.rulebook import seats as SEATS
 from ..engine.settlement import settle
 from ..engine.state import HandState, Phase
 from ..engine.turn import facts_of
@@ -69,6 +70,30 @@ def _hidden_shows(game: Any, h: HandState) -> list[Any]:
     return out
 
 
+def _sale_cards(game: GameState, seat: int) -> list[str]:
+    """The brights a seat sitting out may hold, to offer for a sale: those of its dealt
+    hand under a known stock, else those the record has not seen dealt to the play."""
+    h = game.hand
+    if h is None:
+        return []
+    if h.stock is not None:
+        block = SEATS.seller_block(h.stock, game.sat_out, seat, game.table.hand_size)
+        return [C.CODES[i] for i in block if (1 << i) & C.BRIGHTS]
+    return C.codes(C.BRIGHTS & ~h.seen)
+
+
+def _table(game: GameState) -> dict[str, Any]:
+    """The entries of the table around the hand the rules wait for or allow now (``chips``,
+    ``draw``, ``sell``), with what a page needs to offer them."""
+    entries = game.table_entries()
+    n = game.table.players
+    return {
+        "entries": entries,
+        "draw_seats": (list(game.draw_tied) or list(range(n))) if "draw" in entries else [],
+        "sellers": [{"seat": s, "brights": _sale_cards(game, s)} for s in game.sellers()],
+    }
+
+
 def _recent(rec: RecordingSession) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for env in reversed(rec.envelopes):
@@ -86,7 +111,9 @@ def now(rec: RecordingSession) -> dict[str, Any]:
     now), ``stop_pays`` (a Stop's proof while Go or Stop is asked), ``dues`` (the
     payments the rules make due), ``undo`` (the entry an undo retracts), ``unseen`` (the
     cards whose place the record does not know), ``deal`` (how many cards a deal lays
-    out) and ``recent`` (the latest input entries)."""
+    out, who deals, how many sit out), ``around`` (chips, the draw for the first dealer and
+    sales of brights, when the rules wait for or allow them) and ``recent`` (the latest
+    input entries)."""
     game = rec.game
     h = game.hand
     w = rec.waiting()
@@ -130,11 +157,16 @@ def now(rec: RecordingSession) -> dict[str, Any]:
             "layout": layout_size,
             "hand": hand_size,
             "bonus": list(rules.bonus_cards),
+            "dealer": w.seat if w.kind == "deal" else None,
+            "sit_out": max(len(game.players) - SEATS.HAND_PLAYERS, 0),
         },
+        "around": _table(game),
         "rules": {
             "shaking": rules.shaking is not Shaking.NONE,
             "bombs": bool(rules.bombs),
             "cup": rules.cup_mode.value == "player_choice",
+            "sit_out": rules.sit_out.value,
+            "gwang_price": rules.gwang_price,
         },
         "recent": _recent(rec),
     }

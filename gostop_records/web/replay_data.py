@@ -63,6 +63,8 @@ def frame_of(state: dict[str, Any]) -> dict[str, Any]:
         "issues": len(state.get("issues", ())),
         "h": None,
     }
+    if state.get("holdings") is not None:  # chips counted at the start of the sitting
+        out["held"] = state["holdings"]
     h = state.get("hand")
     if h is None:
         return out
@@ -96,10 +98,22 @@ def frame_of(state: dict[str, Any]) -> dict[str, Any]:
                 "ppuk": s["ppuk_count"],
                 "shakes": s["shakes"],
                 "bombs": s["bombs"],
+                **_sitting_out(s),
             }
             for s in h["seats"]
         ],
     }
+    return out
+
+
+def _sitting_out(seat: dict[str, Any]) -> dict[str, Any]:
+    """At 4 or 5 seats, a seat that sits the hand out and the brights it sold (with what
+    each player of the hand paid for them); nothing for a seat that plays."""
+    if seat.get("plays", True):
+        return {}
+    out: dict[str, Any] = {"out": True}
+    if seat.get("sold"):
+        out["sold"] = seat["sold"]
     return out
 
 

@@ -31,6 +31,12 @@
   let dealPicked = [];
   let payDraft = {}; // amounts and reasons typed, kept across redraws
   let message = null; // {kind: "refusal" | "conflict" | "info", html}
+  // the table around the hand: chips typed, cards drawn for the first dealer (in the order
+  // of the seats that draw), seats tapped to sit out, brights tapped for a sale (by seat)
+  let chipsDraft = {};
+  let drawn = [];
+  let outPicked = [];
+  let salePicked = {};
 
   function save() {
     localStorage.setItem(QKEY, JSON.stringify(queue));
@@ -84,6 +90,9 @@
     showing = null;
     message = null;
     payDraft = {};
+    drawn = [];
+    outPicked = [];
+    salePicked = {};
     save();
     draw();
     pump();
@@ -225,9 +234,25 @@
       groups.get(m).map(render).join("") + `</div>`).join("");
   }
 
+  /* The entries of the table around the hand the rules wait for or allow now. */
+  function around(entry) {
+    return !queue.length && now.around && now.around.entries.includes(entry);
+  }
+
   function drawPicker(kind) {
     const pick = $("picker");
     const title = $("picker-title");
+    if (kind === "deal" && around("draw")) {
+      // 밤일낮장: each seat draws a card; tap them in the order of the seats
+      $("picker-box").hidden = false;
+      const seats = now.around.draw_seats;
+      const next = drawn.length < seats.length ? T.nameOf(now, seats[drawn.length]) : null;
+      title.textContent = next ? `The draw for the first dealer: tap the card ${next} drew` : "The draw: night or day?";
+      const all = T.data.deck.filter((c) => /^\d/.test(c));
+      pick.innerHTML = byMonth(all, (c) =>
+        cardButton(c, `data-draw aria-pressed="${drawn.includes(c)}"`, drawn.includes(c) ? "on" : ""));
+      return;
+    }
     if (kind === "deal") {
       $("picker-box").hidden = false;
       const all = T.data.deck.filter((c) => /^\d/.test(c) || now.deal.bonus.includes(c));
@@ -301,13 +326,18 @@
           `<input id="why-${i}" type="text" maxlength="200" data-i="${i}" value="${T.esc(draft.why)}" placeholder="the reason, recorded with it"></div></div>`;
         }).join("") +
         `<button type="button" class="big" id="pay-record">Record the payment</button></div>`;
+    } else if (kind === "deal" && (around("chips") || around("draw"))) {
+      html += chipsPanel() + drawPanel();
     } else if (kind === "deal") {
-      html += `<div class="panel"><button type="button" class="big" id="deal-record"` +
-        `${dealPicked.filter((x) => /^\d/.test(x)).length === now.deal.layout ? "" : " disabled"}>Deal</button>` +
+      const out = sitOutPanel();
+      const ready = dealPicked.filter((x) => /^\d/.test(x)).length === now.deal.layout && out.ready;
+      html += out.html + `<div class="panel"><button type="button" class="big" id="deal-record"` +
+        `${ready ? "" : " disabled"}>Deal</button>` +
         `<button type="button" class="plain" id="deal-clear">Clear</button></div>`;
     } else if (kind === "over") {
       html += `<div class="panel"><p>The game is over. <a href="/games/${encodeURIComponent(gid)}/replay">Replay it</a></p></div>`;
     }
+    if (around("sell")) html += salePanel();
     if (showing) {
       const verb = showing === "shake" ? "shaken" : "bomb_played";
       html += `<div class="panel ask" id="shows"><p>${showing === "shake" ? "Shake" : "Bomb"}: which month?</p>` +
@@ -332,16 +362,124 @@
       c.querySelectorAll(".why input").forEach((inp) => inp.addEventListener("input", () => keep(inp.dataset.i)));
       pay.addEventListener("click", payment);
     }
+    wireAround(c);
     const deal = $("deal-record");
     if (deal) {
       deal.addEventListener("click", () => {
         const layout = dealPicked.filter((x) => /^\d/.test(x));
         const bonus = dealPicked.filter((x) => !/^\d/.test(x));
+        const out = outPicked.length ? ` out ${outPicked.join(" ")}` : "";
         dealPicked = [];
-        enqueue([`deal layout ${layout.join(" ")}` + (bonus.length ? ` bonus ${bonus.join(" ")}` : "")]);
+        enqueue([`deal layout ${layout.join(" ")}` + (bonus.length ? ` bonus ${bonus.join(" ")}` : "") + out]);
       });
       $("deal-clear").addEventListener("click", () => { dealPicked = []; draw(); });
     }
+  }
+
+  // --- the table around the hand: chips, the draw, who sits out, a sale of brights -------
+
+  function seatsOf() {
+    return now.table.players.map((p) => p.seat);
+  }
+
+  /* Chips at the start of the sitting: one number a seat, sent as `chips N N N`. */
+  function chipsPanel() {
+    if (!around("chips")) return "";
+    return `<div class="panel ask" id="chips"><p>The chips each player brings to the sitting</p>` +
+      seatsOf().map((s) => `<div class="chip-row"><label for="chips-${s}">${T.esc(T.nameOf(now, s))}</label> ` +
+        `<input id="chips-${s}" type="number" min="0" inputmode="numeric" data-seat="${s}" value="${T.esc(chipsDraft[s] || "")}"> chips</div>`).join("") +
+      `<button type="button" class="big" id="chips-record">Count the chips</button></div>`;
+  }
+
+  /* The draw for the first dealer: the cards tapped in the picker, then night or day. */
+  function drawPanel() {
+    if (!around("draw")) return "";
+    const seats = now.around.draw_seats;
+    const rows = seats.map((s, k) => `<li>${T.esc(T.nameOf(now, s))}: ${drawn[k] ? `<b>${T.esc(drawn[k])}</b>` : '<span class="muted">…</span>'}</li>`).join("");
+    const done = drawn.length === seats.length;
+    return `<div class="panel ask" id="draw"><p>Who deals first: each player draws a card ` +
+      `(by night the lowest month deals, by day the highest)</p><ol class="drawn">${rows}</ol>` +
+      `<button type="button" class="big" data-draw-when="night"${done ? "" : " disabled"}>Night</button>` +
+      `<button type="button" class="big" data-draw-when="day"${done ? "" : " disabled"}>Day</button>` +
+      `<button type="button" class="plain" id="draw-clear">Clear</button></div>`;
+  }
+
+  /* At 4 or 5 seats, who sits the hand out: tapped when the rules leave it to the table
+     (sit_out = choice), else said (the dealer and the next two play). */
+  function sitOutPanel() {
+    const k = now.deal.sit_out;
+    if (!k) return { html: "", ready: true };
+    const dealer = now.deal.dealer === null || now.deal.dealer === undefined ? 0 : now.deal.dealer;
+    const n = seatsOf().length;
+    if (now.rules.sit_out !== "choice") {
+      const out = [];
+      for (let j = 3; j < n; j++) out.push((dealer + j) % n);
+      return {
+        html: `<div class="panel" id="sit-out"><p>${out.map((s) => T.esc(T.nameOf(now, s))).join(" and ")} sit${out.length > 1 ? "" : "s"} out this hand (the dealer and the next two play)</p></div>`,
+        ready: true,
+      };
+    }
+    const btns = seatsOf().map((s) => {
+      const on = outPicked.includes(s);
+      const dealerSeat = s === dealer;
+      return `<button type="button" class="seat-toggle${on ? " on" : ""}" data-out-seat="${s}" aria-pressed="${on}"` +
+        `${dealerSeat ? ' disabled title="the dealer plays"' : ""}>${T.esc(T.nameOf(now, s))}${dealerSeat ? " (deals)" : ""}</button>`;
+    }).join("");
+    return {
+      html: `<div class="panel ask" id="sit-out"><p>Who sits out this hand? Tap ${k} (${outPicked.length} of ${k})</p>${btns}</div>`,
+      ready: outPicked.length === k,
+    };
+  }
+
+  /* Gwang-pali: a seat sitting out may sell the brights in its hand, before the first play. */
+  function salePanel() {
+    return now.around.sellers.map(({ seat, brights }) => {
+      const picked = salePicked[seat] || [];
+      const price = now.rules.gwang_price * picked.length;
+      return `<div class="panel ask sale" data-seller="${seat}"><p>${T.esc(T.nameOf(now, seat))} sits out: ` +
+        `sell brights (${now.rules.gwang_price} pt a bright from each player)?</p>` +
+        (brights.length
+          ? brights.map((c) => cardButton(c, `data-sell="${seat}" aria-pressed="${picked.includes(c)}"`, picked.includes(c) ? "on" : "")).join("")
+          : '<p class="muted">no bright left to sell</p>') +
+        `<button type="button" class="big" data-sell-record="${seat}"${picked.length ? "" : " disabled"}>` +
+        `Sell${picked.length ? ` ${picked.length} (${price} pt each)` : ""}</button></div>`;
+    }).join("");
+  }
+
+  function wireAround(c) {
+    c.querySelectorAll("#chips input").forEach((inp) =>
+      inp.addEventListener("input", () => { chipsDraft[inp.dataset.seat] = inp.value.trim(); }));
+    const chips = $("chips-record");
+    if (chips) {
+      chips.addEventListener("click", () => {
+        // the service checks the counts: its refusal is shown as any other
+        const counts = seatsOf().map((s) => $(`chips-${s}`).value.trim() || "?");
+        enqueue([`chips ${counts.join(" ")}`]);
+      });
+    }
+    c.querySelectorAll("button[data-draw-when]").forEach((b) => b.addEventListener("click", () => {
+      const seats = now.around.draw_seats;
+      const pairs = seats.map((s, k) => `${s} ${drawn[k]}`).join(" ");
+      enqueue([`draw ${b.dataset.drawWhen} ${pairs}`]);
+    }));
+    const clear = $("draw-clear");
+    if (clear) clear.addEventListener("click", () => { drawn = []; draw(); });
+    c.querySelectorAll("button[data-out-seat]").forEach((b) => b.addEventListener("click", () => {
+      const s = +b.dataset.outSeat;
+      outPicked = outPicked.includes(s) ? outPicked.filter((x) => x !== s) : [...outPicked, s].sort((a, b2) => a - b2);
+      draw();
+    }));
+    c.querySelectorAll("button[data-sell]").forEach((b) => b.addEventListener("click", () => {
+      const seat = b.dataset.sell;
+      const cur = salePicked[seat] || [];
+      const code = b.dataset.code;
+      salePicked[seat] = cur.includes(code) ? cur.filter((x) => x !== code) : [...cur, code];
+      draw();
+    }));
+    c.querySelectorAll("button[data-sell-record]").forEach((b) => b.addEventListener("click", () => {
+      const seat = b.dataset.sellRecord;
+      enqueue([`sell ${seat} ${(salePicked[seat] || []).join(" ")}`]);
+    }));
   }
 
   function payment() {
@@ -419,6 +557,13 @@
   }
 
   $("picker").addEventListener("click", (ev) => {
+    const d = ev.target.closest("button[data-draw]");
+    if (d) {
+      const c = d.dataset.code;
+      if (drawn.includes(c)) drawn = drawn.filter((x) => x !== c);
+      else if (drawn.length < now.around.draw_seats.length) drawn = [...drawn, c];
+      return draw();
+    }
     const b = ev.target.closest("button[data-deal]");
     if (!b) return;
     const c = b.dataset.code;

@@ -104,8 +104,26 @@
       .join("");
   }
 
+  // A seat sitting the hand out (4 or 5 seats): its name, "sits out", and the brights it
+  // sold (gwang-pali) with what each player of the hand paid for them.
+  function drawSitter(h, f, s) {
+    const seat = h.seats[s];
+    const sold = seat.sold;
+    const sale = sold
+      ? `<div class="sold"><span class="faces">${sold.cards.map((c) => card(c)).join("")}</span>` +
+        `<span>sold ${sold.cards.length} bright${sold.cards.length > 1 ? "s" : ""}: ` +
+        `<b>${sold.chips}</b> chips from each player (${sold.points} pts)</span></div>`
+      : "";
+    const held = f.held ? `<span class="ledger">${f.held[s]} chips held</span>` : "";
+    return (
+      `<section class="seat sitter" data-seat="${s}" data-out="true">` +
+      `<header><h2>${esc(who(s))}</h2><span class="badge out">sits out</span>${sale}${held}</header></section>`
+    );
+  }
+
   function drawSeat(h, f, s, ev) {
     const seat = h.seats[s];
+    if (seat.out) return drawSitter(h, f, s);
     const acting =
       h.phase !== "ended" && (h.decider !== null && h.decider !== undefined ? h.decider : h.turn) === s;
     const won = h.phase === "ended" && h.winner === s;
@@ -131,8 +149,9 @@
       .join("");
     const cup = seat.cup ? `<span class="badge">cup as ${esc(seat.cup)}</span>` : "";
     const settled = f.due && f.due.concat(f.paid).some((n) => n !== 0);
-    const ledger = settled ? `<span class="ledger" title="chips due / paid over the game">${
-      f.due[s] >= 0 ? "+" : ""}${f.due[s]} due · ${f.paid[s] >= 0 ? "+" : ""}${f.paid[s]} paid</span>` : "";
+    const held = f.held ? ` · ${f.held[s]} held` : "";
+    const ledger = settled || f.held ? `<span class="ledger" title="chips due / paid over the game">${
+      f.due[s] >= 0 ? "+" : ""}${f.due[s]} due · ${f.paid[s] >= 0 ? "+" : ""}${f.paid[s]} paid${held}</span>` : "";
     return (
       `<section class="seat${acting ? " acting" : ""}${won ? " won" : ""}" data-seat="${s}">` +
       `<header><h2>${esc(who(s))}${h.dealer === s ? ' <span class="badge dealer">dealer</span>' : ""}` +
@@ -168,19 +187,23 @@
       $("table").innerHTML = '<p class="empty">no hand has started yet</p>';
       return;
     }
-    const order = h.seats.map((_, s) => s);
+    // the players of the hand (at 4 or 5 seats three play, the others sit out)
+    const order = h.seats.map((_, s) => s).filter((s) => !h.seats[s].out);
+    const out = h.seats.map((_, s) => s).filter((s) => h.seats[s].out);
     // two players face each other: the second seat on top, the first at the bottom
     const top = order.slice(1).reverse();
     const stock =
       `<div class="stock" aria-label="stock">${back(h.stock, "card(s) in the stock")}` +
       `<span class="stock-count" data-count="${h.stock}">${h.stock} in stock</span>` +
       (h.next ? `<span class="next">next ${card(h.next)}</span>` : "") + `</div>`;
+    // who sits the hand out (4 or 5 seats): a strip above the table, in view at once
     $("table").innerHTML =
+      (out.length ? `<div class="seats out" aria-label="sitting out">${out.map((s) => drawSitter(h, f, s)).join("")}</div>` : "") +
       `<div class="seats top">${top.map((s) => drawSeat(h, f, s, ev)).join("")}</div>` +
       `<section class="floor" aria-label="layout"><header><span class="status">${esc(phaseText(h))}</span>` +
       `${h.carry > 1 ? `<span class="badge">carry ×${h.carry}</span>` : ""}</header>` +
       `<div class="floor-row"><div class="layout" id="layout">${drawLayout(h, ev)}</div>${stock}</div></section>` +
-      `<div class="seats bottom">${drawSeat(h, f, 0, ev)}</div>`;
+      `<div class="seats bottom">${drawSeat(h, f, order[0], ev)}</div>`;
   }
 
   // --- the payout proof ------------------------------------------------------------------------

@@ -39,7 +39,7 @@ window.GostopTable = (function () {
     const w = now.waiting;
     const who = w.seat === null || w.seat === undefined ? "" : nameOf(now, w.seat);
     switch (w.kind) {
-      case "deal": return `Hand ${w.hand}: the deal (dealer ${who})`;
+      case "deal": return `Hand ${w.hand}: the deal` + (who ? ` (dealer ${who})` : "");
       case "play": return `${who} to play`;
       case "flip": return `${who}: the card flipped from the stock`;
       case "cup": return `${who}: the September cup counts as animal or junk`;
@@ -54,7 +54,29 @@ window.GostopTable = (function () {
     }
   }
 
+  /* Chips a seat holds, when the table counted them at the start of the sitting. */
+  function heldText(now, s) {
+    const held = now.table.holdings;
+    return held ? `<span class="chips-held" title="chips held">${held[s]} chips</span>` : "";
+  }
+
+  /* A seat sitting the hand out (4 or 5 seats): its name, "sits out this hand", and the
+     brights it sold (gwang-pali) with what each player of the hand paid. */
+  function sitterBlock(now, seat) {
+    const sold = seat.sold;
+    const sale = sold
+      ? `<p class="sold"><span class="faces">${sold.cards.map((c) => face(c, "card mini")).join("")}</span>` +
+        `<span>sold ${sold.cards.length} bright${sold.cards.length > 1 ? "s" : ""}: <b>${sold.chips}</b> chips from each player (${sold.points} pt)</span></p>`
+      : "";
+    return (
+      `<section class="seat sitter" data-seat="${seat.seat}" data-out="true" aria-label="${esc(seat.name)}">` +
+      `<header><h2>${esc(seat.name)}</h2><span class="held">sits out this hand</span>${heldText(now, seat.seat)}</header>` +
+      `${sale}</section>`
+    );
+  }
+
   function seatBlock(now, seat, h) {
+    if (seat.plays === false) return sitterBlock(now, seat);
     const piles = KINDS.map(([k, title]) => {
       const cards = seat.pile[k] || [];
       return (
@@ -77,7 +99,7 @@ window.GostopTable = (function () {
     return (
       `<section class="seat${turn ? " acting" : ""}" data-seat="${seat.seat}" aria-label="${esc(seat.name)}">` +
       `<header><h2>${esc(seat.name)}</h2><span class="held">` +
-      `${seat.plays === false ? "sits out this hand" : `${seat.hand_count} in hand`}</span>` +
+      `${seat.hand_count} in hand</span>${heldText(now, seat.seat)}` +
       (extra.length ? `<span class="tags">${esc(extra.join(" · "))}</span>` : "") +
       `<span class="score"><b class="score-total">${seat.score}</b> pt</span></header>` +
       `<ul class="score-lines">${lines}</ul>${hand}<div class="piles">${piles}</div></section>`
