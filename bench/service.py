@@ -180,7 +180,9 @@ async def _tables(
     scripts = [table_lines(100 + t)[:entries] for t in range(TABLES)]
     clients = [httpx.AsyncClient(base_url=url, timeout=60) for _ in range(TABLES)]
     try:
-        games = [await _new_game(c) for c in clients]
+        # at once: made one after another on a loaded machine, the first tables' connections
+        # sat idle past uvicorn's keep-alive (5 s) and were closed under their first entry
+        games = await asyncio.gather(*(_new_game(c) for c in clients))
         start = time.perf_counter()
         done = await asyncio.gather(
             *(
