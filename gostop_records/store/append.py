@@ -426,11 +426,8 @@ def flush_rows(store: Store, limit: int | None = None) -> int:
     if not pending:
         return 0
     ids = list(pending)[:limit] if limit is not None else list(pending)
-    games = [
-        (gid, p.hands, p.stored, rows_of_hands(p.rows, p.hands))
-        for gid in ids
-        for p in (pending[gid],)
-    ]
+    taken = [(gid, pending[gid]) for gid in ids]
+    games = [(gid, p.hands, p.stored, rows_of_hands(p.rows, p.hands)) for gid, p in taken]
     with writing(store.path), transaction(store.conn):
         replace_changed_many(store.conn, games)
     for gid in ids:
