@@ -69,13 +69,14 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-#: The server as it was before its latency work, beside the server as it is: projection
-#: rows written in each entry's own transaction, h11 and asyncio's loop (see
-#: ``gostop_records.service.core.ROWS_ENV`` and ``serve.HTTP_ENV``/``LOOP_ENV``).
+#: The server as it was before its tail-latency work, beside the server as it is: every
+#: game's deferred projection rows written in one transaction when due, even while entries
+#: wait, and Python's collector walking the start-up objects too (see
+#: ``gostop_records.service.worker.FLUSH_ENV`` and ``serve.GC_ENV``). The earlier latency
+#: work (rows after the answer, httptools on uvloop) is in both.
 BEFORE = {
-    "GOSTOP_SERVICE_ROWS": "inline",
-    "GOSTOP_SERVICE_HTTP": "h11",
-    "GOSTOP_SERVICE_LOOP": "asyncio",
+    "GOSTOP_SERVICE_FLUSH": "whole",
+    "GOSTOP_SERVICE_GC": "default",
 }
 VARIANTS = (("before", BEFORE), ("after", {}))
 
@@ -150,25 +151,27 @@ async def _table(
         if r.status_code != 201:
             raise RuntimeError(f"entry {line!r} refused: {r.text}")
         if store is not None:
-            store.append(_server_timing(r.headers.get("server-timing", "")))
+            store.append(server_timing(r.headers.get("server-timing", "")))
         version = r.json()["version"]
     return len(lines)
 
 
-def _server_timing(header: str) -> tuple[float, int]:
-    """(ms, group size) of the store's thread from a ``Server-Timing`` header."""
-    ms, group = 0.0, 1
-    for part in header.split(";"):
-        part = part.strip()
-        if part.startswith("dur="):
-            ms = float(part[4:])
-        elif part.startswith("desc="):
-            group = int(part.rsplit(" ", 1)[-1].strip('"'))
-    return ms, group
+def server_timing(header: str) -> dict[str, float]:
+    """The metrics of a ``Server-Timing`` header: ``queue``, ``store``, ``app`` in ms, and
+    ``group`` (the entries of the store's commit)."""
+    out: dict[str, float] = {}
+    for metric in header.split(","):
+        name, *params = (p.strip() for p in metric.split(";"))
+        for p in params:
+            if p.startswith("dur="):
+                out[name] = float(p[4:])
+            elif p.startswith("desc=") and name == "store":
+                out["group"] = float(p.rsplit(" ", 1)[-1].strip('"'))
+    return out
 
 
 async def _tables(
-    url: str, entries: int, pace: float, store: list[tuple[float, int]] | None = None
+    url: str, entries: int, pace: float, store: list[dict[str, float]] | None = None
 ) -> tuple[list[float], float]:
     """Every table's connection and game are set up first; then all record at once."""
     import httpx
@@ -177,7 +180,9 @@ async def _tables(
     scripts = [table_lines(100 + t)[:entries] for t in range(TABLES)]
     clients = [httpx.AsyncClient(base_url=url, timeout=60) for _ in range(TABLES)]
     try:
-        games = [await _new_game(c) for c in clients]
+        # at once: made one after another on a loaded machine, the first tables' connections
+        # sat idle past uvicorn's keep-alive (5 s) and were closed under their first entry
+        games = await asyncio.gather(*(_new_game(c) for c in clients))
         start = time.perf_counter()
         done = await asyncio.gather(
             *(
@@ -364,6 +369,17 @@ def service_figures(work: Path, quick: bool = False, live: bool = True) -> list[
         )
         figs.append(
             Figure(
+                f"{label} server side of those entries (Server-Timing app), p99",
+                r["app99"],
+                "ms",
+                beside=f"p50 {r['app50']:.1f} ms; waiting for the store thread p99 "
+                f"{r['queue99']:.1f} ms; from the handler holding the parsed request to "
+                "its answer",
+                ratio=f"{r['app99'] / max(r['p99'], 1e-9):.2f}x the client's p99",
+            )
+        )
+        figs.append(
+            Figure(
                 f"{label} HTTP entries/s, {TABLES} tables without pauses",
                 r["rate2"],
                 "entries/s",
@@ -401,6 +417,7 @@ def service_figures(work: Path, quick: bool = False, live: bool = True) -> list[
     for what, key in (
         ("HTTP append p50", "p50"),
         ("HTTP append p99", "p99"),
+        ("server side (app) p99", "app99"),
         ("store thread per commit p50", "store"),
         ("SSE lag p50", "lag50"),
         ("SSE lag p99", "lag99"),
@@ -442,13 +459,23 @@ NOTES = [
     "own connection; the lag counts from the entry being sent (so it includes the append) "
     "to the viewer reading the entry's last event.",
     "[before] and [after] are two servers each, measured one after the other in the same run "
-    "(before, after, after, before): "
-    "before, each entry's transaction also wrote its projection rows and uvicorn ran h11 on "
-    "asyncio's loop; after, the transaction holds the events, the heads chain entry and the "
-    "answer kept for a retry (what must be durable before the answer), the projection rows "
-    "follow a few groups at a time, and uvicorn runs httptools on uvloop. Both keep a heads "
-    "chain entry per append, with the chain's tip remembered between appends, and the live "
-    "streams' keep-alive beat (neither is a setting).",
+    "(before, after, after, before), each on a fresh store; both are this checkout's server, "
+    "[before] with two switches that restore the server as it was before its tail-latency "
+    "work: $GOSTOP_SERVICE_FLUSH=whole (every game's deferred projection rows written in one "
+    "transaction as soon as they fall due, even while entries wait for the store thread) and "
+    "$GOSTOP_SERVICE_GC=default (Python's collector also walks every object made at start-up). "
+    "[after] writes the rows one game per transaction, only while no entry waits (or one game "
+    "between groups once they are a second late), and freezes the start-up objects out of the "
+    "collector. Everything else is the same code: the transaction holds the events, the heads "
+    "chain entry and the answer kept for a retry, committed before the answer; httptools on "
+    "uvloop; the live streams' keep-alive beat.",
+    "Client and server side: the client's figure counts from the request being sent to its "
+    "answer being read, in one asyncio process that plays all twenty tables (and on the same "
+    "two cores as the server), so it includes the client's own scheduling. The server side is "
+    "the `app` metric of each answer's `Server-Timing` header: from the handler holding the "
+    "parsed request to its answer (waiting for the store thread, the store's work, the hand-"
+    "back to the event loop); it leaves out reading the request and writing the answer on the "
+    "socket, a fraction of a millisecond each.",
 ]
 
 
@@ -472,7 +499,7 @@ def _service_run(
     db.unlink(missing_ok=True)
     Path(f"{db}.key").unlink(missing_ok=True)
     with running_server(db, env) as url:
-        groups: list[tuple[float, int]] = []
+        groups: list[dict[str, float]] = []
         lat, rate = asyncio.run(_tables(url, per_table, pace, groups))
         lat2, rate2 = asyncio.run(_tables(url, max(1, per_table // 2), 0.0))
         lags, missing = asyncio.run(_stream(url, viewers, stream_entries, pace))
@@ -502,8 +529,11 @@ def _merged(raw: list[dict[str, Any]]) -> dict[str, Any]:
         "p50_2": _pct(lat2, 0.5),
         "p99_2": _pct(lat2, 0.99),
         "rate2": sum(x for r in raw for x in r["rate2"]) / len(raw),
-        "store": _pct([ms / 1000 for ms, _ in groups], 0.5),
-        "group": sum(n for _, n in groups) / max(1, len(groups)),
+        "store": _pct([g.get("store", 0.0) / 1000 for g in groups], 0.5),
+        "group": sum(g.get("group", 1.0) for g in groups) / max(1, len(groups)),
+        "queue99": _pct([g.get("queue", 0.0) / 1000 for g in groups], 0.99),
+        "app50": _pct([g.get("app", 0.0) / 1000 for g in groups], 0.5),
+        "app99": _pct([g.get("app", 0.0) / 1000 for g in groups], 0.99),
         "lag50": _pct(lags, 0.5),
         "lag99": _pct(lags, 0.99),
         "missing": sum(r["missing"] for r in raw),

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import hmac
 import logging
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from functools import partial
@@ -136,11 +137,20 @@ def _state(request: Request[Any, Any, Any]) -> _State:
     return request.app.state["gostop"]  # type: ignore[no-any-return]
 
 
-def _answer(a: Answer) -> Response[Any]:
-    """The answer's JSON as made (and, for a retry, as stored), sent byte for byte."""
+def _answer(a: Answer, since: float | None = None) -> Response[Any]:
+    """The answer's JSON as made (and, for a retry, as stored), sent byte for byte.
+
+    ``Server-Timing`` of an entry: ``queue`` (waiting for the store's thread), ``store``
+    (the thread's work on the group of entries committed together, ``desc`` its size) and
+    ``app`` (from the handler receiving the parsed request, ``since``, to the answer)."""
     headers = {"Idempotent-Replayed": "true"} if a.replayed else {}
     if a.store_ms is not None:
-        headers["Server-Timing"] = f'store;dur={a.store_ms:.2f};desc="group of {a.group}"'
+        timing = [f'store;dur={a.store_ms:.2f};desc="group of {a.group}"']
+        if a.queue_ms is not None:
+            timing.insert(0, f"queue;dur={a.queue_ms:.2f}")
+        if since is not None:
+            timing.append(f"app;dur={(time.perf_counter() - since) * 1000:.2f}")
+        headers["Server-Timing"] = ", ".join(timing)
 
     return Response(a.body, status_code=a.status, media_type=JSON, headers=headers)
 
@@ -206,6 +216,7 @@ async def create_game(
 async def add_entry(
     game_id: FromPath[str], data: JSONBody[EntryIn], request: Request[Any, Any, Any]
 ) -> Response[EntryAnswer]:
+    since = time.perf_counter()
     st = _state(request)
     token = _bearer(request)
     key = _idem_key(request)
@@ -225,7 +236,7 @@ async def add_entry(
         token=token,
         check_token=True,
     )
-    return _answer(await st.worker.enter(request_))
+    return _answer(await st.worker.enter(request_), since)
 
 
 @get(

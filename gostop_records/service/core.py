@@ -85,10 +85,12 @@ class Answer:
     status: int
     body: bytes
     replayed: bool = False
-    #: Milliseconds the store's thread spent on the group the answer was made in, and the
-    #: group's size (sent as a ``Server-Timing`` header).
+    #: Milliseconds the store's thread spent on the group the answer was made in, the
+    #: group's size, and the milliseconds the entry waited for the thread (sent as a
+    #: ``Server-Timing`` header).
     store_ms: float | None = None
     group: int = 1
+    queue_ms: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,13 +254,16 @@ class TableService:
         self.flush_rows()
         self.store.close()
 
-    def flush_rows(self) -> None:
-        """Write the projection rows deferred so far; a failure (a full disk) is logged and
-        the rows stay pending: the events they derive from are committed."""
+    def flush_rows(self, limit: int | None = None) -> bool:
+        """Write the projection rows deferred so far (of the ``limit`` games waiting
+        longest, or of all); a failure (a full disk) is logged and the rows stay pending:
+        the events they derive from are committed. Whether it wrote."""
         try:
-            self.store.flush_rows()
+            self.store.flush_rows(limit)
         except Exception as exc:
             log.warning("projection rows not written yet: %s", exc)
+            return False
+        return True
 
     def _signs(self, game_id: str) -> bool:
         """Whether the game's record holds the server's key (the server signs it)."""

@@ -26,6 +26,22 @@ GRACE_S = 3
 #: ``asyncio``, ``uvloop``), for comparing them; the default picks the fastest installed.
 HTTP_ENV = "GOSTOP_SERVICE_HTTP"
 LOOP_ENV = "GOSTOP_SERVICE_LOOP"
+#: Set to ``default`` to leave Python's garbage collector as it is (see :func:`settle_gc`).
+GC_ENV = "GOSTOP_SERVICE_GC"
+
+
+def settle_gc() -> None:
+    """Move everything made at start-up (the modules, the app, the store) out of the
+    collector's reach. A full collection stops both threads (it holds the GIL) for as long
+    as it takes to walk every object: with the start-up objects in, that was 110 to 500 ms on
+    a loaded 2-core machine, a pause every entry in flight waits through.
+    Frozen, the collector walks only what the service made since: the games it holds."""
+    import gc
+
+    if os.environ.get(GC_ENV, "") == "default":
+        return
+    gc.collect()
+    gc.freeze()
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +149,7 @@ def serve(opts: ServeOptions, say: Callable[[str], None] = print) -> None:
     async def startup(sockets: list[socket.socket] | None = None) -> None:
         await original(sockets)
         if server.started:
+            settle_gc()
             say(banner(opts, key, db, signs))
 
     stop = server.shutdown

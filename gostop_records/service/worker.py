@@ -8,16 +8,20 @@ kind, and hands them to :meth:`~.core.TableService.enter_group`.
 
 A commit holds what must be durable before the answer: the events, the heads chain and the
 answer kept for a retry. The projection rows (derived from the events, several statements
-per entry) are written by the same thread after the answers have gone, :data:`FLUSH_S`
-after the first of them, for every game recorded meanwhile, and before any other call (so a
-read sees them): an entry that arrives meanwhile waits for one short write of many games'
-rows instead of a full write per entry before it.
+per entry) are written by the same thread after the answers have gone, from :data:`FLUSH_S`
+after the first of them, and before any other call (so a read sees them). They are written
+one game at a time, each game its own short transaction, and only while no entry waits: an
+entry that arrives meanwhile waits for one game's rows at most, not for every game's (which
+took several commits' time when twenty tables record, and was the longest wait an entry
+had). Rows due for :data:`FLUSH_LATE_S` more are written between groups even while entries
+keep coming, one game per group, so they never fall behind for good.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import queue
 import threading
 import time
@@ -32,8 +36,16 @@ __all__ = ["GROUP_MAX", "Worker"]
 
 #: The most entries committed in one transaction.
 GROUP_MAX = 32
-#: Deferred projection rows are written at most this long after the entry that made them.
+#: Deferred projection rows are written from this long after the entry that made them.
 FLUSH_S = 0.25
+#: Rows due this long are written even while entries wait (one game between groups).
+FLUSH_LATE_S = 1.0
+#: Games whose rows one transaction writes while entries may be waiting.
+SLICE_GAMES = 1
+#: Set to ``whole`` to write every game's pending rows in one transaction when due, even
+#: while entries wait, as before the rows were written in slices (how ``bench.service``
+#: compares the two in one run).
+FLUSH_ENV = "GOSTOP_SERVICE_FLUSH"
 
 
 @dataclass(slots=True)
@@ -41,6 +53,7 @@ class _Job:
     fn: Callable[[], Any] | None = None
     entry: EntryRequest | None = None
     future: Future[Any] = field(default_factory=Future)
+    queued: float = field(default_factory=time.perf_counter)
 
 
 class Worker:
@@ -50,6 +63,7 @@ class Worker:
         self.jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self.service: TableService | None = None
         self._flush_at: float | None = None  # when the pending projection rows are due
+        self._whole = os.environ.get(FLUSH_ENV, "") == "whole"
         self.thread = threading.Thread(target=self._loop, name="gostop-store", daemon=True)
         self.thread.start()
 
@@ -68,18 +82,38 @@ class Worker:
         self.thread.join(timeout=30)
 
     def _next(self) -> _Job | None:
-        """The next job; pending projection rows are written when they fall due and no
-        job waits."""
+        """The next job; pending projection rows are written, a game at a time, once due
+        and while no job waits (or, once late, one game before each job)."""
         while self._flush_at is not None:
-            wait = self._flush_at - time.monotonic()
-            if wait <= 0:  # due: written now, even while entries keep coming
+            now = time.monotonic()
+            if now < self._flush_at:
+                try:
+                    return self.jobs.get(timeout=self._flush_at - now)
+                except queue.Empty:
+                    continue
+            if self._whole:  # due: every game's rows now, even while entries wait
                 self._flush()
                 break
-            try:
-                return self.jobs.get(timeout=wait)
-            except queue.Empty:
-                self._flush()
+            late = now >= self._flush_at + FLUSH_LATE_S
+            if not late:
+                try:
+                    return self.jobs.get_nowait()
+                except queue.Empty:
+                    pass
+            self._slice()
+            if late:
+                try:
+                    return self.jobs.get_nowait()
+                except queue.Empty:
+                    pass
         return self.jobs.get()
+
+    def _slice(self) -> None:
+        """One transaction of pending rows; when none are left, or the write failed (it is
+        tried again after the next group), nothing is due."""
+        svc = self.service
+        if svc is None or not svc.flush_rows(SLICE_GAMES) or not svc.store.pending_rows:
+            self._flush_at = None
 
     def _flush(self) -> None:
         self._flush_at = None
@@ -133,7 +167,10 @@ class Worker:
             if isinstance(answer, BaseException):
                 job.future.set_exception(answer)
             else:
-                job.future.set_result(dataclasses.replace(answer, store_ms=ms, group=len(group)))
+                waited = (start - job.queued) * 1000
+                job.future.set_result(
+                    dataclasses.replace(answer, store_ms=ms, group=len(group), queue_ms=waited)
+                )
 
 
 def _settle(job: _Job, fn: Callable[[], Any] | None) -> None:

@@ -418,19 +418,21 @@ def _append_group(
     return [_finish(store, st, defer_rows) for st in staged]
 
 
-def flush_rows(store: Store) -> int:
+def flush_rows(store: Store, limit: int | None = None) -> int:
     """Write the projection rows deferred by ``append_group(defer_rows=True)``, of every
-    game, in one transaction; returns the number of games. On an error nothing is
-    written and the rows stay pending."""
+    game (or of the ``limit`` games waiting longest), in one transaction; returns the
+    number of games. On an error nothing is written and the rows stay pending."""
     pending = store.pending_rows
     if not pending:
         return 0
-    games = [(gid, p.hands, p.stored, rows_of_hands(p.rows, p.hands)) for gid, p in pending.items()]
+    ids = list(pending)[:limit] if limit is not None else list(pending)
+    taken = [(gid, pending[gid]) for gid in ids]
+    games = [(gid, p.hands, p.stored, rows_of_hands(p.rows, p.hands)) for gid, p in taken]
     with writing(store.path), transaction(store.conn):
         replace_changed_many(store.conn, games)
-    n = len(pending)
-    pending.clear()
-    return n
+    for gid in ids:
+        del pending[gid]
+    return len(ids)
 
 
 def append(

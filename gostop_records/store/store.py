@@ -244,14 +244,15 @@ class Store:
         self._writable()
         return append_group(self, requests, defer_rows=defer_rows)
 
-    def flush_rows(self) -> int:
-        """Write the projection rows that deferred appends left pending, in one
-        transaction; returns the number of games written."""
+    def flush_rows(self, limit: int | None = None) -> int:
+        """Write the projection rows that deferred appends left pending (of the ``limit``
+        games waiting longest, or of all), in one transaction; returns the number of games
+        written."""
         if not self.pending_rows:
             return 0
         from .append import flush_rows
 
-        return flush_rows(self)
+        return flush_rows(self, limit)
 
     def catch_up_rows(self) -> list[str]:
         """Derive again the projection rows of games whose rows are behind their events
