@@ -2,21 +2,33 @@
 -- For each special, the hands won by a Stop in which the winner made it, and how many of
 -- those made a loser pay double for holding too little junk (pi-bak).
 -- hand_seats holds each seat's specials and payouts in the hand: the winner's row of a
--- hand won by a Stop (and paid to the winner) says it all, with no join.
-WITH made AS (
-    SELECT pi_bak_received > 0 AS pi_bak,
-           ppuk_made AS ppuk, jjok_made AS jjok, ttadak_made AS ttadak,
-           sseul_made AS sseul, bomb_made AS bomb, shake_made AS shake
-    FROM hand_seats
+-- hand won by a Stop (and paid to the winner) says it all, with no join, and one pass
+-- counts every special.
+WITH counted AS (
+    SELECT count(*) FILTER (WHERE ppuk_made > 0) AS ppuk_n,
+           count(*) FILTER (WHERE ppuk_made > 0 AND pi_bak) AS ppuk_p,
+           count(*) FILTER (WHERE jjok_made > 0) AS jjok_n,
+           count(*) FILTER (WHERE jjok_made > 0 AND pi_bak) AS jjok_p,
+           count(*) FILTER (WHERE ttadak_made > 0) AS ttadak_n,
+           count(*) FILTER (WHERE ttadak_made > 0 AND pi_bak) AS ttadak_p,
+           count(*) FILTER (WHERE sseul_made > 0) AS sseul_n,
+           count(*) FILTER (WHERE sseul_made > 0 AND pi_bak) AS sseul_p,
+           count(*) FILTER (WHERE bomb_made > 0) AS bomb_n,
+           count(*) FILTER (WHERE bomb_made > 0 AND pi_bak) AS bomb_p,
+           count(*) FILTER (WHERE shake_made > 0) AS shake_n,
+           count(*) FILTER (WHERE shake_made > 0 AND pi_bak) AS shake_p
+    FROM (SELECT *, pi_bak_received > 0 AS pi_bak FROM hand_seats)
     WHERE won AND outcome = 'stop' AND checked AND payments_received > 0
         -- a hand in which the winner made no special counts for none
         AND ppuk_made + jjok_made + ttadak_made + sseul_made + bomb_made + shake_made > 0
+    HAVING count(*) > 0
 )
-SELECT special,
-       count(*) FILTER (WHERE n > 0) AS hands_with_special,
-       count(*) FILTER (WHERE n > 0 AND pi_bak) AS with_pi_bak,
-       round(count(*) FILTER (WHERE n > 0 AND pi_bak)
-             / nullif(count(*) FILTER (WHERE n > 0), 0), 3) AS pi_bak_rate
-FROM (UNPIVOT made ON ppuk, jjok, ttadak, sseul, bomb, shake INTO NAME special VALUE n)
-GROUP BY special
+SELECT special, hands_with_special, with_pi_bak,
+       round(with_pi_bak / nullif(hands_with_special, 0), 3) AS pi_bak_rate
+FROM (
+    UNPIVOT counted
+    ON (ppuk_n, ppuk_p) AS ppuk, (jjok_n, jjok_p) AS jjok, (ttadak_n, ttadak_p) AS ttadak,
+       (sseul_n, sseul_p) AS sseul, (bomb_n, bomb_p) AS bomb, (shake_n, shake_p) AS shake
+    INTO NAME special VALUE hands_with_special, with_pi_bak
+)
 ORDER BY special;
