@@ -20,7 +20,7 @@ from store_support import ROOT, break_a_rule, every_preset, games, write_games
 
 from gostop_records.rules import PRESETS, apply_overrides
 from gostop_records.sim.selfplay import simulate
-from gostop_records.store import Store
+from gostop_records.store import Store, schema
 from gostop_records.store.schema import BAK_IDS, SPECIAL_KINDS
 
 #: A table of five seats where the seats sitting out sell their brights (gwang-pali).
@@ -231,3 +231,23 @@ def test_live_appends_keep_the_summaries_as_an_import_makes_them(tmp_path: Path)
         for t in tables:
             want = a.query(f"SELECT * FROM {t} ORDER BY ALL").rows
             assert want and b.query(f"SELECT * FROM {t} ORDER BY ALL").rows == want, t
+
+
+def test_a_version_5_store_gets_the_summaries(tmp_path: Path) -> None:
+    """Opening a version 5 file for writing adds the summary tables and fills them (the
+    projection rows are derived again), as an import would have."""
+    logs = [*_tables(3), *games("matgo", 2, count=2, hands=2, seed=3)]
+    db = _store(tmp_path, logs)
+    tables = ("capture_tallies", "transfer_tallies", "hand_seats")
+    with Store(db, read_only=True) as store:
+        want = {t: store.query(f"SELECT * FROM {t} ORDER BY ALL").rows for t in tables}
+    with Store(db) as store:
+        for t in tables:
+            store.conn.execute(f"DROP TABLE {t}")
+        store.conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    with Store(db) as store:
+        assert schema.file_version(store.conn) == schema.SCHEMA_VERSION == 6
+        for t in tables:
+            assert want[t] and store.query(f"SELECT * FROM {t} ORDER BY ALL").rows == want[t], t
+        assert store.verify().ok
+    _assert_same_answers(db)
