@@ -1,8 +1,9 @@
 """Benchmarks: figures and ratios measured side by side in one run on one generated corpus.
 
 Run with ``make bench`` (or ``python -m bench [--quick] [--hands N] [--million]``; the bots'
-strength is its own, longer entry, ``python -m bench --bots [--deals N]``). Never run by the
-test suite. Every figure is printed beside its floor or peer, measured in the same run
+strength is its own, longer entry, ``python -m bench --bots [--deals N]``; the queries alone
+on a larger copy, ``python -m bench --copies-only --copy-hands 10000000 --out DIR``). Never
+run by the test suite. Every figure is printed beside its floor or peer, measured in the same run
 on the same machine, and written with the machine's description to ``bench/RESULTS.md``.
 """
 
@@ -14,6 +15,7 @@ import platform
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from .figures import Figure, render_markdown, render_table
@@ -51,6 +53,18 @@ def main(argv: list[str] | None = None) -> int:
         "--million", action="store_true", help="also time the queries on 1,000,000 hands"
     )
     ap.add_argument(
+        "--copy-hands",
+        type=int,
+        default=1_000_000,
+        help="hands of the copy --million times the queries and pages on (default 1,000,000)",
+    )
+    ap.add_argument(
+        "--copies-only",
+        action="store_true",
+        help="only the queries and pages on the copy (the corpus of --out is kept and reused); "
+        "prints the figures, leaves RESULTS.md as it is",
+    )
+    ap.add_argument(
         "--archive",
         action="store_true",
         help="also build the Dask archive with one and two workers (a tiny one with --quick)",
@@ -78,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
 
     def step(title: str) -> None:
         print(f"[bench] {title}", file=sys.stderr, flush=True)
+
+    if args.copies_only:
+        return _copies(args, work, hands, step)
 
     step(f"generating a corpus of {hands} hands")
     corpus = runs.make_corpus(work / "corpus.jsonl", hands)
@@ -124,12 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         figures += bots.bot_figures(bots.run(2, workers=1, rollouts=8), judge=False)
 
     if args.million:
-        step("queries on 1,000,000 hands")
-        figures += runs.million_figures(work, ROOT / "samples" / "queries")
-        step("the reading pages on 1,000,000 hands")
-        from .pages import page_figures
-
-        figures += page_figures(work / "million.duckdb")
+        figures += _copy_figures(args.copy_hands, work, step)
 
     step("replay beside python-chess (round 3)")
     rounds.round()
@@ -146,6 +158,36 @@ def main(argv: list[str] | None = None) -> int:
             text = merge_section(text, kept)
         args.results.write_text(text, encoding="utf-8")
         print(f"[bench] results written to {args.results}", file=sys.stderr)
+    return 0
+
+
+def _copy_figures(hands: int, work: Path, step: Callable[[str], None]) -> list[Figure]:
+    """The sample queries and the reading pages on the copy of ``hands`` hands."""
+    from . import runs
+    from .pages import page_figures
+
+    step(f"queries on {hands:,} hands")
+    figures = runs.million_figures(work, ROOT / "samples" / "queries", hands)
+    step(f"the reading pages on {hands:,} hands")
+    return figures + page_figures(work / "million.duckdb")
+
+
+def _copies(args: argparse.Namespace, work: Path, hands: int, step: Callable[[str], None]) -> int:
+    """``--copies-only``: the corpus of ``work`` (made and imported when absent), copied to
+    ``--copy-hands`` hands, its queries and pages timed; nothing else is run."""
+    from gostop_records.store import Store
+
+    from . import runs
+
+    if not (work / "bench.duckdb").exists():
+        step(f"generating a corpus of {hands} hands and importing it")
+        corpus = runs.make_corpus(work / "corpus.jsonl", hands)
+        with Store(work / "bench.duckdb") as store:
+            store.import_paths([corpus.path])
+    else:
+        with Store(work / "bench.duckdb"):
+            pass  # an older schema is upgraded (its projection rows derived again)
+    print(render_table(_copy_figures(args.copy_hands, work, step)))
     return 0
 
 

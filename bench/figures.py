@@ -107,7 +107,7 @@ NOTES = (
     "process (its peak RSS from `wait4`, worker processes included), on the corpus and on "
     "its first half; the budget is the replay's: less than 16 MiB more for twice the data.",
     "The million-hand queries run on the imported corpus's projection tables copied with new "
-    "game ids until they hold 1,000,000 hands (simulating and importing a million hands takes "
-    "hours on this machine; the copies keep the distributions query speed depends on). The "
-    "sample queries read only projection tables.",
+    "game ids until they hold 1,000,000 hands (`--copy-hands N` for another size; simulating "
+    "and importing a million hands takes hours on this machine; the copies keep the "
+    "distributions query speed depends on). The sample queries read only projection tables.",
 )

@@ -97,6 +97,22 @@ TABLE_DOCS: dict[str, str] = {
         "who pays no more than they hold, or a winner's gain capped at their own chips "
         "(`rules.chip_limit`). Key (`game_id`, `hand`, `seq`, `payer`, `payee`)."
     ),
+    "capture_tallies": (
+        "The `captures` rows of each hand counted by `capture_kind`: one row per hand and "
+        "kind of capture it had, so that a question over every hand reads a few rows per "
+        "hand rather than one per card. Key (`game_id`, `hand`, `capture_kind`)."
+    ),
+    "transfer_tallies": (
+        "The `transfers` rows of each hand counted by `reason`: one row per hand and reason "
+        "junk changed hands for in it. Key (`game_id`, `hand`, `reason`)."
+    ),
+    "hand_seats": (
+        "One row per seat of every hand started (a seat sitting out included): what the seat "
+        "made of the hand, summed from the hand's `turns`, `decisions`, `payouts` and "
+        "`sitting_out` rows, with the game's player and the hand's outcome beside them, so "
+        "that a question per player or per winner reads one row per seat and joins nothing "
+        "(`v_player_hands` is its ended hands). Key (`game_id`, `hand`, `seat`)."
+    ),
     "seats": (
         "One row per seat of a game: hands played and sat out, the chips counted at the "
         "start of the sitting (`chips_counted`) and held now, and the card it drew for the "
@@ -398,6 +414,54 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "cap": "`'loser_holdings'` (the payer had no more) or `'winner_holdings'` (limited "
         "liability: the payee's own chips at the hand's start)",
     },
+    "capture_tallies": {
+        "game_id": "the game",
+        "hand": "the hand",
+        "capture_kind": "`captures.capture_kind`",
+        "cards": "the hand's `captures` rows of that kind: cards taken",
+        "captures": "those whose `captures.position` is 1: captures made",
+    },
+    "transfer_tallies": {
+        "game_id": "the game",
+        "hand": "the hand",
+        "reason": "`transfers.reason`",
+        "cards": "the hand's `transfers` rows for that reason: cards handed over",
+        "double_junk": "those whose `transfers.card_kind` is `'double_junk'`",
+        "bonus_cards": "those whose `transfers.card_kind` is `'bonus'`",
+    },
+    "hand_seats": {
+        "game_id": "the game",
+        "hand": "the hand",
+        "seat": "0-based seat",
+        "player_id": "the seat's player id (`games.player_ids`)",
+        "player_name": "the seat's player name (`games.player_names`)",
+        "started_at": "`hands.started_at`",
+        "date": "`hands.date`",
+        "ruleset": "`hands.ruleset`",
+        "outcome": "`hands.outcome`; NULL while the hand goes on",
+        "ended": "`hands.ended`",
+        "checked": "`hands.checked`",
+        "won": "the seat won the hand (`hands.winner`), instant wins included",
+        "sat_out": "the seat sat the hand out (a `sitting_out` row)",
+        "gos": "the Gos the seat called in the hand (`decisions` rows of kind `'go'`)",
+        "chips": "net chips the rules make due to the seat in the hand: `payouts.chips` "
+        "received minus paid (0 for a hand not checked)",
+        "recorded_chips": "net chips recorded: `payouts.recorded_chips` received minus paid, "
+        "a payment not recorded counting 0",
+        "payments_received": "`payouts` rows with the seat as payee",
+        "ppuk_made": "the seat's turns with ppuk (`turns.ppuk`)",
+        "ppuk_suffered": "the other seats' turns with ppuk in the hand",
+        "jjok_made": "the seat's turns with jjok (`turns.jjok`)",
+        "jjok_suffered": "the other seats' turns with jjok in the hand",
+        "ttadak_made": "the seat's turns with ttadak (`turns.ttadak`)",
+        "ttadak_suffered": "the other seats' turns with ttadak in the hand",
+        "sseul_made": "the seat's turns with sseul (`turns.sseul`)",
+        "sseul_suffered": "the other seats' turns with sseul in the hand",
+        "bomb_made": "the seat's turns with bomb (`turns.bomb`)",
+        "bomb_suffered": "the other seats' turns with bomb in the hand",
+        "shake_made": "the seat's turns with shake (`turns.shaken`)",
+        "shake_suffered": "the other seats' turns with shake in the hand",
+    },
     "seats": {
         "game_id": "the game",
         "seat": "0-based seat",
@@ -431,6 +495,12 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "hash": "`hash` of that event",
     },
 }
+
+COLUMN_DOCS["hand_seats"].update(
+    (f"{b}_{side}", f"the seat's `payouts` rows of the hand as {role} that carry `payouts.{b}`")
+    for b in BAK_IDS
+    for side, role in (("paid", "payer"), ("received", "payee"))
+)
 
 VIEW_DOCS: dict[str, str] = {
     "v_events": (

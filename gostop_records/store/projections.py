@@ -24,7 +24,7 @@ from .. import cards as C
 from .. import events as E
 from ..engine.game import GameState, HandResult
 from ..projector import Issue
-from .schema import COMBO_IDS, DOKBAK_ID, FLAG_IDS, TABLES
+from .schema import BAK_IDS, COMBO_IDS, DOKBAK_ID, FLAG_IDS, SPECIAL_KINDS, TABLES
 
 __all__ = ["Rows", "derive", "empty_rows"]
 
@@ -33,6 +33,14 @@ Row = tuple[Any, ...]
 # go_points, multiplier, the flags, shakes, bombs, carry, dokbak
 _PROOF_COLUMNS = 4 + len(FLAG_IDS) + 4
 Rows = dict[str, list[Row]]
+
+#: Where each column sits in its table's row tuple (the summary rows read the event rows).
+_AT: dict[str, dict[str, int]] = {
+    name: {c: i for i, (c, _) in enumerate(cols)} for name, cols in TABLES.items()
+}
+#: ``turns`` columns of the specials, in ``SPECIAL_KINDS`` order (a shake is a shaken turn).
+_SPECIAL_AT = tuple(_AT["turns"]["shaken" if k == "shake" else k] for k in SPECIAL_KINDS)
+_BAK_AT = tuple(_AT["payouts"][b] for b in BAK_IDS)
 
 _CARD: dict[str, tuple[int, int | None, str]] = {
     c.code: (c.index, c.month or None, c.kind.value) for c in C.ALL_CARDS
@@ -90,6 +98,8 @@ class _Game:
     ruleset: str
     players: int
     stake: int
+    player_ids: tuple[str, ...] = ()
+    player_names: tuple[str, ...] = ()
 
 
 class _HandWalk:
@@ -119,6 +129,8 @@ class _HandWalk:
         self.sat_out_seq = 0
         self.sold: dict[int, list[str]] = {}  # seat -> brights sold
         self.sale_points: dict[int, int] = {}  # seller -> points owed by each player
+        # where this hand's rows begin in each table: the summary rows read them back
+        self.first = {name: len(r) for name, r in rows.items()}
 
     # --- turns -----------------------------------------------------------------------
 
@@ -409,6 +421,114 @@ class _HandWalk:
         if checked and result is not None:
             self._payouts(result, state, proof, hand_recorded)
         self._sitting_out(dues if checked else None)
+        self._tallies()
+        self._hand_seats(ended is not None, checked, winner, ended.outcome if ended else None)
+
+    def _own(self, table: str) -> list[Row]:
+        """This hand's rows of ``table``, as derived so far."""
+        return self.rows[table][self.first[table] :]
+
+    def _tallies(self) -> None:
+        """``capture_tallies`` and ``transfer_tallies``: the hand's ``captures`` and
+        ``transfers`` rows counted by kind and reason, so that a query over every hand
+        reads a few rows per hand rather than one per card."""
+        g, hand = self.g, self.hand
+        caps: dict[str, list[int]] = {}
+        kind_at, pos_at = _AT["captures"]["capture_kind"], _AT["captures"]["position"]
+        for r in self._own("captures"):
+            c = caps.setdefault(r[kind_at], [0, 0])
+            c[0] += 1
+            if r[pos_at] == 1:
+                c[1] += 1
+        self.rows["capture_tallies"].extend(
+            (g.game_id, hand, kind, cards, captures)
+            for kind, (cards, captures) in sorted(caps.items())
+        )
+        moved: dict[str, list[int]] = {}
+        why_at, ck_at = _AT["transfers"]["reason"], _AT["transfers"]["card_kind"]
+        for r in self._own("transfers"):
+            m = moved.setdefault(r[why_at], [0, 0, 0])
+            m[0] += 1
+            if r[ck_at] == "double_junk":
+                m[1] += 1
+            elif r[ck_at] == "bonus":
+                m[2] += 1
+        self.rows["transfer_tallies"].extend(
+            (g.game_id, hand, reason, *counts) for reason, counts in sorted(moved.items())
+        )
+
+    def _hand_seats(
+        self, ended: bool, checked: bool, winner: int | None, outcome: str | None
+    ) -> None:
+        """``hand_seats``: one row per seat with what the seat made of the hand, summed from
+        the hand's ``turns``, ``decisions``, ``payouts`` and ``sitting_out`` rows."""
+        g, n = self.g, self.g.players
+        nk, nb = len(SPECIAL_KINDS), len(BAK_IDS)
+        made = [[0] * nk for _ in range(n)]
+        total = [0] * nk
+        t_seat = _AT["turns"]["seat"]
+        for r in self._own("turns"):
+            seat = r[t_seat]
+            for k, at in enumerate(_SPECIAL_AT):
+                if r[at]:
+                    total[k] += 1
+                    if 0 <= seat < n:
+                        made[seat][k] += 1
+        gos = [0] * n
+        d_seat, d_kind = _AT["decisions"]["seat"], _AT["decisions"]["kind"]
+        for r in self._own("decisions"):
+            if r[d_kind] == "go" and 0 <= r[d_seat] < n:
+                gos[r[d_seat]] += 1
+        chips, recorded, received = [0] * n, [0] * n, [0] * n
+        paid_baks = [[0] * nb for _ in range(n)]
+        got_baks = [[0] * nb for _ in range(n)]
+        at = _AT["payouts"]
+        for r in self._own("payouts"):
+            payer, payee, c = r[at["payer"]], r[at["payee"]], r[at["chips"]]
+            rec = r[at["recorded_chips"]] or 0
+            if 0 <= payer < n:
+                chips[payer] -= c
+                recorded[payer] -= rec
+            if 0 <= payee < n:
+                chips[payee] += c
+                recorded[payee] += rec
+                received[payee] += 1
+            for k, b_at in enumerate(_BAK_AT):
+                if r[b_at]:
+                    if 0 <= payer < n:
+                        paid_baks[payer][k] += 1
+                    if 0 <= payee < n:
+                        got_baks[payee][k] += 1
+        out_seat = _AT["sitting_out"]["seat"]
+        sat_out = {r[out_seat] for r in self._own("sitting_out")}
+        ids, names = g.player_ids, g.player_names
+        date = self.started_at[:10] if self.started_at else None
+        for seat in range(n):
+            specials = [x for k in range(nk) for x in (made[seat][k], total[k] - made[seat][k])]
+            baks = [x for k in range(nb) for x in (paid_baks[seat][k], got_baks[seat][k])]
+            self.rows["hand_seats"].append(
+                (
+                    g.game_id,
+                    self.hand,
+                    seat,
+                    ids[seat] if seat < len(ids) else None,
+                    names[seat] if seat < len(names) else None,
+                    self.started_at,
+                    date,
+                    g.ruleset,
+                    outcome,
+                    ended,
+                    checked,
+                    winner == seat,
+                    seat in sat_out,
+                    gos[seat],
+                    chips[seat],
+                    recorded[seat],
+                    received[seat],
+                    *specials,
+                    *baks,
+                )
+            )
 
     def _sitting_out(self, dues: Sequence[tuple[int, int, int, int, str]] | None) -> None:
         out = self.sat_out
@@ -537,7 +657,14 @@ def derive(
         return out
     void = set(retracted)
     first, last = envelopes[0], envelopes[-1]
-    g = _Game(game.game_id, game.rules.name, game.table.players, game.stake)
+    g = _Game(
+        game.game_id,
+        game.rules.name,
+        game.table.players,
+        game.stake,
+        tuple(p.id for p in game.players),
+        tuple(p.name for p in game.players),
+    )
     by_hand: dict[int, list[E.Envelope]] = {}
     hands_seen: set[int] = set()
     hands_ended = 0

@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 #: The schema this version writes.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 Columns = tuple[tuple[str, str], ...]
 
@@ -58,6 +58,9 @@ COMBO_IDS: tuple[str, ...] = tuple(c.id for c in RB.COMBINATIONS)
 #: ``multiplier``, and one for dokbak at the end.
 FLAG_IDS: tuple[str, ...] = tuple(m.id for m in RB.MULTIPLIERS if m.column)
 DOKBAK_ID = RB.DOKBAK.id
+#: The special plays counted per seat (columns of ``v_specials_by_seat`` and ``hand_seats``);
+#: the payout flags (``BAK_IDS``, the ``FLAG_IDS``) are counted as bak paid and received.
+SPECIAL_KINDS = ("ppuk", "jjok", "ttadak", "sseul", "bomb", "shake")
 
 EVENT_COLUMNS: Columns = (
     ("game_id", "VARCHAR"),
@@ -259,6 +262,43 @@ TABLES: dict[str, Columns] = {
         ("shortfall", "INTEGER"),
         ("cap", "VARCHAR"),
     ),
+    # per-hand summaries of the rows above, for queries over every hand of a large store
+    "capture_tallies": (
+        ("game_id", "VARCHAR"),
+        ("hand", "INTEGER"),
+        ("capture_kind", "VARCHAR"),
+        ("cards", "SMALLINT"),
+        ("captures", "SMALLINT"),
+    ),
+    "transfer_tallies": (
+        ("game_id", "VARCHAR"),
+        ("hand", "INTEGER"),
+        ("reason", "VARCHAR"),
+        ("cards", "SMALLINT"),
+        ("double_junk", "SMALLINT"),
+        ("bonus_cards", "SMALLINT"),
+    ),
+    "hand_seats": (
+        ("game_id", "VARCHAR"),
+        ("hand", "INTEGER"),
+        ("seat", "TINYINT"),
+        ("player_id", "VARCHAR"),
+        ("player_name", "VARCHAR"),
+        ("started_at", "VARCHAR"),
+        ("date", "DATE"),
+        ("ruleset", "VARCHAR"),
+        ("outcome", "VARCHAR"),
+        ("ended", "BOOLEAN"),
+        ("checked", "BOOLEAN"),
+        ("won", "BOOLEAN"),
+        ("sat_out", "BOOLEAN"),
+        ("gos", "SMALLINT"),
+        ("chips", "INTEGER"),
+        ("recorded_chips", "INTEGER"),
+        ("payments_received", "SMALLINT"),
+        *((f"{k}_{side}", "SMALLINT") for k in SPECIAL_KINDS for side in ("made", "suffered")),
+        *((f"{b}_{side}", "SMALLINT") for b in FLAG_IDS for side in ("paid", "received")),
+    ),
     "seats": (
         ("game_id", "VARCHAR"),
         ("seat", "TINYINT"),
@@ -297,6 +337,9 @@ HAND_TABLES = (
     "payouts",
     "sitting_out",
     "capped_payments",
+    "capture_tallies",
+    "transfer_tallies",
+    "hand_seats",
 )
 #: Tables with one set of rows per game (derived again on every change to the game).
 GAME_TABLES = ("games", "issues", "positions", "seats")
@@ -314,6 +357,9 @@ KEYS: dict[str, tuple[str, ...]] = {
     "payouts": ("game_id", "hand", "payer", "payee"),
     "sitting_out": ("game_id", "hand", "seat"),
     "capped_payments": ("game_id", "hand", "seq", "payer", "payee"),
+    "capture_tallies": ("game_id", "hand", "capture_kind"),
+    "transfer_tallies": ("game_id", "hand", "reason"),
+    "hand_seats": ("game_id", "hand", "seat"),
     "seats": ("game_id", "seat"),
     "positions": ("game_id",),
 }
@@ -381,121 +427,44 @@ VIEWS: dict[str, str] = {
         GROUP BY f.game_id, g.ruleset, f.seat, g.player_ids, g.player_names""",
 }
 
-#: The special plays counted per seat (columns of ``v_specials_by_seat``), and the payout
-#: flags counted as bak paid and received (``payouts`` columns).
-SPECIAL_KINDS = ("ppuk", "jjok", "ttadak", "sseul", "bomb", "shake")
 BAK_IDS = FLAG_IDS
-
-
-#: The ``turns`` flag of each special (``shake`` is a shaken turn).
-_SPECIAL_FLAG = {"shake": "shaken"}
 
 
 def _player_views() -> dict[str, str]:
     """The per-player views: every figure of a player's page is read from these.
 
-    ``v_player_hands`` gathers its facts per (game, hand, seat) in one grouping of one
-    union (each payment from both sides, each special turn, each Go), since on a large
-    store the cost is in grouping and joining by those keys; only turns with a special are
-    read, counted as ``v_specials_by_seat`` counts them.
+    They read ``hand_seats``, whose rows the projection sums per (game, hand, seat) when it
+    derives a hand: on a large store grouping and joining the event rows by those keys is
+    what a page would otherwise wait for.
     """
-    zero_baks = [f"false AS {b}_paid, false AS {b}_received" for b in BAK_IDS]
-    zero_specials = [f"0 AS {k}" for k in SPECIAL_KINDS]
-    flags = [_SPECIAL_FLAG.get(k, k) for k in SPECIAL_KINDS]
-    side_baks = [
-        f"unnest([{b}, false]) AS {b}_paid, unnest([false, {b}]) AS {b}_received" for b in BAK_IDS
+    columns = [
+        *(f"{k}_{side}" for k in SPECIAL_KINDS for side in ("made", "suffered")),
+        *(f"{b}_{side}" for b in BAK_IDS for side in ("paid", "received")),
     ]
-    facts = (
-        "SELECT game_id, hand, unnest([payer, payee]) AS seat, "
-        "unnest([-chips, chips]) AS chips, "
-        "unnest([-coalesce(recorded_chips, 0), coalesce(recorded_chips, 0)]) AS recorded, "
-        + ", ".join([*side_baks, *zero_specials, "0 AS gos"])
-        + " FROM payouts UNION ALL "
-        "SELECT game_id, hand, seat, 0, 0, "
-        + ", ".join([*zero_baks, *(f"{f}::INTEGER" for f in flags), "0"])
-        + " FROM turns WHERE "
-        + " OR ".join(flags)
-        + " UNION ALL SELECT game_id, hand, seat, 0, 0, "
-        + ", ".join([*zero_baks, *("0" for _ in flags), "1"])
-        + " FROM decisions WHERE kind = 'go'"
-    )
-    per_seat = ", ".join(
-        [
-            "sum(chips) AS chips",
-            "sum(recorded) AS recorded",
-            *(f"sum({k}) AS {k}" for k in SPECIAL_KINDS),
-            "sum(gos) AS gos",
-            *(
-                f"count(*) FILTER (WHERE {b}_{side}) AS {b}_{side}"
-                for b in BAK_IDS
-                for side in ("paid", "received")
-            ),
-        ]
-    )
-    totals = ", ".join(
-        f"count(*) FILTER (WHERE {f}) AS {k}" for k, f in zip(SPECIAL_KINDS, flags, strict=True)
-    )
-    specials = ", ".join(
-        f"coalesce(o.{k}, 0) AS {k}_made, coalesce(t.{k}, 0) - coalesce(o.{k}, 0) AS {k}_suffered"
-        for k in SPECIAL_KINDS
-    )
-    baks = ", ".join(
-        f"coalesce(o.{b}_{side}, 0) AS {b}_{side}" for b in BAK_IDS for side in ("paid", "received")
-    )
-    sums = ", ".join(
-        f"sum({k}_{side}) AS {k}_{side}"
-        for k in (*SPECIAL_KINDS, *BAK_IDS)
-        for side in (("made", "suffered") if k in SPECIAL_KINDS else ("paid", "received"))
-    )
+    sums = ", ".join(f"sum({c}) AS {c}" for c in columns)
     return {
         "v_player_hands": f"""
-        WITH facts AS ({facts}
-        ), own AS (
-            SELECT game_id, hand, seat, {per_seat} FROM facts GROUP BY game_id, hand, seat
-        ), totals AS (
-            SELECT game_id, hand, {totals} FROM turns WHERE {" OR ".join(flags)}
-            GROUP BY game_id, hand
-        ), seats AS (
-            SELECT h.game_id, h.hand, h.started_at, h.date, h.ruleset, h.outcome, h.winner,
-                   unnest(range(h.players::BIGINT)) AS seat
-            FROM hands h WHERE h.ended
-        )
-        SELECT s.game_id, s.hand, s.started_at, s.date, s.ruleset, s.seat::TINYINT AS seat,
-               g.player_ids[s.seat + 1] AS player_id, g.player_names[s.seat + 1] AS player_name,
-               s.outcome, coalesce(s.winner = s.seat, false) AS won,
-               coalesce(o.gos, 0) AS gos, coalesce(o.chips, 0) AS chips,
-               coalesce(o.recorded, 0) AS recorded_chips, {specials}, {baks},
-               x.seat IS NOT NULL AS sat_out
-        FROM seats s JOIN games g USING (game_id)
-        LEFT JOIN own o ON o.game_id = s.game_id AND o.hand = s.hand AND o.seat = s.seat
-        LEFT JOIN totals t ON t.game_id = s.game_id AND t.hand = s.hand
-        LEFT JOIN sitting_out x
-            ON x.game_id = s.game_id AND x.hand = s.hand AND x.seat = s.seat""",
+        SELECT game_id, hand, started_at, date, ruleset, seat, player_id, player_name,
+               outcome, won, gos, chips, recorded_chips, {", ".join(columns)}, sat_out
+        FROM hand_seats WHERE ended""",
         "v_player_gos": """
-        SELECT d.game_id, d.hand, d.seq, d.seat, g.player_ids[d.seat + 1] AS player_id,
-               g.player_names[d.seat + 1] AS player_name, h.ruleset, h.date, d.go_count,
-               d.score, h.outcome, coalesce(h.outcome = 'stop' AND h.winner = d.seat, false)
-               AS paid_off
-        FROM decisions d JOIN hands h USING (game_id, hand) JOIN games g USING (game_id)
-        WHERE d.kind = 'go' AND h.ended""",
+        SELECT d.game_id, d.hand, d.seq, d.seat, s.player_id, s.player_name, s.ruleset,
+               s.date, d.go_count, d.score, s.outcome,
+               coalesce(s.won AND s.outcome = 'stop', false) AS paid_off
+        FROM decisions d
+        JOIN hand_seats s ON s.game_id = d.game_id AND s.hand = d.hand AND s.seat = d.seat
+        WHERE d.kind = 'go' AND s.ended""",
+        # a seat's Gos pay off when it wins the hand by a Stop, so both counts are sums of
+        # ``gos``: the same figures as counting ``v_player_gos``, without its join
         "v_player_stats": f"""
-        WITH played AS (
-            SELECT player_id, arg_max(player_name, started_at) AS player_name,
-                   count(DISTINCT game_id) AS games, count(*) FILTER (WHERE NOT sat_out) AS hands,
-                   count(*) FILTER (WHERE won) AS wins, sum(chips) AS chips,
-                   round(sum(chips) / nullif(count(*) FILTER (WHERE NOT sat_out), 0), 2)
-                   AS avg_chips, sum(recorded_chips) AS recorded_chips,
-                   {sums}
-            FROM v_player_hands GROUP BY player_id
-        ), called AS (
-            SELECT player_id, count(*) AS gos, count(*) FILTER (WHERE paid_off) AS gos_paid_off
-            FROM v_player_gos GROUP BY player_id
-        )
-        SELECT p.player_id, p.player_name, p.games, p.hands, p.wins, p.chips, p.avg_chips,
-               p.recorded_chips, coalesce(c.gos, 0) AS gos,
-               coalesce(c.gos_paid_off, 0) AS gos_paid_off, p.* EXCLUDE (player_id,
-               player_name, games, hands, wins, chips, avg_chips, recorded_chips)
-        FROM played p LEFT JOIN called c USING (player_id)""",
+        SELECT player_id, arg_max(player_name, started_at) AS player_name,
+               count(DISTINCT game_id) AS games, count(*) FILTER (WHERE NOT sat_out) AS hands,
+               count(*) FILTER (WHERE won) AS wins, sum(chips) AS chips,
+               round(sum(chips) / nullif(count(*) FILTER (WHERE NOT sat_out), 0), 2)
+               AS avg_chips, sum(recorded_chips) AS recorded_chips, sum(gos) AS gos,
+               coalesce(sum(gos) FILTER (WHERE won AND outcome = 'stop'), 0) AS gos_paid_off,
+               {sums}
+        FROM v_player_hands GROUP BY player_id""",
     }
 
 
@@ -592,6 +561,13 @@ def _v4_to_v5(conn: duckdb.DuckDBPyConnection) -> None:
     _create_projections(conn)
 
 
+def _v5_to_v6(conn: duckdb.DuckDBPyConnection) -> None:
+    """Version 6 adds per-hand summaries of the projection rows (``capture_tallies``,
+    ``transfer_tallies``, ``hand_seats``) and reads the player views from ``hand_seats``;
+    the store derives the rows again after the migration."""
+    _create_projections(conn)
+
+
 Migration = Callable[["duckdb.DuckDBPyConnection"], None]
 
 #: ``from_version -> step`` that upgrades a file from that version to the next.
@@ -601,6 +577,7 @@ MIGRATIONS: dict[int, Migration] = {
     2: _v2_to_v3,
     3: _v3_to_v4,
     4: _v4_to_v5,
+    5: _v5_to_v6,
 }
 
 

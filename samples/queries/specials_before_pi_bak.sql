@@ -1,32 +1,34 @@
 -- Which specials does the winner make in the hands that end with a pi-bak?
 -- For each special, the hands won by a Stop in which the winner made it, and how many of
 -- those made a loser pay double for holding too little junk (pi-bak).
-WITH won AS (
-    -- per hand won by a Stop: the winner, and whether any loser paid a pi-bak
-    SELECT p.game_id, p.hand, p.payee AS winner, bool_or(p.pi_bak) AS pi_bak
-    FROM payouts p
-    SEMI JOIN hands h
-        ON h.game_id = p.game_id AND h.hand = p.hand AND h.winner = p.payee
-        AND h.outcome = 'stop' AND h.checked
-    GROUP BY p.game_id, p.hand, p.payee
-),
-made AS (
-    -- the winner's specials in each such hand; specials are rare, so only the turns
-    -- that made one are joined (a hand without any counts for no special)
-    SELECT any_value(w.pi_bak) AS pi_bak,
-           count(*) FILTER (WHERE t.ppuk) AS ppuk, count(*) FILTER (WHERE t.jjok) AS jjok,
-           count(*) FILTER (WHERE t.ttadak) AS ttadak, count(*) FILTER (WHERE t.sseul) AS sseul,
-           count(*) FILTER (WHERE t.bomb) AS bomb, count(*) FILTER (WHERE t.shaken) AS shake
-    FROM turns t
-    JOIN won w ON t.game_id = w.game_id AND t.hand = w.hand AND t.seat = w.winner
-    WHERE t.ppuk OR t.jjok OR t.ttadak OR t.sseul OR t.bomb OR t.shaken
-    GROUP BY t.game_id, t.hand
+-- hand_seats holds each seat's specials and payouts in the hand: the winner's row of a
+-- hand won by a Stop (and paid to the winner) says it all, with no join, and one pass
+-- counts every special.
+WITH counted AS (
+    SELECT count(*) FILTER (WHERE ppuk_made > 0) AS ppuk_n,
+           count(*) FILTER (WHERE ppuk_made > 0 AND pi_bak) AS ppuk_p,
+           count(*) FILTER (WHERE jjok_made > 0) AS jjok_n,
+           count(*) FILTER (WHERE jjok_made > 0 AND pi_bak) AS jjok_p,
+           count(*) FILTER (WHERE ttadak_made > 0) AS ttadak_n,
+           count(*) FILTER (WHERE ttadak_made > 0 AND pi_bak) AS ttadak_p,
+           count(*) FILTER (WHERE sseul_made > 0) AS sseul_n,
+           count(*) FILTER (WHERE sseul_made > 0 AND pi_bak) AS sseul_p,
+           count(*) FILTER (WHERE bomb_made > 0) AS bomb_n,
+           count(*) FILTER (WHERE bomb_made > 0 AND pi_bak) AS bomb_p,
+           count(*) FILTER (WHERE shake_made > 0) AS shake_n,
+           count(*) FILTER (WHERE shake_made > 0 AND pi_bak) AS shake_p
+    FROM (SELECT *, pi_bak_received > 0 AS pi_bak FROM hand_seats)
+    WHERE won AND outcome = 'stop' AND checked AND payments_received > 0
+        -- a hand in which the winner made no special counts for none
+        AND ppuk_made + jjok_made + ttadak_made + sseul_made + bomb_made + shake_made > 0
+    HAVING count(*) > 0
 )
-SELECT special,
-       count(*) FILTER (WHERE n > 0) AS hands_with_special,
-       count(*) FILTER (WHERE n > 0 AND pi_bak) AS with_pi_bak,
-       round(count(*) FILTER (WHERE n > 0 AND pi_bak)
-             / nullif(count(*) FILTER (WHERE n > 0), 0), 3) AS pi_bak_rate
-FROM (UNPIVOT made ON ppuk, jjok, ttadak, sseul, bomb, shake INTO NAME special VALUE n)
-GROUP BY special
+SELECT special, hands_with_special, with_pi_bak,
+       round(with_pi_bak / nullif(hands_with_special, 0), 3) AS pi_bak_rate
+FROM (
+    UNPIVOT counted
+    ON (ppuk_n, ppuk_p) AS ppuk, (jjok_n, jjok_p) AS jjok, (ttadak_n, ttadak_p) AS ttadak,
+       (sseul_n, sseul_p) AS sseul, (bomb_n, bomb_p) AS bomb, (shake_n, shake_p) AS shake
+    INTO NAME special VALUE hands_with_special, with_pi_bak
+)
 ORDER BY special;
