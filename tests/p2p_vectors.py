@@ -161,9 +161,17 @@ def _patch(rules: Ruleset, key: str, value: Any) -> dict[str, Any]:
         return {"bonus_four": four}
     if key == "chongtongContinue" and value is False:
         return {"hand_four_keep": False}  # shown at once: the translator shows it, as p2p does
-    if key == "firstDealer" and value in ("pickCard", "timeOfDay"):
-        # pickCard: the highest month deals (a draw by day); timeOfDay: by the vector's isNight
+    if key == "firstDealer" and value in ("pickCard", "timeOfDay", "rockPaperScissors"):
+        # pickCard: the highest month deals (a draw by day); timeOfDay: by the vector's isNight;
+        # rockPaperScissors is a name p2p's engine does not play (rules.ts lists it among
+        # UNIMPLEMENTED_RULES: "replaced by the card pick"), so its table draws by day as
+        # under pickCard (_first_pick reads isNight under timeOfDay only)
         return {"first_dealer": "draw"}
+    if key == "dealFloorBonusSteal":
+        # p2p's bonus dealt to the layout steals only as the deal ends (deal.ts: gainCards
+        # with steal at the deal), when every pile is still empty: nothing can be taken, so
+        # either value plays the same hands as this engine (a deal's bonus takes no junk)
+        return {}
     if key == "limitedLiability":
         return {"chip_limit": "limited_liability" if value else "holdings"}
     raise Unsupported(f"rulesPatch {key}={json.dumps(value)}: no ruleset setting says it")
@@ -361,15 +369,51 @@ def _build_deal(v: dict[str, Any], rules: Ruleset, stake: int) -> Run:
     carry = d.get("carry", 1)
     sc.game.carry = carry
     top = [code(x) for x in d.get("deck") or []]
-    deck_codes = C.codes(sc.table.deck)
-    if not top:
-        # no stacked deck (a first-pick vector): the months spread, so no four is dealt
-        by_month = [C.codes(C.MONTH_MASKS[m]) for m in range(1, 13)]
-        top = [ms[r] for r in range(4) for ms in by_month]
-    order = top + [c for c in deck_codes if c not in top]
+    # no stacked deck (a first-pick vector): the months spread, so no four is dealt
+    order = top + [c for c in C.codes(sc.table.deck) if c not in top] if top else _spread(sc)
+    run = Run(sc, events=first_events, start=used)
+    _deal(run, dealer, order)
+    h = sc.hand
+    if h.phase is Phase.ENDED and h.outcome == "void" and h.reason == "layout_four":
+        # p2p redeals at once (R6 redeal); here the void hand ends and the same dealer deals
+        # the next hand (the dealer stays and the carry is unchanged after a void deal).
+        # The facts are the same: a void deal recorded, then a deal by the same dealer.
+        # p2p draws the new deck from its seed, which the vector does not state: any deal
+        # with no four on the layout stands for it.
+        ended = max(i for i, x in enumerate(run.events) if x["type"] == "RoundEnded")
+        run.events[ended] = {"type": "Redealt", "seat": dealer}
+        _deal(run, dealer, _spread(sc))
+    h = sc.hand
+    holders = [seat for seat in range(2) if h.fours_pending & (1 << seat)]
+    auto = len(holders) > 1 or (
+        holders and (v.get("rulesPatch") or {}).get("chongtongContinue") is False
+    )
+    if auto:
+        run.both_fours = len(holders) > 1
+        _show_fours(run, holders, "auto")
+    return run
+
+
+def _spread(sc: Scenario) -> list[str]:
+    """A deck order whose months spread over hands and layout, so that no four is dealt."""
+    by_month = [C.codes(C.MONTH_MASKS[m]) for m in range(1, 13)]
+    top = [ms[r] for r in range(4) for ms in by_month]
+    return top + [c for c in C.codes(sc.table.deck) if c not in top]
+
+
+def _deal(run: Run, dealer: int, order: list[str]) -> None:
+    """The hand started and dealt from ``order`` as p2p deals (dealer's hand, the other's,
+    then the layout), with p2p's events.
+
+    A bonus card dealt to the layout goes to the dealer's pile and the layout is filled up
+    from the stock within ``cards_dealt`` (``bonus_to_pile``); p2p tells each replacement as
+    a ``CardFlipped`` of the dealer. The facts are the same: p2p lays the replacement loose on
+    the layout (deal.ts placeLoose), it captures nothing, and ``cards_dealt`` names it as
+    the layout card dealt after the eight places, in the order dealt."""
+    sc = run.sc
     t = sc.table
     hs = t.hand_size
-    hands = [[], []]
+    hands: list[list[str]] = [[], []]
     hands[dealer] = order[:hs]
     hands[1 - dealer] = order[hs : 2 * hs]
     pos = 2 * hs
@@ -381,21 +425,22 @@ def _build_deal(v: dict[str, Any], rules: Ruleset, stake: int) -> Run:
         (bonus if c in C.BONUS_CODES else layout).append(c)
     stock = order[pos:]
     sc.start_hand(dealer)
-    run = Run(sc, events=first_events, start=used)
     out = sc.input(E.CardsDealt(hands=hands, layout=layout, stock=stock, bonus_to_pile=bonus))
     run.events.append(
         {"type": "Dealt", "seat": dealer, "dealer": dealer, "deckCount": sc.hand.stock_remaining()}
     )
     _record(run, out)
-    h = sc.hand
-    holders = [seat for seat in range(2) if h.fours_pending & (1 << seat)]
-    auto = len(holders) > 1 or (
-        holders and (v.get("rulesPatch") or {}).get("chongtongContinue") is False
-    )
-    if auto:
-        run.both_fours = len(holders) > 1
-        _show_fours(run, holders, "auto")
-    return run
+    # p2p's refills: the cards dealt after its eight layout places, a round per bonus found
+    placed = t.layout_size
+    dealt = order[2 * hs : pos]
+    found = [c for c in dealt[:placed] if c in C.BONUS_CODES]
+    while found:
+        refills = dealt[placed : placed + len(found)]
+        run.events.append(
+            {"type": "CardFlipped", "seat": dealer, "cards": [name(c) for c in refills]}
+        )
+        placed += len(found)
+        found = [c for c in refills if c in C.BONUS_CODES]
 
 
 def _first_pick(v: dict[str, Any], sc: Scenario) -> Run:
@@ -554,16 +599,26 @@ def _record(run: Run, out: list[Any], before: Any = None) -> None:
                     if run.events[i]["type"] != "PiStolen"
                 )
                 run.events.insert(first + 1, {"type": "Sseul", "seat": ev.to_seat})
-            run.events.append(
-                {
-                    "type": "PiStolen",
-                    "seat": ev.to_seat,
-                    "from": ev.from_seat,
-                    "to": ev.to_seat,
-                    "cards": [name(ev.card)],
-                    "reason": _REASONS[ev.reason],
-                }
-            )
+            stolen = {
+                "type": "PiStolen",
+                "seat": ev.to_seat,
+                "from": ev.from_seat,
+                "to": ev.to_seat,
+                "cards": [name(ev.card)],
+                "reason": _REASONS[ev.reason],
+            }
+            if ev.reason == "bomb":
+                # p2p steals for a bomb as it is played, before the flip (turn.ts actBomb);
+                # here the bomb's steal is the first of its turn's steals, taken as the turn
+                # resolves. The same card changes hands for the same reason: nothing between
+                # the bomb and the resolution can change the opponent's pile, and no steal
+                # of the turn comes before the bomb's. So it is told after the bomb.
+                at = max(i for i, x in enumerate(run.events) if x["type"] == "Bomb") + 1
+                while at < len(run.events) and run.events[at]["type"] == "PiStolen":
+                    at += 1
+                run.events.insert(at, stolen)
+            else:
+                run.events.append(stolen)
         elif t is E.PaymentDue:
             if ev.reason in ("first_ppuk", "first_ttadak"):
                 kind = (

@@ -31,10 +31,6 @@ XFAIL: dict[str, str] = {
     "E14-hudang-four": "hudang (a game lost after 5 turns without a capture) has no setting",
     "G10-jackpot": "p2p's arcade preset (a x2 jackpot every fifth hand) has no setting",
     "G10-jackpot-off-round": "p2p's arcade preset (a x2 jackpot every fifth hand) has no setting",
-    "R3-deal-steal-on": "a steal for a bonus card dealt to the layout (dealFloorBonusSteal) "
-    "has no setting",
-    "R4-first-pick-rps-stub": "a first dealer by rock-paper-scissors has no setting (p2p's "
-    "is a stub that picks by card)",
     "R4-first-pick-bonus": _BONUS_PICK,
     "R4-first-pick-tie-cap": _BONUS_PICK + " (and after three ties p2p chooses at random)",
     # prompts and event order that differ from p2p's while the rule is the same
@@ -43,12 +39,6 @@ XFAIL: dict[str, str] = {
     "B5-bonus-chongtong-continue": _SHAKE,
     "E12-chongtong-non-dealer": "keeping a four has no event of its own here (the holder's "
     "next play keeps it), so a non-dealer's choice before the dealer plays cannot be recorded",
-    "E9-bomb": "a bomb's steal is taken when its turn resolves, after the flip; p2p takes it "
-    "before the flip (the same cards change hands, in another event order)",
-    "R3-floor-bonus": "a bonus card dealt to the layout is replaced within the deal here; p2p "
-    "tells the replacement as a flip",
-    "R6-floor-chongtong-redeal": "a void deal waits for the next hand_started here; p2p "
-    "redeals at once from its seed",
 }
 
 
@@ -80,7 +70,7 @@ def test_the_suite_holds_every_vector_of_its_files_once() -> None:
     assert len(ids) == len(set(ids)) == 198
     assert set(XFAIL) <= set(ids)
     # the counts README states
-    assert len(ids) - len(XFAIL) == 183 and len(XFAIL) == 15
+    assert len(ids) - len(XFAIL) == 188 and len(XFAIL) == 10
 
 
 def test_the_translator_names_cards_both_ways() -> None:
@@ -127,3 +117,25 @@ def test_the_p2p_ruleset_file_states_p2ps_settings() -> None:
     pinned = rs.pinned()
     assert pinned["hand_four_keep"] is True and "two_card_bomb_steal" not in pinned
     assert Ruleset.from_pinned(pinned) == rs
+
+
+def test_a_redeal_is_a_void_hand_then_a_deal_by_the_same_dealer() -> None:
+    """R6 redeal: p2p redeals at once; here the void hand is recorded, the dealer stays and
+    the carry is unchanged, and the next hand is dealt (the translator's Redealt)."""
+    v = next(x for x in load("deal") if x["id"] == "R6-floor-chongtong-redeal")
+    run = run_vector(v)
+    g = run.sc.game
+    assert [r.outcome for r in g.results] == ["void"]
+    assert g.hand_no == 2 and run.h.dealer == 0 and g.carry == 1
+    assert [e["type"] for e in run.events].count("Dealt") == 2
+
+
+def test_a_bombs_steal_is_the_first_of_its_turn() -> None:
+    """E9: p2p steals for a bomb before the flip; here as the turn resolves, first of the
+    turn's steals, so the translator tells it after the bomb with nothing lost."""
+    from gostop_records import events as E
+
+    v = next(x for x in load("events") if x["id"] == "E9-bomb")
+    run = run_vector(v)
+    steals = [d for d in run.sc.derived if type(d) is E.JunkTransferred]
+    assert [d.reason for d in steals] == ["bomb"] and steals[0].card == "07J1"
