@@ -104,6 +104,7 @@ PaymentReason = Literal[
     "first_ttadak",
     "layout_four",
     "gwang_pali",
+    "hudang",
 ]
 
 

@@ -222,6 +222,10 @@ _HASHED_EXCLUDE = {"name", "description"}
 ADDED_FIELDS: dict[str, Any] = {
     "hand_four_factors": None,
     "three_ppuk_factors": None,
+    # hudang (p2p E14): no table played it before the field existed
+    "hudang_turns": None,
+    "hudang_points": 7,
+    "hudang_factors": None,
     # the services' table rules (fours in hand, four on the layout, cup, bonus cards, bombs)
     "hand_four_keep": False,
     "hand_four_kept_multiplier": 1,
@@ -361,6 +365,22 @@ class Ruleset(BaseModel):
         None,
         description="The factors that multiply a three-ppuk instant win, of nagari_carry, "
         "shake, bomb (p2p: []); none = as instant_win_multipliers says (A24).",
+    )
+    hudang_turns: int | None = Field(
+        None,
+        ge=2,
+        le=10,
+        description="Hudang (허당, Hangame's old matgo, p2p E14): a seat that takes no card "
+        "on this many of its turns in a row wins the hand at once for hudang_points; "
+        "none = no hudang (A24).",
+    )
+    hudang_points: Points = Field(
+        7, description="Points of a hudang win from every other seat (p2p 7; A24)."
+    )
+    hudang_factors: frozenset[InstantFactor] | None = Field(
+        None,
+        description="The factors that multiply a hudang win, of nagari_carry, shake, bomb "
+        "(p2p: [nagari_carry]); none = as instant_win_multipliers says (A24).",
     )
 
     # Go / Stop

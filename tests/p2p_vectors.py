@@ -172,6 +172,9 @@ def _patch(rules: Ruleset, key: str, value: Any) -> dict[str, Any]:
         # with steal at the deal), when every pile is still empty: nothing can be taken, so
         # either value plays the same hands as this engine (a deal's bonus takes no junk)
         return {}
+    if key == "hudang":
+        # E14: five turns in a row without a card taken win 7 points (INSTANT_UNIT_POINTS)
+        return {"hudang_turns": 5 if value else None, "hudang_points": 7}
     if key == "limitedLiability":
         return {"chip_limit": "limited_liability" if value else "holdings"}
     raise Unsupported(f"rulesPatch {key}={json.dumps(value)}: no ruleset setting says it")
@@ -216,6 +219,7 @@ _END = {
     "hand_four": "chongtong",
     "hand_fours": "bothChongtong",
     "layout_four": "floorChongtong",
+    "hudang": "hudang",
 }
 _PPUK_KIND = {1: "firstPpeok", 2: "secondPpeok", 3: "thirdPpeok"}
 _STEPS = {
@@ -318,6 +322,7 @@ def build(v: dict[str, Any], rules: Ruleset, stake: int) -> Run:
         while streak + 1 in ppuk_turns:
             streak += 1
         h.ppuk_streak[seat] = streak  # ppuk on turns 1..k in a row: the first-ppuk streak
+        h.idle_turns[seat] = info.get("noCaptureStreak", 0)
     h.cup_role = None
     if any(info.get("gukjinAsPi") for info in seats):
         h.cup_role = "junk"
@@ -630,6 +635,8 @@ def _record(run: Run, out: list[Any], before: Any = None) -> None:
                 run.payouts.append(pay)
                 run.events.append({"type": "InstantPayout", "seat": ev.payee, **pay})
         elif t is E.HandEnded:
+            if ev.reason == "hudang":
+                run.events.append({"type": "Hudang", "seat": ev.winner})
             reason = _END.get(ev.reason, ev.reason)
             if run.both_fours:
                 reason = "bothChongtong"
@@ -893,6 +900,7 @@ def _steps(run: Run) -> tuple[dict[str, Any], list[dict[str, Any]]]:
             "three_ppuk": rules.three_ppuk_points,
             "hand_four": rules.hand_four_points,
             "layout_four": rules.hand_four_points,
+            "hudang": rules.hudang_points,
         }[h.reason]
         steps = [{"kind": "base", "value": base}]
         if due[2] != base:

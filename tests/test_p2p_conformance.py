@@ -27,8 +27,6 @@ _BONUS_PICK = (
 #: Vectors this engine cannot yet express or does otherwise, with why.
 XFAIL: dict[str, str] = {
     # rules no setting says yet
-    "E14-hudang-on": "hudang (a game lost after 5 turns without a capture) has no setting",
-    "E14-hudang-four": "hudang (a game lost after 5 turns without a capture) has no setting",
     "G10-jackpot": "p2p's arcade preset (a x2 jackpot every fifth hand) has no setting",
     "G10-jackpot-off-round": "p2p's arcade preset (a x2 jackpot every fifth hand) has no setting",
     "R4-first-pick-bonus": _BONUS_PICK,
@@ -70,7 +68,7 @@ def test_the_suite_holds_every_vector_of_its_files_once() -> None:
     assert len(ids) == len(set(ids)) == 198
     assert set(XFAIL) <= set(ids)
     # the counts README states
-    assert len(ids) - len(XFAIL) == 188 and len(XFAIL) == 10
+    assert len(ids) - len(XFAIL) == 190 and len(XFAIL) == 8
 
 
 def test_the_translator_names_cards_both_ways() -> None:
@@ -88,8 +86,8 @@ def test_the_translator_names_cards_both_ways() -> None:
 def test_a_patch_with_no_setting_is_refused_by_name() -> None:
     from p2p_vectors import rules_of
 
-    with pytest.raises(Unsupported, match="hudang=true"):
-        rules_of({"id": "x", "rulesPatch": {"hudang": True}})
+    with pytest.raises(Unsupported, match="push=true"):
+        rules_of({"id": "x", "rulesPatch": {"push": True}})
     rs = rules_of({"id": "x", "rulesPatch": {"piBakThreshold": 6, "gukjin": "ask"}})
     assert rs.pi_bak_max_units == 6 and rs.cup_mode.value == "player_choice"
 
@@ -111,6 +109,7 @@ def test_the_p2p_ruleset_file_states_p2ps_settings() -> None:
         "first_ttadak_points",
         "hand_four_factors",
         "three_ppuk_factors",
+        "hudang_factors",
         "hand_four_keep",
         "bonus_four",
     }

@@ -53,6 +53,7 @@ class HandState:
         "hand_no",
         "hand_unknown",
         "hands",
+        "idle_turns",
         "instant_dues",
         "kept_fours",
         "last_capture",
@@ -109,6 +110,7 @@ class HandState:
         self.go_seq = 0
         self.ppuk_count = [0] * n
         self.ppuk_streak = [0] * n  # ppuk on each of the first k turns in a row
+        self.idle_turns = [0] * n  # the seat's latest turns in a row that took no card (hudang)
         self.shakes = [0] * n
         self.bombs = [0] * n
         self.two_bombs = [0] * n  # of those bombs, the two-card ones
@@ -159,6 +161,7 @@ class HandState:
         new.go_seq = self.go_seq
         new.ppuk_count = self.ppuk_count[:]
         new.ppuk_streak = self.ppuk_streak[:]
+        new.idle_turns = self.idle_turns[:]
         new.shakes = self.shakes[:]
         new.bombs = self.bombs[:]
         new.two_bombs = self.two_bombs[:]
@@ -313,6 +316,7 @@ class Turn:
         "played",
         "shake_month",
         "steals",
+        "took",
     )
 
     def __init__(self, layout_before: int) -> None:
@@ -327,6 +331,7 @@ class Turn:
         self.steals: list[tuple[str, int]] = []  # (reason, amount), in the order they happen
         self.bonus_taken = False
         self.flip_bonus = 0  # bonus cards flipped, held until the turn shows a ppuk or not
+        self.took = False  # a bonus card went to the mover's pile (hudang counts no-card turns)
 
     def copy(self) -> Turn:
         new = _new_turn(Turn)
@@ -341,6 +346,7 @@ class Turn:
         new.steals = self.steals[:]
         new.bonus_taken = self.bonus_taken
         new.flip_bonus = self.flip_bonus
+        new.took = self.took
         return new
 
 

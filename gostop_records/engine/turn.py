@@ -31,7 +31,7 @@ from ..rules import (
     StealCount,
     TransferOrder,
 )
-from .rulebook import INSTANT_WIN_MULTIPLIERS, NAGARI_CARRY
+from .rulebook import HUDANG, INSTANT_WIN_MULTIPLIERS, NAGARI_CARRY
 from .scoring import cup_as_junk
 from .settlement import HandFacts, Proof, settle
 from .state import HandState, Phase, Turn
@@ -612,6 +612,7 @@ def _take_bonus(s: HandState, seat: int, i: int, source: str, out: Out) -> None:
         return
     s.piles[seat] |= 1 << i
     turn.bonus_taken = True
+    turn.took = True
     rules = s.table.rules
     steal = rules.bonus_steal
     at_once = steal and source == "hand" and rules.bonus_steal_at_once
@@ -744,6 +745,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
         # no ppuk to bury them: the flipped bonus cards are taken as usual
         for i in C.indices(turn.flip_bonus):
             s.piles[seat] |= 1 << i
+            turn.took = True
             out.append(E.BonusCardTaken(seat=seat, card=CODES[i], source="flip"))
             if rules.bonus_steal:
                 steals.append(("bonus", rules.bonus_steal))
@@ -856,6 +858,13 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
         pts = rules.three_ppuk_points
         s.turn_scores.append(s.score_of(seat))
         _end(s, out, "instant", seat, "three_ppuk", _instant_dues(s, seat, pts, "three_ppuk"))
+        return
+    # hudang: the seat's turns in a row that took no card (steals are no card taken)
+    s.idle_turns[seat] = 0 if taken or turn.took else s.idle_turns[seat] + 1
+    if HUDANG.ends_hand(rules, s.idle_turns[seat]):
+        pts = HUDANG.points(rules)
+        s.turn_scores.append(s.score_of(seat))
+        _end(s, out, "instant", seat, "hudang", _instant_dues(s, seat, pts, "hudang"))
         return
 
     if t.cup_mode is CupMode.PLAYER_CHOICE and s.cup_role is None and taken & C.CUP:

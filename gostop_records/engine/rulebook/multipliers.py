@@ -522,12 +522,18 @@ class InstantWinMultipliers(Rule):
     name = "multiplied instant wins"
     ref = "A17"
     group = "Instant payments"
-    settings = ("instant_win_multipliers", "hand_four_factors", "three_ppuk_factors")
+    settings = (
+        "instant_win_multipliers",
+        "hand_four_factors",
+        "three_ppuk_factors",
+        "hudang_factors",
+    )
     #: The kinds of instant win with a setting of their own.
-    KINDS: ClassVar[tuple[str, ...]] = ("hand_four", "three_ppuk")
+    KINDS: ClassVar[tuple[str, ...]] = ("hand_four", "three_ppuk", "hudang")
     _NAMES: ClassVar[dict[str, str]] = {
         "hand_four": "four of a month in hand",
         "three_ppuk": "three ppuk",
+        "hudang": "hudang",
     }
 
     def multiplied(self, rules: Ruleset, kind: str) -> bool:
