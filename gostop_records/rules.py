@@ -178,6 +178,7 @@ class InstantFactor(enum.StrEnum):
     NAGARI_CARRY = "nagari_carry"  # the carry of the nagari hands before this one
     SHAKE = "shake"  # the winner's shakes (x shake_multiplier each)
     BOMB = "bomb"  # the winner's bombs (x bomb_multiplier each)
+    JACKPOT = "jackpot"  # a jackpot hand's factor (jackpot_every, jackpot_multiplier)
 
 
 # --- seats, chips and the first dealer (4 or 5 at one table, gwang-pali, chips, 밤일낮장) ---
@@ -226,6 +227,9 @@ ADDED_FIELDS: dict[str, Any] = {
     "hudang_turns": None,
     "hudang_points": 7,
     "hudang_factors": None,
+    # jackpot hands (p2p's arcade preset): no table played them before the fields existed
+    "jackpot_every": None,
+    "jackpot_multiplier": 2,
     # the services' table rules (fours in hand, four on the layout, cup, bonus cards, bombs)
     "hand_four_keep": False,
     "hand_four_kept_multiplier": 1,
@@ -424,6 +428,17 @@ class Ruleset(BaseModel):
     )
     nagari_carry_cap: int | None = Field(
         None, ge=1, le=1024, description="Largest nagari carry factor (Pmang 8); none = no cap."
+    )
+    jackpot_every: int | None = Field(
+        None,
+        ge=2,
+        le=100,
+        description="A jackpot hand (대박판, p2p's arcade preset: 5): every hand whose number "
+        "in the game is a multiple of this multiplies its payments by jackpot_multiplier; "
+        "none = no jackpot hands.",
+    )
+    jackpot_multiplier: int = Field(
+        2, ge=2, le=8, description="Payment factor of a jackpot hand (p2p's arcade preset 2)."
     )
 
     # The services' table rules: fours in hand, the cup, bonus cards, two-card bombs

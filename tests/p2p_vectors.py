@@ -186,8 +186,15 @@ def rules_of(v: dict[str, Any]) -> Ruleset:
     preset = v.get("preset")
     if preset == "traditional":
         over["bonus_steal"] = 0  # p2p's traditional preset: bonusSteal=false
+    elif preset == "arcade":
+        # p2p's arcade preset: a x2 jackpot every fifth hand, on every win (rules.ts ARCADE,
+        # settle.ts applyRoundMultipliers: instant wins too). Its push is an answer to a win
+        # that no vector gives (a push action is Unsupported: no input says it here).
+        over.update(jackpot_every=5, jackpot_multiplier=2)
+        for kind in ("hand_four", "three_ppuk", "hudang"):
+            over[f"{kind}_factors"] = sorted({*base.instant_factors(kind), "jackpot"})
     elif preset is not None:
-        raise Unsupported(f"p2p preset {preset!r} (its jackpot rounds) has no ruleset")
+        raise Unsupported(f"p2p preset {preset!r} has no ruleset")
     if "pickPools" in (v.get("deal") or {}):
         over["first_dealer"] = "draw"  # p2p's first pick (R4) starts the vector
     if ((v.get("expect") or {}).get("ledger") or {}).get("start") is not None:
@@ -230,6 +237,7 @@ _STEPS = {
     "meong_tta": "meongtta",
     "go_bak": "goBak",
     "nagari_carry": "nagariCarry",
+    "jackpot": "jackpot",
 }
 
 
@@ -282,6 +290,8 @@ def build(v: dict[str, Any], rules: Ruleset, stake: int) -> Run:
     turn = s.get("turn", 0)
     # a legal deal first, then the vector's position in its place (the cards a setup leaves
     # out are out of play, as in p2p's scenarios)
+    # the hand's number in the game (p2p's roundNumber: its jackpot rounds)
+    sc.game.hand_no = s.get("roundNumber", 1) - 1
     sc.start_hand(dealer)
     sc.input(sc.dealt([[], []], _layout_fill(sc), []))
     h = sc.hand

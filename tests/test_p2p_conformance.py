@@ -27,8 +27,6 @@ _BONUS_PICK = (
 #: Vectors this engine cannot yet express or does otherwise, with why.
 XFAIL: dict[str, str] = {
     # rules no setting says yet
-    "G10-jackpot": "p2p's arcade preset (a x2 jackpot every fifth hand) has no setting",
-    "G10-jackpot-off-round": "p2p's arcade preset (a x2 jackpot every fifth hand) has no setting",
     "R4-first-pick-bonus": _BONUS_PICK,
     "R4-first-pick-tie-cap": _BONUS_PICK + " (and after three ties p2p chooses at random)",
     # prompts and event order that differ from p2p's while the rule is the same
@@ -68,7 +66,7 @@ def test_the_suite_holds_every_vector_of_its_files_once() -> None:
     assert len(ids) == len(set(ids)) == 198
     assert set(XFAIL) <= set(ids)
     # the counts README states
-    assert len(ids) - len(XFAIL) == 190 and len(XFAIL) == 8
+    assert len(ids) - len(XFAIL) == 192 and len(XFAIL) == 6
 
 
 def test_the_translator_names_cards_both_ways() -> None:

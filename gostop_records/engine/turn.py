@@ -374,7 +374,7 @@ def _instant_dues(
 ) -> list[tuple[int, int, int, str]]:
     t = s.table
     pts = INSTANT_WIN_MULTIPLIERS.points(
-        t.rules, pts, s.carry, s.shakes[winner], s.bombs[winner], reason
+        t.rules, pts, s.carry, s.shakes[winner], s.bombs[winner], reason, s.hand_no
     )
     return [(p, winner, pts, reason) for p in sorted(s.order) if p != winner]
 
@@ -419,6 +419,7 @@ def facts_of(s: HandState, winner: int) -> HandFacts:
         two_bombs=tuple(s.two_bombs) if any(s.two_bombs) else (),
         kept_fours=tuple(s.kept_fours) if any(s.kept_fours) else (),
         seats=tuple(sorted(s.order)),
+        hand_no=s.hand_no,
     )
 
 
