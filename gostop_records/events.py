@@ -51,6 +51,7 @@ __all__ = [
     "Envelope",
     "Event",
     "FlipOnlyPlayed",
+    "FourKept",
     "FourOfAMonthShown",
     "FourShown",
     "GameStarted",
@@ -174,6 +175,14 @@ class FourOfAMonthShown(_Payload, tag="four_of_a_month_shown"):
     """Input. Players dealt four of a month show them (chongtong), before the first play."""
 
     shown: list[FourShown]
+
+
+class FourKept(_Payload, tag="four_kept"):
+    """Input. The holder of four of a month in hand keeps it and plays on (들고치기,
+    ``hand_four_keep``) rather than show it and win: their own decision, recorded when it is
+    made (p2p asks the holder before anyone plays). A play while the four waits keeps it too."""
+
+    seat: Seat
 
 
 # --- seats, chips and the first dealer ---------------------------------------------------
@@ -429,6 +438,7 @@ Event = (
     | CardsDealt
     | DealVoided
     | FourOfAMonthShown
+    | FourKept
     | Shaken
     | BombPlayed
     | CardPlayed
@@ -468,6 +478,7 @@ INPUT_TYPES: frozenset[str] = frozenset(
         "brights_sold",
         "cards_dealt",
         "four_of_a_month_shown",
+        "four_kept",
         "shaken",
         "bomb_played",
         "card_played",

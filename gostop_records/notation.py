@@ -91,6 +91,7 @@ VERBS: dict[str, str] = {
     "shake": "shake",
     "four": "four",
     "fours": "four",
+    "keep": "keep",
     "cup": "cup",
     "go": "go",
     "stop": "stop",
@@ -365,6 +366,8 @@ def parse(
         return _deal(game, args)
     if verb == "four":
         return [_fours(game, args)]
+    if verb == "keep":
+        return [_keep(game, args, who)]
     if verb == "chips":
         return [E.ChipsCounted(chips=[_chips(t) for t in args])]
     if verb == "draw":
@@ -475,6 +478,23 @@ def _shown(verb: str, seat: int, h: HandState, args: Sequence[str]) -> Any:
                 )
             cards = known
     return cls(seat=seat, month=m, cards=cards)
+
+
+def _keep(game: GameState, args: Sequence[str], who: int | None) -> E.FourKept:
+    """``keep [SEAT]``: the holder keeps a four of a month in hand and plays on."""
+    if len(args) > 1:
+        raise NotationError("keep takes the seat that keeps its four: keep Ann")
+    if args:
+        return E.FourKept(seat=seat_of(args[0], game.players))
+    h = game.hand
+    acts = [a for a in legal_actions(h) if type(a) is E.FourKept] if h else []
+    if who is not None and E.FourKept(seat=who) in acts:
+        return E.FourKept(seat=who)
+    if len(acts) == 1:
+        return acts[0]  # type: ignore[no-any-return]
+    if who is not None:
+        return E.FourKept(seat=who)  # the rules say why not
+    raise NotationError("keep takes the seat that keeps its four: keep Ann")
 
 
 def _fours(game: GameState, args: Sequence[str]) -> E.FourOfAMonthShown:
@@ -735,6 +755,8 @@ def text(payload: Any, *, seat: bool = False) -> str:
         return f"{who}{verb} {payload.month:02d} " + " ".join(payload.cards)
     if t is E.FourOfAMonthShown:
         return "four " + " ".join(f"{f.seat} {f.month:02d}" for f in payload.shown)
+    if t is E.FourKept:
+        return f"keep {payload.seat}"
     if t is E.CupAssigned:
         return f"{who}cup {payload.role}"
     if t is E.GoCalled:

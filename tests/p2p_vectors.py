@@ -11,7 +11,8 @@ stacked deck), p2p's actions and what p2p's harness expects afterwards. The tran
 - turns each p2p action into this engine's inputs: a ``play`` is the played card and the
   stock flips that follow it (p2p flips for the player), a ``chooseTarget`` is the ``chosen``
   layout card of that play or flip, an accepted ``shake`` is a ``shaken`` input before the
-  play, a ``chongtong`` end is ``four_of_a_month_shown``, ``gukjin`` is ``cup_assigned``;
+  play, a ``chongtong`` end is ``four_of_a_month_shown`` and its continue ``four_kept``,
+  ``gukjin`` is ``cup_assigned``;
 - reads the outcome back in p2p's terms: an event stream of p2p's event names made from this
   engine's consequences (``junk_transferred`` is ``PiStolen``, ``ppuk_made`` is ``Ppeok``,
   ...) and from the state (``GoStopPrompt`` when the hand waits for Go or Stop,
@@ -815,14 +816,8 @@ def _act(
         if not h.fours_pending & (1 << seat):
             raise AssertionError(f"seat {seat} has no four waiting to be shown or kept")
         if a["choice"] == "continue":
-            if not h.table.rules.hand_four_keep:
-                raise AssertionError("this ruleset does not let a four be kept")
-            if nxt is None or nxt["type"] != "play" or nxt.get("seat", 0) != h.turn_seat:
-                raise Unsupported(
-                    "keeping a four is the next play here (no event of its own): "
-                    "p2p records the choice before any play"
-                )
-            return k + 1, scores  # the play that follows keeps it
+            # the holder's own decision, recorded when made (four_kept)
+            return k + 1, _input(run, E.FourKept(seat=seat), scores)
         _show_fours(run, [seat], "end")
         return k + 1, [_breakdown(run, s) for s in range(2)]
     if kind == "shake":
@@ -1024,9 +1019,8 @@ def _action(a: dict[str, Any], h: Any) -> Any:
         return lambda x: type(x) is t and x.seat == seat
     if kind == "chongtong" and a["choice"] == "end":
         return lambda x: type(x) is E.FourOfAMonthShown and any(f.seat == seat for f in x.shown)
-    if kind == "chongtong" and a["choice"] == "continue" and h.table.rules.hand_four_keep:
-        # keeping is playing on: any play of the holder while the four waits
-        return lambda x: type(x) is E.CardPlayed and x.seat == seat
+    if kind == "chongtong" and a["choice"] == "continue":
+        return lambda x: type(x) is E.FourKept and x.seat == seat
     if kind == "chooseTarget":
         return lambda x: type(x) is E.CardPlayed and x.seat == seat and x.chosen == code(a["card"])
     raise Unsupported(f"p2p action {kind} {a.get('choice', '')} has no input here")

@@ -47,6 +47,7 @@ _HAND_INPUTS = (
     E.CardsDealt,
     E.BrightsSold,
     E.FourOfAMonthShown,
+    E.FourKept,
     E.Shaken,
     E.BombPlayed,
     E.CardPlayed,

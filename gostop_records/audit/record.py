@@ -93,6 +93,8 @@ def legal_text(state: HandState, actions: Sequence[Any]) -> str:
             parts.append(f"the cup as {a.role}")
         elif t is E.FourOfAMonthShown:
             parts.append("show the four of a month dealt")
+        elif t is E.FourKept:
+            parts.append("keep the four of a month and play on")
     if plays:
         parts.insert(0, "play " + _some(plays))
     if flips:

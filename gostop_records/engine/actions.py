@@ -71,7 +71,10 @@ def legal_actions(s: HandState) -> list[Any]:
                         shown.append(E.FourShown(seat=who, month=m, cards=C.codes(_MM[m])))
             if not rules.hand_four_keep:
                 return [E.FourOfAMonthShown(shown=shown)]
-            out.append(E.FourOfAMonthShown(shown=shown))  # or play on: 들고치기
+            out.append(E.FourOfAMonthShown(shown=shown))  # or keep it and play on: 들고치기
+            out.extend(
+                E.FourKept(seat=who) for who in range(s.players) if s.fours_pending & (1 << who)
+            )
         hand = s.hands[seat]
         pool = hand
         if s.hand_unknown[seat]:

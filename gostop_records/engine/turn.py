@@ -334,6 +334,10 @@ def _fours(s: HandState, a: E.FourOfAMonthShown, out: Out) -> None:
             )
         if shown_months[f.seat] & (1 << f.month):
             raise _illegal("card_twice", f"month {f.month:02d} is shown twice")
+        if s.kept_fours[f.seat] and not s.fours_pending & (1 << f.seat):
+            raise _illegal(
+                "hand_four_keep", f"seat {f.seat} kept its four and plays on: it is not shown"
+            )
         _reveal_in_hand(s, f.seat, cards)
         shown_months[f.seat] |= 1 << f.month
         if f.seat not in holders:
@@ -472,15 +476,33 @@ def _shake(s: HandState, a: E.Shaken, out: Out) -> None:
     s.shaken_months[a.seat] |= 1 << a.month
 
 
+def _keep_fours(s: HandState, seat: int) -> None:
+    """The seat's waiting fours kept and played on with (들고치기)."""
+    held = _fours_in(s.hands[seat]).bit_count()
+    s.kept_fours[seat] += max(1, held - s.kept_fours[seat])
+    s.fours_pending &= ~(1 << seat)
+
+
+def _four_kept(s: HandState, a: E.FourKept, out: Out) -> None:
+    if not s.table.rules.hand_four_keep:
+        raise _illegal(
+            "hand_four_keep", "this ruleset does not let a four be kept: it is shown to win"
+        )
+    if a.seat >= s.players:
+        raise _illegal("seat", f"there is no seat {a.seat}")
+    waiting = _first_play_pending(s) or _four_decision(s)
+    if not waiting or not s.fours_pending & (1 << a.seat):
+        raise _illegal("hand_four_keep", f"seat {a.seat} has no four waiting to be kept")
+    _keep_fours(s, a.seat)
+
+
 def _check_fours_shown(s: HandState) -> None:
     if s.fours_pending and (_first_play_pending(s) or _four_decision(s)):
         if s.table.rules.hand_four_keep:
             # 들고치기: a play instead of the show keeps every pending four
             for seat in range(s.players):
                 if s.fours_pending & (1 << seat):
-                    held = _fours_in(s.hands[seat]).bit_count()
-                    s.kept_fours[seat] += max(1, held - s.kept_fours[seat])
-            s.fours_pending = 0
+                    _keep_fours(s, seat)
             return
         seat = (s.fours_pending & -s.fours_pending).bit_length() - 1
         raise _illegal(
@@ -996,6 +1018,7 @@ def _stop_input(s: HandState, a: E.StopCalled, out: Out) -> None:
 _HANDLERS: dict[type, Callable[[HandState, Any, Out], None]] = {
     E.CardsDealt: _deal,
     E.FourOfAMonthShown: _fours,
+    E.FourKept: _four_kept,
     E.Shaken: _shake,
     E.BombPlayed: _bomb,
     E.CardPlayed: _play,
