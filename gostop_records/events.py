@@ -196,11 +196,14 @@ class DealerDraw(Struct, frozen=True, gc=False):
 class DealerDrawn(_Payload, tag="dealer_drawn"):
     """Input. 밤일낮장: each seat draws a card for the first deal; by ``night`` the lowest
     month deals, by day the highest. ``dealer`` is null when the deciding month is tied:
-    the tied seats draw again (another ``dealer_drawn`` among them)."""
+    the tied seats draw again (another ``dealer_drawn`` among them). ``by_lot``: a tie after
+    which the ruleset chooses among the tied seats by lot (``draw_ties_by_lot``); ``dealer``
+    names the seat the lot chose."""
 
     draws: list[DealerDraw]
     night: bool
     dealer: Seat | None
+    by_lot: bool = False
 
 
 class ChipsCounted(_Payload, tag="chips_counted"):

@@ -559,10 +559,15 @@ def _undo(rest: str, target: int | None) -> E.EntryRetracted:
 
 
 def _draw(game: GameState, args: Sequence[str]) -> E.DealerDrawn:
-    """``draw night|day SEAT CARD...``: the dealer is the one the rules make of the draw."""
-    from .engine.rulebook.seats import dealer_by_draw
+    """``draw night|day SEAT CARD... [lot SEAT]``: the dealer is the one the rules make of
+    the draw; ``lot SEAT`` names the seat the lot chose after the ruleset's last tie."""
+    from .engine.rulebook.seats import FIRST_DEALER_DRAW, dealer_by_draw
 
-    form = "draw night|day SEAT CARD [SEAT CARD]..., e.g. draw night Ann 03G Ben 11J1"
+    form = "draw night|day SEAT CARD [SEAT CARD]... [lot SEAT], e.g. draw night Ann 03G Ben 11J1"
+    lot: int | None = None
+    if len(args) >= 2 and args[-2].lower() == "lot":
+        lot = seat_of(args[-1], game.players)
+        args = args[:-2]
     if not args or args[0].lower() not in ("night", "day") or len(args) % 2 == 0:
         raise NotationError(form)
     night = args[0].lower() == "night"
@@ -570,10 +575,22 @@ def _draw(game: GameState, args: Sequence[str]) -> E.DealerDrawn:
         E.DealerDraw(seat=seat_of(args[k], game.players), card=card_code(args[k + 1]))
         for k in range(1, len(args), 2)
     ]
+    rules = game.rules
     try:
-        dealer, _tied = dealer_by_draw([(d.seat, d.card) for d in draws], night)
+        dealer, tied = dealer_by_draw(
+            [(d.seat, d.card) for d in draws], night, rules.draw_bonus_wins
+        )
     except ValueError as exc:
         raise IllegalAction("dealer_draw", str(exc)) from None
+    if FIRST_DEALER_DRAW.by_lot(rules, game.draw_ties, dealer):
+        if lot is None:
+            raise NotationError(
+                f"a tie after {(rules.draw_ties_by_lot or 1) - 1} tied draw(s): the lot "
+                f"chooses among seats {tied}; add lot SEAT"
+            )
+        return E.DealerDrawn(draws=draws, night=night, dealer=lot, by_lot=True)
+    if lot is not None:
+        raise NotationError("lot SEAT names the lot's choice after the ruleset's last tie only")
     return E.DealerDrawn(draws=draws, night=night, dealer=dealer)
 
 
@@ -783,7 +800,8 @@ def text(payload: Any, *, seat: bool = False) -> str:
         return "chips " + " ".join(map(str, payload.chips))
     if t is E.DealerDrawn:
         draws = " ".join(f"{d.seat} {d.card}" for d in payload.draws)
-        return f"draw {'night' if payload.night else 'day'} {draws}"
+        lot = f" lot {payload.dealer}" if payload.by_lot else ""
+        return f"draw {'night' if payload.night else 'day'} {draws}{lot}"
     if t is E.CardsDealt:
         parts = ["deal layout " + " ".join(payload.layout)]
         for s, held in enumerate(payload.hands):

@@ -245,6 +245,8 @@ ADDED_FIELDS: dict[str, Any] = {
     "chip_limit": ChipLimit.NONE,
     "end_when_broke": False,
     "first_dealer": FirstDealer.LOT,
+    "draw_bonus_wins": False,
+    "draw_ties_by_lot": None,
 }
 
 
@@ -515,6 +517,20 @@ class Ruleset(BaseModel):
         FirstDealer.LOT,
         description="How the first dealer is chosen: lot (G3) or draw (밤일낮장: each draws a "
         "card, by night the lowest month deals, by day the highest; recorded).",
+    )
+    draw_bonus_wins: bool = Field(
+        False,
+        description="The draw for the first dealer is from the whole deck and a bonus card "
+        "beats every month, by night or by day; two bonus cards tie (p2p R4). False = the "
+        "draw is from the 48 cards.",
+    )
+    draw_ties_by_lot: int | None = Field(
+        None,
+        ge=1,
+        le=10,
+        description="After this many tied draws in a row the first dealer among the tied "
+        "seats is chosen by lot, and the record names them (p2p: 3); none = the tied seats "
+        "draw until one deals.",
     )
 
     @field_validator("players")

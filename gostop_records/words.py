@@ -150,6 +150,10 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
         when = "by night the lowest month deals" if ev.night else "by day the highest deals"
         if ev.dealer is None:
             return f"draw for the first deal: {draws} ({when}): a tie, the tied seats draw again"
+        if ev.by_lot:
+            return (
+                f"draw for the first deal: {draws} ({when}): a tie; by lot, {v(ev.dealer, 'deal')}"
+            )
         return f"draw for the first deal: {draws} ({when}): {v(ev.dealer, 'deal')}"
     if t == "chips_counted":
         held = ", ".join(f"{w(s)} {c}" for s, c in enumerate(ev.chips))
@@ -405,7 +409,8 @@ def recorded(ev: Any) -> str:
     if t is E.BrightsSold:
         return f"seat {ev.seat} sold {' '.join(ev.cards)}"
     if t is E.DealerDrawn:
-        return "drew " + ", ".join(f"seat {d.seat} {d.card}" for d in ev.draws)
+        lot = f" (a tie: by lot, seat {ev.dealer} deals)" if ev.by_lot else ""
+        return "drew " + ", ".join(f"seat {d.seat} {d.card}" for d in ev.draws) + lot
     if t is E.ChipsCounted:
         return "counted chips " + ", ".join(f"seat {s} {c}" for s, c in enumerate(ev.chips))
     return E.event_type(ev).replace("_", " ")

@@ -480,23 +480,29 @@ def _first_pick(v: dict[str, Any], sc: Scenario) -> Run:
     while k < len(actions) and actions[k]["type"] == "pickFirst":
         a = actions[k]
         card = code(d["pickPools"][rnd][a["index"]])
-        if card in C.BONUS_CODES:
-            raise Unsupported(
-                "p2p's first pick ranks a bonus card above every month; the draw here is "
-                "from the 48 cards (a bonus card is refused)"
-            )
         picks[a["seat"]] = card
         run.to_pick = [s for s in seats if s not in picks]
         if run.to_pick:
             k += 1
             continue
-        months = {s: C.month_of(C.index(c)) for s, c in picks.items()}
-        best = (min if night else max)(months.values())
-        top = [s for s in seats if months[s] == best]
+        # p2p's compareFirstPick: a bonus card beats every month, two bonus cards tie
+        bonus = [s for s in seats if picks[s] in C.BONUS_CODES]
+        months = {s: C.month_of(C.index(c)) for s, c in picks.items() if s not in bonus}
+        if bonus:
+            top = bonus
+        else:
+            best = (min if night else max)(months.values())
+            top = [s for s in seats if months[s] == best]
         dealer = top[0] if len(top) == 1 else None
+        reason = "bonus" if bonus else "month"
+        by_lot = dealer is None and ties + 1 >= 3  # p2p's FIRST_PICK_MAX_TIES
+        if by_lot:
+            # p2p draws the seat from its seeded generator, which the vector does not
+            # state: the record names the seat the lot chose, here the first tied seat
+            dealer, reason = top[0], "random"
         draws = [E.DealerDraw(seat=s, card=picks[s]) for s in sorted(picks)]
         try:
-            sc.input(E.DealerDrawn(draws=draws, night=night, dealer=dealer))
+            sc.input(E.DealerDrawn(draws=draws, night=night, dealer=dealer, by_lot=by_lot))
         except IllegalAction:
             if k != reject:
                 raise
@@ -506,12 +512,14 @@ def _first_pick(v: dict[str, Any], sc: Scenario) -> Run:
             return run
         run.events.append({"type": "FirstPicked", "picks": [name(picks[s]) for s in seats]})
         k += 1
+        if by_lot:
+            run.events.append({"type": "FirstPickTie", "ties": ties + 1})
         if dealer is None:
             ties += 1
             run.events.append({"type": "FirstPickTie", "ties": ties})
             seats, picks, rnd = list(sc.game.draw_tied), {}, rnd + 1
             continue
-        run.events.append({"type": "FirstPickerChosen", "seat": dealer, "reason": "month"})
+        run.events.append({"type": "FirstPickerChosen", "seat": dealer, "reason": reason})
         run.start = k
         return run
     if not run.to_pick:

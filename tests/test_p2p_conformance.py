@@ -19,17 +19,10 @@ _SHAKE = (
     "a shake is an input before its card is played here; p2p asks after the card is chosen, "
     "and its prompt (or a declined shake) has no counterpart"
 )
-_BONUS_PICK = (
-    "p2p's first pick ranks a bonus card above every month; the draw for the first dealer "
-    "here is from the 48 cards"
-)
 
 #: Vectors this engine cannot yet express or does otherwise, with why.
 XFAIL: dict[str, str] = {
-    # rules no setting says yet
-    "R4-first-pick-bonus": _BONUS_PICK,
-    "R4-first-pick-tie-cap": _BONUS_PICK + " (and after three ties p2p chooses at random)",
-    # prompts and event order that differ from p2p's while the rule is the same
+    # a prompt that differs from p2p's while the rule is the same
     "E11-shake-prompt": _SHAKE,
     "E11-shake-decline": _SHAKE,
     "B5-bonus-chongtong-continue": _SHAKE,
@@ -64,7 +57,7 @@ def test_the_suite_holds_every_vector_of_its_files_once() -> None:
     assert len(ids) == len(set(ids)) == 198
     assert set(XFAIL) <= set(ids)
     # the counts README states
-    assert len(ids) - len(XFAIL) == 193 and len(XFAIL) == 5
+    assert len(ids) - len(XFAIL) == 195 and len(XFAIL) == 3
 
 
 def test_the_translator_names_cards_both_ways() -> None:
@@ -106,6 +99,8 @@ def test_the_p2p_ruleset_file_states_p2ps_settings() -> None:
         "hand_four_factors",
         "three_ppuk_factors",
         "hudang_factors",
+        "draw_bonus_wins",
+        "draw_ties_by_lot",
         "hand_four_keep",
         "bonus_four",
     }

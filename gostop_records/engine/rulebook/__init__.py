@@ -61,7 +61,7 @@ from .multipliers import (
     Loser,
     Multiplier,
 )
-from .seats import GWANG_PALI
+from .seats import FIRST_DEALER_DRAW, GWANG_PALI
 
 __all__ = [
     "ANIMALS",
@@ -75,6 +75,7 @@ __all__ = [
     "CUP",
     "DOKBAK",
     "FACTORS",
+    "FIRST_DEALER_DRAW",
     "FIRST_PPUK",
     "FIRST_TTADAK",
     "GODORI",
@@ -126,7 +127,14 @@ __all__ = [
 FACTORS: tuple[Rule, ...] = (GO_BONUS, *MULTIPLIERS, DOKBAK, INSTANT_WIN_MULTIPLIERS, STAKE)
 
 #: Every rule, each exactly once.
-RULES: tuple[Rule, ...] = (*COMBINATIONS, CUP, *FACTORS, *INSTANTS, GWANG_PALI)
+RULES: tuple[Rule, ...] = (
+    *COMBINATIONS,
+    CUP,
+    *FACTORS,
+    *INSTANTS,
+    GWANG_PALI,
+    FIRST_DEALER_DRAW,
+)
 
 BY_ID: dict[str, Rule] = {r.id: r for r in RULES}
 
@@ -147,6 +155,7 @@ AUDITED: tuple[Rule, ...] = (
     *INSTANTS,
     INSTANT_WIN_MULTIPLIERS,
     GWANG_PALI,
+    FIRST_DEALER_DRAW,
     STAKE,
 )
 
@@ -215,4 +224,5 @@ def describe(rules: Ruleset | None = None) -> dict[str, Any]:
         "factors": [f.describe(rules) for f in FACTORS],
         "instants": [i.describe(rules) for i in INSTANTS],
         "sales": [GWANG_PALI.describe(rules)],
+        "table": [FIRST_DEALER_DRAW.describe(rules)],
     }
