@@ -68,6 +68,7 @@ __all__ = [
     "PpukMade",
     "ResultCountersigned",
     "SeatsSatOut",
+    "ShakeDeclined",
     "Shaken",
     "SittingEnded",
     "StopCalled",
@@ -175,6 +176,14 @@ class FourOfAMonthShown(_Payload, tag="four_of_a_month_shown"):
     """Input. Players dealt four of a month show them (chongtong), before the first play."""
 
     shown: list[FourShown]
+
+
+class ShakeDeclined(_Payload, tag="shake_declined"):
+    """Input. Asked to shake once their card is chosen (``shake_asked``), the player holding
+    three of its month declines; an accepted shake is a ``shaken`` of that month."""
+
+    seat: Seat
+    month: Month
 
 
 class FourKept(_Payload, tag="four_kept"):
@@ -443,6 +452,7 @@ Event = (
     | FourOfAMonthShown
     | FourKept
     | Shaken
+    | ShakeDeclined
     | BombPlayed
     | CardPlayed
     | FlipOnlyPlayed
@@ -483,6 +493,7 @@ INPUT_TYPES: frozenset[str] = frozenset(
         "four_of_a_month_shown",
         "four_kept",
         "shaken",
+        "shake_declined",
         "bomb_played",
         "card_played",
         "flip_only_played",

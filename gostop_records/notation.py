@@ -92,6 +92,8 @@ VERBS: dict[str, str] = {
     "four": "four",
     "fours": "four",
     "keep": "keep",
+    "noshake": "noshake",
+    "no-shake": "noshake",
     "cup": "cup",
     "go": "go",
     "stop": "stop",
@@ -368,6 +370,8 @@ def parse(
         return [_fours(game, args)]
     if verb == "keep":
         return [_keep(game, args, who)]
+    if verb == "noshake":
+        return [_no_shake(game, args, who)]
     if verb == "chips":
         return [E.ChipsCounted(chips=[_chips(t) for t in args])]
     if verb == "draw":
@@ -478,6 +482,19 @@ def _shown(verb: str, seat: int, h: HandState, args: Sequence[str]) -> Any:
                 )
             cards = known
     return cls(seat=seat, month=m, cards=cards)
+
+
+def _no_shake(game: GameState, args: Sequence[str], who: int | None) -> E.ShakeDeclined:
+    """``noshake [MM]``: asked once the card is chosen, the player declines to shake."""
+    h = game.hand
+    if len(args) > 1:
+        raise NotationError("noshake takes the month asked about: noshake 05")
+    due = h.turn.shake_due if h is not None and h.turn is not None else 0
+    m = month(args[0]) if args else due
+    if not m:
+        raise NotationError("noshake takes the month asked about: noshake 05 (none is asked now)")
+    seat = who if who is not None else h.turn_seat if h is not None else 0
+    return E.ShakeDeclined(seat=seat, month=m)
 
 
 def _keep(game: GameState, args: Sequence[str], who: int | None) -> E.FourKept:
@@ -774,6 +791,8 @@ def text(payload: Any, *, seat: bool = False) -> str:
         return "four " + " ".join(f"{f.seat} {f.month:02d}" for f in payload.shown)
     if t is E.FourKept:
         return f"keep {payload.seat}"
+    if t is E.ShakeDeclined:
+        return f"{who}noshake {payload.month:02d}"
     if t is E.CupAssigned:
         return f"{who}cup {payload.role}"
     if t is E.GoCalled:

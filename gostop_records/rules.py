@@ -237,6 +237,7 @@ ADDED_FIELDS: dict[str, Any] = {
     "cup_fixed_when_alone": False,
     "bonus_buried_in_ppuk": False,
     "bonus_steal_at_once": False,
+    "shake_asked": False,
     "two_card_bomb_steal": None,
     "two_card_bomb_multiplier": None,
     # seats, chips and the first dealer: no table of three or fewer plays differently
@@ -473,6 +474,13 @@ class Ruleset(BaseModel):
         description="A bonus card flipped in a turn that then makes a ppuk stays in the ppuk "
         "stack, with no steal, and goes to whoever takes the stack (p2p B2); false = the "
         "flipper takes it at once.",
+    )
+    shake_asked: bool = Field(
+        False,
+        description="A player who plays a card of a month they hold three of, the month "
+        "absent from the layout, is asked to shake once the card is chosen, and the answer "
+        "is recorded before the flip, a decline too (shake_declined; p2p E11). False = a "
+        "shake is shown unasked before the card and a decline leaves no record.",
     )
     bonus_steal_at_once: bool = Field(
         False,

@@ -196,6 +196,8 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
         return f"four of a month: {shown}"
     if t == "four_kept":
         return f"{v(ev.seat, 'keep')} a four of a month in hand and plays on (들고치기)"
+    if t == "shake_declined":
+        return f"{v(ev.seat, 'decline')} to shake month {ev.month:02d}"
     if t == "shaken":
         return f"{v(ev.seat, 'shake')} month {ev.month:02d}: {p.cards(ev.cards)}"
     if t == "bomb_played":
@@ -312,6 +314,8 @@ def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str
         if ev.stock is not None and None not in ev.hands and extra > 0:
             stock += f" (the deck's {extra} bonus card{'s' if extra != 1 else ''} included)"
         return f"dealt: {each}{len(ev.layout)} face up{stock}"
+    if t == "shake_declined":
+        return f"{s('decline')} to shake month {ev.month:02d}"
     if t == "four_kept":
         if seat == viewer:
             return "you keep your four of a month in hand and play on (들고치기)"
@@ -396,6 +400,8 @@ def recorded(ev: Any) -> str:
         return f"seat {ev.seat} shook month {ev.month:02d} ({' '.join(ev.cards)})"
     if t is E.FourKept:
         return f"seat {ev.seat} kept a four of a month in hand and played on"
+    if t is E.ShakeDeclined:
+        return f"seat {ev.seat} declined to shake month {ev.month:02d}"
     if t is E.FlipOnlyPlayed:
         return f"seat {ev.seat} took a flip-only turn"
     if t is E.GoCalled:

@@ -42,6 +42,7 @@ from gostop_records.events import (
     PpukMade,
     ResultCountersigned,
     SeatsSatOut,
+    ShakeDeclined,
     Shaken,
     SittingEnded,
     StopCalled,
@@ -113,6 +114,8 @@ def make_sample_events() -> list[Any]:
         SittingEnded(seats=[1]),
         # a four kept in hand and played on (들고치기)
         FourKept(seat=1),
+        # asked to shake once the card is chosen, declined
+        ShakeDeclined(seat=0, month=8),
     ]
 
 

@@ -11,8 +11,9 @@ stacked deck), p2p's actions and what p2p's harness expects afterwards. The tran
 - turns each p2p action into this engine's inputs: a ``play`` is the played card and the
   stock flips that follow it (p2p flips for the player), a ``chooseTarget`` is the ``chosen``
   layout card of that play or flip, an accepted ``shake`` is a ``shaken`` input before the
-  play, a ``chongtong`` end is ``four_of_a_month_shown`` and its continue ``four_kept``,
-  ``gukjin`` is ``cup_assigned``;
+  play and a declined one ``shake_declined`` after it (``shake_asked``), a ``chongtong`` end
+  is ``four_of_a_month_shown`` and its continue ``four_kept``, ``gukjin`` is
+  ``cup_assigned``;
 - reads the outcome back in p2p's terms: an event stream of p2p's event names made from this
   engine's consequences (``junk_transferred`` is ``PiStolen``, ``ppuk_made`` is ``Ppeok``,
   ...) and from the state (``GoStopPrompt`` when the hand waits for Go or Stop,
@@ -729,6 +730,10 @@ def _input(run: Run, ev: Any, scores: list[dict[str, Any]]) -> list[dict[str, An
                 "cards": names(C.mask_of(ev.cards)),
             }
         )
+    elif t is E.ShakeDeclined:
+        run.events.append(
+            {"type": "Shake", "seat": ev.seat, "month": ev.month, "accepted": False, "cards": []}
+        )
     elif t is E.BombPlayed:
         cards = C.mask_of(ev.cards)
         run.events.append(
@@ -788,9 +793,13 @@ def _act(
         step = k + 2
     if kind == "play":
         card = code(a["card"])
+        answer = None
         if nxt is not None and nxt["type"] == "shake":
             step = k + 2
-            if nxt.get("accept"):
+            answer = bool(nxt.get("accept"))
+            if answer:
+                # an accepted shake is told before the card, as p2p tells it (Shake, then
+                # CardPlayed): the same facts as the answer after the card
                 month = C.month_of(C.index(card))
                 cards = h.hands[seat] & C.MONTH_MASKS[month]
                 scores = _input(run, E.Shaken(seat=seat, month=month, cards=C.codes(cards)), scores)
@@ -802,6 +811,10 @@ def _act(
                 return step, scores
             chosen, target = target, None
         scores = _input(run, E.CardPlayed(seat=seat, card=card, chosen=chosen), scores)
+        if _shake_due(run):
+            if answer is None:
+                return step, scores  # p2p's shake prompt: the answer is the next action
+            scores = _answer_shake(run, seat, answer, scores)
         scores = _flips(run, seat, target, scores)
         return step, scores
     if kind == "bomb":
@@ -829,10 +842,30 @@ def _act(
         _show_fours(run, [seat], "end")
         return k + 1, [_breakdown(run, s) for s in range(2)]
     if kind == "shake":
-        raise Unsupported(
-            "a shake answered after the card is played: shaking is an input before it"
-        )
+        if not _shake_due(run):
+            raise Unsupported("a shake answered with no shake asked")
+        scores = _answer_shake(run, seat, bool(a.get("accept")), scores)
+        return k + 1, _flips(run, seat, None, scores)
     raise Unsupported(f"p2p action {kind!r} has no input here")
+
+
+def _shake_due(run: Run) -> int:
+    """The month whose shake the player is asked about (shake_asked), or 0."""
+    turn = run.h.turn
+    return turn.shake_due if run.h.phase is Phase.FLIP and turn is not None else 0
+
+
+def _answer_shake(
+    run: Run, seat: int, accept: bool, scores: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """p2p's answer to its shake prompt: ``shaken`` with the card played, or
+    ``shake_declined``."""
+    h = run.h
+    m = _shake_due(run)
+    if accept:
+        shown = h.hands[seat] & C.MONTH_MASKS[m] | C.bit(C.ALL_CARDS[h.turn.played].code)
+        return _input(run, E.Shaken(seat=seat, month=m, cards=C.codes(shown)), scores)
+    return _input(run, E.ShakeDeclined(seat=seat, month=m), scores)
 
 
 def _flips(
@@ -1007,6 +1040,9 @@ def _pending(run: Run) -> dict[str, Any] | None:
         return {"kind": "goStop", "seat": h.decider, "score": h.score_of(h.decider)}
     if p is Phase.CUP:
         return {"kind": "gukjin", "seat": h.decider}
+    if _shake_due(run):
+        card = name(C.ALL_CARDS[h.turn.played].code)
+        return {"kind": "shake", "seat": h.turn_seat, "card": card, "month": _shake_due(run)}
     if p in (Phase.FLIP, Phase.FLIP_AS_PLAY):
         return {"kind": "flip", "seat": h.turn_seat}
     return None

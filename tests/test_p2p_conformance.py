@@ -3,9 +3,10 @@
 The vectors of kywoo26/p2p-gostop (``packages/engine/test/vectors/``, MIT licence, see
 ``tests/vectors/p2p-gostop/LICENSE``) are run through this engine under
 ``samples/rulesets/p2p.toml`` by the translator in ``p2p_vectors.py``. Every vector of the
-score, pi, events, gostop, settle, bonus and deal files is a test; the ones this engine
-cannot yet say are strict xfails, each with the exact reason (:data:`XFAIL`): one that starts
-to pass fails the suite until it leaves the list. push.json and view.json stay out (README).
+score, pi, events, gostop, settle, bonus and deal files is a test, and all 198 pass. A
+vector this engine could not say would be a strict xfail with its exact reason
+(:data:`XFAIL`, empty now): one that starts to pass fails the suite until it leaves the
+list. push.json and view.json stay out (README).
 """
 
 from __future__ import annotations
@@ -15,18 +16,8 @@ from typing import Any
 import pytest
 from p2p_vectors import FILES, Unsupported, load, run_vector
 
-_SHAKE = (
-    "a shake is an input before its card is played here; p2p asks after the card is chosen, "
-    "and its prompt (or a declined shake) has no counterpart"
-)
-
-#: Vectors this engine cannot yet express or does otherwise, with why.
-XFAIL: dict[str, str] = {
-    # a prompt that differs from p2p's while the rule is the same
-    "E11-shake-prompt": _SHAKE,
-    "E11-shake-decline": _SHAKE,
-    "B5-bonus-chongtong-continue": _SHAKE,
-}
+#: Vectors this engine cannot yet express or does otherwise, with why (none now).
+XFAIL: dict[str, str] = {}
 
 
 def _params() -> list[Any]:
@@ -57,7 +48,7 @@ def test_the_suite_holds_every_vector_of_its_files_once() -> None:
     assert len(ids) == len(set(ids)) == 198
     assert set(XFAIL) <= set(ids)
     # the counts README states
-    assert len(ids) - len(XFAIL) == 195 and len(XFAIL) == 3
+    assert len(ids) - len(XFAIL) == 198 and not XFAIL
 
 
 def test_the_translator_names_cards_both_ways() -> None:
@@ -101,6 +92,7 @@ def test_the_p2p_ruleset_file_states_p2ps_settings() -> None:
         "hudang_factors",
         "draw_bonus_wins",
         "draw_ties_by_lot",
+        "shake_asked",
         "hand_four_keep",
         "bonus_four",
     }

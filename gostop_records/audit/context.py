@@ -48,6 +48,7 @@ _HAND_INPUTS = (
     E.BrightsSold,
     E.FourOfAMonthShown,
     E.FourKept,
+    E.ShakeDeclined,
     E.Shaken,
     E.BombPlayed,
     E.CardPlayed,

@@ -107,6 +107,15 @@ def legal_actions(s: HandState) -> list[Any]:
                 out.append(E.Shaken(seat=seat, month=m, cards=C.codes(mine)))
         return out
     if p in (Phase.FLIP, Phase.FLIP_AS_PLAY):
+        turn = s.turn
+        if turn is not None and turn.shake_due:
+            # asked to shake once the card is chosen (shake_asked): the answer comes first
+            m = turn.shake_due
+            shown = s.hands[seat] & _MM[m] | 1 << turn.played
+            return [
+                E.Shaken(seat=seat, month=m, cards=C.codes(shown)),
+                E.ShakeDeclined(seat=seat, month=m),
+            ]
         top = s.stock_top()
         if s.stock is not None:
             cand = [] if top is None else [top]

@@ -314,6 +314,7 @@ class Turn:
         "play_n",
         "play_source",
         "played",
+        "shake_due",
         "shake_month",
         "steals",
         "took",
@@ -327,6 +328,7 @@ class Turn:
         self.chosen = -1  # layout card the play pairs with when two matched
         self.bomb = 0  # mask of the bomb cards, 0 = no bomb
         self.shake_month = 0  # on_play shaking: the month shown this turn
+        self.shake_due = 0  # shake_asked: the month of the card played, its shake not answered
         self.play_source = "hand"
         self.steals: list[tuple[str, int]] = []  # (reason, amount), in the order they happen
         self.bonus_taken = False
@@ -342,6 +344,7 @@ class Turn:
         new.chosen = self.chosen
         new.bomb = self.bomb
         new.shake_month = self.shake_month
+        new.shake_due = self.shake_due
         new.play_source = self.play_source
         new.steals = self.steals[:]
         new.bonus_taken = self.bonus_taken

@@ -445,6 +445,24 @@ def _turn(s: HandState) -> Turn:
 
 
 def _shake(s: HandState, a: E.Shaken, out: Out) -> None:
+    if s.phase is Phase.FLIP and s.turn is not None and s.turn.shake_due:
+        # asked once the card is chosen (shake_asked): the card played shows with the rest
+        turn = _shake_answered(s, a.seat, a.month)
+        cards = _cards_of(a.cards)
+        played = 1 << turn.played
+        if not cards & played or cards & ~_MM[a.month] or cards.bit_count() < 3:
+            raise _illegal(
+                "shaking",
+                f"a shake shows the card played, {CODES[turn.played]}, and the other cards of "
+                f"month {a.month:02d} in hand",
+            )
+        _reveal_in_hand(s, a.seat, cards & ~played)
+        if s.hands[a.seat] & _MM[a.month] & ~cards:
+            raise _illegal("shaking", f"a shake shows every card of month {a.month:02d} held")
+        turn.shake_month = a.month
+        s.shakes[a.seat] += 1
+        s.shaken_months[a.seat] |= 1 << a.month
+        return
     _expect_phase(s, Phase.PLAY, "a shake")
     _expect_seat(s, a.seat, s.turn_seat)
     mode = s.table.rules.shaking
@@ -681,12 +699,56 @@ def _play(s: HandState, a: E.CardPlayed, out: Out) -> None:
             "shaking", f"the shake showed month {turn.shake_month:02d}: play one of those cards"
         )
     _place_play(s, i, a.chosen, "hand")
+    turn.shake_due = _shake_asked(s, a.seat, i)
+
+
+def _shake_asked(s: HandState, seat: int, i: int) -> int:
+    """The month whose shake the player is asked once card ``i`` is chosen (0: none): under
+    ``shake_asked``, a month they held three of (the card included), absent from the layout,
+    not shaken yet. A hand the record does not know is not asked (its count is unknown)."""
+    rules = s.table.rules
+    turn = _turn(s)
+    m = _MONTH_OF[i]
+    if (
+        not rules.shake_asked
+        or rules.shaking is not Shaking.ON_PLAY
+        or turn.shake_month
+        or turn.play_n
+        or s.shaken_months[seat] & (1 << m)
+        or s.hand_unknown[seat]
+    ):
+        return 0
+    return m if (s.hands[seat] & _MM[m]).bit_count() >= 2 else 0
+
+
+def _shake_answered(s: HandState, seat: int, month: int) -> Turn:
+    """The turn whose shake of ``month`` the player answers now (shake_asked)."""
+    _expect_seat(s, seat, s.turn_seat)
+    turn = _turn(s)
+    if s.phase is not Phase.FLIP or turn.shake_due != month:
+        due = f"month {turn.shake_due:02d}" if turn.shake_due else "no shake"
+        raise _illegal("shake_asked", f"seat {seat} is asked about {due}, not month {month:02d}")
+    turn.shake_due = 0
+    return turn
+
+
+def _shake_declined(s: HandState, a: E.ShakeDeclined, out: Out) -> None:
+    if not s.table.rules.shake_asked:
+        raise _illegal("shake_asked", "this ruleset asks no shake: a decline is not recorded")
+    _shake_answered(s, a.seat, a.month)
 
 
 def _flip(s: HandState, a: E.CardFlipped, out: Out) -> None:
     if s.phase is not Phase.FLIP_AS_PLAY:
         _expect_phase(s, Phase.FLIP, "a flipped card")
     _expect_seat(s, a.seat, s.turn_seat)
+    due = _turn(s).shake_due
+    if due:
+        raise _illegal(
+            "shake_asked",
+            f"seat {a.seat} played a card of month {due:02d} holding three: shake or decline "
+            "before the flip",
+        )
     i = _idx(a.card)
     b = 1 << i
     if s.stock is not None:
@@ -1020,6 +1082,7 @@ _HANDLERS: dict[type, Callable[[HandState, Any, Out], None]] = {
     E.FourOfAMonthShown: _fours,
     E.FourKept: _four_kept,
     E.Shaken: _shake,
+    E.ShakeDeclined: _shake_declined,
     E.BombPlayed: _bomb,
     E.CardPlayed: _play,
     E.FlipOnlyPlayed: _flip_only,

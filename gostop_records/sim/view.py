@@ -75,6 +75,7 @@ class SeatView:
                 turn.chosen,
                 turn.bomb,
                 turn.shake_month,
+                turn.shake_due,
                 turn.play_source,
                 tuple(turn.steals),
                 turn.bonus_taken,

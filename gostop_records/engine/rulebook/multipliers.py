@@ -74,7 +74,7 @@ class Shake(Multiplier):
     name = "shake"
     ref = "A26"
     group = "Shaking, bombs and bonus cards"
-    settings = ("shaking", "shake_multiplier")
+    settings = ("shaking", "shake_multiplier", "shake_asked")
 
     def factor(self, t: Table, facts: HandFacts, win: Score, lo: Loser) -> Factor | None:
         # a ruleset without shaking (CARDAVIA C4.5) gives it no factor, even when the facts
@@ -93,6 +93,10 @@ class Shake(Multiplier):
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
         if setting == "shake_multiplier":
             return f"x{value} per shake" if value > 1 else "no multiplier for a shake"
+        if setting == "shake_asked":
+            if value:
+                return "a shake asked once the card is chosen, a decline recorded"
+            return "a shake shown unasked before the card is played"
         return None
 
     def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
