@@ -255,7 +255,7 @@ def _with_keywords(ln: Line) -> Line:
 def seat_of(token: str, players: Sequence[E.Player]) -> int:
     """A seat from its number, a player's id or name, or a unique start of a name."""
     t = token.strip().lower()
-    if t.isdigit():
+    if t.isdecimal():  # not isdigit: "¹" is a digit, but no number int() reads
         s = int(t)
         if s < len(players):
             return s

@@ -5,6 +5,8 @@ card of each of the months 1, 2, 3, 4, 6, 7, 8 and 10 (5, 9, 11 and 12 are absen
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from engine_helpers import Scenario, ruleset
 
@@ -18,6 +20,7 @@ from gostop_records.sim.selfplay import GameSpec, play_game
 LAYOUT = ["01G", "02A", "03R", "04J1", "06A", "07R", "08J1", "10A"]
 MAY = ["05A", "05R", "05J1"]
 PLAYERS = (E.Player(id="ann", name="Ann"), E.Player(id="ben", name="Ben"))
+P2P = Path(__file__).resolve().parents[1] / "samples" / "rulesets" / "p2p.toml"
 
 
 def _played(asked: bool = True, hand: list[str] = MAY) -> Scenario:
@@ -104,7 +107,7 @@ def test_shake_declined_in_words_and_notation() -> None:
 @pytest.mark.parametrize("bot", ["random", "greedy", "strong"])
 def test_simulated_games_answer_the_question(bot: str) -> None:
     """Bots answer from the legal inputs: with the random bot some decline, recorded."""
-    rs = load_ruleset_file("samples/rulesets/p2p.toml")
+    rs = load_ruleset_file(P2P)
     assert rs.shake_asked
     shaken = declined = 0
     for seed in range(6):
