@@ -208,7 +208,7 @@ def test_you_are_told_in_the_second_person() -> None:
 
 
 def test_a_superscript_digit_is_no_seat_number() -> None:
-    """"¹" is a digit to str.isdigit but no number int() reads: refused, not a traceback."""
+    """ "¹" is a digit to str.isdigit but no number int() reads: refused, not a traceback."""
     players = (E.Player(id="a", name="Ann"), E.Player(id="b", name="Ben"))
     with pytest.raises(NotationError, match="is not a seat"):
         notation.seat_of("¹", players)
