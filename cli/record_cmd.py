@@ -77,16 +77,19 @@ deal layout CARD... [hand SEAT CARD...]... [stock CARD...]
 sell SEAT CARD...     gwang-pali: a seat sitting out sells the brights in
                       its hand, after the deal: sell Dan 01G 08G
 chips N...            each seat's chips at the start of the sitting
-draw night|day SEAT CARD...
-                      the cards drawn for the first deal (밤일낮장)
+draw night|day SEAT CARD... [lot SEAT]
+                      the cards drawn for the first deal (밤일낮장); lot SEAT:
+                      the seat the lot chose after the ruleset's last tie
 play CARD [TAKE]      a hand card; TAKE is the layout card it takes when
                       two of its month lie there (asked for when left out)
 flip CARD [TAKE]      the card turned from the stock
 CARD [TAKE]           play or flip, whichever the table waits for
 bomb MONTH            three (or two) cards of a month onto the rest of it
 shake MONTH [CARDS]   show three cards of a month (name them if unknown)
+noshake [MONTH]       asked to shake once the card is chosen: decline
 flip-only             a turn without a hand card, after a bomb (alias fo)
 four SEAT MONTH...    fours of a month shown at the deal
+keep [SEAT]           a four of a month in hand kept and played on (들고치기)
 cup animal|junk       the September cup counts as animal or as junk
 go | stop             the decision of a player who may stop
 pay                   record the payments due at the computed amounts

@@ -51,6 +51,7 @@ __all__ = [
     "Envelope",
     "Event",
     "FlipOnlyPlayed",
+    "FourKept",
     "FourOfAMonthShown",
     "FourShown",
     "GameStarted",
@@ -67,6 +68,7 @@ __all__ = [
     "PpukMade",
     "ResultCountersigned",
     "SeatsSatOut",
+    "ShakeDeclined",
     "Shaken",
     "SittingEnded",
     "StopCalled",
@@ -104,6 +106,7 @@ PaymentReason = Literal[
     "first_ttadak",
     "layout_four",
     "gwang_pali",
+    "hudang",
 ]
 
 
@@ -175,6 +178,22 @@ class FourOfAMonthShown(_Payload, tag="four_of_a_month_shown"):
     shown: list[FourShown]
 
 
+class ShakeDeclined(_Payload, tag="shake_declined"):
+    """Input. Asked to shake once their card is chosen (``shake_asked``), the player holding
+    three of its month declines; an accepted shake is a ``shaken`` of that month."""
+
+    seat: Seat
+    month: Month
+
+
+class FourKept(_Payload, tag="four_kept"):
+    """Input. The holder of four of a month in hand keeps it and plays on (들고치기,
+    ``hand_four_keep``) rather than show it and win: their own decision, recorded when it is
+    made (p2p asks the holder before anyone plays). A play while the four waits keeps it too."""
+
+    seat: Seat
+
+
 # --- seats, chips and the first dealer ---------------------------------------------------
 
 
@@ -186,11 +205,14 @@ class DealerDraw(Struct, frozen=True, gc=False):
 class DealerDrawn(_Payload, tag="dealer_drawn"):
     """Input. 밤일낮장: each seat draws a card for the first deal; by ``night`` the lowest
     month deals, by day the highest. ``dealer`` is null when the deciding month is tied:
-    the tied seats draw again (another ``dealer_drawn`` among them)."""
+    the tied seats draw again (another ``dealer_drawn`` among them). ``by_lot``: a tie after
+    which the ruleset chooses among the tied seats by lot (``draw_ties_by_lot``); ``dealer``
+    names the seat the lot chose."""
 
     draws: list[DealerDraw]
     night: bool
     dealer: Seat | None
+    by_lot: bool = False
 
 
 class ChipsCounted(_Payload, tag="chips_counted"):
@@ -428,7 +450,9 @@ Event = (
     | CardsDealt
     | DealVoided
     | FourOfAMonthShown
+    | FourKept
     | Shaken
+    | ShakeDeclined
     | BombPlayed
     | CardPlayed
     | FlipOnlyPlayed
@@ -467,7 +491,9 @@ INPUT_TYPES: frozenset[str] = frozenset(
         "brights_sold",
         "cards_dealt",
         "four_of_a_month_shown",
+        "four_kept",
         "shaken",
+        "shake_declined",
         "bomb_played",
         "card_played",
         "flip_only_played",

@@ -91,6 +91,9 @@ VERBS: dict[str, str] = {
     "shake": "shake",
     "four": "four",
     "fours": "four",
+    "keep": "keep",
+    "noshake": "noshake",
+    "no-shake": "noshake",
     "cup": "cup",
     "go": "go",
     "stop": "stop",
@@ -252,7 +255,7 @@ def _with_keywords(ln: Line) -> Line:
 def seat_of(token: str, players: Sequence[E.Player]) -> int:
     """A seat from its number, a player's id or name, or a unique start of a name."""
     t = token.strip().lower()
-    if t.isdigit():
+    if t.isdecimal():  # not isdigit: "¹" is a digit, but no number int() reads
         s = int(t)
         if s < len(players):
             return s
@@ -365,6 +368,10 @@ def parse(
         return _deal(game, args)
     if verb == "four":
         return [_fours(game, args)]
+    if verb == "keep":
+        return [_keep(game, args, who)]
+    if verb == "noshake":
+        return [_no_shake(game, args, who)]
     if verb == "chips":
         return [E.ChipsCounted(chips=[_chips(t) for t in args])]
     if verb == "draw":
@@ -477,6 +484,36 @@ def _shown(verb: str, seat: int, h: HandState, args: Sequence[str]) -> Any:
     return cls(seat=seat, month=m, cards=cards)
 
 
+def _no_shake(game: GameState, args: Sequence[str], who: int | None) -> E.ShakeDeclined:
+    """``noshake [MM]``: asked once the card is chosen, the player declines to shake."""
+    h = game.hand
+    if len(args) > 1:
+        raise NotationError("noshake takes the month asked about: noshake 05")
+    due = h.turn.shake_due if h is not None and h.turn is not None else 0
+    m = month(args[0]) if args else due
+    if not m:
+        raise NotationError("noshake takes the month asked about: noshake 05 (none is asked now)")
+    seat = who if who is not None else h.turn_seat if h is not None else 0
+    return E.ShakeDeclined(seat=seat, month=m)
+
+
+def _keep(game: GameState, args: Sequence[str], who: int | None) -> E.FourKept:
+    """``keep [SEAT]``: the holder keeps a four of a month in hand and plays on."""
+    if len(args) > 1:
+        raise NotationError("keep takes the seat that keeps its four: keep Ann")
+    if args:
+        return E.FourKept(seat=seat_of(args[0], game.players))
+    h = game.hand
+    acts = [a for a in legal_actions(h) if type(a) is E.FourKept] if h else []
+    if who is not None and E.FourKept(seat=who) in acts:
+        return E.FourKept(seat=who)
+    if len(acts) == 1:
+        return acts[0]  # type: ignore[no-any-return]
+    if who is not None:
+        return E.FourKept(seat=who)  # the rules say why not
+    raise NotationError("keep takes the seat that keeps its four: keep Ann")
+
+
 def _fours(game: GameState, args: Sequence[str]) -> E.FourOfAMonthShown:
     if not args:
         h = game.hand
@@ -539,10 +576,15 @@ def _undo(rest: str, target: int | None) -> E.EntryRetracted:
 
 
 def _draw(game: GameState, args: Sequence[str]) -> E.DealerDrawn:
-    """``draw night|day SEAT CARD...``: the dealer is the one the rules make of the draw."""
-    from .engine.rulebook.seats import dealer_by_draw
+    """``draw night|day SEAT CARD... [lot SEAT]``: the dealer is the one the rules make of
+    the draw; ``lot SEAT`` names the seat the lot chose after the ruleset's last tie."""
+    from .engine.rulebook.seats import FIRST_DEALER_DRAW, dealer_by_draw
 
-    form = "draw night|day SEAT CARD [SEAT CARD]..., e.g. draw night Ann 03G Ben 11J1"
+    form = "draw night|day SEAT CARD [SEAT CARD]... [lot SEAT], e.g. draw night Ann 03G Ben 11J1"
+    lot: int | None = None
+    if len(args) >= 2 and args[-2].lower() == "lot":
+        lot = seat_of(args[-1], game.players)
+        args = args[:-2]
     if not args or args[0].lower() not in ("night", "day") or len(args) % 2 == 0:
         raise NotationError(form)
     night = args[0].lower() == "night"
@@ -550,10 +592,22 @@ def _draw(game: GameState, args: Sequence[str]) -> E.DealerDrawn:
         E.DealerDraw(seat=seat_of(args[k], game.players), card=card_code(args[k + 1]))
         for k in range(1, len(args), 2)
     ]
+    rules = game.rules
     try:
-        dealer, _tied = dealer_by_draw([(d.seat, d.card) for d in draws], night)
+        dealer, tied = dealer_by_draw(
+            [(d.seat, d.card) for d in draws], night, rules.draw_bonus_wins
+        )
     except ValueError as exc:
         raise IllegalAction("dealer_draw", str(exc)) from None
+    if FIRST_DEALER_DRAW.by_lot(rules, game.draw_ties, dealer):
+        if lot is None:
+            raise NotationError(
+                f"a tie after {(rules.draw_ties_by_lot or 1) - 1} tied draw(s): the lot "
+                f"chooses among seats {tied}; add lot SEAT"
+            )
+        return E.DealerDrawn(draws=draws, night=night, dealer=lot, by_lot=True)
+    if lot is not None:
+        raise NotationError("lot SEAT names the lot's choice after the ruleset's last tie only")
     return E.DealerDrawn(draws=draws, night=night, dealer=dealer)
 
 
@@ -735,6 +789,10 @@ def text(payload: Any, *, seat: bool = False) -> str:
         return f"{who}{verb} {payload.month:02d} " + " ".join(payload.cards)
     if t is E.FourOfAMonthShown:
         return "four " + " ".join(f"{f.seat} {f.month:02d}" for f in payload.shown)
+    if t is E.FourKept:
+        return f"keep {payload.seat}"
+    if t is E.ShakeDeclined:
+        return f"{who}noshake {payload.month:02d}"
     if t is E.CupAssigned:
         return f"{who}cup {payload.role}"
     if t is E.GoCalled:
@@ -761,7 +819,8 @@ def text(payload: Any, *, seat: bool = False) -> str:
         return "chips " + " ".join(map(str, payload.chips))
     if t is E.DealerDrawn:
         draws = " ".join(f"{d.seat} {d.card}" for d in payload.draws)
-        return f"draw {'night' if payload.night else 'day'} {draws}"
+        lot = f" lot {payload.dealer}" if payload.by_lot else ""
+        return f"draw {'night' if payload.night else 'day'} {draws}{lot}"
     if t is E.CardsDealt:
         parts = ["deal layout " + " ".join(payload.layout)]
         for s, held in enumerate(payload.hands):

@@ -178,6 +178,7 @@ class InstantFactor(enum.StrEnum):
     NAGARI_CARRY = "nagari_carry"  # the carry of the nagari hands before this one
     SHAKE = "shake"  # the winner's shakes (x shake_multiplier each)
     BOMB = "bomb"  # the winner's bombs (x bomb_multiplier each)
+    JACKPOT = "jackpot"  # a jackpot hand's factor (jackpot_every, jackpot_multiplier)
 
 
 # --- seats, chips and the first dealer (4 or 5 at one table, gwang-pali, chips, 밤일낮장) ---
@@ -222,6 +223,13 @@ _HASHED_EXCLUDE = {"name", "description"}
 ADDED_FIELDS: dict[str, Any] = {
     "hand_four_factors": None,
     "three_ppuk_factors": None,
+    # hudang (p2p E14): no table played it before the field existed
+    "hudang_turns": None,
+    "hudang_points": 7,
+    "hudang_factors": None,
+    # jackpot hands (p2p's arcade preset): no table played them before the fields existed
+    "jackpot_every": None,
+    "jackpot_multiplier": 2,
     # the services' table rules (fours in hand, four on the layout, cup, bonus cards, bombs)
     "hand_four_keep": False,
     "hand_four_kept_multiplier": 1,
@@ -229,6 +237,7 @@ ADDED_FIELDS: dict[str, Any] = {
     "cup_fixed_when_alone": False,
     "bonus_buried_in_ppuk": False,
     "bonus_steal_at_once": False,
+    "shake_asked": False,
     "two_card_bomb_steal": None,
     "two_card_bomb_multiplier": None,
     # seats, chips and the first dealer: no table of three or fewer plays differently
@@ -237,6 +246,8 @@ ADDED_FIELDS: dict[str, Any] = {
     "chip_limit": ChipLimit.NONE,
     "end_when_broke": False,
     "first_dealer": FirstDealer.LOT,
+    "draw_bonus_wins": False,
+    "draw_ties_by_lot": None,
 }
 
 
@@ -362,6 +373,22 @@ class Ruleset(BaseModel):
         description="The factors that multiply a three-ppuk instant win, of nagari_carry, "
         "shake, bomb (p2p: []); none = as instant_win_multipliers says (A24).",
     )
+    hudang_turns: int | None = Field(
+        None,
+        ge=2,
+        le=10,
+        description="Hudang (허당, Hangame's old matgo, p2p E14): a seat that takes no card "
+        "on this many of its turns in a row wins the hand at once for hudang_points; "
+        "none = no hudang (A24).",
+    )
+    hudang_points: Points = Field(
+        7, description="Points of a hudang win from every other seat (p2p 7; A24)."
+    )
+    hudang_factors: frozenset[InstantFactor] | None = Field(
+        None,
+        description="The factors that multiply a hudang win, of nagari_carry, shake, bomb "
+        "(p2p: [nagari_carry]); none = as instant_win_multipliers says (A24).",
+    )
 
     # Go / Stop
     target_2p: int = Field(7, ge=1, le=20, description="Points to Stop with 2 players (G25, C0.4).")
@@ -405,6 +432,17 @@ class Ruleset(BaseModel):
     nagari_carry_cap: int | None = Field(
         None, ge=1, le=1024, description="Largest nagari carry factor (Pmang 8); none = no cap."
     )
+    jackpot_every: int | None = Field(
+        None,
+        ge=2,
+        le=100,
+        description="A jackpot hand (대박판, p2p's arcade preset: 5): every hand whose number "
+        "in the game is a multiple of this multiplies its payments by jackpot_multiplier; "
+        "none = no jackpot hands.",
+    )
+    jackpot_multiplier: int = Field(
+        2, ge=2, le=8, description="Payment factor of a jackpot hand (p2p's arcade preset 2)."
+    )
 
     # The services' table rules: fours in hand, the cup, bonus cards, two-card bombs
     # (all in ADDED_FIELDS)
@@ -436,6 +474,13 @@ class Ruleset(BaseModel):
         description="A bonus card flipped in a turn that then makes a ppuk stays in the ppuk "
         "stack, with no steal, and goes to whoever takes the stack (p2p B2); false = the "
         "flipper takes it at once.",
+    )
+    shake_asked: bool = Field(
+        False,
+        description="A player who plays a card of a month they hold three of, the month "
+        "absent from the layout, is asked to shake once the card is chosen, and the answer "
+        "is recorded before the flip, a decline too (shake_declined; p2p E11). False = a "
+        "shake is shown unasked before the card and a decline leaves no record.",
     )
     bonus_steal_at_once: bool = Field(
         False,
@@ -480,6 +525,20 @@ class Ruleset(BaseModel):
         FirstDealer.LOT,
         description="How the first dealer is chosen: lot (G3) or draw (밤일낮장: each draws a "
         "card, by night the lowest month deals, by day the highest; recorded).",
+    )
+    draw_bonus_wins: bool = Field(
+        False,
+        description="The draw for the first dealer is from the whole deck and a bonus card "
+        "beats every month, by night or by day; two bonus cards tie (p2p R4). False = the "
+        "draw is from the 48 cards.",
+    )
+    draw_ties_by_lot: int | None = Field(
+        None,
+        ge=1,
+        le=10,
+        description="After this many tied draws in a row the first dealer among the tied "
+        "seats is chosen by lot, and the record names them (p2p: 3); none = the tied seats "
+        "draw until one deals.",
     )
 
     @field_validator("players")

@@ -150,6 +150,10 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
         when = "by night the lowest month deals" if ev.night else "by day the highest deals"
         if ev.dealer is None:
             return f"draw for the first deal: {draws} ({when}): a tie, the tied seats draw again"
+        if ev.by_lot:
+            return (
+                f"draw for the first deal: {draws} ({when}): a tie; by lot, {v(ev.dealer, 'deal')}"
+            )
         return f"draw for the first deal: {draws} ({when}): {v(ev.dealer, 'deal')}"
     if t == "chips_counted":
         held = ", ".join(f"{w(s)} {c}" for s, c in enumerate(ev.chips))
@@ -190,6 +194,10 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
     if t == "four_of_a_month_shown":
         shown = "; ".join(f"{w(f.seat)} shows month {f.month:02d}" for f in ev.shown)
         return f"four of a month: {shown}"
+    if t == "four_kept":
+        return f"{v(ev.seat, 'keep')} a four of a month in hand and plays on (들고치기)"
+    if t == "shake_declined":
+        return f"{v(ev.seat, 'decline')} to shake month {ev.month:02d}"
     if t == "shaken":
         return f"{v(ev.seat, 'shake')} month {ev.month:02d}: {p.cards(ev.cards)}"
     if t == "bomb_played":
@@ -306,6 +314,13 @@ def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str
         if ev.stock is not None and None not in ev.hands and extra > 0:
             stock += f" (the deck's {extra} bonus card{'s' if extra != 1 else ''} included)"
         return f"dealt: {each}{len(ev.layout)} face up{stock}"
+    if t == "shake_declined":
+        return f"{s('decline')} to shake month {ev.month:02d}"
+    if t == "four_kept":
+        if seat == viewer:
+            return "you keep your four of a month in hand and play on (들고치기)"
+        # the holder's decision tells no one else that a four is held (p2p says nothing)
+        return f"{s('play')} on"
     if t == "shaken":
         return f"{s('shake')} month {ev.month:02d}: {p.cards(ev.cards)}"
     if t == "bomb_played":
@@ -383,6 +398,10 @@ def recorded(ev: Any) -> str:
         return f"seat {ev.seat} bombed month {ev.month:02d} with {' '.join(ev.cards)}"
     if t is E.Shaken:
         return f"seat {ev.seat} shook month {ev.month:02d} ({' '.join(ev.cards)})"
+    if t is E.FourKept:
+        return f"seat {ev.seat} kept a four of a month in hand and played on"
+    if t is E.ShakeDeclined:
+        return f"seat {ev.seat} declined to shake month {ev.month:02d}"
     if t is E.FlipOnlyPlayed:
         return f"seat {ev.seat} took a flip-only turn"
     if t is E.GoCalled:
@@ -396,7 +415,8 @@ def recorded(ev: Any) -> str:
     if t is E.BrightsSold:
         return f"seat {ev.seat} sold {' '.join(ev.cards)}"
     if t is E.DealerDrawn:
-        return "drew " + ", ".join(f"seat {d.seat} {d.card}" for d in ev.draws)
+        lot = f" (a tie: by lot, seat {ev.dealer} deals)" if ev.by_lot else ""
+        return "drew " + ", ".join(f"seat {d.seat} {d.card}" for d in ev.draws) + lot
     if t is E.ChipsCounted:
         return "counted chips " + ", ".join(f"seat {s} {c}" for s, c in enumerate(ev.chips))
     return E.event_type(ev).replace("_", " ")

@@ -25,6 +25,7 @@ from gostop_records.events import (
     EntryRetracted,
     Envelope,
     FlipOnlyPlayed,
+    FourKept,
     FourOfAMonthShown,
     FourShown,
     GameStarted,
@@ -41,6 +42,7 @@ from gostop_records.events import (
     PpukMade,
     ResultCountersigned,
     SeatsSatOut,
+    ShakeDeclined,
     Shaken,
     SittingEnded,
     StopCalled,
@@ -110,6 +112,10 @@ def make_sample_events() -> list[Any]:
         BrightsSold(seat=1, cards=["01G", "08G"]),
         PaymentCapped(payer=1, payee=0, due=2000, paid=1500, cap="loser_holdings"),
         SittingEnded(seats=[1]),
+        # a four kept in hand and played on (들고치기)
+        FourKept(seat=1),
+        # asked to shake once the card is chosen, declined
+        ShakeDeclined(seat=0, month=8),
     ]
 
 

@@ -11,7 +11,9 @@ stacked deck), p2p's actions and what p2p's harness expects afterwards. The tran
 - turns each p2p action into this engine's inputs: a ``play`` is the played card and the
   stock flips that follow it (p2p flips for the player), a ``chooseTarget`` is the ``chosen``
   layout card of that play or flip, an accepted ``shake`` is a ``shaken`` input before the
-  play, a ``chongtong`` end is ``four_of_a_month_shown``, ``gukjin`` is ``cup_assigned``;
+  play and a declined one ``shake_declined`` after it (``shake_asked``), a ``chongtong`` end
+  is ``four_of_a_month_shown`` and its continue ``four_kept``, ``gukjin`` is
+  ``cup_assigned``;
 - reads the outcome back in p2p's terms: an event stream of p2p's event names made from this
   engine's consequences (``junk_transferred`` is ``PiStolen``, ``ppuk_made`` is ``Ppeok``,
   ...) and from the state (``GoStopPrompt`` when the hand waits for Go or Stop,
@@ -161,9 +163,20 @@ def _patch(rules: Ruleset, key: str, value: Any) -> dict[str, Any]:
         return {"bonus_four": four}
     if key == "chongtongContinue" and value is False:
         return {"hand_four_keep": False}  # shown at once: the translator shows it, as p2p does
-    if key == "firstDealer" and value in ("pickCard", "timeOfDay"):
-        # pickCard: the highest month deals (a draw by day); timeOfDay: by the vector's isNight
+    if key == "firstDealer" and value in ("pickCard", "timeOfDay", "rockPaperScissors"):
+        # pickCard: the highest month deals (a draw by day); timeOfDay: by the vector's isNight;
+        # rockPaperScissors is a name p2p's engine does not play (rules.ts lists it among
+        # UNIMPLEMENTED_RULES: "replaced by the card pick"), so its table draws by day as
+        # under pickCard (_first_pick reads isNight under timeOfDay only)
         return {"first_dealer": "draw"}
+    if key == "dealFloorBonusSteal":
+        # p2p's bonus dealt to the layout steals only as the deal ends (deal.ts: gainCards
+        # with steal at the deal), when every pile is still empty: nothing can be taken, so
+        # either value plays the same hands as this engine (a deal's bonus takes no junk)
+        return {}
+    if key == "hudang":
+        # E14: five turns in a row without a card taken win 7 points (INSTANT_UNIT_POINTS)
+        return {"hudang_turns": 5 if value else None, "hudang_points": 7}
     if key == "limitedLiability":
         return {"chip_limit": "limited_liability" if value else "holdings"}
     raise Unsupported(f"rulesPatch {key}={json.dumps(value)}: no ruleset setting says it")
@@ -175,8 +188,15 @@ def rules_of(v: dict[str, Any]) -> Ruleset:
     preset = v.get("preset")
     if preset == "traditional":
         over["bonus_steal"] = 0  # p2p's traditional preset: bonusSteal=false
+    elif preset == "arcade":
+        # p2p's arcade preset: a x2 jackpot every fifth hand, on every win (rules.ts ARCADE,
+        # settle.ts applyRoundMultipliers: instant wins too). Its push is an answer to a win
+        # that no vector gives (a push action is Unsupported: no input says it here).
+        over.update(jackpot_every=5, jackpot_multiplier=2)
+        for kind in ("hand_four", "three_ppuk", "hudang"):
+            over[f"{kind}_factors"] = sorted({*base.instant_factors(kind), "jackpot"})
     elif preset is not None:
-        raise Unsupported(f"p2p preset {preset!r} (its jackpot rounds) has no ruleset")
+        raise Unsupported(f"p2p preset {preset!r} has no ruleset")
     if "pickPools" in (v.get("deal") or {}):
         over["first_dealer"] = "draw"  # p2p's first pick (R4) starts the vector
     if ((v.get("expect") or {}).get("ledger") or {}).get("start") is not None:
@@ -208,6 +228,7 @@ _END = {
     "hand_four": "chongtong",
     "hand_fours": "bothChongtong",
     "layout_four": "floorChongtong",
+    "hudang": "hudang",
 }
 _PPUK_KIND = {1: "firstPpeok", 2: "secondPpeok", 3: "thirdPpeok"}
 _STEPS = {
@@ -218,6 +239,7 @@ _STEPS = {
     "meong_tta": "meongtta",
     "go_bak": "goBak",
     "nagari_carry": "nagariCarry",
+    "jackpot": "jackpot",
 }
 
 
@@ -270,6 +292,8 @@ def build(v: dict[str, Any], rules: Ruleset, stake: int) -> Run:
     turn = s.get("turn", 0)
     # a legal deal first, then the vector's position in its place (the cards a setup leaves
     # out are out of play, as in p2p's scenarios)
+    # the hand's number in the game (p2p's roundNumber: its jackpot rounds)
+    sc.game.hand_no = s.get("roundNumber", 1) - 1
     sc.start_hand(dealer)
     sc.input(sc.dealt([[], []], _layout_fill(sc), []))
     h = sc.hand
@@ -310,6 +334,7 @@ def build(v: dict[str, Any], rules: Ruleset, stake: int) -> Run:
         while streak + 1 in ppuk_turns:
             streak += 1
         h.ppuk_streak[seat] = streak  # ppuk on turns 1..k in a row: the first-ppuk streak
+        h.idle_turns[seat] = info.get("noCaptureStreak", 0)
     h.cup_role = None
     if any(info.get("gukjinAsPi") for info in seats):
         h.cup_role = "junk"
@@ -361,15 +386,51 @@ def _build_deal(v: dict[str, Any], rules: Ruleset, stake: int) -> Run:
     carry = d.get("carry", 1)
     sc.game.carry = carry
     top = [code(x) for x in d.get("deck") or []]
-    deck_codes = C.codes(sc.table.deck)
-    if not top:
-        # no stacked deck (a first-pick vector): the months spread, so no four is dealt
-        by_month = [C.codes(C.MONTH_MASKS[m]) for m in range(1, 13)]
-        top = [ms[r] for r in range(4) for ms in by_month]
-    order = top + [c for c in deck_codes if c not in top]
+    # no stacked deck (a first-pick vector): the months spread, so no four is dealt
+    order = top + [c for c in C.codes(sc.table.deck) if c not in top] if top else _spread(sc)
+    run = Run(sc, events=first_events, start=used)
+    _deal(run, dealer, order)
+    h = sc.hand
+    if h.phase is Phase.ENDED and h.outcome == "void" and h.reason == "layout_four":
+        # p2p redeals at once (R6 redeal); here the void hand ends and the same dealer deals
+        # the next hand (the dealer stays and the carry is unchanged after a void deal).
+        # The facts are the same: a void deal recorded, then a deal by the same dealer.
+        # p2p draws the new deck from its seed, which the vector does not state: any deal
+        # with no four on the layout stands for it.
+        ended = max(i for i, x in enumerate(run.events) if x["type"] == "RoundEnded")
+        run.events[ended] = {"type": "Redealt", "seat": dealer}
+        _deal(run, dealer, _spread(sc))
+    h = sc.hand
+    holders = [seat for seat in range(2) if h.fours_pending & (1 << seat)]
+    auto = len(holders) > 1 or (
+        holders and (v.get("rulesPatch") or {}).get("chongtongContinue") is False
+    )
+    if auto:
+        run.both_fours = len(holders) > 1
+        _show_fours(run, holders, "auto")
+    return run
+
+
+def _spread(sc: Scenario) -> list[str]:
+    """A deck order whose months spread over hands and layout, so that no four is dealt."""
+    by_month = [C.codes(C.MONTH_MASKS[m]) for m in range(1, 13)]
+    top = [ms[r] for r in range(4) for ms in by_month]
+    return top + [c for c in C.codes(sc.table.deck) if c not in top]
+
+
+def _deal(run: Run, dealer: int, order: list[str]) -> None:
+    """The hand started and dealt from ``order`` as p2p deals (dealer's hand, the other's,
+    then the layout), with p2p's events.
+
+    A bonus card dealt to the layout goes to the dealer's pile and the layout is filled up
+    from the stock within ``cards_dealt`` (``bonus_to_pile``); p2p tells each replacement as
+    a ``CardFlipped`` of the dealer. The facts are the same: p2p lays the replacement loose on
+    the layout (deal.ts placeLoose), it captures nothing, and ``cards_dealt`` names it as
+    the layout card dealt after the eight places, in the order dealt."""
+    sc = run.sc
     t = sc.table
     hs = t.hand_size
-    hands = [[], []]
+    hands: list[list[str]] = [[], []]
     hands[dealer] = order[:hs]
     hands[1 - dealer] = order[hs : 2 * hs]
     pos = 2 * hs
@@ -381,21 +442,22 @@ def _build_deal(v: dict[str, Any], rules: Ruleset, stake: int) -> Run:
         (bonus if c in C.BONUS_CODES else layout).append(c)
     stock = order[pos:]
     sc.start_hand(dealer)
-    run = Run(sc, events=first_events, start=used)
     out = sc.input(E.CardsDealt(hands=hands, layout=layout, stock=stock, bonus_to_pile=bonus))
     run.events.append(
         {"type": "Dealt", "seat": dealer, "dealer": dealer, "deckCount": sc.hand.stock_remaining()}
     )
     _record(run, out)
-    h = sc.hand
-    holders = [seat for seat in range(2) if h.fours_pending & (1 << seat)]
-    auto = len(holders) > 1 or (
-        holders and (v.get("rulesPatch") or {}).get("chongtongContinue") is False
-    )
-    if auto:
-        run.both_fours = len(holders) > 1
-        _show_fours(run, holders, "auto")
-    return run
+    # p2p's refills: the cards dealt after its eight layout places, a round per bonus found
+    placed = t.layout_size
+    dealt = order[2 * hs : pos]
+    found = [c for c in dealt[:placed] if c in C.BONUS_CODES]
+    while found:
+        refills = dealt[placed : placed + len(found)]
+        run.events.append(
+            {"type": "CardFlipped", "seat": dealer, "cards": [name(c) for c in refills]}
+        )
+        placed += len(found)
+        found = [c for c in refills if c in C.BONUS_CODES]
 
 
 def _first_pick(v: dict[str, Any], sc: Scenario) -> Run:
@@ -419,23 +481,29 @@ def _first_pick(v: dict[str, Any], sc: Scenario) -> Run:
     while k < len(actions) and actions[k]["type"] == "pickFirst":
         a = actions[k]
         card = code(d["pickPools"][rnd][a["index"]])
-        if card in C.BONUS_CODES:
-            raise Unsupported(
-                "p2p's first pick ranks a bonus card above every month; the draw here is "
-                "from the 48 cards (a bonus card is refused)"
-            )
         picks[a["seat"]] = card
         run.to_pick = [s for s in seats if s not in picks]
         if run.to_pick:
             k += 1
             continue
-        months = {s: C.month_of(C.index(c)) for s, c in picks.items()}
-        best = (min if night else max)(months.values())
-        top = [s for s in seats if months[s] == best]
+        # p2p's compareFirstPick: a bonus card beats every month, two bonus cards tie
+        bonus = [s for s in seats if picks[s] in C.BONUS_CODES]
+        months = {s: C.month_of(C.index(c)) for s, c in picks.items() if s not in bonus}
+        if bonus:
+            top = bonus
+        else:
+            best = (min if night else max)(months.values())
+            top = [s for s in seats if months[s] == best]
         dealer = top[0] if len(top) == 1 else None
+        reason = "bonus" if bonus else "month"
+        by_lot = dealer is None and ties + 1 >= 3  # p2p's FIRST_PICK_MAX_TIES
+        if by_lot:
+            # p2p draws the seat from its seeded generator, which the vector does not
+            # state: the record names the seat the lot chose, here the first tied seat
+            dealer, reason = top[0], "random"
         draws = [E.DealerDraw(seat=s, card=picks[s]) for s in sorted(picks)]
         try:
-            sc.input(E.DealerDrawn(draws=draws, night=night, dealer=dealer))
+            sc.input(E.DealerDrawn(draws=draws, night=night, dealer=dealer, by_lot=by_lot))
         except IllegalAction:
             if k != reject:
                 raise
@@ -445,12 +513,14 @@ def _first_pick(v: dict[str, Any], sc: Scenario) -> Run:
             return run
         run.events.append({"type": "FirstPicked", "picks": [name(picks[s]) for s in seats]})
         k += 1
+        if by_lot:
+            run.events.append({"type": "FirstPickTie", "ties": ties + 1})
         if dealer is None:
             ties += 1
             run.events.append({"type": "FirstPickTie", "ties": ties})
             seats, picks, rnd = list(sc.game.draw_tied), {}, rnd + 1
             continue
-        run.events.append({"type": "FirstPickerChosen", "seat": dealer, "reason": "month"})
+        run.events.append({"type": "FirstPickerChosen", "seat": dealer, "reason": reason})
         run.start = k
         return run
     if not run.to_pick:
@@ -554,16 +624,26 @@ def _record(run: Run, out: list[Any], before: Any = None) -> None:
                     if run.events[i]["type"] != "PiStolen"
                 )
                 run.events.insert(first + 1, {"type": "Sseul", "seat": ev.to_seat})
-            run.events.append(
-                {
-                    "type": "PiStolen",
-                    "seat": ev.to_seat,
-                    "from": ev.from_seat,
-                    "to": ev.to_seat,
-                    "cards": [name(ev.card)],
-                    "reason": _REASONS[ev.reason],
-                }
-            )
+            stolen = {
+                "type": "PiStolen",
+                "seat": ev.to_seat,
+                "from": ev.from_seat,
+                "to": ev.to_seat,
+                "cards": [name(ev.card)],
+                "reason": _REASONS[ev.reason],
+            }
+            if ev.reason == "bomb":
+                # p2p steals for a bomb as it is played, before the flip (turn.ts actBomb);
+                # here the bomb's steal is the first of its turn's steals, taken as the turn
+                # resolves. The same card changes hands for the same reason: nothing between
+                # the bomb and the resolution can change the opponent's pile, and no steal
+                # of the turn comes before the bomb's. So it is told after the bomb.
+                at = max(i for i, x in enumerate(run.events) if x["type"] == "Bomb") + 1
+                while at < len(run.events) and run.events[at]["type"] == "PiStolen":
+                    at += 1
+                run.events.insert(at, stolen)
+            else:
+                run.events.append(stolen)
         elif t is E.PaymentDue:
             if ev.reason in ("first_ppuk", "first_ttadak"):
                 kind = (
@@ -575,6 +655,8 @@ def _record(run: Run, out: list[Any], before: Any = None) -> None:
                 run.payouts.append(pay)
                 run.events.append({"type": "InstantPayout", "seat": ev.payee, **pay})
         elif t is E.HandEnded:
+            if ev.reason == "hudang":
+                run.events.append({"type": "Hudang", "seat": ev.winner})
             reason = _END.get(ev.reason, ev.reason)
             if run.both_fours:
                 reason = "bothChongtong"
@@ -648,6 +730,10 @@ def _input(run: Run, ev: Any, scores: list[dict[str, Any]]) -> list[dict[str, An
                 "cards": names(C.mask_of(ev.cards)),
             }
         )
+    elif t is E.ShakeDeclined:
+        run.events.append(
+            {"type": "Shake", "seat": ev.seat, "month": ev.month, "accepted": False, "cards": []}
+        )
     elif t is E.BombPlayed:
         cards = C.mask_of(ev.cards)
         run.events.append(
@@ -707,9 +793,13 @@ def _act(
         step = k + 2
     if kind == "play":
         card = code(a["card"])
+        answer = None
         if nxt is not None and nxt["type"] == "shake":
             step = k + 2
-            if nxt.get("accept"):
+            answer = bool(nxt.get("accept"))
+            if answer:
+                # an accepted shake is told before the card, as p2p tells it (Shake, then
+                # CardPlayed): the same facts as the answer after the card
                 month = C.month_of(C.index(card))
                 cards = h.hands[seat] & C.MONTH_MASKS[month]
                 scores = _input(run, E.Shaken(seat=seat, month=month, cards=C.codes(cards)), scores)
@@ -721,6 +811,10 @@ def _act(
                 return step, scores
             chosen, target = target, None
         scores = _input(run, E.CardPlayed(seat=seat, card=card, chosen=chosen), scores)
+        if _shake_due(run):
+            if answer is None:
+                return step, scores  # p2p's shake prompt: the answer is the next action
+            scores = _answer_shake(run, seat, answer, scores)
         scores = _flips(run, seat, target, scores)
         return step, scores
     if kind == "bomb":
@@ -743,21 +837,35 @@ def _act(
         if not h.fours_pending & (1 << seat):
             raise AssertionError(f"seat {seat} has no four waiting to be shown or kept")
         if a["choice"] == "continue":
-            if not h.table.rules.hand_four_keep:
-                raise AssertionError("this ruleset does not let a four be kept")
-            if nxt is None or nxt["type"] != "play" or nxt.get("seat", 0) != h.turn_seat:
-                raise Unsupported(
-                    "keeping a four is the next play here (no event of its own): "
-                    "p2p records the choice before any play"
-                )
-            return k + 1, scores  # the play that follows keeps it
+            # the holder's own decision, recorded when made (four_kept)
+            return k + 1, _input(run, E.FourKept(seat=seat), scores)
         _show_fours(run, [seat], "end")
         return k + 1, [_breakdown(run, s) for s in range(2)]
     if kind == "shake":
-        raise Unsupported(
-            "a shake answered after the card is played: shaking is an input before it"
-        )
+        if not _shake_due(run):
+            raise Unsupported("a shake answered with no shake asked")
+        scores = _answer_shake(run, seat, bool(a.get("accept")), scores)
+        return k + 1, _flips(run, seat, None, scores)
     raise Unsupported(f"p2p action {kind!r} has no input here")
+
+
+def _shake_due(run: Run) -> int:
+    """The month whose shake the player is asked about (shake_asked), or 0."""
+    turn = run.h.turn
+    return turn.shake_due if run.h.phase is Phase.FLIP and turn is not None else 0
+
+
+def _answer_shake(
+    run: Run, seat: int, accept: bool, scores: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """p2p's answer to its shake prompt: ``shaken`` with the card played, or
+    ``shake_declined``."""
+    h = run.h
+    m = _shake_due(run)
+    if accept:
+        shown = h.hands[seat] & C.MONTH_MASKS[m] | C.bit(C.ALL_CARDS[h.turn.played].code)
+        return _input(run, E.Shaken(seat=seat, month=m, cards=C.codes(shown)), scores)
+    return _input(run, E.ShakeDeclined(seat=seat, month=m), scores)
 
 
 def _flips(
@@ -838,6 +946,7 @@ def _steps(run: Run) -> tuple[dict[str, Any], list[dict[str, Any]]]:
             "three_ppuk": rules.three_ppuk_points,
             "hand_four": rules.hand_four_points,
             "layout_four": rules.hand_four_points,
+            "hudang": rules.hudang_points,
         }[h.reason]
         steps = [{"kind": "base", "value": base}]
         if due[2] != base:
@@ -931,6 +1040,9 @@ def _pending(run: Run) -> dict[str, Any] | None:
         return {"kind": "goStop", "seat": h.decider, "score": h.score_of(h.decider)}
     if p is Phase.CUP:
         return {"kind": "gukjin", "seat": h.decider}
+    if _shake_due(run):
+        card = name(C.ALL_CARDS[h.turn.played].code)
+        return {"kind": "shake", "seat": h.turn_seat, "card": card, "month": _shake_due(run)}
     if p in (Phase.FLIP, Phase.FLIP_AS_PLAY):
         return {"kind": "flip", "seat": h.turn_seat}
     return None
@@ -951,9 +1063,8 @@ def _action(a: dict[str, Any], h: Any) -> Any:
         return lambda x: type(x) is t and x.seat == seat
     if kind == "chongtong" and a["choice"] == "end":
         return lambda x: type(x) is E.FourOfAMonthShown and any(f.seat == seat for f in x.shown)
-    if kind == "chongtong" and a["choice"] == "continue" and h.table.rules.hand_four_keep:
-        # keeping is playing on: any play of the holder while the four waits
-        return lambda x: type(x) is E.CardPlayed and x.seat == seat
+    if kind == "chongtong" and a["choice"] == "continue":
+        return lambda x: type(x) is E.FourKept and x.seat == seat
     if kind == "chooseTarget":
         return lambda x: type(x) is E.CardPlayed and x.seat == seat and x.chosen == code(a["card"])
     raise Unsupported(f"p2p action {kind} {a.get('choice', '')} has no input here")

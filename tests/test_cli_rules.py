@@ -63,7 +63,7 @@ def test_rules_show_json_is_the_pinned_form() -> None:
     data = json.loads(out)
     book = data.pop("rulebook")
     assert data == json.loads(json.dumps(PRESETS["matgo"].pinned()))
-    assert set(book) == {"combinations", "factors", "instants", "sales"}
+    assert set(book) == {"combinations", "factors", "instants", "sales", "table"}
 
 
 def test_rules_show_diff() -> None:

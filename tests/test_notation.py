@@ -205,3 +205,10 @@ def test_you_are_told_in_the_second_person() -> None:
     assert words.describe(E.CardPlayed(seat=0, card="03J1"), players) == "You play 03J1"
     assert words.describe(E.CardPlayed(seat=1, card="03J1"), players) == "Ben plays 03J1"
     assert words.describe(E.CardFlipped(seat=0, card="08G"), players).startswith("You flip 08G")
+
+
+def test_a_superscript_digit_is_no_seat_number() -> None:
+    """ "¹" is a digit to str.isdigit but no number int() reads: refused, not a traceback."""
+    players = (E.Player(id="a", name="Ann"), E.Player(id="b", name="Ben"))
+    with pytest.raises(NotationError, match="is not a seat"):
+        notation.seat_of("¹", players)

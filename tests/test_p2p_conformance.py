@@ -3,9 +3,10 @@
 The vectors of kywoo26/p2p-gostop (``packages/engine/test/vectors/``, MIT licence, see
 ``tests/vectors/p2p-gostop/LICENSE``) are run through this engine under
 ``samples/rulesets/p2p.toml`` by the translator in ``p2p_vectors.py``. Every vector of the
-score, pi, events, gostop, settle, bonus and deal files is a test; the ones this engine
-cannot yet say are strict xfails, each with the exact reason (:data:`XFAIL`): one that starts
-to pass fails the suite until it leaves the list. push.json and view.json stay out (README).
+score, pi, events, gostop, settle, bonus and deal files is a test, and all 198 pass. A
+vector this engine could not say would be a strict xfail with its exact reason
+(:data:`XFAIL`, empty now): one that starts to pass fails the suite until it leaves the
+list. push.json and view.json stay out (README).
 """
 
 from __future__ import annotations
@@ -15,41 +16,8 @@ from typing import Any
 import pytest
 from p2p_vectors import FILES, Unsupported, load, run_vector
 
-_SHAKE = (
-    "a shake is an input before its card is played here; p2p asks after the card is chosen, "
-    "and its prompt (or a declined shake) has no counterpart"
-)
-_BONUS_PICK = (
-    "p2p's first pick ranks a bonus card above every month; the draw for the first dealer "
-    "here is from the 48 cards"
-)
-
-#: Vectors this engine cannot yet express or does otherwise, with why.
-XFAIL: dict[str, str] = {
-    # rules no setting says yet
-    "E14-hudang-on": "hudang (a game lost after 5 turns without a capture) has no setting",
-    "E14-hudang-four": "hudang (a game lost after 5 turns without a capture) has no setting",
-    "G10-jackpot": "p2p's arcade preset (a x2 jackpot every fifth hand) has no setting",
-    "G10-jackpot-off-round": "p2p's arcade preset (a x2 jackpot every fifth hand) has no setting",
-    "R3-deal-steal-on": "a steal for a bonus card dealt to the layout (dealFloorBonusSteal) "
-    "has no setting",
-    "R4-first-pick-rps-stub": "a first dealer by rock-paper-scissors has no setting (p2p's "
-    "is a stub that picks by card)",
-    "R4-first-pick-bonus": _BONUS_PICK,
-    "R4-first-pick-tie-cap": _BONUS_PICK + " (and after three ties p2p chooses at random)",
-    # prompts and event order that differ from p2p's while the rule is the same
-    "E11-shake-prompt": _SHAKE,
-    "E11-shake-decline": _SHAKE,
-    "B5-bonus-chongtong-continue": _SHAKE,
-    "E12-chongtong-non-dealer": "keeping a four has no event of its own here (the holder's "
-    "next play keeps it), so a non-dealer's choice before the dealer plays cannot be recorded",
-    "E9-bomb": "a bomb's steal is taken when its turn resolves, after the flip; p2p takes it "
-    "before the flip (the same cards change hands, in another event order)",
-    "R3-floor-bonus": "a bonus card dealt to the layout is replaced within the deal here; p2p "
-    "tells the replacement as a flip",
-    "R6-floor-chongtong-redeal": "a void deal waits for the next hand_started here; p2p "
-    "redeals at once from its seed",
-}
+#: Vectors this engine cannot yet express or does otherwise, with why (none now).
+XFAIL: dict[str, str] = {}
 
 
 def _params() -> list[Any]:
@@ -80,7 +48,7 @@ def test_the_suite_holds_every_vector_of_its_files_once() -> None:
     assert len(ids) == len(set(ids)) == 198
     assert set(XFAIL) <= set(ids)
     # the counts README states
-    assert len(ids) - len(XFAIL) == 183 and len(XFAIL) == 15
+    assert len(ids) - len(XFAIL) == 198 and not XFAIL
 
 
 def test_the_translator_names_cards_both_ways() -> None:
@@ -98,8 +66,8 @@ def test_the_translator_names_cards_both_ways() -> None:
 def test_a_patch_with_no_setting_is_refused_by_name() -> None:
     from p2p_vectors import rules_of
 
-    with pytest.raises(Unsupported, match="hudang=true"):
-        rules_of({"id": "x", "rulesPatch": {"hudang": True}})
+    with pytest.raises(Unsupported, match="push=true"):
+        rules_of({"id": "x", "rulesPatch": {"push": True}})
     rs = rules_of({"id": "x", "rulesPatch": {"piBakThreshold": 6, "gukjin": "ask"}})
     assert rs.pi_bak_max_units == 6 and rs.cup_mode.value == "player_choice"
 
@@ -121,9 +89,35 @@ def test_the_p2p_ruleset_file_states_p2ps_settings() -> None:
         "first_ttadak_points",
         "hand_four_factors",
         "three_ppuk_factors",
+        "hudang_factors",
+        "draw_bonus_wins",
+        "draw_ties_by_lot",
+        "shake_asked",
         "hand_four_keep",
         "bonus_four",
     }
     pinned = rs.pinned()
     assert pinned["hand_four_keep"] is True and "two_card_bomb_steal" not in pinned
     assert Ruleset.from_pinned(pinned) == rs
+
+
+def test_a_redeal_is_a_void_hand_then_a_deal_by_the_same_dealer() -> None:
+    """R6 redeal: p2p redeals at once; here the void hand is recorded, the dealer stays and
+    the carry is unchanged, and the next hand is dealt (the translator's Redealt)."""
+    v = next(x for x in load("deal") if x["id"] == "R6-floor-chongtong-redeal")
+    run = run_vector(v)
+    g = run.sc.game
+    assert [r.outcome for r in g.results] == ["void"]
+    assert g.hand_no == 2 and run.h.dealer == 0 and g.carry == 1
+    assert [e["type"] for e in run.events].count("Dealt") == 2
+
+
+def test_a_bombs_steal_is_the_first_of_its_turn() -> None:
+    """E9: p2p steals for a bomb before the flip; here as the turn resolves, first of the
+    turn's steals, so the translator tells it after the bomb with nothing lost."""
+    from gostop_records import events as E
+
+    v = next(x for x in load("events") if x["id"] == "E9-bomb")
+    run = run_vector(v)
+    steals = [d for d in run.sc.derived if type(d) is E.JunkTransferred]
+    assert [d.reason for d in steals] == ["bomb"] and steals[0].card == "07J1"

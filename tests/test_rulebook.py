@@ -63,6 +63,7 @@ def test_the_registry_holds_every_combination_factor_and_instant_payment() -> No
         "meong_tta",
         "go_bak",
         "nagari_carry",
+        "jackpot",
         "dokbak",
         "instant_win_multipliers",
         "stake",

@@ -47,6 +47,8 @@ _HAND_INPUTS = (
     E.CardsDealt,
     E.BrightsSold,
     E.FourOfAMonthShown,
+    E.FourKept,
+    E.ShakeDeclined,
     E.Shaken,
     E.BombPlayed,
     E.CardPlayed,
@@ -154,7 +156,7 @@ def settle_under(
         if inst is not None and inst.wins and facts is not None:
             w = facts.winner
             pts = RB.INSTANT_WIN_MULTIPLIERS.points(
-                rules, pts, carry, facts.shakes[w], facts.bombs[w], ev.reason
+                rules, pts, carry, facts.shakes[w], facts.bombs[w], ev.reason, ctx.hand
             )
         if pts:
             dues.append(Due(ev.payer, ev.payee, pts, pts * stake, ev.reason))

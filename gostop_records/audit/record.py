@@ -93,6 +93,10 @@ def legal_text(state: HandState, actions: Sequence[Any]) -> str:
             parts.append(f"the cup as {a.role}")
         elif t is E.FourOfAMonthShown:
             parts.append("show the four of a month dealt")
+        elif t is E.FourKept:
+            parts.append("keep the four of a month and play on")
+        elif t is E.ShakeDeclined:
+            parts.append(f"decline to shake month {a.month:02d}")
     if plays:
         parts.insert(0, "play " + _some(plays))
     if flips:

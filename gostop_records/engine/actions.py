@@ -71,7 +71,10 @@ def legal_actions(s: HandState) -> list[Any]:
                         shown.append(E.FourShown(seat=who, month=m, cards=C.codes(_MM[m])))
             if not rules.hand_four_keep:
                 return [E.FourOfAMonthShown(shown=shown)]
-            out.append(E.FourOfAMonthShown(shown=shown))  # or play on: 들고치기
+            out.append(E.FourOfAMonthShown(shown=shown))  # or keep it and play on: 들고치기
+            out.extend(
+                E.FourKept(seat=who) for who in range(s.players) if s.fours_pending & (1 << who)
+            )
         hand = s.hands[seat]
         pool = hand
         if s.hand_unknown[seat]:
@@ -104,6 +107,15 @@ def legal_actions(s: HandState) -> list[Any]:
                 out.append(E.Shaken(seat=seat, month=m, cards=C.codes(mine)))
         return out
     if p in (Phase.FLIP, Phase.FLIP_AS_PLAY):
+        turn = s.turn
+        if turn is not None and turn.shake_due:
+            # asked to shake once the card is chosen (shake_asked): the answer comes first
+            m = turn.shake_due
+            shown = s.hands[seat] & _MM[m] | 1 << turn.played
+            return [
+                E.Shaken(seat=seat, month=m, cards=C.codes(shown)),
+                E.ShakeDeclined(seat=seat, month=m),
+            ]
         top = s.stock_top()
         if s.stock is not None:
             cand = [] if top is None else [top]

@@ -91,6 +91,7 @@ class GameState:
     shortfalls: tuple[tuple[int, int, int, int, int, str], ...] = ()  # hand + a capped due
     draw_tied: tuple[int, ...] = ()  # seats that tied in the draw for the first deal
     broke: tuple[int, ...] = ()  # seats left with no chips: the sitting ended
+    draw_ties: int = 0  # tied draws for the first deal so far (draw_ties_by_lot)
 
     def copy(self, deep: bool = False) -> GameState:
         """A copy; ``deep`` also copies the hand in progress (for in-place folds)."""
@@ -119,6 +120,7 @@ class GameState:
             self.shortfalls,
             self.draw_tied,
             self.broke,
+            self.draw_ties,
         )
 
     @property
@@ -335,16 +337,35 @@ def _dealer_drawn(g: GameState, ev: E.DealerDrawn, inplace: bool) -> GameState:
     if got != want:
         who = "the tied seats" if g.draw_tied else "every seat"
         raise _illegal("dealer_draw", f"{who} draw once: seats {want}, not {got}")
+    rules = g.rules
     try:
-        dealer, tied = SEATS.dealer_by_draw([(d.seat, d.card) for d in ev.draws], ev.night)
+        dealer, tied = SEATS.dealer_by_draw(
+            [(d.seat, d.card) for d in ev.draws], ev.night, rules.draw_bonus_wins
+        )
     except ValueError as exc:
         raise _illegal("dealer_draw", str(exc)) from None
+    by_lot = SEATS.FIRST_DEALER_DRAW.by_lot(rules, g.draw_ties, dealer)
+    if ev.by_lot != by_lot:
+        if by_lot:
+            raise _illegal(
+                "dealer_draw",
+                f"after {rules.draw_ties_by_lot} tied draws the dealer among seats {tied} is "
+                "chosen by lot: the record names them (by_lot)",
+            )
+        raise _illegal("dealer_draw", "this draw does not end by lot: the cards decide")
+    if by_lot:
+        if ev.dealer not in tied:
+            raise _illegal(
+                "dealer_draw", f"the lot chooses among the tied seats {tied}, not {ev.dealer}"
+            )
+        dealer, tied = ev.dealer, []
     if ev.dealer != dealer:
         when = "by night the lowest month" if ev.night else "by day the highest month"
         says = f"seat {dealer} deals" if dealer is not None else f"seats {tied} tie and draw again"
         raise _illegal("dealer_draw", f"{when} deals: {says}, not seat {ev.dealer}")
     out = g if inplace else g.copy()
     out.draw_tied = tuple(tied)
+    out.draw_ties = g.draw_ties + 1 if tied else 0
     out.next_dealer = dealer
     return out
 

@@ -128,6 +128,7 @@ class HandFacts:
     two_bombs: tuple[int, ...] = ()  # of ``bombs``, the two-card ones (empty: none)
     kept_fours: tuple[int, ...] = ()  # fours in hand each seat kept playing with (empty: none)
     seats: tuple[int, ...] = ()  # the seats that played the hand; empty = every seat
+    hand_no: int = 0  # the hand's number in the game (jackpot hands); 0 = unknown
 
     def losers(self) -> list[int]:
         """The seats that played the hand and did not win it, in seat order."""

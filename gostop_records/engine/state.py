@@ -53,6 +53,7 @@ class HandState:
         "hand_no",
         "hand_unknown",
         "hands",
+        "idle_turns",
         "instant_dues",
         "kept_fours",
         "last_capture",
@@ -109,6 +110,7 @@ class HandState:
         self.go_seq = 0
         self.ppuk_count = [0] * n
         self.ppuk_streak = [0] * n  # ppuk on each of the first k turns in a row
+        self.idle_turns = [0] * n  # the seat's latest turns in a row that took no card (hudang)
         self.shakes = [0] * n
         self.bombs = [0] * n
         self.two_bombs = [0] * n  # of those bombs, the two-card ones
@@ -159,6 +161,7 @@ class HandState:
         new.go_seq = self.go_seq
         new.ppuk_count = self.ppuk_count[:]
         new.ppuk_streak = self.ppuk_streak[:]
+        new.idle_turns = self.idle_turns[:]
         new.shakes = self.shakes[:]
         new.bombs = self.bombs[:]
         new.two_bombs = self.two_bombs[:]
@@ -311,8 +314,10 @@ class Turn:
         "play_n",
         "play_source",
         "played",
+        "shake_due",
         "shake_month",
         "steals",
+        "took",
     )
 
     def __init__(self, layout_before: int) -> None:
@@ -323,10 +328,12 @@ class Turn:
         self.chosen = -1  # layout card the play pairs with when two matched
         self.bomb = 0  # mask of the bomb cards, 0 = no bomb
         self.shake_month = 0  # on_play shaking: the month shown this turn
+        self.shake_due = 0  # shake_asked: the month of the card played, its shake not answered
         self.play_source = "hand"
         self.steals: list[tuple[str, int]] = []  # (reason, amount), in the order they happen
         self.bonus_taken = False
         self.flip_bonus = 0  # bonus cards flipped, held until the turn shows a ppuk or not
+        self.took = False  # a bonus card went to the mover's pile (hudang counts no-card turns)
 
     def copy(self) -> Turn:
         new = _new_turn(Turn)
@@ -337,10 +344,12 @@ class Turn:
         new.chosen = self.chosen
         new.bomb = self.bomb
         new.shake_month = self.shake_month
+        new.shake_due = self.shake_due
         new.play_source = self.play_source
         new.steals = self.steals[:]
         new.bonus_taken = self.bonus_taken
         new.flip_bonus = self.flip_bonus
+        new.took = self.took
         return new
 
 

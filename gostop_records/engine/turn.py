@@ -31,7 +31,7 @@ from ..rules import (
     StealCount,
     TransferOrder,
 )
-from .rulebook import INSTANT_WIN_MULTIPLIERS, NAGARI_CARRY
+from .rulebook import HUDANG, INSTANT_WIN_MULTIPLIERS, NAGARI_CARRY
 from .scoring import cup_as_junk
 from .settlement import HandFacts, Proof, settle
 from .state import HandState, Phase, Turn
@@ -334,6 +334,10 @@ def _fours(s: HandState, a: E.FourOfAMonthShown, out: Out) -> None:
             )
         if shown_months[f.seat] & (1 << f.month):
             raise _illegal("card_twice", f"month {f.month:02d} is shown twice")
+        if s.kept_fours[f.seat] and not s.fours_pending & (1 << f.seat):
+            raise _illegal(
+                "hand_four_keep", f"seat {f.seat} kept its four and plays on: it is not shown"
+            )
         _reveal_in_hand(s, f.seat, cards)
         shown_months[f.seat] |= 1 << f.month
         if f.seat not in holders:
@@ -374,7 +378,7 @@ def _instant_dues(
 ) -> list[tuple[int, int, int, str]]:
     t = s.table
     pts = INSTANT_WIN_MULTIPLIERS.points(
-        t.rules, pts, s.carry, s.shakes[winner], s.bombs[winner], reason
+        t.rules, pts, s.carry, s.shakes[winner], s.bombs[winner], reason, s.hand_no
     )
     return [(p, winner, pts, reason) for p in sorted(s.order) if p != winner]
 
@@ -419,6 +423,7 @@ def facts_of(s: HandState, winner: int) -> HandFacts:
         two_bombs=tuple(s.two_bombs) if any(s.two_bombs) else (),
         kept_fours=tuple(s.kept_fours) if any(s.kept_fours) else (),
         seats=tuple(sorted(s.order)),
+        hand_no=s.hand_no,
     )
 
 
@@ -440,6 +445,24 @@ def _turn(s: HandState) -> Turn:
 
 
 def _shake(s: HandState, a: E.Shaken, out: Out) -> None:
+    if s.phase is Phase.FLIP and s.turn is not None and s.turn.shake_due:
+        # asked once the card is chosen (shake_asked): the card played shows with the rest
+        turn = _shake_answered(s, a.seat, a.month)
+        cards = _cards_of(a.cards)
+        played = 1 << turn.played
+        if not cards & played or cards & ~_MM[a.month] or cards.bit_count() < 3:
+            raise _illegal(
+                "shaking",
+                f"a shake shows the card played, {CODES[turn.played]}, and the other cards of "
+                f"month {a.month:02d} in hand",
+            )
+        _reveal_in_hand(s, a.seat, cards & ~played)
+        if s.hands[a.seat] & _MM[a.month] & ~cards:
+            raise _illegal("shaking", f"a shake shows every card of month {a.month:02d} held")
+        turn.shake_month = a.month
+        s.shakes[a.seat] += 1
+        s.shaken_months[a.seat] |= 1 << a.month
+        return
     _expect_phase(s, Phase.PLAY, "a shake")
     _expect_seat(s, a.seat, s.turn_seat)
     mode = s.table.rules.shaking
@@ -471,15 +494,33 @@ def _shake(s: HandState, a: E.Shaken, out: Out) -> None:
     s.shaken_months[a.seat] |= 1 << a.month
 
 
+def _keep_fours(s: HandState, seat: int) -> None:
+    """The seat's waiting fours kept and played on with (들고치기)."""
+    held = _fours_in(s.hands[seat]).bit_count()
+    s.kept_fours[seat] += max(1, held - s.kept_fours[seat])
+    s.fours_pending &= ~(1 << seat)
+
+
+def _four_kept(s: HandState, a: E.FourKept, out: Out) -> None:
+    if not s.table.rules.hand_four_keep:
+        raise _illegal(
+            "hand_four_keep", "this ruleset does not let a four be kept: it is shown to win"
+        )
+    if a.seat >= s.players:
+        raise _illegal("seat", f"there is no seat {a.seat}")
+    waiting = _first_play_pending(s) or _four_decision(s)
+    if not waiting or not s.fours_pending & (1 << a.seat):
+        raise _illegal("hand_four_keep", f"seat {a.seat} has no four waiting to be kept")
+    _keep_fours(s, a.seat)
+
+
 def _check_fours_shown(s: HandState) -> None:
     if s.fours_pending and (_first_play_pending(s) or _four_decision(s)):
         if s.table.rules.hand_four_keep:
             # 들고치기: a play instead of the show keeps every pending four
             for seat in range(s.players):
                 if s.fours_pending & (1 << seat):
-                    held = _fours_in(s.hands[seat]).bit_count()
-                    s.kept_fours[seat] += max(1, held - s.kept_fours[seat])
-            s.fours_pending = 0
+                    _keep_fours(s, seat)
             return
         seat = (s.fours_pending & -s.fours_pending).bit_length() - 1
         raise _illegal(
@@ -612,6 +653,7 @@ def _take_bonus(s: HandState, seat: int, i: int, source: str, out: Out) -> None:
         return
     s.piles[seat] |= 1 << i
     turn.bonus_taken = True
+    turn.took = True
     rules = s.table.rules
     steal = rules.bonus_steal
     at_once = steal and source == "hand" and rules.bonus_steal_at_once
@@ -657,12 +699,56 @@ def _play(s: HandState, a: E.CardPlayed, out: Out) -> None:
             "shaking", f"the shake showed month {turn.shake_month:02d}: play one of those cards"
         )
     _place_play(s, i, a.chosen, "hand")
+    turn.shake_due = _shake_asked(s, a.seat, i)
+
+
+def _shake_asked(s: HandState, seat: int, i: int) -> int:
+    """The month whose shake the player is asked once card ``i`` is chosen (0: none): under
+    ``shake_asked``, a month they held three of (the card included), absent from the layout,
+    not shaken yet. A hand the record does not know is not asked (its count is unknown)."""
+    rules = s.table.rules
+    turn = _turn(s)
+    m = _MONTH_OF[i]
+    if (
+        not rules.shake_asked
+        or rules.shaking is not Shaking.ON_PLAY
+        or turn.shake_month
+        or turn.play_n
+        or s.shaken_months[seat] & (1 << m)
+        or s.hand_unknown[seat]
+    ):
+        return 0
+    return m if (s.hands[seat] & _MM[m]).bit_count() >= 2 else 0
+
+
+def _shake_answered(s: HandState, seat: int, month: int) -> Turn:
+    """The turn whose shake of ``month`` the player answers now (shake_asked)."""
+    _expect_seat(s, seat, s.turn_seat)
+    turn = _turn(s)
+    if s.phase is not Phase.FLIP or turn.shake_due != month:
+        due = f"month {turn.shake_due:02d}" if turn.shake_due else "no shake"
+        raise _illegal("shake_asked", f"seat {seat} is asked about {due}, not month {month:02d}")
+    turn.shake_due = 0
+    return turn
+
+
+def _shake_declined(s: HandState, a: E.ShakeDeclined, out: Out) -> None:
+    if not s.table.rules.shake_asked:
+        raise _illegal("shake_asked", "this ruleset asks no shake: a decline is not recorded")
+    _shake_answered(s, a.seat, a.month)
 
 
 def _flip(s: HandState, a: E.CardFlipped, out: Out) -> None:
     if s.phase is not Phase.FLIP_AS_PLAY:
         _expect_phase(s, Phase.FLIP, "a flipped card")
     _expect_seat(s, a.seat, s.turn_seat)
+    due = _turn(s).shake_due
+    if due:
+        raise _illegal(
+            "shake_asked",
+            f"seat {a.seat} played a card of month {due:02d} holding three: shake or decline "
+            "before the flip",
+        )
     i = _idx(a.card)
     b = 1 << i
     if s.stock is not None:
@@ -744,6 +830,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
         # no ppuk to bury them: the flipped bonus cards are taken as usual
         for i in C.indices(turn.flip_bonus):
             s.piles[seat] |= 1 << i
+            turn.took = True
             out.append(E.BonusCardTaken(seat=seat, card=CODES[i], source="flip"))
             if rules.bonus_steal:
                 steals.append(("bonus", rules.bonus_steal))
@@ -856,6 +943,13 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
         pts = rules.three_ppuk_points
         s.turn_scores.append(s.score_of(seat))
         _end(s, out, "instant", seat, "three_ppuk", _instant_dues(s, seat, pts, "three_ppuk"))
+        return
+    # hudang: the seat's turns in a row that took no card (steals are no card taken)
+    s.idle_turns[seat] = 0 if taken or turn.took else s.idle_turns[seat] + 1
+    if HUDANG.ends_hand(rules, s.idle_turns[seat]):
+        pts = HUDANG.points(rules)
+        s.turn_scores.append(s.score_of(seat))
+        _end(s, out, "instant", seat, "hudang", _instant_dues(s, seat, pts, "hudang"))
         return
 
     if t.cup_mode is CupMode.PLAYER_CHOICE and s.cup_role is None and taken & C.CUP:
@@ -986,7 +1080,9 @@ def _stop_input(s: HandState, a: E.StopCalled, out: Out) -> None:
 _HANDLERS: dict[type, Callable[[HandState, Any, Out], None]] = {
     E.CardsDealt: _deal,
     E.FourOfAMonthShown: _fours,
+    E.FourKept: _four_kept,
     E.Shaken: _shake,
+    E.ShakeDeclined: _shake_declined,
     E.BombPlayed: _bomb,
     E.CardPlayed: _play,
     E.FlipOnlyPlayed: _flip_only,

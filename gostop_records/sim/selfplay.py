@@ -193,17 +193,26 @@ def play_payloads(spec: GameSpec) -> Iterator[tuple[int | None, Any]]:
 def _draw_for_dealer(gs: GameState, rng: SplitMix64) -> Iterator[E.DealerDrawn]:
     """밤일낮장 at a simulated table: every seat draws, the tied seats again; by night."""
     seats = list(range(gs.table.players))
+    rules = gs.rules
+    deck = gs.table.deck if rules.draw_bonus_wins else C.STANDARD_DECK
+    ties = 0
     while True:
-        cards = list(C.indices(C.STANDARD_DECK))
+        cards = list(C.indices(deck))
         draws = []
         for seat in seats:
             i = cards.pop(rng.below(len(cards)))
             draws.append(E.DealerDraw(seat=seat, card=CODES[i]))
-        dealer, tied = SEATS.dealer_by_draw([(d.seat, d.card) for d in draws], night=True)
+        dealer, tied = SEATS.dealer_by_draw(
+            [(d.seat, d.card) for d in draws], night=True, bonus_wins=rules.draw_bonus_wins
+        )
+        if SEATS.FIRST_DEALER_DRAW.by_lot(rules, ties, dealer):
+            lot = tied[rng.below(len(tied))]
+            yield E.DealerDrawn(draws=draws, night=True, dealer=lot, by_lot=True)
+            return
         yield E.DealerDrawn(draws=draws, night=True, dealer=dealer)
         if dealer is not None:
             return
-        seats = tied
+        seats, ties = tied, ties + 1
 
 
 def _hand_order(rules: Ruleset, n: int, dealer: int, rng: SplitMix64) -> list[int]:

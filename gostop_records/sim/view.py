@@ -75,9 +75,11 @@ class SeatView:
                 turn.chosen,
                 turn.bomb,
                 turn.shake_month,
+                turn.shake_due,
                 turn.play_source,
                 tuple(turn.steals),
                 turn.bonus_taken,
+                turn.took,
             )
         )
         return (
@@ -109,6 +111,7 @@ class SeatView:
             s.go_seq,
             tuple(s.ppuk_count),
             tuple(s.ppuk_streak),
+            tuple(s.idle_turns),
             tuple(s.shakes),
             tuple(s.bombs),
             tuple(s.two_bombs),
@@ -168,6 +171,7 @@ def seat_view(state: HandState, seat: int, actions: list[Any] | tuple[Any, ...])
     v.go_seq = state.go_seq
     v.ppuk_count = state.ppuk_count[:]
     v.ppuk_streak = state.ppuk_streak[:]
+    v.idle_turns = state.idle_turns[:]
     v.shakes = state.shakes[:]
     v.bombs = state.bombs[:]
     v.two_bombs = state.two_bombs[:]

@@ -209,12 +209,12 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "started_at": "`events.at` of the hand's `hand_started` event (RFC 3339 UTC text)",
         "date": "the UTC date of `started_at`",
         "outcome": "`hand_ended.outcome`: `'stop'`, `'instant'` (four of a month in hand, "
-        "three ppuk), `'nagari'` (no winner: the next hand pays more) or `'void'` "
+        "three ppuk, hudang), `'nagari'` (no winner: the next hand pays more) or `'void'` "
         "(the deal did not stand); NULL while the hand has not ended",
         "winner": "0-based seat of `hand_ended.winner`; NULL for a nagari, a void deal or a "
         "hand not ended",
         "reason": "`hand_ended.reason` as recorded: `'stop'`, `'auto_stop'`, `'hand_four'`, "
-        "`'three_ppuk'`, `'cards_exhausted'`, `'layout_four'` or `'hand_fours'`; "
+        "`'three_ppuk'`, `'hudang'`, `'cards_exhausted'`, `'layout_four'` or `'hand_fours'`; "
         "NULL while the hand has not ended",
         "carry": "nagari factor this hand's payments were multiplied by (1 = none; "
         "`hand_ended.carry`); NULL while the hand has not ended",

@@ -38,6 +38,7 @@ from .instants import (
     FIRST_PPUK,
     FIRST_TTADAK,
     HAND_FOUR,
+    HUDANG,
     INSTANTS,
     LAYOUT_FOUR,
     THREE_PPUK,
@@ -50,6 +51,7 @@ from .multipliers import (
     GWANG_BAK,
     HAND_FOUR_KEPT,
     INSTANT_WIN_MULTIPLIERS,
+    JACKPOT,
     MEONG_TTA,
     MULTIPLIERS,
     NAGARI_CARRY,
@@ -59,7 +61,7 @@ from .multipliers import (
     Loser,
     Multiplier,
 )
-from .seats import GWANG_PALI
+from .seats import FIRST_DEALER_DRAW, GWANG_PALI
 
 __all__ = [
     "ANIMALS",
@@ -73,6 +75,7 @@ __all__ = [
     "CUP",
     "DOKBAK",
     "FACTORS",
+    "FIRST_DEALER_DRAW",
     "FIRST_PPUK",
     "FIRST_TTADAK",
     "GODORI",
@@ -84,8 +87,10 @@ __all__ = [
     "HAND_FOUR",
     "HAND_FOUR_KEPT",
     "HONGDAN",
+    "HUDANG",
     "INSTANTS",
     "INSTANT_WIN_MULTIPLIERS",
+    "JACKPOT",
     "JUNK",
     "KEEP",
     "LAYOUT_FOUR",
@@ -122,7 +127,14 @@ __all__ = [
 FACTORS: tuple[Rule, ...] = (GO_BONUS, *MULTIPLIERS, DOKBAK, INSTANT_WIN_MULTIPLIERS, STAKE)
 
 #: Every rule, each exactly once.
-RULES: tuple[Rule, ...] = (*COMBINATIONS, CUP, *FACTORS, *INSTANTS, GWANG_PALI)
+RULES: tuple[Rule, ...] = (
+    *COMBINATIONS,
+    CUP,
+    *FACTORS,
+    *INSTANTS,
+    GWANG_PALI,
+    FIRST_DEALER_DRAW,
+)
 
 BY_ID: dict[str, Rule] = {r.id: r for r in RULES}
 
@@ -139,9 +151,11 @@ AUDITED: tuple[Rule, ...] = (
     HAND_FOUR_KEPT,
     CUP,
     NAGARI_CARRY,
+    JACKPOT,
     *INSTANTS,
     INSTANT_WIN_MULTIPLIERS,
     GWANG_PALI,
+    FIRST_DEALER_DRAW,
     STAKE,
 )
 
@@ -210,4 +224,5 @@ def describe(rules: Ruleset | None = None) -> dict[str, Any]:
         "factors": [f.describe(rules) for f in FACTORS],
         "instants": [i.describe(rules) for i in INSTANTS],
         "sales": [GWANG_PALI.describe(rules)],
+        "table": [FIRST_DEALER_DRAW.describe(rules)],
     }

@@ -18,6 +18,7 @@ __all__ = [
     "FIRST_PPUK",
     "FIRST_TTADAK",
     "HAND_FOUR",
+    "HUDANG",
     "INSTANTS",
     "LAYOUT_FOUR",
     "THREE_PPUK",
@@ -130,6 +131,43 @@ class ThreePpuk(Instant):
     wins = True
 
 
+class Hudang(Instant):
+    """Hudang (허당): a seat that takes no card on ``hudang_turns`` of its turns in a row
+    wins the hand at once, ``hudang_points`` from every other seat (Hangame's old matgo,
+    p2p E14; A24). A turn takes a card when a card from the layout, the stock or a bonus
+    card goes to the seat's pile; junk handed over by a steal is no card taken."""
+
+    __slots__ = ()
+    id = "hudang"
+    name = "hudang"
+    ref = "A24"
+    settings = ("hudang_points", "hudang_turns")
+    wins = True
+
+    def points(self, rules: Ruleset, k: int = 1) -> int:
+        return rules.hudang_points if rules.hudang_turns else 0
+
+    def ends_hand(self, rules: Ruleset, idle_turns: int) -> bool:
+        """Whether a seat's ``idle_turns`` turns in a row without a card taken win the hand."""
+        return rules.hudang_turns is not None and idle_turns >= rules.hudang_turns
+
+    def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
+        if setting == "hudang_turns":
+            if value is None:
+                return "no hudang"
+            return f"hudang: {value} turns in a row without taking a card win the hand"
+        if setting == "hudang_points":
+            return f"{value} points for hudang" if value else "no payment for hudang"
+        return None
+
+    def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
+        if any(ev.reason == self.id for ev in ctx.instants):
+            yield from ints(ctx.rules, self.setting, self.TRY)
+
+    def absent(self, rules: Ruleset) -> str | None:
+        return "hudang (hudang_turns = none)" if rules.hudang_turns is None else None
+
+
 class FirstPpuk(Instant):
     """A ppuk on a seat's first turn (and on its 2nd, 3rd turn in a row) pays the k-th
     amount of ``first_ppuk_points`` at once (A24)."""
@@ -202,8 +240,16 @@ class FirstTtadak(Instant):
 HAND_FOUR = HandFour()
 LAYOUT_FOUR = LayoutFourWin()
 THREE_PPUK = ThreePpuk()
+HUDANG = Hudang()
 FIRST_PPUK = FirstPpuk()
 FIRST_TTADAK = FirstTtadak()
 
 #: Every instant payment, by the order the audit tries their settings.
-INSTANTS: tuple[Instant, ...] = (HAND_FOUR, LAYOUT_FOUR, THREE_PPUK, FIRST_PPUK, FIRST_TTADAK)
+INSTANTS: tuple[Instant, ...] = (
+    HAND_FOUR,
+    LAYOUT_FOUR,
+    THREE_PPUK,
+    HUDANG,
+    FIRST_PPUK,
+    FIRST_TTADAK,
+)

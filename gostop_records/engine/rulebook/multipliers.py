@@ -24,6 +24,7 @@ __all__ = [
     "GO_BAK",
     "GWANG_BAK",
     "HAND_FOUR_KEPT",
+    "JACKPOT",
     "MEONG_TTA",
     "MULTIPLIERS",
     "NAGARI_CARRY",
@@ -73,7 +74,7 @@ class Shake(Multiplier):
     name = "shake"
     ref = "A26"
     group = "Shaking, bombs and bonus cards"
-    settings = ("shaking", "shake_multiplier")
+    settings = ("shaking", "shake_multiplier", "shake_asked")
 
     def factor(self, t: Table, facts: HandFacts, win: Score, lo: Loser) -> Factor | None:
         # a ruleset without shaking (CARDAVIA C4.5) gives it no factor, even when the facts
@@ -92,6 +93,10 @@ class Shake(Multiplier):
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
         if setting == "shake_multiplier":
             return f"x{value} per shake" if value > 1 else "no multiplier for a shake"
+        if setting == "shake_asked":
+            if value:
+                return "a shake asked once the card is chosen, a decline recorded"
+            return "a shake shown unasked before the card is played"
         return None
 
     def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
@@ -511,6 +516,64 @@ class Dokbak(Rule):
         return moved, f"seat {culprit} called Go and lost: pays for every loser (dokbak)"
 
 
+class Jackpot(Multiplier):
+    """A jackpot hand (대박판, p2p's arcade preset): every hand whose number in the game is a
+    multiple of ``jackpot_every`` multiplies its payments by ``jackpot_multiplier``, as the
+    nagari carry does (a factor from outside the hand; an instant win too where its kind's
+    factors name ``jackpot``). Hands are counted as recorded, a void deal included."""
+
+    __slots__ = ()
+    id = "jackpot"
+    name = "jackpot hand"
+    ref = "A23"
+    group = "Settlement"
+    settings = ("jackpot_every", "jackpot_multiplier")
+    #: The periods the audit tries when the ruleset has no jackpot hands.
+    TRY: ClassVar[tuple[int, ...]] = (3, 5, 10)
+
+    def of(self, rules: Ruleset, hand_no: int) -> int:
+        """The factor of hand number ``hand_no`` under ``rules`` (1: no jackpot)."""
+        every = rules.jackpot_every
+        if every is None or hand_no <= 0 or hand_no % every:
+            return 1
+        return rules.jackpot_multiplier
+
+    def factor(self, t: Table, facts: HandFacts, win: Score, lo: Loser) -> Factor | None:
+        every = t.rules.jackpot_every
+        if every is None:
+            return None
+        f = self.of(t.rules, facts.hand_no)
+        cond = f"hand {facts.hand_no}: a jackpot every {every} hands"
+        if f == 1:
+            cond = f"hand {facts.hand_no}: no jackpot (every {every} hands)"
+        return Factor(self.id, self.name, f, f > 1, cond, "jackpot_multiplier")
+
+    def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
+        if setting == "jackpot_every":
+            if value is None:
+                return "no jackpot hands"
+            return f"a jackpot hand (x{rules.jackpot_multiplier}) every {value} hands"
+        if setting == "jackpot_multiplier":
+            return f"x{value} in a jackpot hand"
+        return None
+
+    def alternatives(self, ctx: AuditContext) -> Iterator[Candidate]:
+        if ctx.outcome not in ("stop", "instant") or ctx.facts is None:
+            return
+        r = ctx.rules
+        hand = ctx.facts.hand_no
+        if r.jackpot_every is not None:
+            yield Candidate("jackpot_every", None, {"jackpot_every": None})
+            yield from ints(r, "jackpot_multiplier", range(2, 5))
+        else:
+            # the hand as a jackpot hand, at the periods tables use (p2p's arcade: 5)
+            for every in (e for e in self.TRY if hand % e == 0):
+                yield Candidate("jackpot_every", every, {"jackpot_every": every}, cost=1.5)
+
+    def absent(self, rules: Ruleset) -> str | None:
+        return "jackpot hands (jackpot_every = none)" if rules.jackpot_every is None else None
+
+
 class InstantWinMultipliers(Rule):
     """Which of the nagari carry, shakes and bombs multiply each kind of instant win (four
     of a month in hand, three ppuk): ``instant_win_multipliers`` for every kind at once, or
@@ -522,12 +585,18 @@ class InstantWinMultipliers(Rule):
     name = "multiplied instant wins"
     ref = "A17"
     group = "Instant payments"
-    settings = ("instant_win_multipliers", "hand_four_factors", "three_ppuk_factors")
+    settings = (
+        "instant_win_multipliers",
+        "hand_four_factors",
+        "three_ppuk_factors",
+        "hudang_factors",
+    )
     #: The kinds of instant win with a setting of their own.
-    KINDS: ClassVar[tuple[str, ...]] = ("hand_four", "three_ppuk")
+    KINDS: ClassVar[tuple[str, ...]] = ("hand_four", "three_ppuk", "hudang")
     _NAMES: ClassVar[dict[str, str]] = {
         "hand_four": "four of a month in hand",
         "three_ppuk": "three ppuk",
+        "hudang": "hudang",
     }
 
     def multiplied(self, rules: Ruleset, kind: str) -> bool:
@@ -535,9 +604,17 @@ class InstantWinMultipliers(Rule):
         return bool(rules.instant_factors(kind))
 
     def points(
-        self, rules: Ruleset, pts: int, carry: int, shakes: int, bombs: int, kind: str
+        self,
+        rules: Ruleset,
+        pts: int,
+        carry: int,
+        shakes: int,
+        bombs: int,
+        kind: str,
+        hand_no: int = 0,
     ) -> int:
-        """The points of an instant win of ``kind`` after the factors its setting names."""
+        """The points of an instant win of ``kind`` after the factors its setting names
+        (``hand_no``: the hand's number in the game, for a jackpot hand)."""
         used = rules.instant_factors(kind)
         if InstantFactor.NAGARI_CARRY in used:
             pts *= carry
@@ -545,6 +622,8 @@ class InstantWinMultipliers(Rule):
             pts *= rules.shake_multiplier**shakes
         if InstantFactor.BOMB in used:
             pts *= rules.bomb_multiplier**bombs
+        if InstantFactor.JACKPOT in used:
+            pts *= JACKPOT.of(rules, hand_no)
         return pts
 
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
@@ -623,6 +702,7 @@ PI_BAK = PiBak()
 MEONG_TTA = MeongTta()
 GO_BAK = GoBakRule()
 NAGARI_CARRY = NagariCarryRule()
+JACKPOT = Jackpot()
 DOKBAK = Dokbak()
 INSTANT_WIN_MULTIPLIERS = InstantWinMultipliers()
 STAKE = Stake()
@@ -637,4 +717,5 @@ MULTIPLIERS: tuple[Multiplier, ...] = (
     MEONG_TTA,
     GO_BAK,
     NAGARI_CARRY,
+    JACKPOT,
 )

@@ -20,6 +20,7 @@ from ...rules import ChipLimit, Ruleset, SitOut
 from .base import AuditContext, Candidate, Rule, ints
 
 __all__ = [
+    "FIRST_DEALER_DRAW",
     "GWANG_PALI",
     "HAND_PLAYERS",
     "Capped",
@@ -76,6 +77,43 @@ class GwangPali(Rule):
 
 
 GWANG_PALI = GwangPali()
+
+
+#: A bonus card's rank in the draw (draw_bonus_wins): above every month, by night or day.
+_BONUS_RANK = 13
+
+
+class FirstDealerDraw(Rule):
+    """The draw for the first dealer (밤일낮장, ``first_dealer = draw``): whether a bonus
+    card drawn beats every month (``draw_bonus_wins``, p2p R4) and after how many tied draws
+    the lot chooses among the tied seats (``draw_ties_by_lot``, p2p: 3)."""
+
+    __slots__ = ()
+    kind = "table"
+    id = "dealer_draw"
+    name = "draw for the first dealer"
+    group = "Seats and chips"
+    settings = ("draw_bonus_wins", "draw_ties_by_lot")
+
+    def by_lot(self, rules: Ruleset, ties_before: int, dealer: int | None) -> bool:
+        """Whether a draw with this outcome (``dealer`` None: a tie), after ``ties_before``
+        tied draws, ends by lot."""
+        limit = rules.draw_ties_by_lot
+        return dealer is None and limit is not None and ties_before + 1 >= limit
+
+    def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:
+        if setting == "draw_bonus_wins":
+            if value:
+                return "a bonus card drawn for the first deal beats every month"
+            return "the draw for the first deal from the 48 cards"
+        if setting == "draw_ties_by_lot":
+            if value is None:
+                return "tied seats draw again until one deals"
+            return f"after {value} tied draws the lot chooses the first dealer"
+        return None
+
+
+FIRST_DEALER_DRAW = FirstDealerDraw()
 
 
 def turn_order(seats: int, dealer: int) -> list[int]:
@@ -166,21 +204,27 @@ def cap_dues(
     return out, capped
 
 
-def dealer_by_draw(draws: Sequence[tuple[int, str]], night: bool) -> tuple[int | None, list[int]]:
-    """밤일낮장: by night the lowest month deals, by day the highest. Returns the dealer, or
-    None and the tied seats, who draw again; raises ``ValueError`` for a card that is not
-    one of the 48 or is drawn twice."""
+def dealer_by_draw(
+    draws: Sequence[tuple[int, str]], night: bool, bonus_wins: bool = False
+) -> tuple[int | None, list[int]]:
+    """밤일낮장: by night the lowest month deals, by day the highest; with ``bonus_wins``
+    (``draw_bonus_wins``) a bonus card beats every month. Returns the dealer, or None and
+    the tied seats, who draw again; raises ``ValueError`` for a card drawn twice or a bonus
+    card where the draw is from the 48 cards."""
     seen = 0
     months: list[tuple[int, int]] = []
     for seat, code in draws:
         b = C.bit(code)
-        if b & C.BONUS:
+        if b & C.BONUS and not bonus_wins:
             raise ValueError(f"{code} is a bonus card: the draw is from the 48 cards")
         if seen & b:
             raise ValueError(f"{code} is drawn twice")
         seen |= b
-        months.append((seat, C.MONTH_OF[C.index(code)]))
-    best = min(m for _, m in months) if night else max(m for _, m in months)
+        months.append((seat, _BONUS_RANK if b & C.BONUS else C.MONTH_OF[C.index(code)]))
+    if any(m == _BONUS_RANK for _, m in months):
+        best = _BONUS_RANK
+    else:
+        best = min(m for _, m in months) if night else max(m for _, m in months)
     holders = [s for s, m in months if m == best]
     if len(holders) == 1:
         return holders[0], []
