@@ -35,6 +35,8 @@ test: $(STAMP) $(NATIVE)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
+	# the tests that read the engine's source, on the source (the suite above ran compiled)
+	GOSTOP_PURE_PYTHON=1 $(BIN)/python -m pytest -m pure_python
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
