@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # finder, which says so in an informational notice; set-up prints nothing but errors.
 PIP := PYTHONWARNINGS="ignore:Editable installation:UserWarning" $(BIN)/pip
 
-.PHONY: demo test lint bench bench-quick stress schemas clean
+.PHONY: demo test lint bench bench-quick stress schemas clean native
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -m venv $(VENV)
@@ -15,13 +15,28 @@ $(STAMP): pyproject.toml
 	@$(PIP) install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
+# The replay's hot modules compiled with mypyc, beside their sources (build_native.py); the
+# sources stay the fallback. Without a compiler the package runs as pure Python.
+NATIVE := $(VENV)/.native
+NATIVE_SRC := $(addprefix gostop_records/,$(addsuffix .py,engine/turn engine/state engine/game \
+	engine/scoring engine/settlement projector))
+
+$(NATIVE): $(STAMP) build_native.py $(NATIVE_SRC)
+	@$(BIN)/python build_native.py >$(VENV)/native.log 2>&1 \
+		|| echo "native build skipped (see $(VENV)/native.log): replay runs as pure Python"
+	@touch $(NATIVE)
+
+native: $(NATIVE)
+
 demo: $(STAMP)
 	$(BIN)/gostop demo
 
-test: $(STAMP)
+test: $(STAMP) $(NATIVE)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
+	# the tests that read the engine's source, on the source (the suite above ran compiled)
+	GOSTOP_PURE_PYTHON=1 $(BIN)/python -m pytest -m pure_python
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -30,12 +45,12 @@ lint: $(STAMP)
 schemas: $(STAMP)
 	$(BIN)/gostop schema --out schemas
 
-bench: $(STAMP)
+bench: $(STAMP) $(NATIVE)
 	$(PIP) install --quiet -e '.[dev,bench]'
 	$(BIN)/python -m bench --archive
 	$(BIN)/python -m bench --bots
 
-bench-quick: $(STAMP)
+bench-quick: $(STAMP) $(NATIVE)
 	$(PIP) install --quiet -e '.[dev,bench]'
 	$(BIN)/python -m bench --quick
 
@@ -43,4 +58,5 @@ stress: $(STAMP)
 	$(BIN)/python -m stress
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .mypy_cache
+	find gostop_records -name '*.so' -delete

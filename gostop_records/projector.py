@@ -98,26 +98,30 @@ def _show(ev: Any) -> str:
     return f"{t}({body})"
 
 
+#: what :meth:`Projector.fork` copies (a compiled class has no ``__slots__`` to read)
+_FIELDS = (
+    "checkpoint",
+    "desync",
+    "events",
+    "expected",
+    "game",
+    "game_id",
+    "inplace",
+    "inputs",
+    "issues",
+    "last",
+    "last_seq",
+    "refused",
+    "retracted",
+    "strict",
+    "undo",
+)
+
+
 class Projector:
     """Incremental fold of one game's envelopes; see the module docstring."""
 
-    __slots__ = (
-        "checkpoint",
-        "desync",
-        "events",
-        "expected",
-        "game",
-        "game_id",
-        "inplace",
-        "inputs",
-        "issues",
-        "last",
-        "last_seq",
-        "refused",
-        "retracted",
-        "strict",
-        "undo",
-    )
+    __slots__ = _FIELDS
 
     def __init__(self, strict: bool = True, inplace: bool = False) -> None:
         """``inplace``: the fast fold for a whole log. States are changed in place instead of
@@ -149,7 +153,7 @@ class Projector:
         if self.inplace:
             raise GostopError("an in-place projector cannot be forked")
         new = Projector.__new__(Projector)
-        for name in Projector.__slots__:
+        for name in _FIELDS:
             value = getattr(self, name)
             if isinstance(value, list):
                 value = list(value)
@@ -298,7 +302,7 @@ class Projector:
 
         t = type(ev)
         if t is E.EntryRetracted:
-            self._retract(seq, ev)
+            self._retract(seq, ev)  # type: ignore[arg-type]
             return
         self.refused = None  # a later input makes an earlier refused one no longer the latest
 

@@ -169,3 +169,22 @@ def browser() -> Iterator[Any]:
 def _key_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Recorder keys made per game go to a fresh folder, never the user's own."""
     monkeypatch.setenv("GOSTOP_KEYS", str(tmp_path_factory.mktemp("keys")))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "pure_python: reads the engine's source or internals; run on the pure-Python source "
+        "(GOSTOP_PURE_PYTHON=1, which make test does after the suite)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    import gostop_records
+
+    if not gostop_records.compiled():
+        return
+    skip = pytest.mark.skip(reason="reads the source: make test runs it with GOSTOP_PURE_PYTHON=1")
+    for item in items:
+        if item.get_closest_marker("pure_python") is not None:
+            item.add_marker(skip)

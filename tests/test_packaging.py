@@ -6,6 +6,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+_BUILT = {".pyc", ".so", ".pyd"}
 
 
 def _setuptools() -> dict:
@@ -18,7 +19,8 @@ def _library_folders() -> dict[str, list[Path]]:
     for folder in [ROOT / "gostop_records", *sorted((ROOT / "gostop_records").rglob("*"))]:
         if not folder.is_dir() or "__pycache__" in folder.parts:
             continue
-        files = [f for f in folder.iterdir() if f.is_file() and f.suffix != ".pyc"]
+        # compiled files are build products (.pyc, and the .so of make native), never shipped
+        files = [f for f in folder.iterdir() if f.is_file() and f.suffix not in _BUILT]
         if files:
             out[".".join(folder.relative_to(ROOT).parts)] = files
     return out

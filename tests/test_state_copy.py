@@ -1,9 +1,14 @@
 """HandState.copy is hand-written for speed: it must carry every slot and share no list."""
 
+import pytest
+
 from gostop_records.engine.game import apply_game, start_game
 from gostop_records.engine.state import HandState, Turn
 from gostop_records.rules import PRESETS
 from gostop_records.sim.selfplay import GameSpec, play_payloads
+
+# reads the class's __slots__, which a compiled class does not have
+pytestmark = pytest.mark.pure_python
 
 
 def _mid_hand_state() -> HandState:

@@ -321,7 +321,7 @@ def _hand_started(g: GameState, ev: E.HandStarted, inplace: bool) -> GameState:
 def _sat_out_event(g: GameState) -> list[Any]:
     if not g.sat_out:
         return []
-    return [E.SeatsSatOut(seats=list(g.sat_out), rule=g.rules.sit_out.value)]
+    return [E.SeatsSatOut(seats=list(g.sat_out), rule=g.rules.sit_out.value)]  # type: ignore[arg-type]
 
 
 def _dealer_drawn(g: GameState, ev: E.DealerDrawn, inplace: bool) -> GameState:

@@ -62,24 +62,24 @@ def settle(t: Table, facts: HandFacts) -> Proof:
     pays, note = DOKBAK.shares(rules, facts, {lo: pts for lo, _, _, _, pts in shares})
     proofs = []
     dues = []
-    for lo, fs, applied, mult, pts in shares:
+    for seat, fs, applied, mult, pts in shares:
         if note:
             applied.append(DOKBAK.id)
         proofs.append(
             LoserProof(
-                loser=lo,
+                loser=seat,
                 factors=tuple(fs),
                 multiplier=mult,
                 points=pts,
                 chips=pts * t.stake,
-                pays_points=pays[lo],
-                pays_chips=pays[lo] * t.stake,
+                pays_points=pays[seat],
+                pays_chips=pays[seat] * t.stake,
                 note=note,
                 applied=tuple(applied),
             )
         )
-        if pays[lo]:
-            dues.append(Due(lo, w, pays[lo], pays[lo] * t.stake, "stop"))
+        if pays[seat]:
+            dues.append(Due(seat, w, pays[seat], pays[seat] * t.stake, "stop"))
     return Proof(
         winner=w,
         score=win,

@@ -135,7 +135,8 @@ class HandState:
 
     def copy(self) -> HandState:
         """A copy whose mutable parts are fresh; ``stock`` and ``order`` are never changed."""
-        new = _new_state(HandState)
+        # through __init__, not object.__new__: a compiled class allows no other way in
+        new = HandState(self.table, self.hand_no, self.dealer, self.order, self.carry)
         new.table = self.table
         new.hand_no = self.hand_no
         new.dealer = self.dealer
@@ -336,7 +337,7 @@ class Turn:
         self.took = False  # a bonus card went to the mover's pile (hudang counts no-card turns)
 
     def copy(self) -> Turn:
-        new = _new_turn(Turn)
+        new = Turn(self.layout_before)
         new.layout_before = self.layout_before
         new.played = self.played
         new.play_month = self.play_month
@@ -351,10 +352,6 @@ class Turn:
         new.flip_bonus = self.flip_bonus
         new.took = self.took
         return new
-
-
-_new_state = object.__new__
-_new_turn = object.__new__
 
 
 def render(state: HandState) -> str:

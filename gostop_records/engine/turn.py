@@ -401,12 +401,12 @@ def _end(
     s.reason = reason
     s.turn = None
     out.append(
-        E.HandEnded(outcome=outcome, winner=winner, reason=reason, carry=s.carry, next_carry=nxt)
+        E.HandEnded(outcome=outcome, winner=winner, reason=reason, carry=s.carry, next_carry=nxt)  # type: ignore[arg-type]
     )
     stake = s.table.stake
     for payer, payee, pts, why in dues or ():
         out.append(
-            E.PaymentDue(payer=payer, payee=payee, points=pts, chips=pts * stake, reason=why)
+            E.PaymentDue(payer=payer, payee=payee, points=pts, chips=pts * stake, reason=why)  # type: ignore[arg-type]
         )
 
 
@@ -672,7 +672,7 @@ def _take_bonus(s: HandState, seat: int, i: int, source: str, out: Out) -> None:
                 s.fours_pending |= 1 << seat  # shown to win, or kept, before the next play
         else:
             s.hand_unknown[seat] += 1
-    out.append(E.BonusCardTaken(seat=seat, card=CODES[i], source=source, replacement=replacement))
+    out.append(E.BonusCardTaken(seat=seat, card=CODES[i], source=source, replacement=replacement))  # type: ignore[arg-type]
     if at_once:
         # before the replacement is played (p2p B1), not with the turn's other steals
         for k in range(1, len(s.order)):
@@ -904,7 +904,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
     taken = 0
     for cards, source, kind in groups:
         taken |= cards
-        out.append(E.CardsCaptured(seat=seat, cards=C.codes(cards), source=source, kind=kind))
+        out.append(E.CardsCaptured(seat=seat, cards=C.codes(cards), source=source, kind=kind))  # type: ignore[arg-type]
     out.extend(later)
     layout &= ~taken
     s.layout = layout
@@ -966,7 +966,7 @@ def _pay_now(s: HandState, seat: int, pts: int, reason: str, out: Out) -> None:
         payer = s.order[(s.turn_index + k) % len(s.order)]
         s.instant_dues.append((payer, seat, pts, reason))
         out.append(
-            E.PaymentDue(payer=payer, payee=seat, points=pts, chips=pts * stake, reason=reason)
+            E.PaymentDue(payer=payer, payee=seat, points=pts, chips=pts * stake, reason=reason)  # type: ignore[arg-type]
         )
 
 
@@ -991,9 +991,10 @@ def _take_junk(s: HandState, frm: int, to: int, amount: int, reason: str, out: O
     due = amount
     while due > 0 and cand:
         pick = -1
-        best = None
+        best: tuple[int, ...] | None = None
         for i in C.indices(cand):
             u = t.card_units(i)
+            key: tuple[int, ...]
             if least:
                 key = (u, i)
                 if best is None or key < best:
@@ -1007,7 +1008,7 @@ def _take_junk(s: HandState, frm: int, to: int, amount: int, reason: str, out: O
         cand &= ~b
         s.piles[frm] &= ~b
         s.piles[to] |= b
-        out.append(E.JunkTransferred(from_seat=frm, to_seat=to, card=CODES[pick], reason=reason))
+        out.append(E.JunkTransferred(from_seat=frm, to_seat=to, card=CODES[pick], reason=reason))  # type: ignore[arg-type]
         due -= t.card_units(pick) if by_units else 1
 
 
