@@ -518,11 +518,11 @@ def _pay_during_hand(g: GameState, out: GameState, derived: list[Any]) -> list[A
     hand's dues when they are made; with chips counted, each is capped then, as a table
     pays it: a player who runs out mid-hand pays what they hold, the shortfall recorded at
     that point. ``out`` is updated; returns the consequences with the caps after the dues."""
-    dues = [
+    made: list[SEATS.Due] = [
         (d.payer, d.payee, d.points, d.chips, d.reason) for d in derived if type(d) is E.PaymentDue
     ]
-    dues, derived = _capped(g, out, dues, derived)
-    out.hand_dues = (*g.hand_dues, *dues)
+    paid, derived = _capped(g, out, made, derived)
+    out.hand_dues = (*g.hand_dues, *paid)
     return derived
 
 
