@@ -310,7 +310,7 @@ class PlayLoop:
             self.out(f"  {k}. {self.p.card(c)}")
 
         def parse(answer: str) -> str:
-            if answer.isdigit() and 1 <= int(answer) <= len(candidates):
+            if answer.isdecimal() and 1 <= int(answer) <= len(candidates):
                 return candidates[int(answer) - 1]
             try:
                 code = card_code(answer)

@@ -485,7 +485,7 @@ class Session:
 
 def _pick(answer: str, candidates: Sequence[str]) -> str | None:
     a = answer.strip()
-    if a.isdigit() and 1 <= int(a) <= len(candidates):
+    if a.isdecimal() and 1 <= int(a) <= len(candidates):
         return candidates[int(a) - 1]
     try:
         code = card_code(a)

@@ -90,7 +90,7 @@ class KeyReader:
                     continue
                 return "n"
             self.after_key = False
-            if ch.isdigit():
+            if ch.isdecimal():
                 digits += ch
                 typer.echo(ch, nl=False)
                 continue
@@ -154,7 +154,7 @@ def _target(tl: Timeline, span: range, i: int, cmd: str) -> int | str:
         if hand.start <= span.start:
             return "in the first hand; ] goes on, q quits"
         return max(tl.hand_span(hand.start - 1).start, span.start)
-    if cmd.isdigit():
+    if cmd.isdecimal():
         try:
             j = tl.index_of_seq(int(cmd))
         except GostopError as exc:

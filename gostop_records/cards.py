@@ -216,8 +216,8 @@ def parse(code: str, where: str | None = None) -> int:
         idx is None
         and isinstance(key, str)
         and len(key) >= 2
-        and key[0].isdigit()
-        and not (key[1].isdigit())
+        and key[0].isdecimal()
+        and not (key[1].isdecimal())
     ):
         idx = CODE_TO_INDEX.get("0" + key)
     if idx is None:

@@ -207,9 +207,9 @@ def read(line: str, players: Sequence[E.Player] = ()) -> Line:
     head, after = _first(stripped)
     seat: str | None = None
     names = {p.id.lower() for p in players} | {p.name.lower() for p in players}
-    if head.isdigit() or (head.lower() in names and head.lower() not in VERBS):
+    if head.isdecimal() or (head.lower() in names and head.lower() not in VERBS):
         nxt, more = _first(after)
-        if head.isdigit() or nxt.lower() in VERBS or _looks_like_card(nxt):
+        if head.isdecimal() or nxt.lower() in VERBS or _looks_like_card(nxt):
             seat, head, after = head, nxt, more
             if not head:
                 raise NotationError(f"seat {seat}: what does it do? e.g. '{seat} play 03R'")
@@ -463,7 +463,7 @@ def _shown(verb: str, seat: int, h: HandState, args: Sequence[str]) -> Any:
         raise NotationError(
             f"{verb} takes a month: {verb} 05 (or the cards: {verb} 05 05A 05R 05J1)"
         )
-    if args[0].isdigit():
+    if args[0].isdecimal():
         m = month(args[0])
         cards = sorted((card_code(t) for t in args[1:]), key=C.index)
     else:

@@ -504,7 +504,7 @@ class PlaySession:
         head = tokens[0].lower()
         if head == "flip" and len(tokens) == 1:
             tokens, answer = ["flip-only"], "flip-only"
-        if head.isdigit():
+        if head.isdecimal():
             if len(tokens) > 2:
                 raise PlayInputError(
                     "one card, and when two of its month lie face up the one it takes: 08J1 08A"
@@ -556,7 +556,7 @@ class PlaySession:
             raise PlayInputError(f"the {rules.name} rules have no bombs")
         if kind == "shake" and rules.shaking is Shaking.NONE:
             raise PlayInputError(f"the {rules.name} rules have no shaking")
-        if len(rest) != 1 or not rest[0].isdigit() or not 1 <= int(rest[0]) <= 12:
+        if len(rest) != 1 or not rest[0].isdecimal() or not 1 <= int(rest[0]) <= 12:
             raise PlayInputError(f"{kind} takes a month 1..12: {kind} 05")
         m = int(rest[0])
         for o in opts:

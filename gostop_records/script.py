@@ -404,16 +404,16 @@ def _own_cards(inputs: Sequence[tuple[int, str]], seat: int, where: str) -> list
     for n, text in inputs:
         here = f"{where}, line {n}"
         ln = _read(text, here)
-        if ln.verb == "sell" and ln.seat is None and ln.args and ln.args[0].isdigit():
+        if ln.verb == "sell" and ln.seat is None and ln.args and ln.args[0].isdecimal():
             ln = notation.Line("sell", ln.args[0], ln.args[1:], ln.rest)  # sell SEAT CARD...
-        if ln.seat is None or not ln.seat.isdigit() or int(ln.seat) != seat or not ln.args:
+        if ln.seat is None or not ln.seat.isdecimal() or int(ln.seat) != seat or not ln.args:
             continue
         if ln.verb == "sell":
             out.extend(_canon(x, here) for x in ln.args)
         if ln.verb == "play":
             out.append(_canon(ln.args[0], here))
         elif ln.verb in ("shake", "bomb"):
-            out.extend(_canon(x, here) for x in ln.args if not x.isdigit())
+            out.extend(_canon(x, here) for x in ln.args if not x.isdecimal())
     return out
 
 

@@ -57,7 +57,7 @@ def parse_claim(text: str) -> Claim:
     payer, payee, amount = payer.strip(), payee.strip(), amount.strip()
     if not eq or not arrow or not payer or not payee or not amount:
         raise ClaimError(f'claim {text!r} is not of the form {CLAIM_FORM}, e.g. "1->0=2400"')
-    if not amount.isdigit():
+    if not amount.isdecimal():
         raise ClaimError(
             f"claim {text!r}: chips must be a whole number of chips (0 or more), not {amount!r}"
         )

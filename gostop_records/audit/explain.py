@@ -283,7 +283,7 @@ def _span(labels: tuple[str, ...]) -> str:
     """``a=6, a=7, a=8`` as ``a=6..8`` when they are one setting's consecutive values."""
     names = {lb.partition("=")[0] for lb in labels}
     values = [lb.partition("=")[2] for lb in labels]
-    if len(names) == 1 and len(labels) > 2 and all(v.isdigit() for v in values):
+    if len(names) == 1 and len(labels) > 2 and all(v.isdecimal() for v in values):
         nums = sorted(int(v) for v in values)
         if nums == list(range(nums[0], nums[-1] + 1)):
             return f"{names.pop()}={nums[0]}..{nums[-1]}"
