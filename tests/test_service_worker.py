@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import re
 import time
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 from service_helpers import KEY, auth, hand_lines, new_game, service_client
 
 from gostop_records.service import worker as W
-from gostop_records.service.core import EntryRequest, TableService
+from gostop_records.service.core import STORE_THREADS, EntryRequest, TableService
 from gostop_records.service.models import EntryIn, NewGame
 from gostop_records.service.serve import GC_ENV, settle_gc
 from gostop_records.store.schema import TABLES
@@ -150,6 +151,36 @@ def test_rows_written_a_game_at_a_time_are_the_rows_written_inline(tmp_path: Pat
     finally:
         inline.close()
         sliced.close()
+
+
+def _threads(svc: TableService) -> int:
+    return int(svc.store.conn.execute("SELECT current_setting('threads')").fetchall()[0][0])
+
+
+def test_the_store_runs_its_entries_on_duckdbs_own_thread(tmp_path: Path) -> None:
+    """The service's store has STORE_THREADS DuckDB threads (bench.commit_cost says why),
+    still after an import (which holds one thread and restores what it found), and the
+    entries it records are the same as with DuckDB's default pool."""
+    own = TableService(tmp_path / "one.duckdb", sign=False)
+    pool = TableService(tmp_path / "pool.duckdb", sign=False, threads=None)
+    try:
+        assert _threads(own) == STORE_THREADS
+        assert _threads(pool) > STORE_THREADS or os.cpu_count() == 1
+        lines = hand_lines("matgo", 2, 7)[1][:10]
+        for svc in (own, pool):
+            svc.create_game(NewGame(players=["Ann", "Ben"], game_id="g"))
+            for line in lines:
+                entry = EntryIn(expected_version=svc.store.version("g"), entry=line)
+                ans = svc.enter_group([EntryRequest("g", entry)])[0]
+                assert not isinstance(ans, Exception), ans
+        assert [e.event for e in own.events("g")] == [e.event for e in pool.events("g")]
+        pool.create_game(NewGame(players=["Cy", "Di"], game_id="p"))
+        own.import_jsonl(pool.event_lines("p"))
+        assert own.store.version("p") == pool.store.version("p")
+        assert _threads(own) == STORE_THREADS
+    finally:
+        own.close()
+        pool.close()
 
 
 def test_an_entry_answer_names_its_queue_store_and_app_time(tmp_path: Path) -> None:
