@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 NATIVE := $(VENV)/.native
 NATIVE_SRC := $(shell $(PYTHON) build_native.py --sources 2>/dev/null)
 
-$(NATIVE): $(STAMP) build_native.py $(NATIVE_SRC)
+$(NATIVE): $(STAMP) build_native.py gostop_records/__init__.py $(NATIVE_SRC)
 	@$(BIN)/python build_native.py >$(VENV)/native.log 2>&1 \
 		|| echo "native build skipped (see $(VENV)/native.log): replay runs as pure Python"
 	@touch $(NATIVE)

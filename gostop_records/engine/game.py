@@ -12,8 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import cards as C
 from .. import events as E
+from ..cards import (
+    codes,
+    index,
+)
 from ..errors import IllegalAction
 from ..events import (
     BrightsSold,
@@ -314,7 +317,7 @@ def _hand_started(g: GameState, ev: HandStarted, inplace: bool) -> GameState:
     if ev.deck is not None:
         deck = 0
         for code in ev.deck:
-            b = 1 << C.index(code)
+            b = 1 << index(code)
             if deck & b:
                 raise _illegal("card_twice", f"{code} is twice in the shuffled deck")
             deck |= b
@@ -322,7 +325,7 @@ def _hand_started(g: GameState, ev: HandStarted, inplace: bool) -> GameState:
             raise _illegal(
                 "deck",
                 "the shuffled deck does not hold this ruleset's cards: "
-                + ", ".join(C.codes(deck ^ g.table.deck)),
+                + ", ".join(codes(deck ^ g.table.deck)),
             )
     out = g if inplace else g.copy()
     out.hand = new_hand(g.table, ev.hand, ev.dealer, list(ev.order), g.carry)
@@ -419,11 +422,11 @@ def _brights_sold(g: GameState, ev: BrightsSold, inplace: bool) -> tuple[GameSta
         if mask & ~block:
             raise _illegal(
                 "gwang_pali",
-                f"{', '.join(C.codes(mask & ~block))} not in seat {ev.seat}'s hand (the "
+                f"{', '.join(codes(mask & ~block))} not in seat {ev.seat}'s hand (the "
                 "sitters' hands lie under the stock)",
             )
     elif mask & h.seen:  # the hands, the layout and the bonus cards the record knows
-        raise _illegal("gwang_pali", f"{', '.join(C.codes(mask & h.seen))} is dealt to the play")
+        raise _illegal("gwang_pali", f"{', '.join(codes(mask & h.seen))} is dealt to the play")
     pts = SEATS.sale_points(rules, ev.cards)
     dues = [(p, ev.seat, pts, pts * g.stake, "gwang_pali") for p in sorted(h.order)]
     derived: list[Any] = [

@@ -16,8 +16,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .. import cards as C
 from .. import events as E
+from ..cards import (
+    ALL_CARDS,
+    BONUS,
+    CODE_TO_INDEX,
+    CODES,
+    CUP,
+    MONTH_MASKS,
+    MONTH_OF,
+    Kind,
+    indices,
+    parse,
+)
+from ..cards import (
+    codes as card_codes,
+)
 from ..errors import IllegalAction
 from ..events import (
     BombPlayed,
@@ -59,11 +73,10 @@ from .state import HandState, Phase, Turn
 
 __all__ = ["apply", "facts_of", "locate", "new_hand"]
 
-CODES = C.CODES
-_MONTH_OF = C.MONTH_OF
-_IDX = C.CODE_TO_INDEX
-_MM = C.MONTH_MASKS
-_KINDS = tuple(c.kind for c in C.ALL_CARDS)
+_MONTH_OF = MONTH_OF
+_IDX = CODE_TO_INDEX
+_MM = MONTH_MASKS
+_KINDS = tuple(c.kind for c in ALL_CARDS)
 _NO_EXCEPTIONS: frozenset[LastTurnRule] = frozenset()
 
 Out = list[Any]
@@ -78,7 +91,7 @@ def _idx(code: str) -> int:
     try:
         return _IDX[code]
     except KeyError:
-        return C.parse(code)  # lower case or a short month in a payload built in code
+        return parse(code)  # lower case or a short month in a payload built in code
 
 
 def locate(s: HandState, b: int) -> str:
@@ -142,7 +155,7 @@ def _take_from_hand(s: HandState, seat: int, i: int) -> None:
 
 def _reveal_in_hand(s: HandState, seat: int, mask: int) -> None:
     """Cards shown from a hand (a shake, a four) become known without leaving it."""
-    for i in C.indices(mask):
+    for i in indices(mask):
         b = 1 << i
         if s.hands[seat] & b:
             continue
@@ -229,8 +242,8 @@ def _deal(s: HandState, a: CardsDealt, out: Out, deck: int | None = None) -> Non
             f"the layout has {len(a.layout)} cards; this ruleset deals {t.layout_size}",
         )
     layout = take_all(a.layout, "layout")
-    if layout & C.BONUS:
-        code = C.codes(layout & C.BONUS)[0]
+    if layout & BONUS:
+        code = card_codes(layout & BONUS)[0]
         raise _illegal(
             "bonus_at_deal",
             f"bonus card {code} cannot stay on the layout: list it in bonus_to_pile "
@@ -239,7 +252,7 @@ def _deal(s: HandState, a: CardsDealt, out: Out, deck: int | None = None) -> Non
     bonus = 0
     for code in a.bonus_to_pile:
         b = take(code, "bonus_to_pile")
-        if not b & C.BONUS:
+        if not b & BONUS:
             raise _illegal("bonus_at_deal", f"{code} is not a bonus card")
         bonus |= b
     stock_count = t.deck_size - len(playing) * t.hand_size - t.layout_size - bonus.bit_count()
@@ -255,13 +268,13 @@ def _deal(s: HandState, a: CardsDealt, out: Out, deck: int | None = None) -> Non
         raise _illegal(
             "deal_matches_deck",
             "the deal does not hold exactly the cards of the shuffled deck: "
-            + ", ".join(C.codes(seen ^ deck)),
+            + ", ".join(card_codes(seen ^ deck)),
         )
     s.seen = seen
     s.layout = layout
     if bonus:
         s.piles[s.dealer] |= bonus
-        for i in C.indices(bonus):
+        for i in indices(bonus):
             out.append(BonusCardTaken(seat=s.dealer, card=CODES[i], source="layout"))
     for m in range(1, 13):
         if (layout & _MM[m]).bit_count() == 4:
@@ -575,7 +588,7 @@ def _bomb(s: HandState, a: BombPlayed, out: Out) -> None:
         )
     if rules.shaking is Shaking.BEFORE_TURN and s.shaken_months[a.seat] & (1 << m):
         raise _illegal("shaken_month_cannot_bomb", f"month {m:02d} was shaken: no bomb (G19)")
-    for i in C.indices(cards):
+    for i in indices(cards):
         _take_from_hand(s, a.seat, i)
     s.layout |= cards
     turn.bomb = cards
@@ -607,9 +620,7 @@ def _flip_only(s: HandState, a: FlipOnlyPlayed, out: Out) -> None:
 
 def _equivalent(a: int, b: int, t: Any) -> bool:
     """Two layout cards whose choice changes nothing (two single junk of equal value)."""
-    return (
-        _KINDS[a] is C.Kind.JUNK and _KINDS[b] is C.Kind.JUNK and t.card_units(a) == t.card_units(b)
-    )
+    return _KINDS[a] is Kind.JUNK and _KINDS[b] is Kind.JUNK and t.card_units(a) == t.card_units(b)
 
 
 def _choose(s: HandState, i: int, on: int, chosen: str | None, what: str) -> int:
@@ -810,7 +821,7 @@ def _stack_take(
     buried = s.buried[m]
     if buried:
         s.buried[m] = 0
-        for i in C.indices(buried):
+        for i in indices(buried):
             later.append(BonusCardTaken(seat=seat, card=CODES[i], source="layout"))
             if rules.bonus_steal:
                 _turn(s).steals.append(("bonus", rules.bonus_steal))
@@ -849,7 +860,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
         p >= 0 and not turn.bomb and fm == pm and pn == 1 and LastTurnRule.PPUK not in ex
     ):
         # no ppuk to bury them: the flipped bonus cards are taken as usual
-        for i in C.indices(turn.flip_bonus):
+        for i in indices(turn.flip_bonus):
             s.piles[seat] |= 1 << i
             turn.took = True
             out.append(BonusCardTaken(seat=seat, card=CODES[i], source="flip"))
@@ -883,7 +894,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
                         PpukMade(
                             seat=seat,
                             month=pm,
-                            cards=C.codes(layout & _MM[pm] | s.buried[pm]),
+                            cards=card_codes(layout & _MM[pm] | s.buried[pm]),
                             count=s.ppuk_count[seat],
                         )
                     )
@@ -925,7 +936,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
     taken = 0
     for cards, source, kind in groups:
         taken |= cards
-        out.append(CardsCaptured(seat=seat, cards=C.codes(cards), source=source, kind=kind))  # type: ignore[arg-type]
+        out.append(CardsCaptured(seat=seat, cards=card_codes(cards), source=source, kind=kind))  # type: ignore[arg-type]
     out.extend(later)
     layout &= ~taken
     s.layout = layout
@@ -973,7 +984,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
         _end(s, out, "instant", seat, "hudang", _instant_dues(s, seat, pts, "hudang"))
         return
 
-    if t.cup_mode is CupMode.PLAYER_CHOICE and s.cup_role is None and taken & C.CUP:
+    if t.cup_mode is CupMode.PLAYER_CHOICE and s.cup_role is None and taken & CUP:
         s.phase = Phase.CUP
         s.decider = seat
         return
@@ -1000,11 +1011,11 @@ def _take_junk(s: HandState, frm: int, to: int, amount: int, reason: str, out: O
     # Pmang: the cup is fixed as an animal when it is the only junk to hand over
     if (
         rules.cup_transferable
-        and pile & C.CUP
+        and pile & CUP
         and (cand or not rules.cup_fixed_when_alone)
         and cup_as_junk(t, pile, s.cup_role)
     ):
-        cand |= C.CUP
+        cand |= CUP
     if not cand:
         return
     least = rules.transfer_order is TransferOrder.LEAST_VALUABLE_FIRST
@@ -1013,7 +1024,7 @@ def _take_junk(s: HandState, frm: int, to: int, amount: int, reason: str, out: O
     while due > 0 and cand:
         pick = -1
         best: tuple[int, ...] | None = None
-        for i in C.indices(cand):
+        for i in indices(cand):
             u = t.card_units(i)
             key: tuple[int, ...]
             if least:
