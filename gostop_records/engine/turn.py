@@ -738,12 +738,10 @@ def _shake_asked(s: HandState, seat: int, i: int) -> int:
     """The month whose shake the player is asked once card ``i`` is chosen (0: none): under
     ``shake_asked``, a month they held three of (the card included), absent from the layout,
     not shaken yet. A hand the record does not know is not asked (its count is unknown)."""
-    rules = s.table.rules
     turn = _turn(s)
     m = _MONTH_OF[i]
     if (
-        not rules.shake_asked
-        or rules.shaking is not Shaking.ON_PLAY
+        not s.table.asks_shake_on_play
         or turn.shake_month
         or turn.play_n
         or s.shaken_months[seat] & (1 << m)
@@ -943,8 +941,8 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
     s.piles[seat] |= taken
     s.last_capture = taken
 
-    if rules.sseul_steal and LastTurnRule.SSEUL not in ex:
-        if rules.sseul_rule is SseulRule.FLOOR_EMPTY:
+    if t.sseul_steal and LastTurnRule.SSEUL not in ex:
+        if t.sseul_rule is SseulRule.FLOOR_EMPTY:
             sweep = layout == 0 and taken != 0
         else:
             before = turn.layout_before
@@ -954,7 +952,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
                 and ((before & -before).bit_length() - 1) // 4 != (before.bit_length() - 1) // 4
             )
         if sweep:
-            steals.append(("sseul", rules.sseul_steal))
+            steals.append(("sseul", t.sseul_steal))
 
     for reason, amount in steals:
         for k in range(1, len(s.order)):
