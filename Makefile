@@ -18,10 +18,9 @@ $(STAMP): pyproject.toml
 # The replay's hot modules compiled with mypyc, beside their sources (build_native.py); the
 # sources stay the fallback. Without a compiler the package runs as pure Python.
 NATIVE := $(VENV)/.native
-NATIVE_SRC := $(addprefix gostop_records/,$(addsuffix .py,engine/turn engine/state engine/game \
-	engine/scoring engine/settlement projector))
+NATIVE_SRC := $(shell $(PYTHON) build_native.py --sources 2>/dev/null)
 
-$(NATIVE): $(STAMP) build_native.py $(NATIVE_SRC)
+$(NATIVE): $(STAMP) build_native.py gostop_records/__init__.py $(NATIVE_SRC)
 	@$(BIN)/python build_native.py >$(VENV)/native.log 2>&1 \
 		|| echo "native build skipped (see $(VENV)/native.log): replay runs as pure Python"
 	@touch $(NATIVE)

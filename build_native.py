@@ -34,4 +34,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    if sys.argv[1:] == ["--sources"]:  # the Makefile's list of what the build depends on
+        print(" ".join(_modules()))
+    else:
+        main()

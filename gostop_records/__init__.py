@@ -25,6 +25,8 @@ from typing import Any
 
 #: The modules ``build_native.py`` compiles, relative to this package.
 NATIVE_MODULES = (
+    "cards",
+    "engine/table",
     "engine/turn",
     "engine/state",
     "engine/game",

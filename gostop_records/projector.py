@@ -24,10 +24,21 @@ from . import events as E
 from .engine.game import GameState, HandResult, apply_game, start_game
 from .engine.state import Phase
 from .errors import CardCodeError, Finding, GostopError, IllegalAction, ProjectionError
+from .events import (
+    CardsCaptured,
+    EntryRetracted,
+    Envelope,
+    GameStarted,
+    HandStarted,
+    NoteAdded,
+    PaymentRecorded,
+    PpukMade,
+    UnknownEvent,
+)
 
 __all__ = ["Issue", "Projection", "Projector", "project"]
 
-_CARD_LIST_TYPES = (E.CardsCaptured, E.PpukMade)
+_CARD_LIST_TYPES = (CardsCaptured, PpukMade)
 _METADATA = frozenset(E.EVENT_TYPES[t] for t in E.METADATA_TYPES)
 
 
@@ -63,7 +74,7 @@ class Projection:
     game: GameState | None
     issues: list[Issue] = field(default_factory=list)
     last_seq: int = 0
-    last: E.Envelope | None = None
+    last: Envelope | None = None
     events: int = 0
     retracted: list[int] = field(default_factory=list)  # seqs undone by entry_retracted
 
@@ -136,7 +147,7 @@ class Projector:
         self.expected: deque[Any] = deque()
         self.issues: list[Issue] = []
         self.last_seq = 0
-        self.last: E.Envelope | None = None
+        self.last: Envelope | None = None
         self.undo: list[tuple[int, GameState]] = []
         self.desync: int | None = None  # lenient: hand whose rest is kept unchecked
         # lenient: (seq, desync before it) of the latest input when the rules refused it, so
@@ -184,7 +195,7 @@ class Projector:
 
     # --- the fold ------------------------------------------------------------------------
 
-    def feed(self, env: E.Envelope) -> None:
+    def feed(self, env: Envelope) -> None:
         """Apply one envelope; strict mode raises :class:`ProjectionError` on a violation."""
         try:
             self._feed(env)
@@ -195,13 +206,13 @@ class Projector:
 
     def _defect(self, env: Any, exc: Exception) -> ProjectionError:
         return ProjectionError(
-            env.seq if isinstance(env, E.Envelope) else None,
+            env.seq if isinstance(env, Envelope) else None,
             "engine_error",
             f"internal error while applying this event: {type(exc).__name__}: {exc}",
             game_id=self.game_id,
         )
 
-    def _feed(self, env: E.Envelope) -> None:
+    def _feed(self, env: Envelope) -> None:
         seq = env.seq
         self.events += 1
         if env.game_id != self.game_id:
@@ -221,7 +232,7 @@ class Projector:
         self.last = env
         ev = env.event
 
-        if type(ev) is E.UnknownEvent:
+        if type(ev) is UnknownEvent:
             self._violation(
                 seq,
                 "unknown_event_type",
@@ -271,7 +282,7 @@ class Projector:
                 self.expected.clear()
 
         game = self.game
-        if type(ev) is E.GameStarted:
+        if type(ev) is GameStarted:
             if game is not None or seq != 1:
                 raise ProjectionError(seq, "game_started", "game_started is the first event only")
             try:
@@ -301,21 +312,21 @@ class Projector:
             return
 
         t = type(ev)
-        if t is E.EntryRetracted:
+        if t is EntryRetracted:
             self._retract(seq, ev)  # type: ignore[arg-type]
             return
         self.refused = None  # a later input makes an earlier refused one no longer the latest
 
         if self.desync is not None:
-            if t is E.HandStarted:
+            if t is HandStarted:
                 self._close_desynced_hand()
                 game = self.game
                 assert game is not None
-            elif t not in (E.PaymentRecorded, E.NoteAdded):
+            elif t not in (PaymentRecorded, NoteAdded):
                 return
 
         inplace = self.inplace
-        if inplace and t is E.HandStarted:
+        if inplace and t is HandStarted:
             self.checkpoint = game.copy(deep=True)
             self.inputs = []
         try:
@@ -330,13 +341,13 @@ class Projector:
                 rule, reason = "card_code", str(exc)
             self._violation(seq, rule, reason, recorded=ev)
             self.refused = (seq, self.desync)
-            if game.in_hand or t is E.HandStarted:
-                self.desync = game.hand_no if t is not E.HandStarted else game.hand_no + 1
+            if game.in_hand or t is HandStarted:
+                self.desync = game.hand_no if t is not HandStarted else game.hand_no + 1
             return
         if inplace:
             self.inputs.append((seq, ev))
         else:
-            if t is E.HandStarted:
+            if t is HandStarted:
                 self.undo.clear()
             self.undo.append((seq, game))
         self.game = new
@@ -345,7 +356,7 @@ class Projector:
         if env.hand != (new.hand_no or None):  # the check, inline: once per input
             self._check_hand_field(env)
 
-    def _check_hand_field(self, env: E.Envelope) -> None:
+    def _check_hand_field(self, env: Envelope) -> None:
         want = self.game.hand_no if self.game is not None and self.game.hand_no else None
         if env.hand != want:
             self._violation(
@@ -354,7 +365,7 @@ class Projector:
                 f"the envelope says hand {env.hand}; the event belongs to hand {want}",
             )
 
-    def _retract(self, seq: int, ev: E.EntryRetracted) -> None:
+    def _retract(self, seq: int, ev: EntryRetracted) -> None:
         if self.refused is not None and ev.seq == self.refused[0]:
             # the latest input was refused and never applied: its retraction restores the
             # checks as they were before it
@@ -436,7 +447,7 @@ def _rule_of(expected: Any) -> str:
 
 
 def project(
-    envelopes: Iterable[E.Envelope], strict: bool = True, until_seq: int | None = None
+    envelopes: Iterable[Envelope], strict: bool = True, until_seq: int | None = None
 ) -> Projection:
     """Fold one game's envelopes; ``until_seq`` stops after that seq (the state at a point)."""
     p = Projector(strict, inplace=True)

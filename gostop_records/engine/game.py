@@ -12,9 +12,27 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import cards as C
 from .. import events as E
+from ..cards import (
+    codes,
+    index,
+)
 from ..errors import IllegalAction
+from ..events import (
+    BrightsSold,
+    ChipsCounted,
+    DealerDrawn,
+    GameStarted,
+    HandEnded,
+    HandStarted,
+    NoteAdded,
+    PaymentCapped,
+    PaymentDue,
+    PaymentRecorded,
+    Player,
+    SeatsSatOut,
+    SittingEnded,
+)
 from ..rules import ChipLimit, FirstDealer, Ruleset
 from .rulebook import seats as SEATS
 from .settlement import Proof, settle
@@ -71,7 +89,7 @@ class GameState:
     game_id: str
     rules: Ruleset
     table: Table
-    players: tuple[E.Player, ...]
+    players: tuple[Player, ...]
     stake: int
     hand: HandState | None = None
     hand_no: int = 0
@@ -239,7 +257,7 @@ def _settled(g: GameState) -> list[int]:
     return held
 
 
-def start_game(game_id: str, ev: E.GameStarted) -> GameState:
+def start_game(game_id: str, ev: GameStarted) -> GameState:
     rules = Ruleset.from_pinned(ev.ruleset)
     n = len(ev.players)
     table = table_for(rules, n, ev.stake)
@@ -253,7 +271,7 @@ def _illegal(rule: str, reason: str) -> IllegalAction:
     return IllegalAction(rule, reason)
 
 
-def _hand_started(g: GameState, ev: E.HandStarted, inplace: bool) -> GameState:
+def _hand_started(g: GameState, ev: HandStarted, inplace: bool) -> GameState:
     if g.finished and g.broke:
         raise _illegal(
             "end_when_broke",
@@ -299,7 +317,7 @@ def _hand_started(g: GameState, ev: E.HandStarted, inplace: bool) -> GameState:
     if ev.deck is not None:
         deck = 0
         for code in ev.deck:
-            b = 1 << C.index(code)
+            b = 1 << index(code)
             if deck & b:
                 raise _illegal("card_twice", f"{code} is twice in the shuffled deck")
             deck |= b
@@ -307,7 +325,7 @@ def _hand_started(g: GameState, ev: E.HandStarted, inplace: bool) -> GameState:
             raise _illegal(
                 "deck",
                 "the shuffled deck does not hold this ruleset's cards: "
-                + ", ".join(C.codes(deck ^ g.table.deck)),
+                + ", ".join(codes(deck ^ g.table.deck)),
             )
     out = g if inplace else g.copy()
     out.hand = new_hand(g.table, ev.hand, ev.dealer, list(ev.order), g.carry)
@@ -321,10 +339,10 @@ def _hand_started(g: GameState, ev: E.HandStarted, inplace: bool) -> GameState:
 def _sat_out_event(g: GameState) -> list[Any]:
     if not g.sat_out:
         return []
-    return [E.SeatsSatOut(seats=list(g.sat_out), rule=g.rules.sit_out.value)]  # type: ignore[arg-type]
+    return [SeatsSatOut(seats=list(g.sat_out), rule=g.rules.sit_out.value)]  # type: ignore[arg-type]
 
 
-def _dealer_drawn(g: GameState, ev: E.DealerDrawn, inplace: bool) -> GameState:
+def _dealer_drawn(g: GameState, ev: DealerDrawn, inplace: bool) -> GameState:
     if g.rules.first_dealer is not FirstDealer.DRAW:
         raise _illegal(
             "dealer_draw", "this ruleset chooses the first dealer by lot (first_dealer = lot)"
@@ -370,7 +388,7 @@ def _dealer_drawn(g: GameState, ev: E.DealerDrawn, inplace: bool) -> GameState:
     return out
 
 
-def _chips_counted(g: GameState, ev: E.ChipsCounted, inplace: bool) -> GameState:
+def _chips_counted(g: GameState, ev: ChipsCounted, inplace: bool) -> GameState:
     if g.hand_no or g.chips is not None:
         raise _illegal("chips_counted", "chips are counted once, before the first hand")
     if len(ev.chips) != g.table.players:
@@ -380,7 +398,7 @@ def _chips_counted(g: GameState, ev: E.ChipsCounted, inplace: bool) -> GameState
     return out
 
 
-def _brights_sold(g: GameState, ev: E.BrightsSold, inplace: bool) -> tuple[GameState, list[Any]]:
+def _brights_sold(g: GameState, ev: BrightsSold, inplace: bool) -> tuple[GameState, list[Any]]:
     rules = g.rules
     h = g.hand
     if not rules.gwang_price:
@@ -404,15 +422,15 @@ def _brights_sold(g: GameState, ev: E.BrightsSold, inplace: bool) -> tuple[GameS
         if mask & ~block:
             raise _illegal(
                 "gwang_pali",
-                f"{', '.join(C.codes(mask & ~block))} not in seat {ev.seat}'s hand (the "
+                f"{', '.join(codes(mask & ~block))} not in seat {ev.seat}'s hand (the "
                 "sitters' hands lie under the stock)",
             )
     elif mask & h.seen:  # the hands, the layout and the bonus cards the record knows
-        raise _illegal("gwang_pali", f"{', '.join(C.codes(mask & h.seen))} is dealt to the play")
+        raise _illegal("gwang_pali", f"{', '.join(codes(mask & h.seen))} is dealt to the play")
     pts = SEATS.sale_points(rules, ev.cards)
     dues = [(p, ev.seat, pts, pts * g.stake, "gwang_pali") for p in sorted(h.order)]
     derived: list[Any] = [
-        E.PaymentDue(payer=p, payee=q, points=pt, chips=c, reason="gwang_pali")
+        PaymentDue(payer=p, payee=q, points=pt, chips=c, reason="gwang_pali")
         for p, q, pt, c, _ in dues
     ]
     out = g if inplace else g.copy()
@@ -424,7 +442,7 @@ def _brights_sold(g: GameState, ev: E.BrightsSold, inplace: bool) -> tuple[GameS
 
 def _capped_events(capped: list[SEATS.Capped]) -> list[Any]:
     return [
-        E.PaymentCapped(payer=p, payee=q, due=due, paid=paid, cap=cap)  # type: ignore[arg-type]
+        PaymentCapped(payer=p, payee=q, due=due, paid=paid, cap=cap)  # type: ignore[arg-type]
         for p, q, due, paid, cap in capped
     ]
 
@@ -453,16 +471,16 @@ def apply_game(g: GameState, ev: Any, inplace: bool = False) -> tuple[GameState,
     changed; the caller rebuilds it (see ``projector``).
     """
     t = type(ev)
-    if t is E.HandStarted:
+    if t is HandStarted:
         out = _hand_started(g, ev, inplace)
         return out, _sat_out_event(out)
-    if t is E.BrightsSold:
+    if t is BrightsSold:
         return _brights_sold(g, ev, inplace)
-    if t is E.DealerDrawn:
+    if t is DealerDrawn:
         return _dealer_drawn(g, ev, inplace), []
-    if t is E.ChipsCounted:
+    if t is ChipsCounted:
         return _chips_counted(g, ev, inplace), []
-    if t is E.PaymentRecorded:
+    if t is PaymentRecorded:
         n = g.table.players
         if ev.payer >= n or ev.payee >= n or ev.payer == ev.payee:
             raise _illegal("payment", f"a payment from seat {ev.payer} to seat {ev.payee}")
@@ -471,11 +489,11 @@ def apply_game(g: GameState, ev: Any, inplace: bool = False) -> tuple[GameState,
         out = g if inplace else g.copy()
         out.payments = (*g.payments, (g.hand_no, ev.payer, ev.payee, ev.chips))
         return out, []
-    if t is E.NoteAdded:
+    if t is NoteAdded:
         out = g if inplace else g.copy()
         out.notes = (*g.notes, (ev.about_seq, ev.text))
         return out, []
-    if t is E.GameStarted:
+    if t is GameStarted:
         raise _illegal("game_started", "a game starts once, with its first event")
     h = g.hand
     if h is None:
@@ -492,9 +510,9 @@ def apply_game(g: GameState, ev: Any, inplace: bool = False) -> tuple[GameState,
     dues: list[tuple[int, int, int, int, str]] = []
     next_carry = g.carry
     for d in derived:
-        if type(d) is E.PaymentDue:
+        if type(d) is PaymentDue:
             dues.append((d.payer, d.payee, d.points, d.chips, d.reason))
-        elif type(d) is E.HandEnded:
+        elif type(d) is HandEnded:
             next_carry = d.next_carry
     dues, derived = _capped(g, out, dues, derived)
     res = _result_of(new_h, [*g.hand_dues, *dues], next_carry)
@@ -507,7 +525,7 @@ def apply_game(g: GameState, ev: Any, inplace: bool = False) -> tuple[GameState,
     if g.rules.end_when_broke and g.chips is not None:
         broke = tuple(s for s, c in enumerate(_settled(out)) if c <= 0)
         if broke:
-            derived = [*derived, E.SittingEnded(seats=list(broke))]
+            derived = [*derived, SittingEnded(seats=list(broke))]
             out.broke = broke
             out.finished = True
     return out, derived
@@ -519,7 +537,7 @@ def _pay_during_hand(g: GameState, out: GameState, derived: list[Any]) -> list[A
     pays it: a player who runs out mid-hand pays what they hold, the shortfall recorded at
     that point. ``out`` is updated; returns the consequences with the caps after the dues."""
     made: list[SEATS.Due] = [
-        (d.payer, d.payee, d.points, d.chips, d.reason) for d in derived if type(d) is E.PaymentDue
+        (d.payer, d.payee, d.points, d.chips, d.reason) for d in derived if type(d) is PaymentDue
     ]
     paid, derived = _capped(g, out, made, derived)
     out.hand_dues = (*g.hand_dues, *paid)

@@ -14,7 +14,11 @@ separate lines that are never multiplied.
 
 from __future__ import annotations
 
-from .. import cards as C
+from ..cards import (
+    ANIMALS,
+    BRIGHTS,
+    CUP,
+)
 from .proof import Due, Factor, HandFacts, LoserProof, Proof
 from .rulebook import DOKBAK, GO_BONUS, MULTIPLIERS, Loser
 from .scoring import cup_as_junk, score
@@ -31,8 +35,8 @@ def go_points(t: Table, s: int, n: int) -> tuple[int, str]:
 def _loser(t: Table, facts: HandFacts, seat: int) -> Loser:
     pile = facts.piles[seat]
     cup_junk = cup_as_junk(t, pile, facts.cup_role)
-    animals = pile & C.ANIMALS & ~(C.CUP if cup_junk else 0)
-    return Loser(seat, pile, cup_junk, (pile & C.BRIGHTS).bit_count(), animals.bit_count())
+    animals = pile & ANIMALS & ~(CUP if cup_junk else 0)
+    return Loser(seat, pile, cup_junk, (pile & BRIGHTS).bit_count(), animals.bit_count())
 
 
 def settle(t: Table, facts: HandFacts) -> Proof:

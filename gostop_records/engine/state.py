@@ -15,7 +15,14 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from .. import cards as C
+from ..cards import (
+    ALL_CARDS,
+    ANIMALS,
+    BRIGHTS,
+    MONTH_MASKS,
+    RIBBONS,
+    codes,
+)
 from .scoring import points, score
 from .table import Table
 
@@ -205,7 +212,7 @@ class HandState:
         return self.stock[self.stock_pos]
 
     def month_cards(self, month: int) -> int:
-        return self.layout & C.MONTH_MASKS[month]
+        return self.layout & MONTH_MASKS[month]
 
     def score_of(self, seat: int) -> int:
         return points(self.table, self.piles[seat], self.cup_role)
@@ -233,10 +240,10 @@ class HandState:
         t = self.table
         layout = []
         for m in range(1, 13):
-            cards = self.layout & C.MONTH_MASKS[m] | self.buried[m]
+            cards = self.layout & MONTH_MASKS[m] | self.buried[m]
             if cards:
-                entry: dict[str, Any] = {"month": m, "cards": C.codes(cards)}
-                if (cards & C.MONTH_MASKS[m]).bit_count() == 3:
+                entry: dict[str, Any] = {"month": m, "cards": codes(cards)}
+                if (cards & MONTH_MASKS[m]).bit_count() == 3:
                     entry["stack"] = True
                     entry["ppuk_owner"] = None if self.owner[m] < 0 else self.owner[m]
                 layout.append(entry)
@@ -248,16 +255,16 @@ class HandState:
                 {
                     "seat": s,
                     "plays": s in self.order,  # false: the seat sits this hand out (4-5 seats)
-                    "hand": C.codes(self.hands[s]) if not self.hand_unknown[s] else None,
-                    "hand_known": C.codes(self.hands[s]),
+                    "hand": codes(self.hands[s]) if not self.hand_unknown[s] else None,
+                    "hand_known": codes(self.hands[s]),
                     "hand_unknown": self.hand_unknown[s],
                     "hand_count": self.hand_count(s),
                     "flip_only_turns": self.flip_only[s],
                     "pile": {
-                        "brights": C.codes(pile & C.BRIGHTS),
-                        "animals": C.codes(pile & C.ANIMALS),
-                        "ribbons": C.codes(pile & C.RIBBONS),
-                        "junk": C.codes(pile & (t.stealable)),
+                        "brights": codes(pile & BRIGHTS),
+                        "animals": codes(pile & ANIMALS),
+                        "ribbons": codes(pile & RIBBONS),
+                        "junk": codes(pile & (t.stealable)),
                     },
                     "score": sc.total,
                     "score_lines": [
@@ -285,7 +292,7 @@ class HandState:
             "turn_seat": self.turn_seat if self.phase is not Phase.ENDED else None,
             "layout": layout,
             "stock_count": self.stock_remaining(),
-            "stock_next": C.ALL_CARDS[top].code if top is not None else None,
+            "stock_next": ALL_CARDS[top].code if top is not None else None,
             "seats": seats,
             "carry": self.carry,
             "outcome": self.outcome,
@@ -360,20 +367,20 @@ def render(state: HandState) -> str:
     out = [f"hand {state.hand_no}  dealer: seat {state.dealer}  phase: {state.phase.name.lower()}"]
     cells = []
     for m in range(1, 13):
-        cards = state.layout & C.MONTH_MASKS[m]
+        cards = state.layout & MONTH_MASKS[m]
         if not cards:
             continue
-        txt = " ".join(C.codes(cards | state.buried[m]))
+        txt = " ".join(codes(cards | state.buried[m]))
         if cards.bit_count() == 3:
             owner = state.owner[m]
             txt = f"[{txt}]" + (f" ppuk:seat{owner}" if owner >= 0 else " stack")
         cells.append(f"{m:02d}: {txt}")
     out.append("layout  " + (" | ".join(cells) if cells else "(empty)"))
     top = state.stock_top()
-    nxt = f", next {C.ALL_CARDS[top].code}" if top is not None else ""
+    nxt = f", next {ALL_CARDS[top].code}" if top is not None else ""
     out.append(f"stock   {state.stock_remaining()} cards{nxt}")
     for s in range(state.players):
-        hand = " ".join(C.codes(state.hands[s]))
+        hand = " ".join(codes(state.hands[s]))
         if state.hand_unknown[s]:
             hand = (hand + " " if hand else "") + f"+{state.hand_unknown[s]} unknown"
         extra = f" (+{state.flip_only[s]} flip-only)" if state.flip_only[s] else ""
@@ -382,12 +389,12 @@ def render(state: HandState) -> str:
         pile = state.piles[s]
         groups = []
         for name, mask in (
-            ("G", C.BRIGHTS),
-            ("A", C.ANIMALS),
-            ("R", C.RIBBONS),
+            ("G", BRIGHTS),
+            ("A", ANIMALS),
+            ("R", RIBBONS),
             ("J", t.stealable),
         ):
-            got = C.codes(pile & mask)
+            got = codes(pile & mask)
             if got:
                 groups.append(f"{name}: {' '.join(got)}")
         sc = state.itemised(s)

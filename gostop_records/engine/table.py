@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .. import cards as C
-from ..rules import CupMode, DoubleJunk, LastTurnRule, Ruleset
+from ..rules import CupMode, DoubleJunk, LastTurnRule, Ruleset, Shaking, SseulRule
 
 __all__ = ["Table", "table_for"]
 
@@ -35,6 +35,10 @@ class Table:
     ribbons: int  # ribbons that count toward the ribbon total (12R per the ruleset)
     cup_mode: CupMode
     last_turn_exceptions: frozenset[LastTurnRule]
+    # settings read on every turn, copied here: a native field, not pydantic's attribute hook
+    asks_shake_on_play: bool  # shake_asked under Shaking.ON_PLAY
+    sseul_steal: int
+    sseul_rule: SseulRule
 
     def units(self, pile: int, cup_as_junk: bool = False) -> int:
         """Junk units of a pile; the cup adds two when it counts as junk."""
@@ -88,6 +92,9 @@ def _build(rules: Ruleset, players: int, stake: int) -> Table:
         ribbons=C.RIBBONS if rules.december_ribbon_counts else C.RIBBONS & ~C.bit("12R"),
         cup_mode=rules.cup_mode,
         last_turn_exceptions=rules.last_turn_exceptions,
+        asks_shake_on_play=rules.shake_asked and rules.shaking is Shaking.ON_PLAY,
+        sseul_steal=rules.sseul_steal,
+        sseul_rule=rules.sseul_rule,
     )
 
 

@@ -16,9 +16,44 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .. import cards as C
 from .. import events as E
+from ..cards import (
+    ALL_CARDS,
+    BONUS,
+    CODE_TO_INDEX,
+    CODES,
+    CUP,
+    MONTH_MASKS,
+    MONTH_OF,
+    Kind,
+    indices,
+    parse,
+)
+from ..cards import (
+    codes as card_codes,
+)
 from ..errors import IllegalAction
+from ..events import (
+    BombPlayed,
+    BonusCardTaken,
+    CardFlipped,
+    CardPlayed,
+    CardsCaptured,
+    CardsDealt,
+    CupAssigned,
+    DealVoided,
+    FlipOnlyPlayed,
+    FourKept,
+    FourOfAMonthShown,
+    GoCalled,
+    HandEnded,
+    JunkTransferred,
+    PaymentDue,
+    PpukMade,
+    ShakeDeclined,
+    Shaken,
+    StopCalled,
+)
 from ..rules import (
     BonusFour,
     BonusPlay,
@@ -38,11 +73,10 @@ from .state import HandState, Phase, Turn
 
 __all__ = ["apply", "facts_of", "locate", "new_hand"]
 
-CODES = C.CODES
-_MONTH_OF = C.MONTH_OF
-_IDX = C.CODE_TO_INDEX
-_MM = C.MONTH_MASKS
-_KINDS = tuple(c.kind for c in C.ALL_CARDS)
+_MONTH_OF = MONTH_OF
+_IDX = CODE_TO_INDEX
+_MM = MONTH_MASKS
+_KINDS = tuple(c.kind for c in ALL_CARDS)
 _NO_EXCEPTIONS: frozenset[LastTurnRule] = frozenset()
 
 Out = list[Any]
@@ -57,7 +91,7 @@ def _idx(code: str) -> int:
     try:
         return _IDX[code]
     except KeyError:
-        return C.parse(code)  # lower case or a short month in a payload built in code
+        return parse(code)  # lower case or a short month in a payload built in code
 
 
 def locate(s: HandState, b: int) -> str:
@@ -121,7 +155,7 @@ def _take_from_hand(s: HandState, seat: int, i: int) -> None:
 
 def _reveal_in_hand(s: HandState, seat: int, mask: int) -> None:
     """Cards shown from a hand (a shake, a four) become known without leaving it."""
-    for i in C.indices(mask):
+    for i in indices(mask):
         b = 1 << i
         if s.hands[seat] & b:
             continue
@@ -148,7 +182,7 @@ def _cards_of(codes: list[str]) -> int:
 # --- the deal ----------------------------------------------------------------------------
 
 
-def _deal(s: HandState, a: E.CardsDealt, out: Out, deck: int | None = None) -> None:
+def _deal(s: HandState, a: CardsDealt, out: Out, deck: int | None = None) -> None:
     _expect_phase(s, Phase.DEAL, "a deal")
     t = s.table
     n = t.players
@@ -208,8 +242,8 @@ def _deal(s: HandState, a: E.CardsDealt, out: Out, deck: int | None = None) -> N
             f"the layout has {len(a.layout)} cards; this ruleset deals {t.layout_size}",
         )
     layout = take_all(a.layout, "layout")
-    if layout & C.BONUS:
-        code = C.codes(layout & C.BONUS)[0]
+    if layout & BONUS:
+        code = card_codes(layout & BONUS)[0]
         raise _illegal(
             "bonus_at_deal",
             f"bonus card {code} cannot stay on the layout: list it in bonus_to_pile "
@@ -218,7 +252,7 @@ def _deal(s: HandState, a: E.CardsDealt, out: Out, deck: int | None = None) -> N
     bonus = 0
     for code in a.bonus_to_pile:
         b = take(code, "bonus_to_pile")
-        if not b & C.BONUS:
+        if not b & BONUS:
             raise _illegal("bonus_at_deal", f"{code} is not a bonus card")
         bonus |= b
     stock_count = t.deck_size - len(playing) * t.hand_size - t.layout_size - bonus.bit_count()
@@ -234,14 +268,14 @@ def _deal(s: HandState, a: E.CardsDealt, out: Out, deck: int | None = None) -> N
         raise _illegal(
             "deal_matches_deck",
             "the deal does not hold exactly the cards of the shuffled deck: "
-            + ", ".join(C.codes(seen ^ deck)),
+            + ", ".join(card_codes(seen ^ deck)),
         )
     s.seen = seen
     s.layout = layout
     if bonus:
         s.piles[s.dealer] |= bonus
-        for i in C.indices(bonus):
-            out.append(E.BonusCardTaken(seat=s.dealer, card=CODES[i], source="layout"))
+        for i in indices(bonus):
+            out.append(BonusCardTaken(seat=s.dealer, card=CODES[i], source="layout"))
     for m in range(1, 13):
         if (layout & _MM[m]).bit_count() == 4:
             if t.rules.layout_four is LayoutFour.DEALER_WINS:
@@ -249,7 +283,7 @@ def _deal(s: HandState, a: E.CardsDealt, out: Out, deck: int | None = None) -> N
                 dues = _instant_dues(s, s.dealer, pts, "layout_four")
                 _end(s, out, "instant", s.dealer, "layout_four", dues)
                 return
-            out.append(E.DealVoided(reason="layout_four", month=m))
+            out.append(DealVoided(reason="layout_four", month=m))
             if t.rules.layout_four is LayoutFour.NAGARI:
                 _end(s, out, "nagari", None, "layout_four")
             else:
@@ -303,7 +337,7 @@ def _four_decision(s: HandState) -> bool:
     )
 
 
-def _fours(s: HandState, a: E.FourOfAMonthShown, out: Out) -> None:
+def _fours(s: HandState, a: FourOfAMonthShown, out: Out) -> None:
     at_deal = _first_play_pending(s)
     if not at_deal and not _four_decision(s):
         raise _illegal(
@@ -359,7 +393,7 @@ def _fours(s: HandState, a: E.FourOfAMonthShown, out: Out) -> None:
     else:
         policy = t.rules.all_hand_fours if len(holders) == len(s.order) else t.rules.some_hand_fours
         if policy is HandFourTie.REDEAL:
-            out.append(E.DealVoided(reason="hand_fours"))
+            out.append(DealVoided(reason="hand_fours"))
             _end(s, out, "void", None, "hand_fours")
             return
         if policy is HandFourTie.NAGARI:
@@ -401,12 +435,12 @@ def _end(
     s.reason = reason
     s.turn = None
     out.append(
-        E.HandEnded(outcome=outcome, winner=winner, reason=reason, carry=s.carry, next_carry=nxt)  # type: ignore[arg-type]
+        HandEnded(outcome=outcome, winner=winner, reason=reason, carry=s.carry, next_carry=nxt)  # type: ignore[arg-type]
     )
     stake = s.table.stake
     for payer, payee, pts, why in dues or ():
         out.append(
-            E.PaymentDue(payer=payer, payee=payee, points=pts, chips=pts * stake, reason=why)  # type: ignore[arg-type]
+            PaymentDue(payer=payer, payee=payee, points=pts, chips=pts * stake, reason=why)  # type: ignore[arg-type]
         )
 
 
@@ -444,7 +478,7 @@ def _turn(s: HandState) -> Turn:
     return turn
 
 
-def _shake(s: HandState, a: E.Shaken, out: Out) -> None:
+def _shake(s: HandState, a: Shaken, out: Out) -> None:
     if s.phase is Phase.FLIP and s.turn is not None and s.turn.shake_due:
         # asked once the card is chosen (shake_asked): the card played shows with the rest
         turn = _shake_answered(s, a.seat, a.month)
@@ -501,7 +535,7 @@ def _keep_fours(s: HandState, seat: int) -> None:
     s.fours_pending &= ~(1 << seat)
 
 
-def _four_kept(s: HandState, a: E.FourKept, out: Out) -> None:
+def _four_kept(s: HandState, a: FourKept, out: Out) -> None:
     if not s.table.rules.hand_four_keep:
         raise _illegal(
             "hand_four_keep", "this ruleset does not let a four be kept: it is shown to win"
@@ -529,7 +563,7 @@ def _check_fours_shown(s: HandState) -> None:
         )
 
 
-def _bomb(s: HandState, a: E.BombPlayed, out: Out) -> None:
+def _bomb(s: HandState, a: BombPlayed, out: Out) -> None:
     _expect_phase(s, Phase.PLAY, "a bomb")
     _expect_seat(s, a.seat, s.turn_seat)
     rules = s.table.rules
@@ -554,7 +588,7 @@ def _bomb(s: HandState, a: E.BombPlayed, out: Out) -> None:
         )
     if rules.shaking is Shaking.BEFORE_TURN and s.shaken_months[a.seat] & (1 << m):
         raise _illegal("shaken_month_cannot_bomb", f"month {m:02d} was shaken: no bomb (G19)")
-    for i in C.indices(cards):
+    for i in indices(cards):
         _take_from_hand(s, a.seat, i)
     s.layout |= cards
     turn.bomb = cards
@@ -572,7 +606,7 @@ def _bomb(s: HandState, a: E.BombPlayed, out: Out) -> None:
     s.phase = Phase.FLIP
 
 
-def _flip_only(s: HandState, a: E.FlipOnlyPlayed, out: Out) -> None:
+def _flip_only(s: HandState, a: FlipOnlyPlayed, out: Out) -> None:
     _expect_phase(s, Phase.PLAY, "a flip-only turn")
     _expect_seat(s, a.seat, s.turn_seat)
     turn = _turn(s)
@@ -586,9 +620,7 @@ def _flip_only(s: HandState, a: E.FlipOnlyPlayed, out: Out) -> None:
 
 def _equivalent(a: int, b: int, t: Any) -> bool:
     """Two layout cards whose choice changes nothing (two single junk of equal value)."""
-    return (
-        _KINDS[a] is C.Kind.JUNK and _KINDS[b] is C.Kind.JUNK and t.card_units(a) == t.card_units(b)
-    )
+    return _KINDS[a] is Kind.JUNK and _KINDS[b] is Kind.JUNK and t.card_units(a) == t.card_units(b)
 
 
 def _choose(s: HandState, i: int, on: int, chosen: str | None, what: str) -> int:
@@ -672,7 +704,7 @@ def _take_bonus(s: HandState, seat: int, i: int, source: str, out: Out) -> None:
                 s.fours_pending |= 1 << seat  # shown to win, or kept, before the next play
         else:
             s.hand_unknown[seat] += 1
-    out.append(E.BonusCardTaken(seat=seat, card=CODES[i], source=source, replacement=replacement))  # type: ignore[arg-type]
+    out.append(BonusCardTaken(seat=seat, card=CODES[i], source=source, replacement=replacement))  # type: ignore[arg-type]
     if at_once:
         # before the replacement is played (p2p B1), not with the turn's other steals
         for k in range(1, len(s.order)):
@@ -680,7 +712,7 @@ def _take_bonus(s: HandState, seat: int, i: int, source: str, out: Out) -> None:
             _take_junk(s, opp, seat, steal, "bonus", out)
 
 
-def _play(s: HandState, a: E.CardPlayed, out: Out) -> None:
+def _play(s: HandState, a: CardPlayed, out: Out) -> None:
     _expect_phase(s, Phase.PLAY, "a played card")
     _expect_seat(s, a.seat, s.turn_seat)
     _check_fours_shown(s)
@@ -706,12 +738,10 @@ def _shake_asked(s: HandState, seat: int, i: int) -> int:
     """The month whose shake the player is asked once card ``i`` is chosen (0: none): under
     ``shake_asked``, a month they held three of (the card included), absent from the layout,
     not shaken yet. A hand the record does not know is not asked (its count is unknown)."""
-    rules = s.table.rules
     turn = _turn(s)
     m = _MONTH_OF[i]
     if (
-        not rules.shake_asked
-        or rules.shaking is not Shaking.ON_PLAY
+        not s.table.asks_shake_on_play
         or turn.shake_month
         or turn.play_n
         or s.shaken_months[seat] & (1 << m)
@@ -732,13 +762,13 @@ def _shake_answered(s: HandState, seat: int, month: int) -> Turn:
     return turn
 
 
-def _shake_declined(s: HandState, a: E.ShakeDeclined, out: Out) -> None:
+def _shake_declined(s: HandState, a: ShakeDeclined, out: Out) -> None:
     if not s.table.rules.shake_asked:
         raise _illegal("shake_asked", "this ruleset asks no shake: a decline is not recorded")
     _shake_answered(s, a.seat, a.month)
 
 
-def _flip(s: HandState, a: E.CardFlipped, out: Out) -> None:
+def _flip(s: HandState, a: CardFlipped, out: Out) -> None:
     if s.phase is not Phase.FLIP_AS_PLAY:
         _expect_phase(s, Phase.FLIP, "a flipped card")
     _expect_seat(s, a.seat, s.turn_seat)
@@ -789,8 +819,8 @@ def _stack_take(
     buried = s.buried[m]
     if buried:
         s.buried[m] = 0
-        for i in C.indices(buried):
-            later.append(E.BonusCardTaken(seat=seat, card=CODES[i], source="layout"))
+        for i in indices(buried):
+            later.append(BonusCardTaken(seat=seat, card=CODES[i], source="layout"))
             if rules.bonus_steal:
                 _turn(s).steals.append(("bonus", rules.bonus_steal))
     owner = s.owner[m]
@@ -828,10 +858,10 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
         p >= 0 and not turn.bomb and fm == pm and pn == 1 and LastTurnRule.PPUK not in ex
     ):
         # no ppuk to bury them: the flipped bonus cards are taken as usual
-        for i in C.indices(turn.flip_bonus):
+        for i in indices(turn.flip_bonus):
             s.piles[seat] |= 1 << i
             turn.took = True
-            out.append(E.BonusCardTaken(seat=seat, card=CODES[i], source="flip"))
+            out.append(BonusCardTaken(seat=seat, card=CODES[i], source="flip"))
             if rules.bonus_steal:
                 steals.append(("bonus", rules.bonus_steal))
         turn.flip_bonus = 0
@@ -859,10 +889,10 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
                     s.buried[pm] |= turn.flip_bonus
                     turn.flip_bonus = 0
                     out.append(
-                        E.PpukMade(
+                        PpukMade(
                             seat=seat,
                             month=pm,
-                            cards=C.codes(layout & _MM[pm] | s.buried[pm]),
+                            cards=card_codes(layout & _MM[pm] | s.buried[pm]),
                             count=s.ppuk_count[seat],
                         )
                     )
@@ -904,15 +934,15 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
     taken = 0
     for cards, source, kind in groups:
         taken |= cards
-        out.append(E.CardsCaptured(seat=seat, cards=C.codes(cards), source=source, kind=kind))  # type: ignore[arg-type]
+        out.append(CardsCaptured(seat=seat, cards=card_codes(cards), source=source, kind=kind))  # type: ignore[arg-type]
     out.extend(later)
     layout &= ~taken
     s.layout = layout
     s.piles[seat] |= taken
     s.last_capture = taken
 
-    if rules.sseul_steal and LastTurnRule.SSEUL not in ex:
-        if rules.sseul_rule is SseulRule.FLOOR_EMPTY:
+    if t.sseul_steal and LastTurnRule.SSEUL not in ex:
+        if t.sseul_rule is SseulRule.FLOOR_EMPTY:
             sweep = layout == 0 and taken != 0
         else:
             before = turn.layout_before
@@ -922,7 +952,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
                 and ((before & -before).bit_length() - 1) // 4 != (before.bit_length() - 1) // 4
             )
         if sweep:
-            steals.append(("sseul", rules.sseul_steal))
+            steals.append(("sseul", t.sseul_steal))
 
     for reason, amount in steals:
         for k in range(1, len(s.order)):
@@ -952,7 +982,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
         _end(s, out, "instant", seat, "hudang", _instant_dues(s, seat, pts, "hudang"))
         return
 
-    if t.cup_mode is CupMode.PLAYER_CHOICE and s.cup_role is None and taken & C.CUP:
+    if t.cup_mode is CupMode.PLAYER_CHOICE and s.cup_role is None and taken & CUP:
         s.phase = Phase.CUP
         s.decider = seat
         return
@@ -966,7 +996,7 @@ def _pay_now(s: HandState, seat: int, pts: int, reason: str, out: Out) -> None:
         payer = s.order[(s.turn_index + k) % len(s.order)]
         s.instant_dues.append((payer, seat, pts, reason))
         out.append(
-            E.PaymentDue(payer=payer, payee=seat, points=pts, chips=pts * stake, reason=reason)  # type: ignore[arg-type]
+            PaymentDue(payer=payer, payee=seat, points=pts, chips=pts * stake, reason=reason)  # type: ignore[arg-type]
         )
 
 
@@ -979,11 +1009,11 @@ def _take_junk(s: HandState, frm: int, to: int, amount: int, reason: str, out: O
     # Pmang: the cup is fixed as an animal when it is the only junk to hand over
     if (
         rules.cup_transferable
-        and pile & C.CUP
+        and pile & CUP
         and (cand or not rules.cup_fixed_when_alone)
         and cup_as_junk(t, pile, s.cup_role)
     ):
-        cand |= C.CUP
+        cand |= CUP
     if not cand:
         return
     least = rules.transfer_order is TransferOrder.LEAST_VALUABLE_FIRST
@@ -992,7 +1022,7 @@ def _take_junk(s: HandState, frm: int, to: int, amount: int, reason: str, out: O
     while due > 0 and cand:
         pick = -1
         best: tuple[int, ...] | None = None
-        for i in C.indices(cand):
+        for i in indices(cand):
             u = t.card_units(i)
             key: tuple[int, ...]
             if least:
@@ -1008,7 +1038,7 @@ def _take_junk(s: HandState, frm: int, to: int, amount: int, reason: str, out: O
         cand &= ~b
         s.piles[frm] &= ~b
         s.piles[to] |= b
-        out.append(E.JunkTransferred(from_seat=frm, to_seat=to, card=CODES[pick], reason=reason))  # type: ignore[arg-type]
+        out.append(JunkTransferred(from_seat=frm, to_seat=to, card=CODES[pick], reason=reason))  # type: ignore[arg-type]
         due -= t.card_units(pick) if by_units else 1
 
 
@@ -1020,7 +1050,7 @@ def _after_turn(s: HandState, out: Out) -> None:
     went = s.go_count[seat]
     if (went == 0 and sc >= s.table.target) or (went and sc > s.go_score[seat]):
         if s.turns_left(seat) == 0 and s.table.rules.last_turn_auto_stop:
-            out.append(E.StopCalled(seat=seat, score=sc, auto=True))
+            out.append(StopCalled(seat=seat, score=sc, auto=True))
             _stop(s, seat, out, auto=True)
             return
         s.phase = Phase.DECIDE
@@ -1043,14 +1073,14 @@ def _next_turn(s: HandState, out: Out) -> None:
     _end(s, out, "nagari", None, "cards_exhausted")
 
 
-def _cup(s: HandState, a: E.CupAssigned, out: Out) -> None:
+def _cup(s: HandState, a: CupAssigned, out: Out) -> None:
     _expect_phase(s, Phase.CUP, "a cup decision")
     _expect_seat(s, a.seat, s.decider)
     s.cup_role = a.role
     _after_turn(s, out)
 
 
-def _go(s: HandState, a: E.GoCalled, out: Out) -> None:
+def _go(s: HandState, a: GoCalled, out: Out) -> None:
     _expect_phase(s, Phase.DECIDE, "Go")
     _expect_seat(s, a.seat, s.decider)
     sc = s.score_of(a.seat)
@@ -1067,7 +1097,7 @@ def _go(s: HandState, a: E.GoCalled, out: Out) -> None:
     _next_turn(s, out)
 
 
-def _stop_input(s: HandState, a: E.StopCalled, out: Out) -> None:
+def _stop_input(s: HandState, a: StopCalled, out: Out) -> None:
     if a.auto:
         raise _illegal("auto_stop", "an automatic Stop is derived by the rules, not entered")
     _expect_phase(s, Phase.DECIDE, "Stop")
@@ -1079,18 +1109,18 @@ def _stop_input(s: HandState, a: E.StopCalled, out: Out) -> None:
 
 
 _HANDLERS: dict[type, Callable[[HandState, Any, Out], None]] = {
-    E.CardsDealt: _deal,
-    E.FourOfAMonthShown: _fours,
-    E.FourKept: _four_kept,
-    E.Shaken: _shake,
-    E.ShakeDeclined: _shake_declined,
-    E.BombPlayed: _bomb,
-    E.CardPlayed: _play,
-    E.FlipOnlyPlayed: _flip_only,
-    E.CardFlipped: _flip,
-    E.CupAssigned: _cup,
-    E.GoCalled: _go,
-    E.StopCalled: _stop_input,
+    CardsDealt: _deal,
+    FourOfAMonthShown: _fours,
+    FourKept: _four_kept,
+    Shaken: _shake,
+    ShakeDeclined: _shake_declined,
+    BombPlayed: _bomb,
+    CardPlayed: _play,
+    FlipOnlyPlayed: _flip_only,
+    CardFlipped: _flip,
+    CupAssigned: _cup,
+    GoCalled: _go,
+    StopCalled: _stop_input,
 }
 
 
