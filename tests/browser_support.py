@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["ARGS", "CHROMIUM", "Guarded"]
+__all__ = ["ARGS", "CHROMIUM", "Guarded", "guarded_contexts"]
 
 CHROMIUM = shutil.which("chromium") or (
     "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None
@@ -63,3 +63,18 @@ class Guarded:
         self.ctx.close()
         assert not self.errors, self.errors
         assert not self.blocked, f"the page asked the network for {self.blocked}"
+
+
+def guarded_contexts(browser: Any, url: str) -> Iterator[Callable[..., Guarded]]:
+    """The body of a ``contexts`` fixture: yields a maker of contexts allowed ``url`` (and
+    ``data:``), and closes each made afterwards, failing the test on what it kept."""
+    made: list[Guarded] = []
+
+    def make(**options: Any) -> Guarded:
+        g = Guarded(browser, (url, "data:"), **options)
+        made.append(g)
+        return g
+
+    yield make
+    for g in made:
+        g.close()

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import CHROMIUM, Guarded
+from browser_support import CHROMIUM, Guarded, guarded_contexts
 from record_helpers import command_of
 from service_helpers import KEY, Server, auth
 
@@ -42,16 +42,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture()
 def contexts(browser: Any, server: Server) -> Iterator[Any]:
-    made: list[Guarded] = []
-
-    def make(**options: Any) -> Guarded:
-        g = Guarded(browser, (server.url, "data:"), **options)
-        made.append(g)
-        return g
-
-    yield make
-    for g in made:
-        g.close()
+    yield from guarded_contexts(browser, server.url)
 
 
 def sim() -> list[Any]:
