@@ -64,7 +64,9 @@ def demo(folder: DirOption = Path("gostop-demo")) -> None:
     assert game is not None
     echo(render_game(game, paint=paint, last=tl.envelopes[i]))
     result = game.results[-1] if game.results else None
-    lines = settlement_lines(result, game.players, paint) if result is not None else []
+    lines = (
+        settlement_lines(result, game.players, paint, game.shortfalls) if result is not None else []
+    )
     if lines:
         echo()
         for line in lines:

@@ -254,7 +254,7 @@ class PlayLoop:
         if r.outcome == "stop":
             proof = r.proof()
             if proof is not None:
-                lines = settlement_lines(r, players, self.p)
+                lines = settlement_lines(r, players, self.p, self.ps.game.shortfalls)
                 if proof.winner == HUMAN:
                     lines[0] = self.p(
                         f"payout proof: you win with {proof.score.total} points", bold=True

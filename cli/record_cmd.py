@@ -316,7 +316,11 @@ class Session:
         ended = any(E.event_type(env.event) == "hand_ended" for env in last.consequences)
         if ended:
             result = self.rec.result()
-            for line in settlement_lines(result, self.rec.players, self.p) if result else []:
+            for line in (
+                settlement_lines(result, self.rec.players, self.p, self.rec.game.shortfalls)
+                if result
+                else []
+            ):
                 self.out("       " + line)
         self.hint(between_hands=ended or t == "payment_recorded")
         self.show_seals()
@@ -453,7 +457,11 @@ class Session:
             except ValueError:
                 raise Refused(f"{tokens[0]!r} is not a hand number") from None
         result = self.rec.result(hand)
-        lines = settlement_lines(result, self.rec.players, self.p) if result else []
+        lines = (
+            settlement_lines(result, self.rec.players, self.p, self.rec.game.shortfalls)
+            if result
+            else []
+        )
         if not lines:
             raise Refused("no hand won by a Stop to prove (yet)")
         for line in lines:

@@ -355,24 +355,35 @@ def render_seat_view(
 
 
 def settlement_lines(
-    result: HandResult, players: Sequence[E.Player], paint: Painter | None = None
+    result: HandResult,
+    players: Sequence[E.Player],
+    paint: Painter | None = None,
+    shortfalls: Sequence[tuple[int, int, int, int, int, str]] = (),
 ) -> list[str]:
     """What a hand made due, all of it: the payout proof of a Stop, then the instant payments
-    of the hand (a first ppuk, a four in hand) and each seat's net, so that the ledger's
-    figures are accounted for line by line."""
+    of the hand (a first ppuk, a four in hand), the dues the chips on the table capped (the
+    game's ``shortfalls``: a proof shows what the rules make due, a capped loser pays less)
+    and each seat's net, so that the ledger's figures are accounted for line by line."""
     p = paint or Painter()
     proof = result.proof()
     out = proof_lines(proof, players, p) if proof is not None else []
     instants = [d for d in result.dues if d[4] != "stop"]
-    if not instants:
+    caps = [c for c in shortfalls if c[0] == result.hand]
+    if not instants and not caps:
         return out
     names = {rule.id: rule.name for rule in INSTANTS}
-    out.append(p("instant payments of the hand:", bold=True))
+    if instants:
+        out.append(p("instant payments of the hand:", bold=True))
     for payer, payee, points, chips, reason in instants:
         out.append(
             f"  {_who(players, payer)} pays {_who(players, payee)} {chips} chips "
             f"({points} points, {names.get(reason, reason)})"
         )
+    if caps:
+        out.append(p("capped by the chips on the table:", bold=True))
+        for _hand, payer, payee, due, paid, cap in caps:
+            capped = E.PaymentCapped(payer=payer, payee=payee, due=due, paid=paid, cap=cap)  # type: ignore[arg-type]
+            out.append("  " + describe_event(capped, players, p))
     net = [0] * len(players)
     for payer, payee, _points, chips, _reason in result.dues:
         net[payer] -= chips

@@ -40,7 +40,11 @@ def _show(tl: Timeline, i: int, paint: Painter) -> str:
     h = state.hand
     if h is not None and h.phase is Phase.ENDED:
         result = next((r for r in state.results if r.hand == h.hand_no), None)
-        lines = settlement_lines(result, state.players, paint) if result is not None else []
+        lines = (
+            settlement_lines(result, state.players, paint, state.shortfalls)
+            if result is not None
+            else []
+        )
         if lines:
             text += "\n" + "\n".join(lines)
     return text

@@ -93,6 +93,15 @@ def test_the_sample_audits_clean_with_the_shortfall_on_the_books() -> None:
     assert {p["status"] for p in hand["payments"]} == {"agreed"}
 
 
+def test_the_terminal_proof_says_what_the_capped_loser_paid() -> None:
+    """The proof shows the 60 chips the rules make due; the chips held capped it at 30."""
+    result = runner.invoke(app, ["replay", str(SAMPLE)])
+    assert result.exit_code == 0, result.output
+    assert "3 points x 2 = 6 points x stake 10 = 60 chips" in result.stdout
+    tail = result.stdout.split("capped by the chips on the table:")[1]
+    assert "capped at what the loser holds: Dan pays Cho 30 of 60 chips (short 30)" in tail
+
+
 @pytest.mark.parametrize(
     ("body", "why"),
     [
