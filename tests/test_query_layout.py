@@ -1,10 +1,11 @@
-"""The per-hand summary tables give the answers the event-level rows give.
+"""The per-hand summary tables and columns give the answers the event-level rows give.
 
 ``capture_tallies``, ``transfer_tallies`` and ``hand_seats`` are sums of other projection
 rows, written by the projection so that the sample queries and the player views read a few
-rows per hand. Here every query that now reads them is set beside the text it replaced,
-which reads the event-level rows (``captures``, ``transfers``, ``turns``, ``decisions``,
-``payouts``, ``sitting_out``), and the two must agree row for row on simulated corpora of
+rows per hand; ``decisions.won_by_stop`` says on a Go's row what a join with ``hands`` would.
+Here every query that now reads them is set beside the text it replaced, which reads the
+event-level rows (``captures``, ``transfers``, ``turns``, ``decisions``, ``payouts``,
+``sitting_out``, ``hands``), and the two must agree row for row on simulated corpora of
 every preset, 4 and 5 seats and a lenient game with a broken rule included.
 """
 
@@ -47,6 +48,17 @@ SELECT reason,
 FROM transfers
 GROUP BY reason
 ORDER BY cards DESC, reason""",
+    "second_go_payoff": """
+SELECT d.score AS score_at_call,
+       count(*) AS second_gos,
+       count(*) FILTER (WHERE h.outcome = 'stop' AND h.winner = d.seat) AS paid_off,
+       round(count(*) FILTER (WHERE h.outcome = 'stop' AND h.winner = d.seat) / count(*), 3)
+           AS payoff_rate
+FROM decisions d
+JOIN hands h USING (game_id, hand)
+WHERE d.kind = 'go' AND d.go_count = 2
+GROUP BY d.score
+ORDER BY d.score""",
     "specials_before_pi_bak": """
 WITH won AS (
     SELECT p.game_id, p.hand, p.payee AS winner, bool_or(p.pi_bak) AS pi_bak
@@ -244,10 +256,30 @@ def test_a_version_5_store_gets_the_summaries(tmp_path: Path) -> None:
     with Store(db) as store:
         for t in tables:
             store.conn.execute(f"DROP TABLE {t}")
+        store.conn.execute("ALTER TABLE decisions DROP COLUMN won_by_stop")
         store.conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     with Store(db) as store:
-        assert schema.file_version(store.conn) == schema.SCHEMA_VERSION == 6
+        assert schema.file_version(store.conn) == schema.SCHEMA_VERSION == 7
         for t in tables:
             assert want[t] and store.query(f"SELECT * FROM {t} ORDER BY ALL").rows == want[t], t
+        assert store.verify().ok
+    _assert_same_answers(db)
+
+
+def test_a_version_6_store_gets_won_by_stop(tmp_path: Path) -> None:
+    """Opening a version 6 file (``decisions`` without ``won_by_stop``, the views of
+    version 6) for writing adds the column and fills it, as an import would have."""
+    logs = [*_tables(5), *games("matgo", 2, count=2, hands=3, seed=5)]
+    db = _store(tmp_path, logs)
+    with Store(db, read_only=True) as store:
+        want = store.query("SELECT * FROM decisions ORDER BY ALL").rows
+    assert any(r[-1] for r in want) and not all(r[-1] for r in want)
+    with Store(db) as store:
+        store.conn.execute("DROP VIEW v_player_gos")
+        store.conn.execute("ALTER TABLE decisions DROP COLUMN won_by_stop")
+        store.conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
+    with Store(db) as store:
+        assert schema.file_version(store.conn) == schema.SCHEMA_VERSION == 7
+        assert store.query("SELECT * FROM decisions ORDER BY ALL").rows == want
         assert store.verify().ok
     _assert_same_answers(db)

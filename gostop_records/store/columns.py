@@ -330,6 +330,9 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "auto": "for a Stop, whether it was automatic (`stop_called.auto`: qualifying on the "
         "last turn); false for a Go; NULL for `'cup'`",
         "cup_role": "for `'cup'`, the role chosen: `'animal'` or `'junk'`; NULL otherwise",
+        "won_by_stop": "whether `seat` won the hand by a Stop (`hands.outcome` `'stop'` and "
+        "`hands.winner` this seat): for a Go, whether it paid off; false while the hand goes "
+        "on",
     },
     "scores": {
         "game_id": "the game",

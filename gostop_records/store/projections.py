@@ -365,10 +365,23 @@ class _HandWalk:
         auto: bool | None,
         role: str | None,
     ) -> None:
-        """A ``decisions`` row: a Go, a Stop or where the cup counts."""
+        """A ``decisions`` row: a Go, a Stop or where the cup counts (``won_by_stop`` is
+        settled when the hand is finished)."""
         turn = self._turn_number()
         row = (self.g.game_id, self.hand, seq, turn, seat, kind, go_count, score, auto, role)
-        self.rows["decisions"].append(row)
+        self.rows["decisions"].append((*row, False))
+
+    def _won_by_stop(self, winner: int | None) -> None:
+        """Mark the decisions of the seat that won the hand by a Stop, from the hand's
+        ``hand_ended`` (a query of the Gos that paid off then reads one table)."""
+        if winner is None:
+            return
+        decisions = self.rows["decisions"]
+        seat_at = _AT["decisions"]["seat"]
+        for i in range(self.first["decisions"], len(decisions)):
+            row = decisions[i]
+            if row[seat_at] == winner:
+                decisions[i] = (*row[:-1], True)
 
     # --- the hand's own rows ---------------------------------------------------------
 
@@ -416,6 +429,8 @@ class _HandWalk:
                 checked,
             )
         )
+        if ended is not None and ended.outcome == "stop":
+            self._won_by_stop(winner)
         if state is not None:
             self._scores(state, w_state)
         if checked and result is not None:

@@ -11,7 +11,9 @@ them ``"at"`` and ``"by"`` (or ``e.at``) in queries; the projection tables use
 
 A file written by an older version is upgraded when a writer opens it: :data:`MIGRATIONS`
 maps a version to the step that brings a file from it to the next one, and the steps run
-in order, each in its own transaction, until :data:`SCHEMA_VERSION`.
+in order, each in its own transaction, until :data:`SCHEMA_VERSION`; then the views are
+made again over the tables as they now stand (a step adds tables and columns, never views,
+since a view of the current schema may read a column a later step adds).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ __all__ = [
 ]
 
 #: The schema this version writes.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 Columns = tuple[tuple[str, str], ...]
 
@@ -199,6 +201,7 @@ TABLES: dict[str, Columns] = {
         ("score", "INTEGER"),
         ("auto", "BOOLEAN"),
         ("cup_role", "VARCHAR"),
+        ("won_by_stop", "BOOLEAN"),
     ),
     "scores": (
         ("game_id", "VARCHAR"),
@@ -449,8 +452,7 @@ def _player_views() -> dict[str, str]:
         FROM hand_seats WHERE ended""",
         "v_player_gos": """
         SELECT d.game_id, d.hand, d.seq, d.seat, s.player_id, s.player_name, s.ruleset,
-               s.date, d.go_count, d.score, s.outcome,
-               coalesce(s.won AND s.outcome = 'stop', false) AS paid_off
+               s.date, d.go_count, d.score, s.outcome, d.won_by_stop AS paid_off
         FROM decisions d
         JOIN hand_seats s ON s.game_id = d.game_id AND s.hand = d.hand AND s.seat = d.seat
         WHERE d.kind = 'go' AND s.ended""",
@@ -493,11 +495,20 @@ def _heads_ddl() -> str:
     return _table_ddl("heads", HEADS_COLUMNS, ", PRIMARY KEY (entry)")
 
 
-def _create_projections(conn: duckdb.DuckDBPyConnection) -> None:
+def _create_tables(conn: duckdb.DuckDBPyConnection) -> None:
+    """The projection tables a file lacks (a migration step adds the columns it lacks)."""
     for name, cols in TABLES.items():
         conn.execute(_table_ddl(name, cols))
+
+
+def _create_views(conn: duckdb.DuckDBPyConnection) -> None:
     for name, sql in VIEWS.items():
         conn.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
+
+
+def _create_projections(conn: duckdb.DuckDBPyConnection) -> None:
+    _create_tables(conn)
+    _create_views(conn)
 
 
 def _set_version(conn: duckdb.DuckDBPyConnection, version: int) -> None:
@@ -521,12 +532,13 @@ def create_schema(conn: duckdb.DuckDBPyConnection) -> None:
 
 
 def _v0_to_v1(conn: duckdb.DuckDBPyConnection) -> None:
-    """Version 0 is a bare ``events`` table: add the projection tables and views.
+    """Version 0 is a bare ``events`` table: add the projection tables (the views of the
+    current schema are made once the last step has run).
 
     The projection rows themselves are derived by the store after the migration (every
     game is then behind its position).
     """
-    _create_projections(conn)
+    _create_tables(conn)
 
 
 def _v1_to_v2(conn: duckdb.DuckDBPyConnection) -> None:
@@ -558,14 +570,23 @@ def _v3_to_v4(conn: duckdb.DuckDBPyConnection) -> None:
 def _v4_to_v5(conn: duckdb.DuckDBPyConnection) -> None:
     """Version 5 adds the tables of the table around the hand (``sitting_out``,
     ``capped_payments``, ``seats``); the store derives the rows again after the migration."""
-    _create_projections(conn)
+    _create_tables(conn)
 
 
 def _v5_to_v6(conn: duckdb.DuckDBPyConnection) -> None:
     """Version 6 adds per-hand summaries of the projection rows (``capture_tallies``,
     ``transfer_tallies``, ``hand_seats``) and reads the player views from ``hand_seats``;
     the store derives the rows again after the migration."""
-    _create_projections(conn)
+    _create_tables(conn)
+
+
+def _v6_to_v7(conn: duckdb.DuckDBPyConnection) -> None:
+    """Version 7 says on each ``decisions`` row whether the deciding seat won the hand by a
+    Stop (``won_by_stop``), so that counting the Gos that paid off needs no join with
+    ``hands``; the store derives the rows again after the migration."""
+    columns = {r[0] for r in conn.execute("DESCRIBE decisions").fetchall()}
+    if "won_by_stop" not in columns:
+        conn.execute("ALTER TABLE decisions ADD COLUMN won_by_stop BOOLEAN")
 
 
 Migration = Callable[["duckdb.DuckDBPyConnection"], None]
@@ -578,6 +599,7 @@ MIGRATIONS: dict[int, Migration] = {
     3: _v3_to_v4,
     4: _v4_to_v5,
     5: _v5_to_v6,
+    6: _v6_to_v7,
 }
 
 
@@ -642,7 +664,17 @@ def migrate(
         ran.append(version)
         version += 1
     if version == SCHEMA_VERSION:
-        _add_missing_views(conn)
+        if ran:
+            # the views of the current schema, over the tables the steps brought up to it
+            conn.execute("BEGIN TRANSACTION")
+            try:
+                _create_views(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        else:
+            _add_missing_views(conn)
     return ran
 
 
