@@ -163,6 +163,32 @@ EVENT_ROW_GO_COUNTS = """
     FROM v_player_gos GROUP BY player_id ORDER BY player_id"""
 
 
+_SUMMED = [
+    *(f"{k}_{side}" for k in SPECIAL_KINDS for side in ("made", "suffered")),
+    *(f"{b}_{side}" for b in BAK_IDS for side in ("paid", "received")),
+]
+
+#: ``v_player_stats`` as schema 6 grouped it: every ``v_player_hands`` row by player.
+HAND_ROW_PLAYER_STATS = f"""
+    SELECT player_id, arg_max(player_name, started_at) AS player_name,
+           count(DISTINCT game_id) AS games, count(*) FILTER (WHERE NOT sat_out) AS hands,
+           count(*) FILTER (WHERE won) AS wins, sum(chips) AS chips,
+           round(sum(chips) / nullif(count(*) FILTER (WHERE NOT sat_out), 0), 2)
+           AS avg_chips, sum(recorded_chips) AS recorded_chips, sum(gos) AS gos,
+           coalesce(sum(gos) FILTER (WHERE won AND outcome = 'stop'), 0) AS gos_paid_off,
+           {", ".join(f"sum({c}) AS {c}" for c in _SUMMED)}
+    FROM v_player_hands GROUP BY player_id ORDER BY player_id"""
+
+#: ``player_games`` as SQL over ``hand_seats``.
+HAND_ROW_PLAYER_GAMES = f"""
+    SELECT game_id, seat, any_value(player_id), any_value(player_name), max(started_at),
+           count(*) FILTER (WHERE NOT sat_out), count(*) FILTER (WHERE sat_out),
+           count(*) FILTER (WHERE won), sum(chips), sum(recorded_chips), sum(gos),
+           coalesce(sum(gos) FILTER (WHERE won AND outcome = 'stop'), 0),
+           {", ".join(f"sum({c})" for c in _SUMMED)}
+    FROM hand_seats WHERE ended GROUP BY game_id, seat ORDER BY ALL"""
+
+
 def _store(tmp: Path, logs: list[Any], *, strict: bool = True) -> Path:
     tmp.mkdir(parents=True, exist_ok=True)
     db = tmp / "store.duckdb"
@@ -191,6 +217,14 @@ def _assert_same_answers(db: Path) -> None:
         assert new_hands == store.query(_event_row_player_hands()).rows
         new_gos = store.query("SELECT * FROM v_player_gos ORDER BY ALL").rows
         assert new_gos == store.query(EVENT_ROW_GOS).rows
+        assert (
+            store.query("SELECT * FROM player_games ORDER BY ALL").rows
+            == store.query(HAND_ROW_PLAYER_GAMES).rows
+        )
+        assert (
+            store.query("SELECT * FROM v_player_stats ORDER BY player_id").rows
+            == store.query(HAND_ROW_PLAYER_STATS).rows
+        )
         stats = store.query(
             "SELECT player_id, gos, gos_paid_off FROM v_player_stats ORDER BY player_id"
         ).rows
@@ -238,7 +272,7 @@ def test_live_appends_keep_the_summaries_as_an_import_makes_them(tmp_path: Path)
         for game in logs:
             for env in game:
                 store.append(env.game_id, [env], store.version(env.game_id))
-    tables = ("capture_tallies", "transfer_tallies", "hand_seats")
+    tables = ("capture_tallies", "transfer_tallies", "hand_seats", "player_games", "decisions")
     with Store(imported, read_only=True) as a, Store(live, read_only=True) as b:
         for t in tables:
             want = a.query(f"SELECT * FROM {t} ORDER BY ALL").rows
@@ -254,7 +288,7 @@ def test_a_version_5_store_gets_the_summaries(tmp_path: Path) -> None:
     with Store(db, read_only=True) as store:
         want = {t: store.query(f"SELECT * FROM {t} ORDER BY ALL").rows for t in tables}
     with Store(db) as store:
-        for t in tables:
+        for t in (*tables, "player_games"):
             store.conn.execute(f"DROP TABLE {t}")
         store.conn.execute("ALTER TABLE decisions DROP COLUMN won_by_stop")
         store.conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
@@ -266,20 +300,24 @@ def test_a_version_5_store_gets_the_summaries(tmp_path: Path) -> None:
     _assert_same_answers(db)
 
 
-def test_a_version_6_store_gets_won_by_stop(tmp_path: Path) -> None:
-    """Opening a version 6 file (``decisions`` without ``won_by_stop``, the views of
-    version 6) for writing adds the column and fills it, as an import would have."""
+def test_a_version_6_store_gets_won_by_stop_and_player_games(tmp_path: Path) -> None:
+    """Opening a version 6 file (``decisions`` without ``won_by_stop``, no ``player_games``)
+    for writing adds the column and the table and fills them, as an import would have."""
     logs = [*_tables(5), *games("matgo", 2, count=2, hands=3, seed=5)]
     db = _store(tmp_path, logs)
     with Store(db, read_only=True) as store:
         want = store.query("SELECT * FROM decisions ORDER BY ALL").rows
     assert any(r[-1] for r in want) and not all(r[-1] for r in want)
     with Store(db) as store:
+        totals = store.query("SELECT * FROM player_games ORDER BY ALL").rows
         store.conn.execute("DROP VIEW v_player_gos")
+        store.conn.execute("DROP VIEW v_player_stats")
+        store.conn.execute("DROP TABLE player_games")
         store.conn.execute("ALTER TABLE decisions DROP COLUMN won_by_stop")
         store.conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     with Store(db) as store:
         assert schema.file_version(store.conn) == schema.SCHEMA_VERSION == 7
         assert store.query("SELECT * FROM decisions ORDER BY ALL").rows == want
+        assert totals and store.query("SELECT * FROM player_games ORDER BY ALL").rows == totals
         assert store.verify().ok
     _assert_same_answers(db)

@@ -302,6 +302,23 @@ TABLES: dict[str, Columns] = {
         *((f"{k}_{side}", "SMALLINT") for k in SPECIAL_KINDS for side in ("made", "suffered")),
         *((f"{b}_{side}", "SMALLINT") for b in FLAG_IDS for side in ("paid", "received")),
     ),
+    # per game and seat: the seat's ended hands of ``hand_seats`` summed (the players' views)
+    "player_games": (
+        ("game_id", "VARCHAR"),
+        ("seat", "TINYINT"),
+        ("player_id", "VARCHAR"),
+        ("player_name", "VARCHAR"),
+        ("last_started_at", "VARCHAR"),
+        ("hands", "INTEGER"),
+        ("hands_sat_out", "INTEGER"),
+        ("wins", "INTEGER"),
+        ("chips", "BIGINT"),
+        ("recorded_chips", "BIGINT"),
+        ("gos", "INTEGER"),
+        ("gos_paid_off", "INTEGER"),
+        *((f"{k}_{side}", "INTEGER") for k in SPECIAL_KINDS for side in ("made", "suffered")),
+        *((f"{b}_{side}", "INTEGER") for b in FLAG_IDS for side in ("paid", "received")),
+    ),
     "seats": (
         ("game_id", "VARCHAR"),
         ("seat", "TINYINT"),
@@ -344,8 +361,9 @@ HAND_TABLES = (
     "transfer_tallies",
     "hand_seats",
 )
-#: Tables with one set of rows per game (derived again on every change to the game).
-GAME_TABLES = ("games", "issues", "positions", "seats")
+#: Tables with one set of rows per game (derived again on every change to the game;
+#: ``player_games`` from the game's ``hand_seats`` rows, see :func:`.projections.player_games`).
+GAME_TABLES = ("games", "issues", "positions", "player_games", "seats")
 #: Columns that tell a game's rows of a table apart, so that a live append can update or
 #: delete single rows. Not constraints: the writer checks that they are unique and falls
 #: back to replacing the rows when they are not. ``issues`` has none.
@@ -363,6 +381,7 @@ KEYS: dict[str, tuple[str, ...]] = {
     "capture_tallies": ("game_id", "hand", "capture_kind"),
     "transfer_tallies": ("game_id", "hand", "reason"),
     "hand_seats": ("game_id", "hand", "seat"),
+    "player_games": ("game_id", "seat"),
     "seats": ("game_id", "seat"),
     "positions": ("game_id",),
 }
@@ -437,8 +456,9 @@ def _player_views() -> dict[str, str]:
     """The per-player views: every figure of a player's page is read from these.
 
     They read ``hand_seats``, whose rows the projection sums per (game, hand, seat) when it
-    derives a hand: on a large store grouping and joining the event rows by those keys is
-    what a page would otherwise wait for.
+    derives a hand, and ``player_games``, those rows summed per (game, seat): on a large
+    store grouping and joining the event rows by those keys is what a page would otherwise
+    wait for.
     """
     columns = [
         *(f"{k}_{side}" for k in SPECIAL_KINDS for side in ("made", "suffered")),
@@ -456,17 +476,15 @@ def _player_views() -> dict[str, str]:
         FROM decisions d
         JOIN hand_seats s ON s.game_id = d.game_id AND s.hand = d.hand AND s.seat = d.seat
         WHERE d.kind = 'go' AND s.ended""",
-        # a seat's Gos pay off when it wins the hand by a Stop, so both counts are sums of
-        # ``gos``: the same figures as counting ``v_player_gos``, without its join
+        # ``player_games`` sums each game's ``v_player_hands`` rows per seat, so a player's
+        # figures add a row per game (a seat's Gos pay off when it wins the hand by a Stop)
         "v_player_stats": f"""
-        SELECT player_id, arg_max(player_name, started_at) AS player_name,
-               count(DISTINCT game_id) AS games, count(*) FILTER (WHERE NOT sat_out) AS hands,
-               count(*) FILTER (WHERE won) AS wins, sum(chips) AS chips,
-               round(sum(chips) / nullif(count(*) FILTER (WHERE NOT sat_out), 0), 2)
-               AS avg_chips, sum(recorded_chips) AS recorded_chips, sum(gos) AS gos,
-               coalesce(sum(gos) FILTER (WHERE won AND outcome = 'stop'), 0) AS gos_paid_off,
-               {sums}
-        FROM v_player_hands GROUP BY player_id""",
+        SELECT player_id, arg_max(player_name, last_started_at) AS player_name,
+               count(*) AS games, sum(hands) AS hands, sum(wins) AS wins, sum(chips) AS chips,
+               round(sum(chips) / nullif(sum(hands), 0), 2) AS avg_chips,
+               sum(recorded_chips) AS recorded_chips, sum(gos) AS gos,
+               sum(gos_paid_off) AS gos_paid_off, {sums}
+        FROM player_games GROUP BY player_id""",
     }
 
 
@@ -583,7 +601,9 @@ def _v5_to_v6(conn: duckdb.DuckDBPyConnection) -> None:
 def _v6_to_v7(conn: duckdb.DuckDBPyConnection) -> None:
     """Version 7 says on each ``decisions`` row whether the deciding seat won the hand by a
     Stop (``won_by_stop``), so that counting the Gos that paid off needs no join with
-    ``hands``; the store derives the rows again after the migration."""
+    ``hands``, and sums each game's ``hand_seats`` per seat (``player_games``) for the
+    players' views; the store derives the rows again after the migration."""
+    _create_tables(conn)
     columns = {r[0] for r in conn.execute("DESCRIBE decisions").fetchall()}
     if "won_by_stop" not in columns:
         conn.execute("ALTER TABLE decisions ADD COLUMN won_by_stop BOOLEAN")
