@@ -189,6 +189,20 @@ HAND_ROW_PLAYER_GAMES = f"""
     FROM hand_seats WHERE ended GROUP BY game_id, seat ORDER BY ALL"""
 
 
+#: ``v_payout_disputes`` as it read the names and the ruleset from ``games``.
+GAMES_JOIN_DISPUTES = (
+    """
+    SELECT p.game_id, p.hand, g.ruleset, p.payer, g.player_names[p.payer + 1] AS payer_name,
+           p.payee, g.player_names[p.payee + 1] AS payee_name, p.reason,
+           p.chips AS computed_chips, coalesce(p.recorded_chips, 0) AS recorded_chips,
+           coalesce(p.recorded_chips, 0) - p.chips AS difference, p.multiplier, """
+    + "".join(f"p.{rid}, " for rid in schema.FLAG_IDS)
+    + """p.shakes, p.bombs, p.carry, p.go_count, p.go_points, p.score
+    FROM payouts p JOIN games g USING (game_id)
+    WHERE p.hand_recorded AND coalesce(p.recorded_chips, 0) <> p.chips ORDER BY ALL"""
+)
+
+
 def _store(tmp: Path, logs: list[Any], *, strict: bool = True) -> Path:
     tmp.mkdir(parents=True, exist_ok=True)
     db = tmp / "store.duckdb"
@@ -217,6 +231,17 @@ def _assert_same_answers(db: Path) -> None:
         assert new_hands == store.query(_event_row_player_hands()).rows
         new_gos = store.query("SELECT * FROM v_player_gos ORDER BY ALL").rows
         assert new_gos == store.query(EVENT_ROW_GOS).rows
+        disputes = store.query("SELECT * FROM v_payout_disputes ORDER BY ALL").rows
+        assert disputes == store.query(GAMES_JOIN_DISPUTES).rows
+        assert (
+            store.query(
+                "SELECT p.ruleset, p.payer_name, p.payee_name FROM payouts p ORDER BY ALL"
+            ).rows
+            == store.query(
+                "SELECT g.ruleset, g.player_names[p.payer + 1], g.player_names[p.payee + 1] "
+                "FROM payouts p JOIN games g USING (game_id) ORDER BY ALL"
+            ).rows
+        )
         assert (
             store.query("SELECT * FROM player_games ORDER BY ALL").rows
             == store.query(HAND_ROW_PLAYER_GAMES).rows
@@ -291,6 +316,8 @@ def test_a_version_5_store_gets_the_summaries(tmp_path: Path) -> None:
         for t in (*tables, "player_games"):
             store.conn.execute(f"DROP TABLE {t}")
         store.conn.execute("ALTER TABLE decisions DROP COLUMN won_by_stop")
+        for c in ("ruleset", "payer_name", "payee_name"):
+            store.conn.execute(f"ALTER TABLE payouts DROP COLUMN {c}")
         store.conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     with Store(db) as store:
         assert schema.file_version(store.conn) == schema.SCHEMA_VERSION == 7
@@ -310,14 +337,19 @@ def test_a_version_6_store_gets_won_by_stop_and_player_games(tmp_path: Path) -> 
     assert any(r[-1] for r in want) and not all(r[-1] for r in want)
     with Store(db) as store:
         totals = store.query("SELECT * FROM player_games ORDER BY ALL").rows
+        payouts = store.query("SELECT * FROM payouts ORDER BY ALL").rows
         store.conn.execute("DROP VIEW v_player_gos")
         store.conn.execute("DROP VIEW v_player_stats")
+        store.conn.execute("DROP VIEW v_payout_disputes")
         store.conn.execute("DROP TABLE player_games")
         store.conn.execute("ALTER TABLE decisions DROP COLUMN won_by_stop")
+        for c in ("ruleset", "payer_name", "payee_name"):
+            store.conn.execute(f"ALTER TABLE payouts DROP COLUMN {c}")
         store.conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     with Store(db) as store:
         assert schema.file_version(store.conn) == schema.SCHEMA_VERSION == 7
         assert store.query("SELECT * FROM decisions ORDER BY ALL").rows == want
+        assert store.query("SELECT * FROM payouts ORDER BY ALL").rows == payouts
         assert totals and store.query("SELECT * FROM player_games ORDER BY ALL").rows == totals
         assert store.verify().ok
     _assert_same_answers(db)

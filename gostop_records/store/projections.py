@@ -648,8 +648,16 @@ class _HandWalk:
                     diff,
                     g.stake,
                     *extra,
+                    g.ruleset,
+                    _name(g.player_names, payer),
+                    _name(g.player_names, payee),
                 )
             )
+
+
+def _name(names: Sequence[str], seat: int) -> str | None:
+    """The name of a seat, None for a seat the game does not have (as a list index in SQL)."""
+    return names[seat] if 0 <= seat < len(names) else None
 
 
 _HS = _AT["hand_seats"]

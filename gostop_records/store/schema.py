@@ -242,6 +242,10 @@ TABLES: dict[str, Columns] = {
         ("bombs", "INTEGER"),
         ("carry", "INTEGER"),
         (DOKBAK_ID, "BOOLEAN"),
+        # the game's, on the row: the disputes need no join with ``games``
+        ("ruleset", "VARCHAR"),
+        ("payer_name", "VARCHAR"),
+        ("payee_name", "VARCHAR"),
     ),
     # the table around the hand: 4-5 seats, gwang-pali, chips, the draw for the first deal
     "sitting_out": (
@@ -400,14 +404,14 @@ VIEWS: dict[str, str] = {
                h.recorded_chips, h.recorded_chips - h.chips AS difference, h.checked
         FROM hands h JOIN games g USING (game_id)""",
     "v_payout_disputes": """
-        SELECT p.game_id, p.hand, g.ruleset, p.payer, g.player_names[p.payer + 1] AS payer_name,
-               p.payee, g.player_names[p.payee + 1] AS payee_name, p.reason,
+        SELECT p.game_id, p.hand, p.ruleset, p.payer, p.payer_name, p.payee, p.payee_name,
+               p.reason,
                p.chips AS computed_chips, coalesce(p.recorded_chips, 0) AS recorded_chips,
                coalesce(p.recorded_chips, 0) - p.chips AS difference, p.multiplier, """
     + "".join(f"p.{rid}, " for rid in FLAG_IDS)
     + """p.shakes, p.bombs, p.carry,
                p.go_count, p.go_points, p.score
-        FROM payouts p JOIN games g USING (game_id)
+        FROM payouts p  -- each row carries its game's ruleset and names: no join
         WHERE p.hand_recorded AND coalesce(p.recorded_chips, 0) <> p.chips""",
     "v_specials_by_seat": """
         SELECT t.game_id, t.hand, t.seat,
@@ -601,12 +605,21 @@ def _v5_to_v6(conn: duckdb.DuckDBPyConnection) -> None:
 def _v6_to_v7(conn: duckdb.DuckDBPyConnection) -> None:
     """Version 7 says on each ``decisions`` row whether the deciding seat won the hand by a
     Stop (``won_by_stop``), so that counting the Gos that paid off needs no join with
-    ``hands``, and sums each game's ``hand_seats`` per seat (``player_games``) for the
-    players' views; the store derives the rows again after the migration."""
+    ``hands``; puts the game's ruleset and the payer's and payee's names on each
+    ``payouts`` row, so that ``v_payout_disputes`` reads no ``games``; and sums each game's
+    ``hand_seats`` per seat (``player_games``) for the players' views. The store derives the
+    rows again after the migration."""
     _create_tables(conn)
-    columns = {r[0] for r in conn.execute("DESCRIBE decisions").fetchall()}
-    if "won_by_stop" not in columns:
-        conn.execute("ALTER TABLE decisions ADD COLUMN won_by_stop BOOLEAN")
+    added = (
+        ("decisions", "won_by_stop", "BOOLEAN"),
+        ("payouts", "ruleset", "VARCHAR"),
+        ("payouts", "payer_name", "VARCHAR"),
+        ("payouts", "payee_name", "VARCHAR"),
+    )
+    for table, column, kind in added:
+        columns = {r[0] for r in conn.execute(f"DESCRIBE {table}").fetchall()}
+        if column not in columns:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
 
 Migration = Callable[["duckdb.DuckDBPyConnection"], None]
