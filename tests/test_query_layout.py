@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from store_support import ROOT, break_a_rule, every_preset, games, write_games
+from test_queries import _overpaid
 
 from gostop_records.rules import PRESETS, apply_overrides
 from gostop_records.sim.selfplay import simulate
@@ -219,7 +220,8 @@ def _tables(seed: int) -> list[Any]:
 
 def _corpus(seed: int) -> list[Any]:
     broken, _ = break_a_rule(games("gostop3", 3, count=1, hands=2, seed=seed + 7)[0])
-    return [*every_preset(count=2, hands=3, seed=seed), *_tables(seed), broken]
+    disputed = _overpaid(games("matgo", 2, count=1, hands=2, seed=seed + 9)[0])
+    return [*every_preset(count=2, hands=3, seed=seed), *_tables(seed), broken, disputed]
 
 
 def _assert_same_answers(db: Path) -> None:
@@ -266,12 +268,14 @@ def test_summary_queries_answer_as_the_event_rows_do(corpus_db: Path) -> None:
     _assert_same_answers(corpus_db)
     with Store(corpus_db, read_only=True) as store:
         # the corpus exercises what the queries count: every answer has rows, some
-        # winners made a special in a pi-bak hand, seats sat out, a hand went unchecked
+        # winners made a special in a pi-bak hand, seats sat out, a hand went unchecked, a
+        # recorded payment differs from the computed one
         for name in EVENT_ROW_QUERIES:
             assert store.query((QUERIES / f"{name}.sql").read_text()).rows, name
         facts = store.query(
             "SELECT count(*) FILTER (WHERE sat_out), count(*) FILTER (WHERE NOT checked), "
-            "sum(pi_bak_received), sum(gos) FROM hand_seats"
+            "sum(pi_bak_received), sum(gos), (SELECT count(*) FROM v_payout_disputes) "
+            "FROM hand_seats"
         ).rows[0]
         assert all(facts), facts
 
