@@ -637,6 +637,7 @@ COPIED_TABLES = (
     "capture_tallies",
     "transfer_tallies",
     "hand_seats",
+    "player_games",
 )
 NARROW_TABLES = {"turns": ("game_id", "hand", "turn", "seat", "played_month", "ppuk")}
 
