@@ -398,8 +398,7 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "bombs": f"bombs the winner played in the hand; {_STOP_ONLY}",
         "carry": f"the hand's nagari factor, also a factor of `multiplier`; {_STOP_ONLY}",
         RB.DOKBAK.id: f"{RB.DOKBAK.column_text}; {_STOP_ONLY}",
-        "ruleset": "`games.ruleset`, on the row so that a question about payments joins "
-        "no `games`",
+        "ruleset": "`games.ruleset`, on the row so that a question about payments joins no `games`",
         "payer_name": "the payer's name (`games.player_names`)",
         "payee_name": "the payee's name (`games.player_names`)",
     },
