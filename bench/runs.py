@@ -569,24 +569,28 @@ def _time_queries(db: Path, folder: Path, label: str) -> list[Figure]:
         hands = store.query("SELECT count(*) FROM hands").rows[0][0]
         for name, sql in _queries(folder):
             store.query(sql)  # warm: the first run pays for loading the columns
-            best = min(_timed(lambda s=sql: store.query(s)) for _ in range(3))
-            ms = best * 1000
+            runs = [_timed_cpu(lambda s=sql: store.query(s)) for _ in range(3)]
+            ms = min(w for w, _ in runs) * 1000
+            cpu = min(c for _, c in runs) * 1000
             met = "met" if ms < QUERY_TARGET_MS else "not met"
             out.append(
                 Figure(
                     f"query {name} ({label}, {hands:,} hands)",
                     ms,
                     "ms",
+                    # CPU time of every thread: what a loaded machine inflates least
+                    beside=f"CPU {cpu:,.0f} ms",
                     target=f"< {QUERY_TARGET_MS:.0f} ms: {met}" if "million" in label else "",
                 )
             )
     return out
 
 
-def _timed(fn: object) -> float:
-    start = time.perf_counter()
-    fn()  # type: ignore[operator]
-    return time.perf_counter() - start
+def _timed_cpu(fn: Callable[[], Any]) -> tuple[float, float]:
+    """(wall, CPU) seconds of one call; CPU counts every thread of the process."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - wall, time.process_time() - cpu
 
 
 def query_figures(db: Path, folder: Path) -> list[Figure]:
@@ -621,45 +625,101 @@ def live_figures(work: Path, events: int) -> list[Figure]:
     ]
 
 
+#: The projection tables the sample queries, the views and the reading pages read, copied
+#: whole; ``turns`` (15 rows a hand) only with the columns they read, its game ids as in the
+#: source (no query groups turns by game); the rest (``captures``: 37 rows a hand) is left
+#: out, so that a ten-million-hand copy is made in minutes rather than hours.
+COPIED_TABLES = (
+    "games",
+    "hands",
+    "decisions",
+    "payouts",
+    "capture_tallies",
+    "transfer_tallies",
+    "hand_seats",
+    "player_games",
+)
+NARROW_TABLES = {"turns": ("game_id", "hand", "turn", "seat", "played_month", "ppuk")}
+
+
+def _copy_holds(dst: Path, hands: int) -> bool:
+    """The copy of an earlier run is reused when it has this schema and ``hands`` hands."""
+    import duckdb
+
+    from gostop_records.store.schema import SCHEMA_VERSION, file_version
+
+    if not dst.exists() or dst.with_name(dst.name + ".wal").exists():
+        return False
+    try:
+        con = duckdb.connect(str(dst), read_only=True)
+    except duckdb.Error:
+        return False
+    try:
+        if file_version(con) != SCHEMA_VERSION:
+            return False
+        have = con.execute("SELECT count(*) FROM hands").fetchone()[0]  # type: ignore[index]
+        return bool(have == hands)
+    finally:
+        con.close()
+
+
 def million_copy(work: Path, hands: int = 1_000_000) -> Path:
     """The imported corpus's projection tables (``work/bench.duckdb``) copied with new game
     ids until they hold ``hands`` hands, into ``work/million.duckdb`` (simulating and
     importing a million hands would take hours; the copies have the same distributions,
-    which is what query speed depends on). The events table is not copied."""
+    which is what query speed depends on). The events table is not copied, nor the tables
+    no query or page reads (:data:`COPIED_TABLES`, :data:`NARROW_TABLES`). A copy of the
+    same size left by an earlier run is reused."""
     import duckdb
 
     from gostop_records.store import Store
-    from gostop_records.store.schema import TABLES
 
     src = work / "bench.duckdb"
-    dst = _fresh(work / "million.duckdb")
+    dst = work / "million.duckdb"
+    base_hands = _hands_of(src)
+    if _copy_holds(dst, max(1, -(-hands // base_hands)) * base_hands):
+        return dst
+    dst = _fresh(dst)
     with Store(dst):
         pass  # create the schema
     con = duckdb.connect(str(dst))
     con.execute("SET enable_progress_bar = false")
     con.execute(f"ATTACH '{src}' AS src (READ_ONLY)")
-    base = con.execute("SELECT count(*) FROM src.hands").fetchone()[0]  # type: ignore[index]
-    copies = max(1, -(-hands // base))
-    for table in TABLES:
-        cols = con.execute(
-            "SELECT column_name FROM duckdb_columns() WHERE database_name = 'src' "
-            "AND table_name = ? ORDER BY column_index",
-            [table],
-        ).fetchall()
-        if not cols or "game_id" not in {c[0] for c in cols}:
-            continue
-        names = ", ".join(f'"{c[0]}"' for c in cols)
+    copies = max(1, -(-hands // base_hands))
+    for table in (*COPIED_TABLES, *NARROW_TABLES):
+        cols = [
+            c[0]
+            for c in con.execute(
+                "SELECT column_name FROM duckdb_columns() WHERE database_name = 'src' "
+                "AND table_name = ? ORDER BY column_index",
+                [table],
+            ).fetchall()
+        ]
+        narrow = table in NARROW_TABLES
+        if narrow:
+            cols = [c for c in cols if c in NARROW_TABLES[table]]
+        names = ", ".join(f'"{c}"' for c in cols)
         select = ", ".join(
-            "game_id || '-' || k::VARCHAR AS game_id" if c[0] == "game_id" else f'"{c[0]}"'
+            "game_id || '-' || k::VARCHAR AS game_id" if c == "game_id" and not narrow else f'"{c}"'
             for c in cols
         )
         con.execute(
             f'INSERT INTO "{table}" ({names}) SELECT {select} '
             f'FROM src."{table}", range({copies}) AS r(k)'
         )
-    con.execute("CHECKPOINT")
+        con.execute("CHECKPOINT")
     con.close()
     return dst
+
+
+def _hands_of(db: Path) -> int:
+    import duckdb
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return int(con.execute("SELECT count(*) FROM hands").fetchone()[0])  # type: ignore[index]
+    finally:
+        con.close()
 
 
 def million_figures(work: Path, folder: Path, hands: int = 1_000_000) -> list[Figure]:

@@ -1,10 +1,11 @@
-"""The per-hand summary tables give the answers the event-level rows give.
+"""The per-hand summary tables and columns give the answers the event-level rows give.
 
 ``capture_tallies``, ``transfer_tallies`` and ``hand_seats`` are sums of other projection
 rows, written by the projection so that the sample queries and the player views read a few
-rows per hand. Here every query that now reads them is set beside the text it replaced,
-which reads the event-level rows (``captures``, ``transfers``, ``turns``, ``decisions``,
-``payouts``, ``sitting_out``), and the two must agree row for row on simulated corpora of
+rows per hand; ``decisions.won_by_stop`` says on a Go's row what a join with ``hands`` would.
+Here every query that now reads them is set beside the text it replaced, which reads the
+event-level rows (``captures``, ``transfers``, ``turns``, ``decisions``, ``payouts``,
+``sitting_out``, ``hands``), and the two must agree row for row on simulated corpora of
 every preset, 4 and 5 seats and a lenient game with a broken rule included.
 """
 
@@ -17,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from store_support import ROOT, break_a_rule, every_preset, games, write_games
+from test_queries import _overpaid
 
 from gostop_records.rules import PRESETS, apply_overrides
 from gostop_records.sim.selfplay import simulate
@@ -47,6 +49,17 @@ SELECT reason,
 FROM transfers
 GROUP BY reason
 ORDER BY cards DESC, reason""",
+    "second_go_payoff": """
+SELECT d.score AS score_at_call,
+       count(*) AS second_gos,
+       count(*) FILTER (WHERE h.outcome = 'stop' AND h.winner = d.seat) AS paid_off,
+       round(count(*) FILTER (WHERE h.outcome = 'stop' AND h.winner = d.seat) / count(*), 3)
+           AS payoff_rate
+FROM decisions d
+JOIN hands h USING (game_id, hand)
+WHERE d.kind = 'go' AND d.go_count = 2
+GROUP BY d.score
+ORDER BY d.score""",
     "specials_before_pi_bak": """
 WITH won AS (
     SELECT p.game_id, p.hand, p.payee AS winner, bool_or(p.pi_bak) AS pi_bak
@@ -151,6 +164,46 @@ EVENT_ROW_GO_COUNTS = """
     FROM v_player_gos GROUP BY player_id ORDER BY player_id"""
 
 
+_SUMMED = [
+    *(f"{k}_{side}" for k in SPECIAL_KINDS for side in ("made", "suffered")),
+    *(f"{b}_{side}" for b in BAK_IDS for side in ("paid", "received")),
+]
+
+#: ``v_player_stats`` as schema 6 grouped it: every ``v_player_hands`` row by player.
+HAND_ROW_PLAYER_STATS = f"""
+    SELECT player_id, arg_max(player_name, started_at) AS player_name,
+           count(DISTINCT game_id) AS games, count(*) FILTER (WHERE NOT sat_out) AS hands,
+           count(*) FILTER (WHERE won) AS wins, sum(chips) AS chips,
+           round(sum(chips) / nullif(count(*) FILTER (WHERE NOT sat_out), 0), 2)
+           AS avg_chips, sum(recorded_chips) AS recorded_chips, sum(gos) AS gos,
+           coalesce(sum(gos) FILTER (WHERE won AND outcome = 'stop'), 0) AS gos_paid_off,
+           {", ".join(f"sum({c}) AS {c}" for c in _SUMMED)}
+    FROM v_player_hands GROUP BY player_id ORDER BY player_id"""
+
+#: ``player_games`` as SQL over ``hand_seats``.
+HAND_ROW_PLAYER_GAMES = f"""
+    SELECT game_id, seat, any_value(player_id), any_value(player_name), max(started_at),
+           count(*) FILTER (WHERE NOT sat_out), count(*) FILTER (WHERE sat_out),
+           count(*) FILTER (WHERE won), sum(chips), sum(recorded_chips), sum(gos),
+           coalesce(sum(gos) FILTER (WHERE won AND outcome = 'stop'), 0),
+           {", ".join(f"sum({c})" for c in _SUMMED)}
+    FROM hand_seats WHERE ended GROUP BY game_id, seat ORDER BY ALL"""
+
+
+#: ``v_payout_disputes`` as it read the names and the ruleset from ``games``.
+GAMES_JOIN_DISPUTES = (
+    """
+    SELECT p.game_id, p.hand, g.ruleset, p.payer, g.player_names[p.payer + 1] AS payer_name,
+           p.payee, g.player_names[p.payee + 1] AS payee_name, p.reason,
+           p.chips AS computed_chips, coalesce(p.recorded_chips, 0) AS recorded_chips,
+           coalesce(p.recorded_chips, 0) - p.chips AS difference, p.multiplier, """
+    + "".join(f"p.{rid}, " for rid in schema.FLAG_IDS)
+    + """p.shakes, p.bombs, p.carry, p.go_count, p.go_points, p.score
+    FROM payouts p JOIN games g USING (game_id)
+    WHERE p.hand_recorded AND coalesce(p.recorded_chips, 0) <> p.chips ORDER BY ALL"""
+)
+
+
 def _store(tmp: Path, logs: list[Any], *, strict: bool = True) -> Path:
     tmp.mkdir(parents=True, exist_ok=True)
     db = tmp / "store.duckdb"
@@ -167,7 +220,8 @@ def _tables(seed: int) -> list[Any]:
 
 def _corpus(seed: int) -> list[Any]:
     broken, _ = break_a_rule(games("gostop3", 3, count=1, hands=2, seed=seed + 7)[0])
-    return [*every_preset(count=2, hands=3, seed=seed), *_tables(seed), broken]
+    disputed = _overpaid(games("matgo", 2, count=1, hands=2, seed=seed + 9)[0])
+    return [*every_preset(count=2, hands=3, seed=seed), *_tables(seed), broken, disputed]
 
 
 def _assert_same_answers(db: Path) -> None:
@@ -179,6 +233,25 @@ def _assert_same_answers(db: Path) -> None:
         assert new_hands == store.query(_event_row_player_hands()).rows
         new_gos = store.query("SELECT * FROM v_player_gos ORDER BY ALL").rows
         assert new_gos == store.query(EVENT_ROW_GOS).rows
+        disputes = store.query("SELECT * FROM v_payout_disputes ORDER BY ALL").rows
+        assert disputes == store.query(GAMES_JOIN_DISPUTES).rows
+        assert (
+            store.query(
+                "SELECT p.ruleset, p.payer_name, p.payee_name FROM payouts p ORDER BY ALL"
+            ).rows
+            == store.query(
+                "SELECT g.ruleset, g.player_names[p.payer + 1], g.player_names[p.payee + 1] "
+                "FROM payouts p JOIN games g USING (game_id) ORDER BY ALL"
+            ).rows
+        )
+        assert (
+            store.query("SELECT * FROM player_games ORDER BY ALL").rows
+            == store.query(HAND_ROW_PLAYER_GAMES).rows
+        )
+        assert (
+            store.query("SELECT * FROM v_player_stats ORDER BY player_id").rows
+            == store.query(HAND_ROW_PLAYER_STATS).rows
+        )
         stats = store.query(
             "SELECT player_id, gos, gos_paid_off FROM v_player_stats ORDER BY player_id"
         ).rows
@@ -195,12 +268,14 @@ def test_summary_queries_answer_as_the_event_rows_do(corpus_db: Path) -> None:
     _assert_same_answers(corpus_db)
     with Store(corpus_db, read_only=True) as store:
         # the corpus exercises what the queries count: every answer has rows, some
-        # winners made a special in a pi-bak hand, seats sat out, a hand went unchecked
+        # winners made a special in a pi-bak hand, seats sat out, a hand went unchecked, a
+        # recorded payment differs from the computed one
         for name in EVENT_ROW_QUERIES:
             assert store.query((QUERIES / f"{name}.sql").read_text()).rows, name
         facts = store.query(
             "SELECT count(*) FILTER (WHERE sat_out), count(*) FILTER (WHERE NOT checked), "
-            "sum(pi_bak_received), sum(gos) FROM hand_seats"
+            "sum(pi_bak_received), sum(gos), (SELECT count(*) FROM v_payout_disputes) "
+            "FROM hand_seats"
         ).rows[0]
         assert all(facts), facts
 
@@ -226,7 +301,7 @@ def test_live_appends_keep_the_summaries_as_an_import_makes_them(tmp_path: Path)
         for game in logs:
             for env in game:
                 store.append(env.game_id, [env], store.version(env.game_id))
-    tables = ("capture_tallies", "transfer_tallies", "hand_seats")
+    tables = ("capture_tallies", "transfer_tallies", "hand_seats", "player_games", "decisions")
     with Store(imported, read_only=True) as a, Store(live, read_only=True) as b:
         for t in tables:
             want = a.query(f"SELECT * FROM {t} ORDER BY ALL").rows
@@ -242,12 +317,43 @@ def test_a_version_5_store_gets_the_summaries(tmp_path: Path) -> None:
     with Store(db, read_only=True) as store:
         want = {t: store.query(f"SELECT * FROM {t} ORDER BY ALL").rows for t in tables}
     with Store(db) as store:
-        for t in tables:
+        for t in (*tables, "player_games"):
             store.conn.execute(f"DROP TABLE {t}")
+        store.conn.execute("ALTER TABLE decisions DROP COLUMN won_by_stop")
+        for c in ("ruleset", "payer_name", "payee_name"):
+            store.conn.execute(f"ALTER TABLE payouts DROP COLUMN {c}")
         store.conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     with Store(db) as store:
-        assert schema.file_version(store.conn) == schema.SCHEMA_VERSION == 6
+        assert schema.file_version(store.conn) == schema.SCHEMA_VERSION == 7
         for t in tables:
             assert want[t] and store.query(f"SELECT * FROM {t} ORDER BY ALL").rows == want[t], t
+        assert store.verify().ok
+    _assert_same_answers(db)
+
+
+def test_a_version_6_store_gets_won_by_stop_and_player_games(tmp_path: Path) -> None:
+    """Opening a version 6 file (``decisions`` without ``won_by_stop``, no ``player_games``)
+    for writing adds the column and the table and fills them, as an import would have."""
+    logs = [*_tables(5), *games("matgo", 2, count=2, hands=3, seed=5)]
+    db = _store(tmp_path, logs)
+    with Store(db, read_only=True) as store:
+        want = store.query("SELECT * FROM decisions ORDER BY ALL").rows
+    assert any(r[-1] for r in want) and not all(r[-1] for r in want)
+    with Store(db) as store:
+        totals = store.query("SELECT * FROM player_games ORDER BY ALL").rows
+        payouts = store.query("SELECT * FROM payouts ORDER BY ALL").rows
+        store.conn.execute("DROP VIEW v_player_gos")
+        store.conn.execute("DROP VIEW v_player_stats")
+        store.conn.execute("DROP VIEW v_payout_disputes")
+        store.conn.execute("DROP TABLE player_games")
+        store.conn.execute("ALTER TABLE decisions DROP COLUMN won_by_stop")
+        for c in ("ruleset", "payer_name", "payee_name"):
+            store.conn.execute(f"ALTER TABLE payouts DROP COLUMN {c}")
+        store.conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
+    with Store(db) as store:
+        assert schema.file_version(store.conn) == schema.SCHEMA_VERSION == 7
+        assert store.query("SELECT * FROM decisions ORDER BY ALL").rows == want
+        assert store.query("SELECT * FROM payouts ORDER BY ALL").rows == payouts
+        assert totals and store.query("SELECT * FROM player_games ORDER BY ALL").rows == totals
         assert store.verify().ok
     _assert_same_answers(db)

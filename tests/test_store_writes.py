@@ -119,8 +119,8 @@ def test_replace_changed_updates_deletes_inserts_and_falls_back(tmp_path: Path) 
     fresh["captures"] = [(*r[:8], "other", *r[9:]) for r in fresh["captures"]]
     assert len(fresh["captures"]) > ROW_STATEMENTS
     # a null in a key (never derived): ``= NULL`` matches no row, the hand is rewritten
-    old["decisions"].append((gid, hand, None, 1, 0, "go", 1, 7, False, None))
-    fresh["decisions"].append((gid, hand, None, 1, 0, "go", 1, 8, False, None))
+    old["decisions"].append((gid, hand, None, 1, 0, "go", 1, 7, False, None, False))
+    fresh["decisions"].append((gid, hand, None, 1, 0, "go", 1, 8, False, None, False))
     fresh["games"] = [(*fresh["games"][0][:12], 999, *fresh["games"][0][13:])]
     fresh["issues"] = [(gid, 5, hand, "rule", "reason", "violation")]
     _replace(tmp_path, old, fresh, gid, {hand})

@@ -113,6 +113,13 @@ TABLE_DOCS: dict[str, str] = {
         "that a question per player or per winner reads one row per seat and joins nothing "
         "(`v_player_hands` is its ended hands). Key (`game_id`, `hand`, `seat`)."
     ),
+    "player_games": (
+        "One row per seat of a game with an ended hand: the seat's `hand_seats` rows of "
+        "ended hands summed, so that a player's figures over the whole store "
+        "(`v_player_stats`) read one row per game rather than one per hand. Written with the "
+        "game's other rows (after a live append, from all of the game's `hand_seats` rows). "
+        "Key (`game_id`, `seat`)."
+    ),
     "seats": (
         "One row per seat of a game: hands played and sat out, the chips counted at the "
         "start of the sitting (`chips_counted`) and held now, and the card it drew for the "
@@ -330,6 +337,9 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "auto": "for a Stop, whether it was automatic (`stop_called.auto`: qualifying on the "
         "last turn); false for a Go; NULL for `'cup'`",
         "cup_role": "for `'cup'`, the role chosen: `'animal'` or `'junk'`; NULL otherwise",
+        "won_by_stop": "whether `seat` won the hand by a Stop (`hands.outcome` `'stop'` and "
+        "`hands.winner` this seat): for a Go, whether it paid off; false while the hand goes "
+        "on",
     },
     "scores": {
         "game_id": "the game",
@@ -388,6 +398,9 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "bombs": f"bombs the winner played in the hand; {_STOP_ONLY}",
         "carry": f"the hand's nagari factor, also a factor of `multiplier`; {_STOP_ONLY}",
         RB.DOKBAK.id: f"{RB.DOKBAK.column_text}; {_STOP_ONLY}",
+        "ruleset": "`games.ruleset`, on the row so that a question about payments joins no `games`",
+        "payer_name": "the payer's name (`games.player_names`)",
+        "payee_name": "the payee's name (`games.player_names`)",
     },
     "sitting_out": {
         "game_id": "the game",
@@ -462,6 +475,20 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "shake_made": "the seat's turns with shake (`turns.shaken`)",
         "shake_suffered": "the other seats' turns with shake in the hand",
     },
+    "player_games": {
+        "game_id": "the game",
+        "seat": "0-based seat",
+        "player_id": "`hand_seats.player_id`",
+        "player_name": "`hand_seats.player_name`",
+        "last_started_at": "the latest `hand_seats.started_at` of the seat's ended hands",
+        "hands": "ended hands the seat played (not sat out)",
+        "hands_sat_out": "ended hands the seat sat out",
+        "wins": "ended hands the seat won",
+        "chips": "the sum of `hand_seats.chips` over the ended hands",
+        "recorded_chips": "the sum of `hand_seats.recorded_chips` over the ended hands",
+        "gos": "the sum of `hand_seats.gos` over the ended hands",
+        "gos_paid_off": "the Gos of the ended hands the seat won by a Stop",
+    },
     "seats": {
         "game_id": "the game",
         "seat": "0-based seat",
@@ -500,6 +527,14 @@ COLUMN_DOCS["hand_seats"].update(
     (f"{b}_{side}", f"the seat's `payouts` rows of the hand as {role} that carry `payouts.{b}`")
     for b in BAK_IDS
     for side, role in (("paid", "payer"), ("received", "payee"))
+)
+
+COLUMN_DOCS["player_games"].update(
+    (c, f"the sum of `hand_seats.{c}` over the ended hands")
+    for c in (
+        *(f"{k}_{side}" for k in SPECIAL_KINDS for side in ("made", "suffered")),
+        *(f"{b}_{side}" for b in BAK_IDS for side in ("paid", "received")),
+    )
 )
 
 VIEW_DOCS: dict[str, str] = {
@@ -571,8 +606,8 @@ VIEW_DOCS: dict[str, str] = {
         "`player_name`, is the latest used): `games`, `hands` (ended hands played, not sat "
         "out), `wins`, `chips` and `recorded_chips` (net, as in `v_player_hands`, sales "
         "included), `avg_chips` (chips per hand played, 2 decimals), `gos` and "
-        "`gos_paid_off` (from `v_player_gos`), and the sums of "
-        "`v_player_hands`' special and payout flag counts: "
+        "`gos_paid_off` (as counted over `v_player_gos`), and the sums of "
+        "`v_player_hands`' special and payout flag counts (summed from `player_games`): "
         + ", ".join(f"`{k}_made`, `{k}_suffered`" for k in SPECIAL_KINDS)
         + ", "
         + ", ".join(f"`{b}_paid`, `{b}_received`" for b in BAK_IDS)

@@ -26,7 +26,7 @@ from ..engine.game import GameState, HandResult
 from ..projector import Issue
 from .schema import BAK_IDS, COMBO_IDS, DOKBAK_ID, FLAG_IDS, SPECIAL_KINDS, TABLES
 
-__all__ = ["Rows", "derive", "empty_rows"]
+__all__ = ["Rows", "derive", "empty_rows", "player_games"]
 
 Row = tuple[Any, ...]
 # the payouts columns a loser's row of a Stop fills from the proof: score, go_count,
@@ -365,10 +365,23 @@ class _HandWalk:
         auto: bool | None,
         role: str | None,
     ) -> None:
-        """A ``decisions`` row: a Go, a Stop or where the cup counts."""
+        """A ``decisions`` row: a Go, a Stop or where the cup counts (``won_by_stop`` is
+        settled when the hand is finished)."""
         turn = self._turn_number()
         row = (self.g.game_id, self.hand, seq, turn, seat, kind, go_count, score, auto, role)
-        self.rows["decisions"].append(row)
+        self.rows["decisions"].append((*row, False))
+
+    def _won_by_stop(self, winner: int | None) -> None:
+        """Mark the decisions of the seat that won the hand by a Stop, from the hand's
+        ``hand_ended`` (a query of the Gos that paid off then reads one table)."""
+        if winner is None:
+            return
+        decisions = self.rows["decisions"]
+        seat_at = _AT["decisions"]["seat"]
+        for i in range(self.first["decisions"], len(decisions)):
+            row = decisions[i]
+            if row[seat_at] == winner:
+                decisions[i] = (*row[:-1], True)
 
     # --- the hand's own rows ---------------------------------------------------------
 
@@ -416,6 +429,8 @@ class _HandWalk:
                 checked,
             )
         )
+        if ended is not None and ended.outcome == "stop":
+            self._won_by_stop(winner)
         if state is not None:
             self._scores(state, w_state)
         if checked and result is not None:
@@ -633,8 +648,55 @@ class _HandWalk:
                     diff,
                     g.stake,
                     *extra,
+                    g.ruleset,
+                    _name(g.player_names, payer),
+                    _name(g.player_names, payee),
                 )
             )
+
+
+def _name(names: Sequence[str], seat: int) -> str | None:
+    """The name of a seat, None for a seat the game does not have (as a list index in SQL)."""
+    return names[seat] if 0 <= seat < len(names) else None
+
+
+_HS = _AT["hand_seats"]
+#: ``hand_seats`` columns summed into ``player_games``: the specials and the baks.
+_SUMMED_AT = tuple(range(_HS["payments_received"] + 1, len(TABLES["hand_seats"])))
+
+
+def player_games(hand_seats: Sequence[Row]) -> list[Row]:
+    """``player_games``: the ``hand_seats`` rows of ended hands summed per game and seat
+    (a row per seat with an ended hand), so that the players' views read a row per game.
+
+    Computed from a game's whole ``hand_seats`` rows: by :func:`derive` for a whole game,
+    and by the writer from the rows it merges after a live append re-derives one hand.
+    """
+    at = _HS
+    n = len(_SUMMED_AT)
+    totals: dict[tuple[str, int], list[Any]] = {}
+    for r in hand_seats:
+        if not r[at["ended"]]:
+            continue
+        key = (r[at["game_id"]], r[at["seat"]])
+        t = totals.get(key)
+        if t is None:
+            t = totals[key] = [r[at["player_id"]], r[at["player_name"]], None, *[0] * (7 + n)]
+        started = r[at["started_at"]]
+        if started is not None and (t[2] is None or started > t[2]):
+            t[2] = started
+        sat_out, won, gos = r[at["sat_out"]], r[at["won"]], r[at["gos"]]
+        t[3] += not sat_out
+        t[4] += sat_out
+        t[5] += won
+        t[6] += r[at["chips"]]
+        t[7] += r[at["recorded_chips"]]
+        t[8] += gos
+        if won and r[at["outcome"]] == "stop":
+            t[9] += gos
+        for k, c in enumerate(_SUMMED_AT):
+            t[10 + k] += r[c]
+    return [(game_id, seat, *t) for (game_id, seat), t in sorted(totals.items())]
 
 
 def derive(
@@ -734,6 +796,7 @@ def derive(
 
     results = {r.hand: r for r in game.results}
     live = game.hand
+    first_seat_row = len(out["hand_seats"])
     for hand in sorted(by_hand):
         result = results.get(hand)
         state = result.state if result is not None else live
@@ -742,4 +805,6 @@ def derive(
         for env in by_hand[hand]:
             walk.feed(env)
         walk.finish(result)
+    if hands is None:
+        out["player_games"].extend(player_games(out["hand_seats"][first_seat_row:]))
     return out

@@ -11,7 +11,9 @@ them ``"at"`` and ``"by"`` (or ``e.at``) in queries; the projection tables use
 
 A file written by an older version is upgraded when a writer opens it: :data:`MIGRATIONS`
 maps a version to the step that brings a file from it to the next one, and the steps run
-in order, each in its own transaction, until :data:`SCHEMA_VERSION`.
+in order, each in its own transaction, until :data:`SCHEMA_VERSION`; then the views are
+made again over the tables as they now stand (a step adds tables and columns, never views,
+since a view of the current schema may read a column a later step adds).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ __all__ = [
 ]
 
 #: The schema this version writes.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 Columns = tuple[tuple[str, str], ...]
 
@@ -199,6 +201,7 @@ TABLES: dict[str, Columns] = {
         ("score", "INTEGER"),
         ("auto", "BOOLEAN"),
         ("cup_role", "VARCHAR"),
+        ("won_by_stop", "BOOLEAN"),
     ),
     "scores": (
         ("game_id", "VARCHAR"),
@@ -239,6 +242,10 @@ TABLES: dict[str, Columns] = {
         ("bombs", "INTEGER"),
         ("carry", "INTEGER"),
         (DOKBAK_ID, "BOOLEAN"),
+        # the game's, on the row: the disputes need no join with ``games``
+        ("ruleset", "VARCHAR"),
+        ("payer_name", "VARCHAR"),
+        ("payee_name", "VARCHAR"),
     ),
     # the table around the hand: 4-5 seats, gwang-pali, chips, the draw for the first deal
     "sitting_out": (
@@ -299,6 +306,23 @@ TABLES: dict[str, Columns] = {
         *((f"{k}_{side}", "SMALLINT") for k in SPECIAL_KINDS for side in ("made", "suffered")),
         *((f"{b}_{side}", "SMALLINT") for b in FLAG_IDS for side in ("paid", "received")),
     ),
+    # per game and seat: the seat's ended hands of ``hand_seats`` summed (the players' views)
+    "player_games": (
+        ("game_id", "VARCHAR"),
+        ("seat", "TINYINT"),
+        ("player_id", "VARCHAR"),
+        ("player_name", "VARCHAR"),
+        ("last_started_at", "VARCHAR"),
+        ("hands", "INTEGER"),
+        ("hands_sat_out", "INTEGER"),
+        ("wins", "INTEGER"),
+        ("chips", "BIGINT"),
+        ("recorded_chips", "BIGINT"),
+        ("gos", "INTEGER"),
+        ("gos_paid_off", "INTEGER"),
+        *((f"{k}_{side}", "INTEGER") for k in SPECIAL_KINDS for side in ("made", "suffered")),
+        *((f"{b}_{side}", "INTEGER") for b in FLAG_IDS for side in ("paid", "received")),
+    ),
     "seats": (
         ("game_id", "VARCHAR"),
         ("seat", "TINYINT"),
@@ -341,8 +365,9 @@ HAND_TABLES = (
     "transfer_tallies",
     "hand_seats",
 )
-#: Tables with one set of rows per game (derived again on every change to the game).
-GAME_TABLES = ("games", "issues", "positions", "seats")
+#: Tables with one set of rows per game (derived again on every change to the game;
+#: ``player_games`` from the game's ``hand_seats`` rows, see :func:`.projections.player_games`).
+GAME_TABLES = ("games", "issues", "positions", "player_games", "seats")
 #: Columns that tell a game's rows of a table apart, so that a live append can update or
 #: delete single rows. Not constraints: the writer checks that they are unique and falls
 #: back to replacing the rows when they are not. ``issues`` has none.
@@ -360,6 +385,7 @@ KEYS: dict[str, tuple[str, ...]] = {
     "capture_tallies": ("game_id", "hand", "capture_kind"),
     "transfer_tallies": ("game_id", "hand", "reason"),
     "hand_seats": ("game_id", "hand", "seat"),
+    "player_games": ("game_id", "seat"),
     "seats": ("game_id", "seat"),
     "positions": ("game_id",),
 }
@@ -378,14 +404,14 @@ VIEWS: dict[str, str] = {
                h.recorded_chips, h.recorded_chips - h.chips AS difference, h.checked
         FROM hands h JOIN games g USING (game_id)""",
     "v_payout_disputes": """
-        SELECT p.game_id, p.hand, g.ruleset, p.payer, g.player_names[p.payer + 1] AS payer_name,
-               p.payee, g.player_names[p.payee + 1] AS payee_name, p.reason,
+        SELECT p.game_id, p.hand, p.ruleset, p.payer, p.payer_name, p.payee, p.payee_name,
+               p.reason,
                p.chips AS computed_chips, coalesce(p.recorded_chips, 0) AS recorded_chips,
                coalesce(p.recorded_chips, 0) - p.chips AS difference, p.multiplier, """
     + "".join(f"p.{rid}, " for rid in FLAG_IDS)
     + """p.shakes, p.bombs, p.carry,
                p.go_count, p.go_points, p.score
-        FROM payouts p JOIN games g USING (game_id)
+        FROM payouts p  -- each row carries its game's ruleset and names: no join
         WHERE p.hand_recorded AND coalesce(p.recorded_chips, 0) <> p.chips""",
     "v_specials_by_seat": """
         SELECT t.game_id, t.hand, t.seat,
@@ -434,8 +460,9 @@ def _player_views() -> dict[str, str]:
     """The per-player views: every figure of a player's page is read from these.
 
     They read ``hand_seats``, whose rows the projection sums per (game, hand, seat) when it
-    derives a hand: on a large store grouping and joining the event rows by those keys is
-    what a page would otherwise wait for.
+    derives a hand, and ``player_games``, those rows summed per (game, seat): on a large
+    store grouping and joining the event rows by those keys is what a page would otherwise
+    wait for.
     """
     columns = [
         *(f"{k}_{side}" for k in SPECIAL_KINDS for side in ("made", "suffered")),
@@ -449,22 +476,19 @@ def _player_views() -> dict[str, str]:
         FROM hand_seats WHERE ended""",
         "v_player_gos": """
         SELECT d.game_id, d.hand, d.seq, d.seat, s.player_id, s.player_name, s.ruleset,
-               s.date, d.go_count, d.score, s.outcome,
-               coalesce(s.won AND s.outcome = 'stop', false) AS paid_off
+               s.date, d.go_count, d.score, s.outcome, d.won_by_stop AS paid_off
         FROM decisions d
         JOIN hand_seats s ON s.game_id = d.game_id AND s.hand = d.hand AND s.seat = d.seat
         WHERE d.kind = 'go' AND s.ended""",
-        # a seat's Gos pay off when it wins the hand by a Stop, so both counts are sums of
-        # ``gos``: the same figures as counting ``v_player_gos``, without its join
+        # ``player_games`` sums each game's ``v_player_hands`` rows per seat, so a player's
+        # figures add a row per game (a seat's Gos pay off when it wins the hand by a Stop)
         "v_player_stats": f"""
-        SELECT player_id, arg_max(player_name, started_at) AS player_name,
-               count(DISTINCT game_id) AS games, count(*) FILTER (WHERE NOT sat_out) AS hands,
-               count(*) FILTER (WHERE won) AS wins, sum(chips) AS chips,
-               round(sum(chips) / nullif(count(*) FILTER (WHERE NOT sat_out), 0), 2)
-               AS avg_chips, sum(recorded_chips) AS recorded_chips, sum(gos) AS gos,
-               coalesce(sum(gos) FILTER (WHERE won AND outcome = 'stop'), 0) AS gos_paid_off,
-               {sums}
-        FROM v_player_hands GROUP BY player_id""",
+        SELECT player_id, arg_max(player_name, last_started_at) AS player_name,
+               count(*) AS games, sum(hands) AS hands, sum(wins) AS wins, sum(chips) AS chips,
+               round(sum(chips) / nullif(sum(hands), 0), 2) AS avg_chips,
+               sum(recorded_chips) AS recorded_chips, sum(gos) AS gos,
+               sum(gos_paid_off) AS gos_paid_off, {sums}
+        FROM player_games GROUP BY player_id""",
     }
 
 
@@ -493,11 +517,20 @@ def _heads_ddl() -> str:
     return _table_ddl("heads", HEADS_COLUMNS, ", PRIMARY KEY (entry)")
 
 
-def _create_projections(conn: duckdb.DuckDBPyConnection) -> None:
+def _create_tables(conn: duckdb.DuckDBPyConnection) -> None:
+    """The projection tables a file lacks (a migration step adds the columns it lacks)."""
     for name, cols in TABLES.items():
         conn.execute(_table_ddl(name, cols))
+
+
+def _create_views(conn: duckdb.DuckDBPyConnection) -> None:
     for name, sql in VIEWS.items():
         conn.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
+
+
+def _create_projections(conn: duckdb.DuckDBPyConnection) -> None:
+    _create_tables(conn)
+    _create_views(conn)
 
 
 def _set_version(conn: duckdb.DuckDBPyConnection, version: int) -> None:
@@ -521,12 +554,13 @@ def create_schema(conn: duckdb.DuckDBPyConnection) -> None:
 
 
 def _v0_to_v1(conn: duckdb.DuckDBPyConnection) -> None:
-    """Version 0 is a bare ``events`` table: add the projection tables and views.
+    """Version 0 is a bare ``events`` table: add the projection tables (the views of the
+    current schema are made once the last step has run).
 
     The projection rows themselves are derived by the store after the migration (every
     game is then behind its position).
     """
-    _create_projections(conn)
+    _create_tables(conn)
 
 
 def _v1_to_v2(conn: duckdb.DuckDBPyConnection) -> None:
@@ -558,14 +592,34 @@ def _v3_to_v4(conn: duckdb.DuckDBPyConnection) -> None:
 def _v4_to_v5(conn: duckdb.DuckDBPyConnection) -> None:
     """Version 5 adds the tables of the table around the hand (``sitting_out``,
     ``capped_payments``, ``seats``); the store derives the rows again after the migration."""
-    _create_projections(conn)
+    _create_tables(conn)
 
 
 def _v5_to_v6(conn: duckdb.DuckDBPyConnection) -> None:
     """Version 6 adds per-hand summaries of the projection rows (``capture_tallies``,
     ``transfer_tallies``, ``hand_seats``) and reads the player views from ``hand_seats``;
     the store derives the rows again after the migration."""
-    _create_projections(conn)
+    _create_tables(conn)
+
+
+def _v6_to_v7(conn: duckdb.DuckDBPyConnection) -> None:
+    """Version 7 says on each ``decisions`` row whether the deciding seat won the hand by a
+    Stop (``won_by_stop``), so that counting the Gos that paid off needs no join with
+    ``hands``; puts the game's ruleset and the payer's and payee's names on each
+    ``payouts`` row, so that ``v_payout_disputes`` reads no ``games``; and sums each game's
+    ``hand_seats`` per seat (``player_games``) for the players' views. The store derives the
+    rows again after the migration."""
+    _create_tables(conn)
+    added = (
+        ("decisions", "won_by_stop", "BOOLEAN"),
+        ("payouts", "ruleset", "VARCHAR"),
+        ("payouts", "payer_name", "VARCHAR"),
+        ("payouts", "payee_name", "VARCHAR"),
+    )
+    for table, column, kind in added:
+        columns = {r[0] for r in conn.execute(f"DESCRIBE {table}").fetchall()}
+        if column not in columns:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
 
 Migration = Callable[["duckdb.DuckDBPyConnection"], None]
@@ -578,6 +632,7 @@ MIGRATIONS: dict[int, Migration] = {
     3: _v3_to_v4,
     4: _v4_to_v5,
     5: _v5_to_v6,
+    6: _v6_to_v7,
 }
 
 
@@ -642,7 +697,17 @@ def migrate(
         ran.append(version)
         version += 1
     if version == SCHEMA_VERSION:
-        _add_missing_views(conn)
+        if ran:
+            # the views of the current schema, over the tables the steps brought up to it
+            conn.execute("BEGIN TRANSACTION")
+            try:
+                _create_views(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        else:
+            _add_missing_views(conn)
     return ran
 
 

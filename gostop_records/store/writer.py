@@ -13,7 +13,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .codec import EventRow
-from .projections import Row, Rows
+from .projections import Row, Rows, player_games
 from .rows import Prepared, insert_rows, placeholder, prepare, prepare_columns
 from .schema import EVENT_COLUMNS, GAME_TABLES, KEYS, TABLES, Columns, quote
 
@@ -125,11 +125,19 @@ def replace_changed(
     merged: Rows = {}
     for name, cols in TABLES.items():
         keep, before = _split(name, old, hands)
-        now = fresh.get(name, [])
+        now = _fresh_of(name, fresh, merged)
         merged[name] = keep + now
         if before != now:
             _write_changes(conn, name, cols, game_id, hands, before, now)
     return merged
+
+
+def _fresh_of(name: str, fresh: Rows, merged: Rows) -> list[Row]:
+    """A table's rows derived now; ``player_games`` sums the game's ``hand_seats`` as
+    merged (a live append derives the touched hands only)."""
+    if name == "player_games":
+        return player_games(merged["hand_seats"])
+    return fresh.get(name, [])
 
 
 def _split(name: str, old: Rows, hands: set[int]) -> tuple[list[Row], list[Row]]:
@@ -147,7 +155,7 @@ def merge_rows(old: Rows, hands: set[int], fresh: Rows) -> Rows:
     merged: Rows = {}
     for name in TABLES:
         keep, _before = _split(name, old, hands)
-        merged[name] = keep + fresh.get(name, [])
+        merged[name] = keep + _fresh_of(name, fresh, merged)
     return merged
 
 
@@ -183,7 +191,7 @@ def replace_changed_many(
         merged: Rows = {}
         for name, cols in TABLES.items():
             keep, before = _split(name, old, hands)
-            now = fresh.get(name, [])
+            now = _fresh_of(name, fresh, merged)
             merged[name] = keep + now
             if before == now:
                 continue
