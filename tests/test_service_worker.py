@@ -23,6 +23,7 @@ from gostop_records.store.schema import TABLES
 class _Store:
     def __init__(self, games: int) -> None:
         self.pending_rows: dict[str, object] = {f"g{k}": object() for k in range(games)}
+        self.journal = None
 
 
 class _Service:

@@ -7,10 +7,12 @@ recording session, the store's connection and the service's rows never see two w
 An entry is recorded by the game's :class:`~gostop_records.recorder.RecordingSession`,
 the same one ``gostop record`` drives, into a sink that keeps the entry's envelopes (its
 input and every consequence) until they are written together by one ``Store.append``:
-one transaction holds the events and the answer to the request (when it carries an
-idempotency key), committed before the answer is sent. A retry of the key finds that
-answer and gets it again, even from a server restarted after dying between the commit
-and the answer; nothing is appended twice. The projection tables (derived from the events)
+one journal record holds the events, the heads chain entry and the answer to the request
+(when it carries an idempotency key), synced before the answer is sent (the store's
+journal, :mod:`gostop_records.store.journal`: DuckDB charges per statement, so the rows go
+to DuckDB later, many entries' in one transaction, before anything reads them). A retry of
+the key finds that answer and gets it again, even from a server restarted after dying
+between the sync and the answer; nothing is appended twice. The projection tables (derived from the events)
 are written after the answer, a few groups at a time (``Store.flush_rows``), and derived
 again at start for any game a crash left them behind on.
 
@@ -62,6 +64,7 @@ from .errors import ServiceError
 from .models import CountersignIn, EntryIn, NewGame
 
 __all__ = [
+    "COMMIT_ENV",
     "FAULT_ENV",
     "ROWS_ENV",
     "STORE_THREADS",
@@ -80,6 +83,9 @@ FAULT_ENV = "GOSTOP_SERVICE_FAULT"
 #: Set to ``inline`` to write the projection rows in each entry's own transaction, as
 #: before they were deferred (how ``bench.service`` compares the two in one run).
 ROWS_ENV = "GOSTOP_SERVICE_ROWS"
+#: Set to ``duckdb`` to commit each group of entries in its own DuckDB transaction, as
+#: before the journal (how ``bench.service`` compares the two in one run).
+COMMIT_ENV = "GOSTOP_SERVICE_COMMIT"
 
 #: Games whose recording sessions are kept in memory (the least recently used go first).
 LIVE_GAMES = 256
@@ -244,8 +250,11 @@ class TableService:
         sign: bool = True,
         defer_rows: bool | None = None,
         threads: int | None = STORE_THREADS,
+        journal: bool | None = None,
     ) -> None:
-        """``threads``: DuckDB's threads for the store (None: DuckDB's default)."""
+        """``threads``: DuckDB's threads for the store (None: DuckDB's default);
+        ``journal``: entries are durable at the journal's sync (default: unless
+        ``$GOSTOP_SERVICE_COMMIT`` is ``duckdb``)."""
         self.store = Store(db)
         self.path = self.store.path
         try:
@@ -254,6 +263,8 @@ class TableService:
             self.signer = server_key(self.path) if sign else None
             store_rows.create_tables(self.store.conn)
             self.store.catch_up_rows()
+            if os.environ.get(COMMIT_ENV, "") != "duckdb" if journal is None else journal:
+                self.store.open_journal()
         except BaseException:
             self.store.close()
             raise
@@ -283,12 +294,18 @@ class TableService:
             return False
         return True
 
+    def _conn(self) -> Any:
+        """The store's connection, with every acknowledged entry in it (the journal's
+        rows settled)."""
+        self.store.settle()
+        return self.store.conn
+
     def _signs(self, game_id: str) -> bool:
         """Whether the game's record holds the server's key (the server signs it)."""
         if self.signer is None:
             return False
         row = fetch_one(
-            self.store.conn,
+            self._conn(),
             "SELECT 1 FROM events WHERE game_id = ? AND type = 'key_added' "
             "AND payload ->> 'key' = ? LIMIT 1",
             [game_id, self.signer.public.text],
@@ -344,17 +361,10 @@ class TableService:
             Append(e.game_id, e.envs, e.sink.base, also=e.also, checked=e.checked) for e in entries
         ]
         answers = [e.answer for e in entries if e.answer is not None]
-        if answers:  # every answer of the group in one statement, after the last game's rows
-            last, own = appends[-1], appends[-1].also
-
-            def keep(conn: Any, new: Sequence[E.Envelope]) -> None:
-                if own is not None:
-                    own(conn, new)
-                store_rows.record_answers(conn, answers)
-
-            last.also = keep
+        if answers:  # every answer of the group in one statement, with the events
+            appends[-1].rows = {store_rows.ANSWERS: answers}
         try:
-            self.store.append_group(appends, defer_rows=self.defer_rows)
+            self.store.append_group(appends, defer_rows=self.defer_rows, journal=True)
         except BaseException:
             for e in entries:  # the sessions ran ahead of the store: rebuild them
                 self.live.pop(e.game_id, None)
@@ -417,7 +427,7 @@ class TableService:
         on its way, cannot be sent again."""
         fp = fingerprint(req)
         if idempotency_key:
-            done = store_rows.answered(self.store.conn, "games", idempotency_key)
+            done = store_rows.answered(self._conn(), "games", idempotency_key)
             if done is not None:
                 if done[0] != fp:
                     raise _reused(idempotency_key)
@@ -543,7 +553,7 @@ class TableService:
     def _commit_refusal(self, e: _Entry, exc: Exception) -> ServiceError:
         if isinstance(exc, ConcurrencyError):
             key = e.key
-            if key and store_rows.answered(self.store.conn, e.game_id, key) is not None:
+            if key and store_rows.answered(self._conn(), e.game_id, key) is not None:
                 return _reused(key)
             return ServiceError(409, "conflict", str(exc), version=exc.actual)
         assert isinstance(exc, ProjectionError)
@@ -566,7 +576,7 @@ class TableService:
         # only a request that is behind can be a retry (a key reused at the current version
         # collides with its stored answer when committed)
         if key and req.expected_version != version:
-            done = store_rows.answered(self.store.conn, game_id, key)
+            done = store_rows.answered(self._conn(), game_id, key)
             if done is not None:
                 if done[0] != fp:
                     raise _reused(key)

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import duckdb
 
 __all__ = [
+    "ANSWERS",
     "answered",
     "create_tables",
     "game_of_token",
@@ -31,6 +32,9 @@ __all__ = [
     "token_digest",
     "token_matches",
 ]
+
+#: The table of answers kept for retries (one row per answered idempotency key).
+ANSWERS = "service_requests"
 
 _DDL = (
     "CREATE TABLE IF NOT EXISTS service_tokens ("

@@ -112,7 +112,7 @@ class Worker:
         """One transaction of pending rows; when none are left, or the write failed (it is
         tried again after the next group), nothing is due."""
         svc = self.service
-        if svc is None or not svc.flush_rows(SLICE_GAMES) or not svc.store.pending_rows:
+        if svc is None or not svc.flush_rows(SLICE_GAMES) or not _pending(svc):
             self._flush_at = None
 
     def _flush(self) -> None:
@@ -146,7 +146,7 @@ class Worker:
                 break
             self._run_group(group)
             svc = self.service
-            if self._flush_at is None and svc is not None and svc.store.pending_rows:
+            if self._flush_at is None and svc is not None and _pending(svc):
                 self._flush_at = time.monotonic() + FLUSH_S
 
     def _run_group(self, group: list[_Job]) -> None:
@@ -171,6 +171,12 @@ class Worker:
                 job.future.set_result(
                     dataclasses.replace(answer, store_ms=ms, group=len(group), queue_ms=waited)
                 )
+
+
+def _pending(svc: TableService) -> bool:
+    """Whether the store holds rows not in DuckDB yet: the journal's, or projection rows."""
+    j = svc.store.journal
+    return bool(svc.store.pending_rows) or (j is not None and j.records > 0)
 
 
 def _settle(job: _Job, fn: Callable[[], Any] | None) -> None:

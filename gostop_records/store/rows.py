@@ -243,19 +243,23 @@ def insert_rows(
     table: str,
     columns: Columns,
     rows: Sequence[tuple[Any, ...]] | Prepared,
+    *,
+    ignore: bool = False,
 ) -> int:
-    """Insert rows in one statement; returns how many."""
+    """Insert rows in one statement; returns how many. ``ignore``: rows whose key the
+    table holds already are skipped (``INSERT OR IGNORE``)."""
     n = rows.count if isinstance(rows, Prepared) else len(rows)
     if not n:
         return 0
     names = ", ".join(quote(c) for c, _ in columns)
+    verb = "INSERT OR IGNORE INTO" if ignore else "INSERT INTO"
     if n <= SMALL_ROWS and not (isinstance(rows, Prepared) and rows.arrow is not None):
         one = "(" + ", ".join(placeholder(t) for _, t in columns) + ")"
         values = ", ".join([one] * n)
         small = rows.rows() if isinstance(rows, Prepared) else rows
         params = [v for row in small for v in row]
-        conn.execute(f"INSERT INTO {table} ({names}) VALUES {values}", params)
+        conn.execute(f"{verb} {table} ({names}) VALUES {values}", params)
         return n
     with row_source(conn, columns, rows) as source:
-        conn.execute(f"INSERT INTO {table} ({names}) {source}")
+        conn.execute(f"{verb} {table} ({names}) {source}")
     return n
