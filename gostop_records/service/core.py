@@ -12,9 +12,10 @@ one journal record holds the events, the heads chain entry and the answer to the
 journal, :mod:`gostop_records.store.journal`: DuckDB charges per statement, so the rows go
 to DuckDB later, many entries' in one transaction, before anything reads them). A retry of
 the key finds that answer and gets it again, even from a server restarted after dying
-between the sync and the answer; nothing is appended twice. The projection tables (derived from the events)
-are written after the answer, a few groups at a time (``Store.flush_rows``), and derived
-again at start for any game a crash left them behind on.
+between the sync and the answer; nothing is appended twice. The projection tables
+(derived from the events) are written after the answer, a few groups at a time
+(``Store.flush_rows``), and derived again at start for any game a crash left them behind
+on.
 
 The server signs what it records: its Ed25519 key lives in a key file beside the store
 (``gostop.duckdb.key``, made on the first start, mode 0600); every game it starts holds the
@@ -277,6 +278,10 @@ class TableService:
         self.clock = clock
         self.on_commit = on_commit
         self.live: OrderedDict[str, RecordingSession] = OrderedDict()
+        #: The idempotency keys each live game has answered: a key reused at the game's
+        #: current version is told apart here (a journaled entry has no primary key to
+        #: collide on until its rows reach DuckDB).
+        self.keys: dict[str, set[str]] = {}
 
     def close(self) -> None:
         self.live.clear()
@@ -340,9 +345,10 @@ class TableService:
             ) from None
         if sink.pending:  # an entry a crash of another recorder cut short: complete it
             self._commit(game_id, sink, None)
+        self.keys[game_id] = store_rows.keys_of(self._conn(), game_id)
         self.live[game_id] = rec
         while len(self.live) > LIVE_GAMES:
-            self.live.popitem(last=False)
+            self.keys.pop(self.live.popitem(last=False)[0], None)
         return rec
 
     def _commit(
@@ -371,6 +377,8 @@ class TableService:
             raise
         for e in entries:
             e.sink.base += len(e.envs)
+            if e.key:
+                self.keys.setdefault(e.game_id, set()).add(e.key)
         if os.environ.get(FAULT_ENV) == "kill-after-commit":
             os.kill(os.getpid(), signal.SIGKILL)
         if self.on_commit is not None:
@@ -482,6 +490,7 @@ class TableService:
 
         self._commit(rec.game_id, sink, also)
         self.live[rec.game_id] = rec
+        self.keys[rec.game_id] = set()
         return Answer(201, msgspec.json.encode({**body, "recorder_token": token}))
 
     def issue_token(self, game_id: str) -> dict[str, Any]:
@@ -573,9 +582,9 @@ class TableService:
         rec = self._session(game_id)
         version = rec.last_seq
         # a key answered before moved the game past the version its request expected, so
-        # only a request that is behind can be a retry (a key reused at the current version
-        # collides with its stored answer when committed)
-        if key and req.expected_version != version:
+        # only a request that is behind can be a retry; a key reused at the current version
+        # is one of the game's answered keys
+        if key and (req.expected_version != version or key in self.keys.get(game_id, ())):
             done = store_rows.answered(self._conn(), game_id, key)
             if done is not None:
                 if done[0] != fp:

@@ -25,6 +25,7 @@ __all__ = [
     "answered",
     "create_tables",
     "game_of_token",
+    "keys_of",
     "new_secret",
     "record_answer",
     "record_answers",
@@ -90,6 +91,12 @@ def answered(conn: duckdb.DuckDBPyConnection, scope: str, key: str) -> tuple[str
         [scope, key],
     )
     return None if row is None else (str(row[0]), int(row[1]), str(row[2]))
+
+
+def keys_of(conn: duckdb.DuckDBPyConnection, scope: str) -> set[str]:
+    """Every idempotency key answered in a scope (a game)."""
+    rows = conn.execute("SELECT key FROM service_requests WHERE scope = ?", [scope]).fetchall()
+    return {str(r[0]) for r in rows}
 
 
 def record_answer(

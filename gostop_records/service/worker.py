@@ -42,6 +42,9 @@ FLUSH_S = 0.25
 FLUSH_LATE_S = 1.0
 #: Games whose rows one transaction writes while entries may be waiting.
 SLICE_GAMES = 1
+#: Set to a number of games (or ``all``) to write that many games' pending rows per
+#: transaction instead of :data:`SLICE_GAMES` (how ``bench.service`` compares them).
+SLICE_ENV = "GOSTOP_SERVICE_SLICE"
 #: Set to ``whole`` to write every game's pending rows in one transaction when due, even
 #: while entries wait, as before the rows were written in slices (how ``bench.service``
 #: compares the two in one run).
@@ -64,6 +67,8 @@ class Worker:
         self.service: TableService | None = None
         self._flush_at: float | None = None  # when the pending projection rows are due
         self._whole = os.environ.get(FLUSH_ENV, "") == "whole"
+        given = os.environ.get(SLICE_ENV, "")
+        self._slice_games = None if given == "all" else int(given) if given else SLICE_GAMES
         self.thread = threading.Thread(target=self._loop, name="gostop-store", daemon=True)
         self.thread.start()
 
@@ -112,7 +117,7 @@ class Worker:
         """One transaction of pending rows; when none are left, or the write failed (it is
         tried again after the next group), nothing is due."""
         svc = self.service
-        if svc is None or not svc.flush_rows(SLICE_GAMES) or not _pending(svc):
+        if svc is None or not svc.flush_rows(self._slice_games) or not _pending(svc):
             self._flush_at = None
 
     def _flush(self) -> None:

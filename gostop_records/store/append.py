@@ -497,15 +497,23 @@ def _journal_group(store: Store, requests: Sequence[Append]) -> list[AppendResul
 def flush_rows(store: Store, limit: int | None = None) -> int:
     """Write the projection rows deferred by ``append_group(defer_rows=True)``, of every
     game (or of the ``limit`` games waiting longest), in one transaction; returns the
-    number of games. On an error nothing is written and the rows stay pending."""
+    number of games. The journal's rows go first, in the same transaction. On an error
+    nothing is written and the rows stay pending."""
     pending = store.pending_rows
-    if not pending:
+    journal = store.journal if store.journal is not None and store.journal.records else None
+    if not pending and journal is None:
         return 0
     ids = list(pending)[:limit] if limit is not None else list(pending)
     taken = [(gid, pending[gid]) for gid in ids]
     games = [(gid, p.hands, p.stored, rows_of_hands(p.rows, p.hands)) for gid, p in taken]
-    with writing(store.path), transaction(store.conn):
-        replace_changed_many(store.conn, games)
+    with writing(store.path):
+        with transaction(store.conn):
+            if journal is not None:
+                journal.insert(store.conn)
+            if games:
+                replace_changed_many(store.conn, games)
+        if journal is not None:
+            journal.applied()
     for gid in ids:
         del pending[gid]
     return len(ids)

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from .rows import insert_rows
+from .rows import UNNEST_VALUES, insert_rows
 from .schema import EVENT_COLUMNS, HEADS_COLUMNS, Columns
 
 if TYPE_CHECKING:
@@ -113,11 +113,17 @@ def insert_tables(
         if cols is not None:
             insert_rows(conn, table, cols, rs, ignore=ignore)
         else:
-            one = "(" + ", ".join("?" * len(rs[0])) + ")"
             verb = "INSERT OR IGNORE INTO" if ignore else "INSERT INTO"
-            conn.execute(
-                f"{verb} {table} VALUES " + ", ".join([one] * len(rs)), [v for r in rs for v in r]
-            )
+            width = len(rs[0])
+            if len(rs) * width >= UNNEST_VALUES:  # one list per column (see .rows)
+                lists = [list(c) for c in zip(*rs, strict=True)]
+                conn.execute(f"{verb} {table} SELECT " + ", ".join(["unnest(?)"] * width), lists)
+            else:
+                one = "(" + ", ".join("?" * width) + ")"
+                conn.execute(
+                    f"{verb} {table} VALUES " + ", ".join([one] * len(rs)),
+                    [v for r in rs for v in r],
+                )
 
 
 @contextlib.contextmanager
@@ -166,7 +172,17 @@ class Journal:
         if not self.records:
             return 0
         with _transaction(conn):
-            insert_tables(conn, self.rows)
+            self.insert(conn)
+        return self.applied()
+
+    def insert(self, conn: duckdb.DuckDBPyConnection) -> None:
+        """The rows of every record so far, in the caller's transaction (then
+        :meth:`applied` once it is committed)."""
+        insert_tables(conn, self.rows)
+
+    def applied(self) -> int:
+        """The rows are committed to DuckDB: forget them and empty the file; returns the
+        number of records they came from."""
         n = self.records
         self.rows, self.records = {}, 0
         self._empty()

@@ -301,9 +301,8 @@ class Store:
     def flush_rows(self, limit: int | None = None) -> int:
         """Write the projection rows that deferred appends left pending (of the ``limit``
         games waiting longest, or of all), in one transaction; returns the number of games
-        games written. The journal's rows are settled first."""
-        self.settle()
-        if not self.pending_rows:
+        written. The journal's rows go first, in the same transaction."""
+        if not self.pending_rows and (self.journal is None or not self.journal.records):
             return 0
         from .append import flush_rows
 
