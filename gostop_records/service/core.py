@@ -282,6 +282,9 @@ class TableService:
         #: current version is told apart here (a journaled entry has no primary key to
         #: collide on until its rows reach DuckDB).
         self.keys: dict[str, set[str]] = {}
+        #: The hash of each game's recorder token as last read (None: the game has none),
+        #: so that checking an entry's token reads nothing from the store.
+        self.token_hashes: dict[str, str | None] = {}
 
     def close(self) -> None:
         self.live.clear()
@@ -395,12 +398,13 @@ class TableService:
 
     def check_token(self, game_id: str, token: str | None) -> None:
         """Refuse a write to a game without its recorder token (401) or with another (403)."""
-        self._known(game_id)
+        if game_id not in self.live:
+            self._known(game_id)
         if not token:
             raise ServiceError(
                 401, "unauthorized", "recording needs the game's recorder token (Bearer)"
             )
-        ok = store_rows.token_matches(self.store.conn, game_id, token)
+        ok = store_rows.matches(self._token_hash(game_id), token)
         if ok is None:
             raise ServiceError(
                 403,
@@ -410,6 +414,15 @@ class TableService:
             )
         if not ok:
             raise ServiceError(403, "forbidden", f"this token does not record game {game_id!r}")
+
+    def _token_hash(self, game_id: str) -> str | None:
+        if game_id not in self.token_hashes:
+            self.token_hashes[game_id] = store_rows.token_of(self.store.conn, game_id)
+        return self.token_hashes[game_id]
+
+    def _set_token(self, conn: Any, game_id: str, token: str, at: str) -> None:
+        self.token_hashes.pop(game_id, None)  # read again once the write is committed
+        store_rows.set_token(conn, game_id, token, at)
 
     def token_game(self, token: str | None) -> dict[str, Any]:
         """The game a recorder token opens, with its version."""
@@ -423,7 +436,7 @@ class TableService:
         return {"game_id": gid, "version": self.store.version(gid)}
 
     def token_opens(self, game_id: str, token: str | None) -> bool:
-        return bool(token) and bool(store_rows.token_matches(self.store.conn, game_id, token or ""))
+        return bool(token) and bool(store_rows.matches(self._token_hash(game_id), token or ""))
 
     # --- writing ----------------------------------------------------------------------
 
@@ -441,7 +454,7 @@ class TableService:
                     raise _reused(idempotency_key)
                 body = msgspec.json.decode(done[2])
                 token = store_rows.new_secret()
-                store_rows.set_token(self.store.conn, body["game_id"], token, self.clock())
+                self._set_token(self.store.conn, body["game_id"], token, self.clock())
                 body["recorder_token"] = token
                 return Answer(done[1], msgspec.json.encode(body), replayed=True)
         rules = _ruleset(req.ruleset, len(req.players))
@@ -476,7 +489,7 @@ class TableService:
         stamp = self.clock()
 
         def also(conn: Any, _new: Sequence[E.Envelope]) -> None:
-            store_rows.set_token(conn, rec.game_id, token, stamp)
+            self._set_token(conn, rec.game_id, token, stamp)
             if idempotency_key:
                 store_rows.record_answer(
                     conn,
@@ -502,7 +515,7 @@ class TableService:
             self._session(game_id, adopt=True)
         version = self._known(game_id)
         token = store_rows.new_secret()
-        store_rows.set_token(self.store.conn, game_id, token, self.clock())
+        self._set_token(self.store.conn, game_id, token, self.clock())
         return {"game_id": game_id, "version": version, "recorder_token": token}
 
     def enter(
