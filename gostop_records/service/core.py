@@ -291,12 +291,13 @@ class TableService:
         self.flush_rows()
         self.store.close()
 
-    def flush_rows(self, limit: int | None = None) -> bool:
+    def flush_rows(self, limit: int | None = None, *, settle: bool = True) -> bool:
         """Write the projection rows deferred so far (of the ``limit`` games waiting
-        longest, or of all); a failure (a full disk) is logged and the rows stay pending:
-        the events they derive from are committed. Whether it wrote."""
+        longest, or of all) and, with ``settle``, the journal's rows; a failure (a full
+        disk) is logged and the rows stay pending: the events they derive from are
+        durable. Whether it wrote."""
         try:
-            self.store.flush_rows(limit)
+            self.store.flush_rows(limit, settle=settle)
         except Exception as exc:
             log.warning("projection rows not written yet: %s", exc)
             return False

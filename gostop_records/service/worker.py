@@ -42,6 +42,12 @@ FLUSH_S = 0.25
 FLUSH_LATE_S = 1.0
 #: Games whose rows one transaction writes while entries may be waiting.
 SLICE_GAMES = 1
+#: The journal's rows go to DuckDB (with a slice of projection rows) once it holds this
+#: many records or its oldest is this old: DuckDB's cost is per statement, so the fewer
+#: and larger the batches, the less the store thread spends on them. A read settles it
+#: at once.
+SETTLE_RECORDS = 64
+SETTLE_S = 2.0
 #: Set to a number of games (or ``all``) to write that many games' pending rows per
 #: transaction instead of :data:`SLICE_GAMES` (how ``bench.service`` compares them).
 SLICE_ENV = "GOSTOP_SERVICE_SLICE"
@@ -114,11 +120,18 @@ class Worker:
         return self.jobs.get()
 
     def _slice(self) -> None:
-        """One transaction of pending rows; when none are left, or the write failed (it is
-        tried again after the next group), nothing is due."""
+        """One transaction of pending rows (with the journal's, when they are due); when
+        none are left, or the write failed (it is tried again after the next group),
+        nothing is due; when only the journal's are left, they are due at their time."""
         svc = self.service
-        if svc is None or not svc.flush_rows(self._slice_games) or not _pending(svc):
+        j = svc.store.journal if svc is not None else None
+        due = j is not None and (
+            j.records >= SETTLE_RECORDS or time.monotonic() >= j.since + SETTLE_S
+        )
+        if svc is None or not svc.flush_rows(self._slice_games, settle=due) or not _pending(svc):
             self._flush_at = None
+        elif not svc.store.pending_rows and j is not None and j.records:
+            self._flush_at = j.since + SETTLE_S
 
     def _flush(self) -> None:
         self._flush_at = None

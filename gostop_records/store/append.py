@@ -494,13 +494,16 @@ def _journal_group(store: Store, requests: Sequence[Append]) -> list[AppendResul
     return [_finish(store, st, True) for st in staged]
 
 
-def flush_rows(store: Store, limit: int | None = None) -> int:
+def flush_rows(store: Store, limit: int | None = None, *, settle: bool = True) -> int:
     """Write the projection rows deferred by ``append_group(defer_rows=True)``, of every
     game (or of the ``limit`` games waiting longest), in one transaction; returns the
-    number of games. The journal's rows go first, in the same transaction. On an error
-    nothing is written and the rows stay pending."""
+    number of games. The journal's rows go first, in the same transaction (unless not
+    ``settle``: projection rows ahead of the events in DuckDB are safe, since nothing reads
+    the store before the journal is applied, a reopening included). On an error nothing
+    is written and the rows stay pending."""
     pending = store.pending_rows
-    journal = store.journal if store.journal is not None and store.journal.records else None
+    j = store.journal
+    journal = j if settle and j is not None and j.records else None
     if not pending and journal is None:
         return 0
     ids = list(pending)[:limit] if limit is not None else list(pending)

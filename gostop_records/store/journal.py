@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import os
 import struct
+import time
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -147,6 +148,8 @@ class Journal:
         self.size = os.fstat(self.fd).st_size
         self.rows: dict[str, list[Sequence[Any]]] = {}
         self.records = 0
+        #: When the oldest record not applied yet was written (``time.monotonic``).
+        self.since = 0.0
 
     def write(self, rows: Rows) -> None:
         """Append one record and sync it: when this returns, the rows are durable."""
@@ -162,6 +165,8 @@ class Journal:
             os.ftruncate(self.fd, self.size)
             raise
         self.size += len(data)
+        if not self.records:
+            self.since = time.monotonic()
         _merge(self.rows, rows)
         self.records += 1
 

@@ -298,15 +298,18 @@ class Store:
         self._writable()
         return append_group(self, requests, defer_rows=defer_rows, journal=journal)
 
-    def flush_rows(self, limit: int | None = None) -> int:
+    def flush_rows(self, limit: int | None = None, *, settle: bool = True) -> int:
         """Write the projection rows that deferred appends left pending (of the ``limit``
         games waiting longest, or of all), in one transaction; returns the number of games
-        written. The journal's rows go first, in the same transaction."""
-        if not self.pending_rows and (self.journal is None or not self.journal.records):
+        written. The journal's rows go first, in the same transaction (unless not
+        ``settle``)."""
+        if not self.pending_rows and (
+            not settle or self.journal is None or not self.journal.records
+        ):
             return 0
         from .append import flush_rows
 
-        return flush_rows(self, limit)
+        return flush_rows(self, limit, settle=settle)
 
     def catch_up_rows(self) -> list[str]:
         """Derive again the projection rows of games whose rows are behind their events
