@@ -556,9 +556,10 @@ def service_figures(work: Path, quick: bool = False, live: bool = True) -> list[
 
 NOTES = [
     "The service runs as `gostop serve` in its own process on a fresh store; the devices "
-    "are this process (asyncio and httpx, one keep-alive connection per table). Each entry "
-    "is a line of the recorder's notation with an idempotency key; the server answers it "
-    "once its input, consequences and the answer itself are committed in one transaction.",
+    "are this process (asyncio, one keep-alive connection per table, HTTP/1.1 requests "
+    "written and read on raw asyncio streams; $GOSTOP_BENCH_CLIENT=httpx uses httpx). Each "
+    "entry is a line of the recorder's notation with an idempotency key; the server answers "
+    "it once its input, consequences and the answer itself are durable.",
     f"A recorder's pace: each of the {TABLES} tables waits {PACE_S:g} s on average "
     "(uniformly 0.5x to 1.5x) before each entry, as a quick recorder at a table does; "
     "without pauses, every table sends its next entry as soon as the last is answered, "
@@ -573,18 +574,17 @@ NOTES = [
     "to the viewer reading the entry's last event.",
     "[before] and [after] are two servers each, measured one after the other in the same run "
     "(before, after, after, before), each on a fresh store; both are this checkout's server, "
-    "[before] with two switches that restore the server as it was before its tail-latency "
-    "work: $GOSTOP_SERVICE_FLUSH=whole (every game's deferred projection rows written in one "
-    "transaction as soon as they fall due, even while entries wait for the store thread) and "
-    "$GOSTOP_SERVICE_GC=default (Python's collector also walks every object made at start-up). "
-    "[after] writes the rows one game per transaction, only while no entry waits (or one game "
-    "between groups once they are a second late), and freezes the start-up objects out of the "
-    "collector. Everything else is the same code: the transaction holds the events, the heads "
-    "chain entry and the answer kept for a retry, committed before the answer; httptools on "
-    "uvloop; the live streams' keep-alive beat.",
+    "[before] with $GOSTOP_SERVICE_COMMIT=duckdb: each group of entries committed in its own "
+    "DuckDB transaction (events, heads chain entry, answers) before the answer. [after] "
+    "syncs one journal record per group before the answer and writes the journal's rows to "
+    "DuckDB in batches (64 records or 2 s, or before any read). Everything else is the same "
+    "code: projection rows one game per transaction while no entry waits, the collector "
+    "frozen after start-up, the token and the answered keys checked in memory, httptools on "
+    "uvloop.",
     "Client and server side: the client's figure counts from the request being sent to its "
     "answer being read, in one asyncio process that plays all twenty tables (and on the same "
-    "two cores as the server), so it includes the client's own scheduling. The server side is "
+    "two cores as the server), so it includes the client's own scheduling and takes CPU from "
+    "the server, which real phones do not. The server side is "
     "the `app` metric of each answer's `Server-Timing` header: from the handler holding the "
     "parsed request to its answer (waiting for the store thread, the store's work, the hand-"
     "back to the event loop); it leaves out reading the request and writing the answer on the "
