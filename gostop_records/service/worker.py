@@ -6,8 +6,11 @@ that wait together (several tables recording at once) are committed together: th
 takes every entry queued behind the first, one per game, up to the first call of another
 kind, and hands them to :meth:`~.core.TableService.enter_group`.
 
-A commit holds what must be durable before the answer: the events, the heads chain and the
-answer kept for a retry. The projection rows (derived from the events, several statements
+A group's commit makes durable what must be before the answer: the events, the heads chain
+and the answer kept for a retry, as one synced journal record (the store's journal); the
+journal's rows go to DuckDB in batches (:data:`SETTLE_RECORDS` records or
+:data:`SETTLE_S`, with a slice of projection rows, while no entry waits), and before any
+other call. The projection rows (derived from the events, several statements
 per entry) are written by the same thread after the answers have gone, from :data:`FLUSH_S`
 after the first of them, and before any other call (so a read sees them). They are written
 one game at a time, each game its own short transaction, and only while no entry waits: an
