@@ -185,3 +185,25 @@ def test_a_journal_of_only_a_torn_record_is_dropped_by_a_read_only_open(tmp_path
     with open_for_queries(db) as store:
         assert store.game_ids() == []
     assert not journal_path(db).exists()
+
+
+def test_another_store_of_the_file_in_the_process_sees_the_journal(tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    with Store(db) as store:
+        store.conn.execute(ANSWERS)
+        store.open_journal()
+        _append_all(store, journal=True, upto=2)
+        assert store.journal is not None and store.journal.records == 2
+        with Store(db) as other:  # its open leaves the journal to its keeper, settled
+            assert store.journal.records == 0
+            assert {gid: other.version(gid) for gid, _ in GAMES} == _expected(2)
+        gid, es = GAMES[0]
+        store.append_group(
+            [Append(gid, es[2], _expected(2)[gid], at=AT)], defer_rows=True, journal=True
+        )
+        assert store.journal.records == 1 and journal_path(db).exists()
+        with Store(db) as other:
+            assert other.query(f"SELECT max(seq) FROM events WHERE game_id = '{gid}'").rows == [
+                (_expected(3)[gid],)
+            ]
+        assert store.verify().ok

@@ -19,7 +19,8 @@ DuckDB commit and the emptying of the file already wrote are skipped, so applyin
 changes nothing.
 
 One writer journals to a file: the process that holds the store open for writing (DuckDB
-locks the file to every other process).
+locks the file to every other process). Another store of the same file in that process
+applies the journal (:func:`active`) before it reads or writes.
 """
 
 from __future__ import annotations
@@ -41,7 +42,15 @@ from .schema import EVENT_COLUMNS, HEADS_COLUMNS, Columns
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["Journal", "insert_tables", "journal_path", "pending", "read_records", "recover"]
+__all__ = [
+    "Journal",
+    "active",
+    "insert_tables",
+    "journal_path",
+    "pending",
+    "read_records",
+    "recover",
+]
 
 _HEADER = struct.Struct(">II")
 #: The tables whose columns the store knows (others are inserted by position).
@@ -50,6 +59,15 @@ _COLUMNS: dict[str, Columns] = {"events": EVENT_COLUMNS, "heads": HEADS_COLUMNS}
 _FIRST = ("events", "heads")
 
 Rows = Mapping[str, Sequence[Sequence[Any]]]
+
+
+#: The journal open in this process for each store file (by its real path).
+_OPEN: dict[str, Journal] = {}
+
+
+def active(store_path: str | os.PathLike[str]) -> Journal | None:
+    """The journal this process keeps for the store file, if any."""
+    return _OPEN.get(os.path.realpath(store_path))
 
 
 def journal_path(store_path: str | os.PathLike[str]) -> Path:
@@ -141,11 +159,15 @@ class Journal:
 
     def __init__(self, store_path: str | os.PathLike[str]) -> None:
         self.path = journal_path(store_path)
+        self.key = os.path.realpath(store_path)
+        if self.key in _OPEN:
+            raise OSError(f"{self.path}: a journal of this store is open already")
         fresh = not self.path.exists()
         self.fd: int | None = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         if fresh:  # the file's name is durable too
             _sync_dir(self.path.parent)
         self.size = os.fstat(self.fd).st_size
+        _OPEN[self.key] = self
         self.rows: dict[str, list[Sequence[Any]]] = {}
         self.records = 0
         #: When the oldest record not applied yet was written (``time.monotonic``).
@@ -203,6 +225,7 @@ class Journal:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
+            _OPEN.pop(self.key, None)
 
 
 def _sync_dir(path: Path) -> None:

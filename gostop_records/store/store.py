@@ -85,8 +85,11 @@ class Store:
         """Apply a journal left behind by a writer that died with rows not yet in DuckDB,
         then derive the projection rows of the games it held."""
         from .heads import writing
-        from .journal import recover
+        from .journal import active, recover
 
+        if active(self.path) is not None:  # this process keeps it: its rows, settled
+            self.settle()
+            return
         with writing(self.path):
             if recover(self.conn, self.path):
                 self.catch_up_rows()
@@ -104,10 +107,12 @@ class Store:
         """Write the rows the journal holds to DuckDB (one transaction) and empty it;
         returns the number of journal records. Every reading or writing method settles
         first."""
-        j = self.journal
+        from .heads import writing
+        from .journal import active
+
+        j = self.journal if self.journal is not None else active(self.path)
         if j is None or not j.records:
             return 0
-        from .heads import writing
 
         with writing(self.path):
             return j.apply(self.conn)
@@ -303,6 +308,8 @@ class Store:
         games waiting longest, or of all), in one transaction; returns the number of games
         written. The journal's rows go first, in the same transaction (unless not
         ``settle``)."""
+        if self.journal is None and settle:
+            self.settle()  # another store's journal of this file, in this process
         if not self.pending_rows and (
             not settle or self.journal is None or not self.journal.records
         ):
