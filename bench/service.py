@@ -69,16 +69,16 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-#: The server as it was before its tail-latency work, beside the server as it is: every
-#: game's deferred projection rows written in one transaction when due, even while entries
-#: wait, and Python's collector walking the start-up objects too (see
-#: ``gostop_records.service.worker.FLUSH_ENV`` and ``serve.GC_ENV``). The earlier latency
-#: work (rows after the answer, httptools on uvloop) is in both.
-BEFORE = {
-    "GOSTOP_SERVICE_FLUSH": "whole",
-    "GOSTOP_SERVICE_GC": "default",
-}
+#: The server as it was before the journal, beside the server as it is: each group of
+#: entries committed in its own DuckDB transaction (events, heads chain entry, answers)
+#: before the answer (see ``gostop_records.service.core.COMMIT_ENV``). Everything else,
+#: the earlier latency work included, is in both.
+BEFORE = {"GOSTOP_SERVICE_COMMIT": "duckdb"}
 VARIANTS = (("before", BEFORE), ("after", {}))
+#: The devices' HTTP client: ``raw`` (HTTP/1.1 keep-alive requests written on asyncio
+#: streams, :class:`RawClient`) or ``httpx``. Both run in this one process on the
+#: server's two cores; httpx takes several times the CPU per request.
+CLIENT = os.environ.get("GOSTOP_BENCH_CLIENT", "raw")
 
 
 @contextlib.contextmanager
@@ -114,6 +114,120 @@ def running_server(db: Path, extra: dict[str, str] | None = None) -> Iterator[st
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+class RawResponse:
+    """What :class:`RawClient` read: the status, the headers (lower-case names), the body."""
+
+    def __init__(self, status: int, headers: dict[str, str], body: bytes) -> None:
+        self.status_code = status
+        self.headers = headers
+        self.content = body
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", "replace")
+
+    def json(self) -> Any:
+        import msgspec
+
+        return msgspec.json.decode(self.content)
+
+    def raise_for_status(self) -> None:
+        if self.status_code >= 400:
+            raise RuntimeError(f"HTTP {self.status_code}: {self.text}")
+
+
+class RawClient:
+    """A phone's HTTP client reduced to what the benchmark needs: one keep-alive connection,
+    one request at a time, a JSON body out, a ``Content-Length`` body back.
+
+    One process plays twenty tables on the server's own two cores; httpx spends several
+    times this CPU per request (its models, its header handling), which a real phone does
+    not take from the server. The latency is counted the same way: from the request's
+    first byte written to its answer's last byte read."""
+
+    def __init__(self, base_url: str, timeout: float = 60) -> None:
+        host, _, port = base_url.removeprefix("http://").partition(":")
+        self.host, self.port = host, int(port)
+        self.timeout = timeout
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+
+    async def _connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        if self._reader is None or self._writer is None:
+            self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
+        return self._reader, self._writer
+
+    async def request(
+        self, method: str, path: str, json: Any = None, headers: dict[str, str] | None = None
+    ) -> RawResponse:
+        import msgspec
+
+        body = msgspec.json.encode(json) if json is not None else b""
+        head = [f"{method} {path} HTTP/1.1", f"Host: {self.host}:{self.port}"]
+        head += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        if json is not None:
+            head.append("Content-Type: application/json")
+        head.append(f"Content-Length: {len(body)}")
+        data = ("\r\n".join(head) + "\r\n\r\n").encode() + body
+        for attempt in (0, 1):  # a connection the server closed meanwhile: once more
+            reader, writer = await self._connect()
+            try:
+                writer.write(data)
+                return await asyncio.wait_for(self._read(reader), self.timeout)
+            except (ConnectionError, asyncio.IncompleteReadError):
+                await self.aclose()
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _read(self, reader: asyncio.StreamReader) -> RawResponse:
+        raw = await reader.readuntil(b"\r\n\r\n")
+        lines = raw.decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ", 2)[1])
+        headers: dict[str, str] = {}
+        for line in lines[1:]:
+            if line:
+                name, _, value = line.partition(":")
+                headers[name.strip().lower()] = value.strip()
+        if headers.get("transfer-encoding", "").lower() == "chunked":
+            body = b""
+            while True:
+                size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+                chunk = await reader.readexactly(size + 2)
+                if not size:
+                    break
+                body += chunk[:-2]
+        else:
+            body = await reader.readexactly(int(headers.get("content-length", "0")))
+        if headers.get("connection", "").lower() == "close":
+            await self.aclose()
+        return RawResponse(status, headers, body)
+
+    async def post(
+        self, path: str, json: Any = None, headers: dict[str, str] | None = None
+    ) -> RawResponse:
+        return await self.request("POST", path, json, headers)
+
+    async def get(self, path: str, headers: dict[str, str] | None = None) -> RawResponse:
+        return await self.request("GET", path, None, headers)
+
+    async def aclose(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            with contextlib.suppress(Exception):
+                await self._writer.wait_closed()
+        self._reader = self._writer = None
+
+
+def _client(url: str, timeout: float) -> Any:
+    """A device's client: :class:`RawClient`, or httpx's when :data:`CLIENT` says so."""
+    if CLIENT == "httpx":
+        import httpx
+
+        return httpx.AsyncClient(base_url=url, timeout=timeout)
+    return RawClient(url, timeout)
 
 
 async def _new_game(client: Any) -> dict[str, Any]:
@@ -174,11 +288,9 @@ async def _tables(
     url: str, entries: int, pace: float, store: list[dict[str, float]] | None = None
 ) -> tuple[list[float], float]:
     """Every table's connection and game are set up first; then all record at once."""
-    import httpx
-
     lat: list[float] = []
     scripts = [table_lines(100 + t)[:entries] for t in range(TABLES)]
-    clients = [httpx.AsyncClient(base_url=url, timeout=60) for _ in range(TABLES)]
+    clients = [_client(url, 60) for _ in range(TABLES)]
     try:
         # at once: made one after another on a loaded machine, the first tables' connections
         # sat idle past uvicorn's keep-alive (5 s) and were closed under their first entry
@@ -230,12 +342,11 @@ VIEWERS_NOW = [VIEWERS]
 
 
 async def _stream(url: str, viewers: int, entries: int, pace: float) -> tuple[list[float], int]:
-    import httpx
-
     VIEWERS_NOW[0] = viewers
     port = int(url.rsplit(":", 1)[1])
     lines = table_lines(7, hands=6)[:entries]
-    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+    client = _client(url, 30)
+    try:
         game = await _new_game(client)
         gid = game["game_id"]
         # how many events the entries make: known only once recorded, so watch up to a note
@@ -276,6 +387,8 @@ async def _stream(url: str, viewers: int, entries: int, pace: float) -> tuple[li
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+    finally:
+        await client.aclose()
     lags = [g[seq] - t0 for g in received for seq, t0 in sent.items() if seq in g]
     missing = sum(1 for g in received for seq in sent if seq not in g)
     return lags, missing
@@ -443,9 +556,10 @@ def service_figures(work: Path, quick: bool = False, live: bool = True) -> list[
 
 NOTES = [
     "The service runs as `gostop serve` in its own process on a fresh store; the devices "
-    "are this process (asyncio and httpx, one keep-alive connection per table). Each entry "
-    "is a line of the recorder's notation with an idempotency key; the server answers it "
-    "once its input, consequences and the answer itself are committed in one transaction.",
+    "are this process (asyncio, one keep-alive connection per table, HTTP/1.1 requests "
+    "written and read on raw asyncio streams; $GOSTOP_BENCH_CLIENT=httpx uses httpx). Each "
+    "entry is a line of the recorder's notation with an idempotency key; the server answers "
+    "it once its input, consequences and the answer itself are durable.",
     f"A recorder's pace: each of the {TABLES} tables waits {PACE_S:g} s on average "
     "(uniformly 0.5x to 1.5x) before each entry, as a quick recorder at a table does; "
     "without pauses, every table sends its next entry as soon as the last is answered, "
@@ -460,18 +574,17 @@ NOTES = [
     "to the viewer reading the entry's last event.",
     "[before] and [after] are two servers each, measured one after the other in the same run "
     "(before, after, after, before), each on a fresh store; both are this checkout's server, "
-    "[before] with two switches that restore the server as it was before its tail-latency "
-    "work: $GOSTOP_SERVICE_FLUSH=whole (every game's deferred projection rows written in one "
-    "transaction as soon as they fall due, even while entries wait for the store thread) and "
-    "$GOSTOP_SERVICE_GC=default (Python's collector also walks every object made at start-up). "
-    "[after] writes the rows one game per transaction, only while no entry waits (or one game "
-    "between groups once they are a second late), and freezes the start-up objects out of the "
-    "collector. Everything else is the same code: the transaction holds the events, the heads "
-    "chain entry and the answer kept for a retry, committed before the answer; httptools on "
-    "uvloop; the live streams' keep-alive beat.",
+    "[before] with $GOSTOP_SERVICE_COMMIT=duckdb: each group of entries committed in its own "
+    "DuckDB transaction (events, heads chain entry, answers) before the answer. [after] "
+    "syncs one journal record per group before the answer and writes the journal's rows to "
+    "DuckDB in batches (64 records or 2 s, or before any read). Everything else is the same "
+    "code: projection rows one game per transaction while no entry waits, the collector "
+    "frozen after start-up, the token and the answered keys checked in memory, httptools on "
+    "uvloop.",
     "Client and server side: the client's figure counts from the request being sent to its "
     "answer being read, in one asyncio process that plays all twenty tables (and on the same "
-    "two cores as the server), so it includes the client's own scheduling. The server side is "
+    "two cores as the server), so it includes the client's own scheduling and takes CPU from "
+    "the server, which real phones do not. The server side is "
     "the `app` metric of each answer's `Server-Timing` header: from the handler holding the "
     "parsed request to its answer (waiting for the store thread, the store's work, the hand-"
     "back to the event loop); it leaves out reading the request and writing the answer on the "

@@ -23,6 +23,7 @@ from gostop_records.store.schema import TABLES
 class _Store:
     def __init__(self, games: int) -> None:
         self.pending_rows: dict[str, object] = {f"g{k}": object() for k in range(games)}
+        self.journal = None
 
 
 class _Service:
@@ -34,7 +35,7 @@ class _Service:
         self.writes: list[int | None] = []
         self.then = then
 
-    def flush_rows(self, limit: int | None = None) -> bool:
+    def flush_rows(self, limit: int | None = None, *, settle: bool = True) -> bool:
         ids = list(self.store.pending_rows)[:limit] if limit else list(self.store.pending_rows)
         for gid in ids:
             del self.store.pending_rows[gid]
@@ -213,3 +214,35 @@ def test_settle_gc_freezes_the_start_up_objects(monkeypatch: pytest.MonkeyPatch)
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+def test_the_journal_is_settled_in_batches_and_before_any_read(tmp_path: Path) -> None:
+    """Slices of projection rows leave the journal's rows for one larger batch, due after
+    :data:`~W.SETTLE_S`; a read settles them at once, and the store holds every entry."""
+    svc = TableService(tmp_path / "j.duckdb", sign=False)
+    try:
+        gid = msgspec.json.decode(svc.create_game(NewGame(players=["Ann", "Ben"])).body)["game_id"]
+        _sim, lines = hand_lines("matgo", 2, 3)
+        version = svc.store.version(gid)
+        for k, line in enumerate(lines[:4]):
+            ans = svc.enter(
+                gid, EntryIn(expected_version=version, entry=line), idempotency_key=f"k{k}"
+            )
+            version = msgspec.json.decode(ans.body)["version"]
+        j = svc.store.journal
+        assert j is not None and j.records == 4
+        w = _idle_worker(svc, -0.01)  # type: ignore[arg-type]
+        w._slice()  # the game's rows; the journal is not due yet
+        assert not svc.store.pending_rows and j.records == 4
+        assert w._flush_at == j.since + W.SETTLE_S
+        j.since -= W.SETTLE_S  # now it is
+        w._slice()
+        assert j.records == 0 and w._flush_at is None
+        ans = svc.enter(
+            gid, EntryIn(expected_version=version, entry=lines[4]), idempotency_key="k4"
+        )
+        assert j.records == 1
+        assert svc.search()["games"][0]["version"] == msgspec.json.decode(ans.body)["version"]
+        assert j.records == 0
+    finally:
+        svc.close()

@@ -7,12 +7,15 @@ recording session, the store's connection and the service's rows never see two w
 An entry is recorded by the game's :class:`~gostop_records.recorder.RecordingSession`,
 the same one ``gostop record`` drives, into a sink that keeps the entry's envelopes (its
 input and every consequence) until they are written together by one ``Store.append``:
-one transaction holds the events and the answer to the request (when it carries an
-idempotency key), committed before the answer is sent. A retry of the key finds that
-answer and gets it again, even from a server restarted after dying between the commit
-and the answer; nothing is appended twice. The projection tables (derived from the events)
-are written after the answer, a few groups at a time (``Store.flush_rows``), and derived
-again at start for any game a crash left them behind on.
+one journal record holds the events, the heads chain entry and the answer to the request
+(when it carries an idempotency key), synced before the answer is sent (the store's
+journal, :mod:`gostop_records.store.journal`: DuckDB charges per statement, so the rows go
+to DuckDB later, many entries' in one transaction, before anything reads them). A retry of
+the key finds that answer and gets it again, even from a server restarted after dying
+between the sync and the answer; nothing is appended twice. The projection tables
+(derived from the events) are written after the answer, a few groups at a time
+(``Store.flush_rows``), and derived again at start for any game a crash left them behind
+on.
 
 The server signs what it records: its Ed25519 key lives in a key file beside the store
 (``gostop.duckdb.key``, made on the first start, mode 0600); every game it starts holds the
@@ -62,6 +65,7 @@ from .errors import ServiceError
 from .models import CountersignIn, EntryIn, NewGame
 
 __all__ = [
+    "COMMIT_ENV",
     "FAULT_ENV",
     "ROWS_ENV",
     "STORE_THREADS",
@@ -80,6 +84,9 @@ FAULT_ENV = "GOSTOP_SERVICE_FAULT"
 #: Set to ``inline`` to write the projection rows in each entry's own transaction, as
 #: before they were deferred (how ``bench.service`` compares the two in one run).
 ROWS_ENV = "GOSTOP_SERVICE_ROWS"
+#: Set to ``duckdb`` to commit each group of entries in its own DuckDB transaction, as
+#: before the journal (how ``bench.service`` compares the two in one run).
+COMMIT_ENV = "GOSTOP_SERVICE_COMMIT"
 
 #: Games whose recording sessions are kept in memory (the least recently used go first).
 LIVE_GAMES = 256
@@ -244,8 +251,11 @@ class TableService:
         sign: bool = True,
         defer_rows: bool | None = None,
         threads: int | None = STORE_THREADS,
+        journal: bool | None = None,
     ) -> None:
-        """``threads``: DuckDB's threads for the store (None: DuckDB's default)."""
+        """``threads``: DuckDB's threads for the store (None: DuckDB's default);
+        ``journal``: entries are durable at the journal's sync (default: unless
+        ``$GOSTOP_SERVICE_COMMIT`` is ``duckdb``)."""
         self.store = Store(db)
         self.path = self.store.path
         try:
@@ -254,6 +264,8 @@ class TableService:
             self.signer = server_key(self.path) if sign else None
             store_rows.create_tables(self.store.conn)
             self.store.catch_up_rows()
+            if os.environ.get(COMMIT_ENV, "") != "duckdb" if journal is None else journal:
+                self.store.open_journal()
         except BaseException:
             self.store.close()
             raise
@@ -266,29 +278,43 @@ class TableService:
         self.clock = clock
         self.on_commit = on_commit
         self.live: OrderedDict[str, RecordingSession] = OrderedDict()
+        #: The idempotency keys each live game has answered: a key reused at the game's
+        #: current version is told apart here (a journaled entry has no primary key to
+        #: collide on until its rows reach DuckDB).
+        self.keys: dict[str, set[str]] = {}
+        #: The hash of each game's recorder token as last read (None: the game has none),
+        #: so that checking an entry's token reads nothing from the store.
+        self.token_hashes: dict[str, str | None] = {}
 
     def close(self) -> None:
         self.live.clear()
         self.flush_rows()
         self.store.close()
 
-    def flush_rows(self, limit: int | None = None) -> bool:
+    def flush_rows(self, limit: int | None = None, *, settle: bool = True) -> bool:
         """Write the projection rows deferred so far (of the ``limit`` games waiting
-        longest, or of all); a failure (a full disk) is logged and the rows stay pending:
-        the events they derive from are committed. Whether it wrote."""
+        longest, or of all) and, with ``settle``, the journal's rows; a failure (a full
+        disk) is logged and the rows stay pending: the events they derive from are
+        durable. Whether it wrote."""
         try:
-            self.store.flush_rows(limit)
+            self.store.flush_rows(limit, settle=settle)
         except Exception as exc:
             log.warning("projection rows not written yet: %s", exc)
             return False
         return True
+
+    def _conn(self) -> Any:
+        """The store's connection, with every acknowledged entry in it (the journal's
+        rows settled)."""
+        self.store.settle()
+        return self.store.conn
 
     def _signs(self, game_id: str) -> bool:
         """Whether the game's record holds the server's key (the server signs it)."""
         if self.signer is None:
             return False
         row = fetch_one(
-            self.store.conn,
+            self._conn(),
             "SELECT 1 FROM events WHERE game_id = ? AND type = 'key_added' "
             "AND payload ->> 'key' = ? LIMIT 1",
             [game_id, self.signer.public.text],
@@ -323,9 +349,10 @@ class TableService:
             ) from None
         if sink.pending:  # an entry a crash of another recorder cut short: complete it
             self._commit(game_id, sink, None)
+        self.keys[game_id] = store_rows.keys_of(self._conn(), game_id)
         self.live[game_id] = rec
         while len(self.live) > LIVE_GAMES:
-            self.live.popitem(last=False)
+            self.keys.pop(self.live.popitem(last=False)[0], None)
         return rec
 
     def _commit(
@@ -344,23 +371,18 @@ class TableService:
             Append(e.game_id, e.envs, e.sink.base, also=e.also, checked=e.checked) for e in entries
         ]
         answers = [e.answer for e in entries if e.answer is not None]
-        if answers:  # every answer of the group in one statement, after the last game's rows
-            last, own = appends[-1], appends[-1].also
-
-            def keep(conn: Any, new: Sequence[E.Envelope]) -> None:
-                if own is not None:
-                    own(conn, new)
-                store_rows.record_answers(conn, answers)
-
-            last.also = keep
+        if answers:  # every answer of the group in one statement, with the events
+            appends[-1].rows = {store_rows.ANSWERS: answers}
         try:
-            self.store.append_group(appends, defer_rows=self.defer_rows)
+            self.store.append_group(appends, defer_rows=self.defer_rows, journal=True)
         except BaseException:
             for e in entries:  # the sessions ran ahead of the store: rebuild them
                 self.live.pop(e.game_id, None)
             raise
         for e in entries:
             e.sink.base += len(e.envs)
+            if e.key:
+                self.keys.setdefault(e.game_id, set()).add(e.key)
         if os.environ.get(FAULT_ENV) == "kill-after-commit":
             os.kill(os.getpid(), signal.SIGKILL)
         if self.on_commit is not None:
@@ -377,12 +399,13 @@ class TableService:
 
     def check_token(self, game_id: str, token: str | None) -> None:
         """Refuse a write to a game without its recorder token (401) or with another (403)."""
-        self._known(game_id)
+        if game_id not in self.live:
+            self._known(game_id)
         if not token:
             raise ServiceError(
                 401, "unauthorized", "recording needs the game's recorder token (Bearer)"
             )
-        ok = store_rows.token_matches(self.store.conn, game_id, token)
+        ok = store_rows.matches(self._token_hash(game_id), token)
         if ok is None:
             raise ServiceError(
                 403,
@@ -392,6 +415,15 @@ class TableService:
             )
         if not ok:
             raise ServiceError(403, "forbidden", f"this token does not record game {game_id!r}")
+
+    def _token_hash(self, game_id: str) -> str | None:
+        if game_id not in self.token_hashes:
+            self.token_hashes[game_id] = store_rows.token_of(self.store.conn, game_id)
+        return self.token_hashes[game_id]
+
+    def _set_token(self, conn: Any, game_id: str, token: str, at: str) -> None:
+        self.token_hashes.pop(game_id, None)  # read again once the write is committed
+        store_rows.set_token(conn, game_id, token, at)
 
     def token_game(self, token: str | None) -> dict[str, Any]:
         """The game a recorder token opens, with its version."""
@@ -405,7 +437,7 @@ class TableService:
         return {"game_id": gid, "version": self.store.version(gid)}
 
     def token_opens(self, game_id: str, token: str | None) -> bool:
-        return bool(token) and bool(store_rows.token_matches(self.store.conn, game_id, token or ""))
+        return bool(token) and bool(store_rows.matches(self._token_hash(game_id), token or ""))
 
     # --- writing ----------------------------------------------------------------------
 
@@ -417,13 +449,13 @@ class TableService:
         on its way, cannot be sent again."""
         fp = fingerprint(req)
         if idempotency_key:
-            done = store_rows.answered(self.store.conn, "games", idempotency_key)
+            done = store_rows.answered(self._conn(), "games", idempotency_key)
             if done is not None:
                 if done[0] != fp:
                     raise _reused(idempotency_key)
                 body = msgspec.json.decode(done[2])
                 token = store_rows.new_secret()
-                store_rows.set_token(self.store.conn, body["game_id"], token, self.clock())
+                self._set_token(self.store.conn, body["game_id"], token, self.clock())
                 body["recorder_token"] = token
                 return Answer(done[1], msgspec.json.encode(body), replayed=True)
         rules = _ruleset(req.ruleset, len(req.players))
@@ -458,7 +490,7 @@ class TableService:
         stamp = self.clock()
 
         def also(conn: Any, _new: Sequence[E.Envelope]) -> None:
-            store_rows.set_token(conn, rec.game_id, token, stamp)
+            self._set_token(conn, rec.game_id, token, stamp)
             if idempotency_key:
                 store_rows.record_answer(
                     conn,
@@ -472,6 +504,7 @@ class TableService:
 
         self._commit(rec.game_id, sink, also)
         self.live[rec.game_id] = rec
+        self.keys[rec.game_id] = set()
         return Answer(201, msgspec.json.encode({**body, "recorder_token": token}))
 
     def issue_token(self, game_id: str) -> dict[str, Any]:
@@ -483,7 +516,7 @@ class TableService:
             self._session(game_id, adopt=True)
         version = self._known(game_id)
         token = store_rows.new_secret()
-        store_rows.set_token(self.store.conn, game_id, token, self.clock())
+        self._set_token(self.store.conn, game_id, token, self.clock())
         return {"game_id": game_id, "version": version, "recorder_token": token}
 
     def enter(
@@ -543,7 +576,7 @@ class TableService:
     def _commit_refusal(self, e: _Entry, exc: Exception) -> ServiceError:
         if isinstance(exc, ConcurrencyError):
             key = e.key
-            if key and store_rows.answered(self.store.conn, e.game_id, key) is not None:
+            if key and store_rows.answered(self._conn(), e.game_id, key) is not None:
                 return _reused(key)
             return ServiceError(409, "conflict", str(exc), version=exc.actual)
         assert isinstance(exc, ProjectionError)
@@ -563,10 +596,10 @@ class TableService:
         rec = self._session(game_id)
         version = rec.last_seq
         # a key answered before moved the game past the version its request expected, so
-        # only a request that is behind can be a retry (a key reused at the current version
-        # collides with its stored answer when committed)
-        if key and req.expected_version != version:
-            done = store_rows.answered(self.store.conn, game_id, key)
+        # only a request that is behind can be a retry; a key reused at the current version
+        # is one of the game's answered keys
+        if key and (req.expected_version != version or key in self.keys.get(game_id, ())):
+            done = store_rows.answered(self._conn(), game_id, key)
             if done is not None:
                 if done[0] != fp:
                     raise _reused(key)

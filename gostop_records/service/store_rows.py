@@ -21,16 +21,23 @@ if TYPE_CHECKING:
     import duckdb
 
 __all__ = [
+    "ANSWERS",
     "answered",
     "create_tables",
     "game_of_token",
+    "keys_of",
+    "matches",
     "new_secret",
     "record_answer",
     "record_answers",
     "set_token",
     "token_digest",
     "token_matches",
+    "token_of",
 ]
+
+#: The table of answers kept for retries (one row per answered idempotency key).
+ANSWERS = "service_requests"
 
 _DDL = (
     "CREATE TABLE IF NOT EXISTS service_tokens ("
@@ -62,12 +69,20 @@ def set_token(conn: duckdb.DuckDBPyConnection, game_id: str, token: str, at: str
     conn.execute("INSERT INTO service_tokens VALUES (?, ?, ?)", [game_id, token_digest(token), at])
 
 
+def token_of(conn: duckdb.DuckDBPyConnection, game_id: str) -> str | None:
+    """The hash of a game's recorder token; None when the game has none."""
+    row = fetch_one(conn, "SELECT token_sha256 FROM service_tokens WHERE game_id = ?", [game_id])
+    return None if row is None else str(row[0])
+
+
+def matches(digest: str | None, token: str) -> bool | None:
+    """Whether ``token`` is the token of this hash; None when there is no hash."""
+    return None if digest is None else hmac.compare_digest(digest, token_digest(token))
+
+
 def token_matches(conn: duckdb.DuckDBPyConnection, game_id: str, token: str) -> bool | None:
     """Whether ``token`` is the game's recorder token; None when the game has none."""
-    row = fetch_one(conn, "SELECT token_sha256 FROM service_tokens WHERE game_id = ?", [game_id])
-    if row is None:
-        return None
-    return hmac.compare_digest(str(row[0]), token_digest(token))
+    return matches(token_of(conn, game_id), token)
 
 
 def game_of_token(conn: duckdb.DuckDBPyConnection, token: str) -> str | None:
@@ -86,6 +101,12 @@ def answered(conn: duckdb.DuckDBPyConnection, scope: str, key: str) -> tuple[str
         [scope, key],
     )
     return None if row is None else (str(row[0]), int(row[1]), str(row[2]))
+
+
+def keys_of(conn: duckdb.DuckDBPyConnection, scope: str) -> set[str]:
+    """Every idempotency key answered in a scope (a game)."""
+    rows = conn.execute("SELECT key FROM service_requests WHERE scope = ?", [scope]).fetchall()
+    return {str(r[0]) for r in rows}
 
 
 def record_answer(

@@ -6,8 +6,11 @@ that wait together (several tables recording at once) are committed together: th
 takes every entry queued behind the first, one per game, up to the first call of another
 kind, and hands them to :meth:`~.core.TableService.enter_group`.
 
-A commit holds what must be durable before the answer: the events, the heads chain and the
-answer kept for a retry. The projection rows (derived from the events, several statements
+A group's commit makes durable what must be before the answer: the events, the heads chain
+and the answer kept for a retry, as one synced journal record (the store's journal); the
+journal's rows go to DuckDB in batches (:data:`SETTLE_RECORDS` records or
+:data:`SETTLE_S`, with a slice of projection rows, while no entry waits), and before any
+other call. The projection rows (derived from the events, several statements
 per entry) are written by the same thread after the answers have gone, from :data:`FLUSH_S`
 after the first of them, and before any other call (so a read sees them). They are written
 one game at a time, each game its own short transaction, and only while no entry waits: an
@@ -42,6 +45,15 @@ FLUSH_S = 0.25
 FLUSH_LATE_S = 1.0
 #: Games whose rows one transaction writes while entries may be waiting.
 SLICE_GAMES = 1
+#: The journal's rows go to DuckDB (with a slice of projection rows) once it holds this
+#: many records or its oldest is this old: DuckDB's cost is per statement, so the fewer
+#: and larger the batches, the less the store thread spends on them. A read settles it
+#: at once.
+SETTLE_RECORDS = 64
+SETTLE_S = 2.0
+#: Set to a number of games (or ``all``) to write that many games' pending rows per
+#: transaction instead of :data:`SLICE_GAMES` (how ``bench.service`` compares them).
+SLICE_ENV = "GOSTOP_SERVICE_SLICE"
 #: Set to ``whole`` to write every game's pending rows in one transaction when due, even
 #: while entries wait, as before the rows were written in slices (how ``bench.service``
 #: compares the two in one run).
@@ -64,6 +76,8 @@ class Worker:
         self.service: TableService | None = None
         self._flush_at: float | None = None  # when the pending projection rows are due
         self._whole = os.environ.get(FLUSH_ENV, "") == "whole"
+        given = os.environ.get(SLICE_ENV, "")
+        self._slice_games = None if given == "all" else int(given) if given else SLICE_GAMES
         self.thread = threading.Thread(target=self._loop, name="gostop-store", daemon=True)
         self.thread.start()
 
@@ -109,11 +123,18 @@ class Worker:
         return self.jobs.get()
 
     def _slice(self) -> None:
-        """One transaction of pending rows; when none are left, or the write failed (it is
-        tried again after the next group), nothing is due."""
+        """One transaction of pending rows (with the journal's, when they are due); when
+        none are left, or the write failed (it is tried again after the next group),
+        nothing is due; when only the journal's are left, they are due at their time."""
         svc = self.service
-        if svc is None or not svc.flush_rows(SLICE_GAMES) or not svc.store.pending_rows:
+        j = svc.store.journal if svc is not None else None
+        due = j is not None and (
+            j.records >= SETTLE_RECORDS or time.monotonic() >= j.since + SETTLE_S
+        )
+        if svc is None or not svc.flush_rows(self._slice_games, settle=due) or not _pending(svc):
             self._flush_at = None
+        elif not svc.store.pending_rows and j is not None and j.records:
+            self._flush_at = j.since + SETTLE_S
 
     def _flush(self) -> None:
         self._flush_at = None
@@ -146,7 +167,7 @@ class Worker:
                 break
             self._run_group(group)
             svc = self.service
-            if self._flush_at is None and svc is not None and svc.store.pending_rows:
+            if self._flush_at is None and svc is not None and _pending(svc):
                 self._flush_at = time.monotonic() + FLUSH_S
 
     def _run_group(self, group: list[_Job]) -> None:
@@ -171,6 +192,12 @@ class Worker:
                 job.future.set_result(
                     dataclasses.replace(answer, store_ms=ms, group=len(group), queue_ms=waited)
                 )
+
+
+def _pending(svc: TableService) -> bool:
+    """Whether the store holds rows not in DuckDB yet: the journal's, or projection rows."""
+    j = svc.store.journal
+    return bool(svc.store.pending_rows) or (j is not None and j.records > 0)
 
 
 def _settle(job: _Job, fn: Callable[[], Any] | None) -> None:

@@ -35,7 +35,16 @@ from ..errors import LogError, ProjectionError
 from ..projector import Issue, Projector
 from .codec import event_row
 from .errors import ConcurrencyError, StoreError, no_space
-from .heads import is_tip_collision, known_tip, record_rows, remember_tip, writing
+from .heads import (
+    chain_rows,
+    is_tip_collision,
+    known_tip,
+    record_rows,
+    remember_tip,
+    tip,
+    writing,
+)
+from .journal import insert_tables
 from .projections import Rows, derive, empty_rows
 from .writer import (
     insert_events,
@@ -201,6 +210,9 @@ class Append:
     also: Callable[[duckdb.DuckDBPyConnection, Sequence[E.Envelope]], None] | None = None
     #: The caller's projector fed exactly these envelopes (see :meth:`Store.append`).
     checked: Projector | None = None
+    #: The caller's own rows, ``{table: [row, ...]}`` (values in the table's column order),
+    #: written with the events; unlike ``also``, they can go through the journal.
+    rows: dict[str, list[tuple[Any, ...]]] | None = None
 
 
 @dataclass(slots=True)
@@ -287,27 +299,36 @@ def _write_rows(
             st.merged = rows
     # the store's heads chain: an entry per append, so that every event the store
     # acknowledged is counted by it (a cut tail, however short, is found); one statement
-    new_tip = record_rows(
-        conn,
-        [
-            (
-                "game_appended"
-                if not st.version
-                else "hand_sealed"
-                if any(type(env.event) in _SEALING for env in st.new)
-                else "appended",
-                st.req.game_id,
-                st.new[-1].seq,
-                st.new[-1].hash,
-            )
-            for st in staged
-        ],
-        known_tip=tip,
-    )
+    new_tip = record_rows(conn, _heads_of(staged), known_tip=tip)
+    insert_tables(conn, _own_rows(staged))
     for st in staged:
         if st.req.also is not None:
             st.req.also(conn, st.new)
     return new_tip
+
+
+def _heads_of(staged: Sequence[_Staged]) -> list[tuple[str, str | None, int, str | None]]:
+    return [
+        (
+            "game_appended"
+            if not st.version
+            else "hand_sealed"
+            if any(type(env.event) in _SEALING for env in st.new)
+            else "appended",
+            st.req.game_id,
+            st.new[-1].seq,
+            st.new[-1].hash,
+        )
+        for st in staged
+    ]
+
+
+def _own_rows(staged: Sequence[_Staged]) -> dict[str, list[tuple[Any, ...]]]:
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    for st in staged:
+        for table, rows in (st.req.rows or {}).items():
+            out.setdefault(table, []).extend(rows)
+    return out
 
 
 def _refused(store: Store, st: _Staged, exc: Exception) -> Exception:
@@ -354,7 +375,7 @@ def _finish(store: Store, st: _Staged, defer_rows: bool) -> AppendResult:
 
 
 def append_group(
-    store: Store, requests: Sequence[Append], *, defer_rows: bool = False
+    store: Store, requests: Sequence[Append], *, defer_rows: bool = False, journal: bool = False
 ) -> list[AppendResult]:
     """Appends to several games in one transaction: every one is committed, or none.
 
@@ -366,9 +387,23 @@ def append_group(
     rows only; the projection rows wait in ``store.pending_rows`` until :func:`flush_rows`
     (they are derived data: a crash before the flush leaves them behind the events, and
     :meth:`Store.catch_up_rows` derives them again).
+
+    ``journal``: the rows go to the store's journal (see :mod:`.journal`), durable when this
+    returns, and to DuckDB at :meth:`Store.settle`; with ``defer_rows`` only (the projection
+    rows follow the events), and only appends without ``also`` (the others are written to
+    DuckDB, after whatever the journal holds).
     """
     if len({r.game_id for r in requests}) != len(requests):
         raise StoreError("a group appends to each game once")
+    if (
+        journal
+        and defer_rows
+        and store.journal is not None
+        and all(r.also is None for r in requests)
+    ):
+        with writing(store.path):
+            return _journal_group(store, requests)
+    store.settle()
     if not defer_rows and store.pending_rows:
         flush_rows(store)
     # every write extends the heads chain's tip: writes to one file take turns here
@@ -418,18 +453,70 @@ def _append_group(
     return [_finish(store, st, defer_rows) for st in staged]
 
 
-def flush_rows(store: Store, limit: int | None = None) -> int:
+def _journal_group(store: Store, requests: Sequence[Append]) -> list[AppendResult]:
+    """:func:`append_group` through the journal: checked and sealed as in a transaction,
+    then one journal record of the rows it would have written."""
+    assert store.journal is not None
+    tip_now = known_tip(store.path)
+    staged = [_begin(store, r) for r in requests]
+    if tip_now is None or not all(st.trusted for st in staged):
+        store.settle()  # what follows reads the store: every acknowledged row first
+        if tip_now is None:
+            tip_now = tip(store.conn)
+    done = 0
+    try:
+        for st in staged:
+            _write(store, st)
+            done += 1
+    except Exception as exc:
+        err = _refused(store, staged[done], exc)
+        if err is exc:
+            raise
+        raise err from None
+    heads, new_tip = chain_rows(_heads_of(staged), tip_now)
+    rows: dict[str, list[tuple[Any, ...]]] = {
+        "events": [event_row(env) for st in staged for env in st.new],
+        "heads": heads,
+        **_own_rows(staged),
+    }
+    try:
+        store.journal.write(rows)
+    except Exception as exc:
+        for st in staged:
+            store.cache.pop(st.req.game_id, None)
+        full = no_space(exc, store.path)
+        if full is not None:
+            raise full from None
+        raise
+    for st in staged:
+        st.merged = merge_rows(st.cache.rows, st.hands, st.fresh)  # type: ignore[union-attr,arg-type]
+    remember_tip(store.path, new_tip)
+    return [_finish(store, st, True) for st in staged]
+
+
+def flush_rows(store: Store, limit: int | None = None, *, settle: bool = True) -> int:
     """Write the projection rows deferred by ``append_group(defer_rows=True)``, of every
     game (or of the ``limit`` games waiting longest), in one transaction; returns the
-    number of games. On an error nothing is written and the rows stay pending."""
+    number of games. The journal's rows go first, in the same transaction (unless not
+    ``settle``: projection rows ahead of the events in DuckDB are safe, since nothing reads
+    the store before the journal is applied, a reopening included). On an error nothing
+    is written and the rows stay pending."""
     pending = store.pending_rows
-    if not pending:
+    j = store.journal
+    journal = j if settle and j is not None and j.records else None
+    if not pending and journal is None:
         return 0
     ids = list(pending)[:limit] if limit is not None else list(pending)
     taken = [(gid, pending[gid]) for gid in ids]
     games = [(gid, p.hands, p.stored, rows_of_hands(p.rows, p.hands)) for gid, p in taken]
-    with writing(store.path), transaction(store.conn):
-        replace_changed_many(store.conn, games)
+    with writing(store.path):
+        with transaction(store.conn):
+            if journal is not None:
+                journal.insert(store.conn)
+            if games:
+                replace_changed_many(store.conn, games)
+        if journal is not None:
+            journal.applied()
     for gid in ids:
         del pending[gid]
     return len(ids)

@@ -59,6 +59,7 @@ __all__ = [
     "Loss",
     "LossError",
     "adopt",
+    "chain_rows",
     "check",
     "check_seal",
     "is_tip_collision",
@@ -145,7 +146,24 @@ def record_rows(
 ) -> tuple[int, str]:
     """:func:`record` of ``(kind, game_id, events, head)`` rows of several kinds, in one
     statement (a group commit's appends)."""
-    n, prev = known_tip if known_tip is not None else tip(conn)
+    rows, new_tip = chain_rows(
+        heads, known_tip if known_tip is not None else tip(conn), detail, at=at
+    )
+    if rows:
+        insert_rows(conn, "heads", HEADS_COLUMNS, rows)
+    return new_tip
+
+
+def chain_rows(
+    heads: Iterable[tuple[str, str | None, int, str | None]],
+    after: tuple[int, str],
+    detail: str | None = None,
+    *,
+    at: str | None = None,
+) -> tuple[list[tuple[Any, ...]], tuple[int, str]]:
+    """The ``heads`` rows that chain ``(kind, game_id, events, head)`` after the tip
+    ``after``, and the new tip; nothing written (a journaled append writes them later)."""
+    n, prev = after
     stamp = at or L.now()
     rows = []
     for kind, game_id, seq, head in heads:
@@ -155,9 +173,7 @@ def record_rows(
         digest = _digest(prev, fields)
         rows.append((*fields, prev, digest))
         prev = digest
-    if rows:
-        insert_rows(conn, "heads", HEADS_COLUMNS, rows)
-    return n, prev
+    return rows, (n, prev)
 
 
 #: The chain's tip as the last live append left it, per store file: an append takes its

@@ -63,6 +63,15 @@ def _cast(col: str, sql_type: str) -> str:
     return f"CAST({quote(col)} AS {sql_type}) AS {quote(col)}"
 
 
+def _unnest(sql_type: str) -> str:
+    """A column's values given as one list parameter, one row per item."""
+    if sql_type == "DATE":
+        return "TRY_CAST(unnest(?::VARCHAR[]) AS DATE)"
+    if sql_type == "JSON":
+        return "CAST(unnest(?::VARCHAR[]) AS JSON)"
+    return f"unnest(?::{sql_type}[])"
+
+
 def placeholder(sql_type: str) -> str:
     """The ``?`` of a value of this column type in a statement (with its cast)."""
     if sql_type == "DATE":
@@ -93,9 +102,14 @@ def _arrow_table(columns: Columns, values: Sequence[Sequence[Any]]) -> Any:
     )
 
 
-#: Up to this many rows go in as one parameterised ``VALUES`` statement: registering an
-#: Arrow table costs a few milliseconds, which a live append of one event should not pay.
+#: Up to this many rows go in as one parameterised statement: registering an Arrow table
+#: costs a few milliseconds, which a live append of one event should not pay.
 SMALL_ROWS = 64
+#: From this many values (rows times columns), those rows go in as one list per column,
+#: unnested, instead of a ``VALUES`` list: DuckDB spends about 30 us on each value of a
+#: ``VALUES`` list and little on a list's items, so a batch of a few dozen events costs a
+#: third (``python -m bench.commit_cost``). Tables with list columns keep ``VALUES``.
+UNNEST_VALUES = 48
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,19 +257,29 @@ def insert_rows(
     table: str,
     columns: Columns,
     rows: Sequence[tuple[Any, ...]] | Prepared,
+    *,
+    ignore: bool = False,
 ) -> int:
-    """Insert rows in one statement; returns how many."""
+    """Insert rows in one statement; returns how many. ``ignore``: rows whose key the
+    table holds already are skipped (``INSERT OR IGNORE``)."""
     n = rows.count if isinstance(rows, Prepared) else len(rows)
     if not n:
         return 0
     names = ", ".join(quote(c) for c, _ in columns)
+    verb = "INSERT OR IGNORE INTO" if ignore else "INSERT INTO"
     if n <= SMALL_ROWS and not (isinstance(rows, Prepared) and rows.arrow is not None):
+        if n * len(columns) >= UNNEST_VALUES and not any(t.endswith("[]") for _, t in columns):
+            cols = rows.values if isinstance(rows, Prepared) else list(zip(*rows, strict=True))
+            lists = [list(c) for c in _as_text(columns, cols)]
+            select = ", ".join(_unnest(t) for _, t in columns)
+            conn.execute(f"{verb} {table} ({names}) SELECT {select}", lists)
+            return n
         one = "(" + ", ".join(placeholder(t) for _, t in columns) + ")"
         values = ", ".join([one] * n)
         small = rows.rows() if isinstance(rows, Prepared) else rows
         params = [v for row in small for v in row]
-        conn.execute(f"INSERT INTO {table} ({names}) VALUES {values}", params)
+        conn.execute(f"{verb} {table} ({names}) VALUES {values}", params)
         return n
     with row_source(conn, columns, rows) as source:
-        conn.execute(f"INSERT INTO {table} ({names}) {source}")
+        conn.execute(f"{verb} {table} ({names}) {source}")
     return n

@@ -7,6 +7,11 @@ end the program) to hand the file over. Inside one process several stores may be
 the same file (they share DuckDB's instance); expected versions keep their appends apart.
 Read-only stores cannot be mixed with writable ones in one process (a DuckDB rule).
 
+A writer that journals its appends (:meth:`Store.open_journal`, the table service) leaves
+their rows in a journal beside the file until it settles them; every open of the store for
+writing applies a journal left behind, and a read-only open first has it applied (see
+:mod:`.journal`), so no reader misses an acknowledged append.
+
 The store knows SQL, not rules: validation is the projector's, hashing is the log's.
 """
 
@@ -33,6 +38,7 @@ if TYPE_CHECKING:
     from .append import Append, AppendResult, GameCache, PendingRows
     from .export import ExportReport
     from .importer import ImportProgress, ImportReport
+    from .journal import Journal
     from .query import QueryResult
     from .rebuild import RebuildReport
     from .verify import VerifyReport
@@ -56,6 +62,10 @@ class Store:
     ):
         self.path = Path(path) if path is not None else default_path()
         self.read_only = read_only
+        #: The journal of this store's appends, when it keeps one (:meth:`open_journal`).
+        self.journal: Journal | None = None
+        if read_only:
+            _apply_journal_first(self.path)
         self._conn: duckdb.DuckDBPyConnection | None = connect(
             self.path, read_only=read_only, settings=settings
         )
@@ -65,9 +75,47 @@ class Store:
         self.pending_rows: dict[str, PendingRows] = {}
         try:
             self._check_schema()
+            if not read_only:
+                self._recover()
         except BaseException:
             self.close()
             raise
+
+    def _recover(self) -> None:
+        """Apply a journal left behind by a writer that died with rows not yet in DuckDB,
+        then derive the projection rows of the games it held."""
+        from .heads import writing
+        from .journal import active, recover
+
+        if active(self.path) is not None:  # this process keeps it: its rows, settled
+            self.settle()
+            return
+        with writing(self.path):
+            if recover(self.conn, self.path):
+                self.catch_up_rows()
+
+    def open_journal(self) -> None:
+        """Journal this store's journaled appends (``append_group(journal=True)``) from now
+        on: acknowledged at one sync of the journal, written to DuckDB by :meth:`settle`."""
+        from .journal import Journal
+
+        self._writable()
+        if self.journal is None:
+            self.journal = Journal(self.path)
+
+    def settle(self) -> int:
+        """Write the rows the journal holds to DuckDB (one transaction) and empty it;
+        returns the number of journal records. Every reading or writing method settles
+        first."""
+        from .heads import writing
+        from .journal import active
+
+        j = self.journal if self.journal is not None else active(self.path)
+        if j is None or not j.records:
+            return 0
+
+        with writing(self.path):
+            return j.apply(self.conn)
 
     def _check_schema(self) -> None:
         from .schema import SCHEMA_VERSION, file_version
@@ -103,10 +151,14 @@ class Store:
         """Close the file (and hand it over to other processes), after writing the
         projection rows still pending."""
         if self._conn is not None:
+            # a journal that cannot be settled stays on disk: the next open applies it
             with contextlib.suppress(Exception):  # derived rows: catch_up_rows mends them
                 self.flush_rows()
             self._conn.close()
             self._conn = None
+        if self.journal is not None:
+            self.journal.close()
+            self.journal = None
         self.cache.clear()
 
     def __enter__(self) -> Store:
@@ -123,6 +175,7 @@ class Store:
 
     def head(self, game_id: str) -> tuple[int, str | None]:
         """(version, last hash) of a game: its number of events and the hash of the last."""
+        self.settle()
         row = fetch_one(
             self.conn,
             "SELECT seq, hash FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1",
@@ -138,6 +191,7 @@ class Store:
         """The seal of each game's head (every game, or these), by game id."""
         from ..seal import Seal
 
+        self.settle()
         sql = (
             "SELECT game_id, max(seq), arg_max(hand, seq), arg_max(hash, seq) FROM events "
             + ("WHERE game_id IN (SELECT unnest(?::VARCHAR[])) " if game_ids is not None else "")
@@ -151,9 +205,11 @@ class Store:
         """(entry, hash) of the last entry of the store's heads chain (see :mod:`.heads`)."""
         from .heads import tip
 
+        self.settle()
         return tip(self.conn)
 
     def game_ids(self) -> list[str]:
+        self.settle()
         return [
             r[0]
             for r in self.conn.execute(
@@ -163,6 +219,7 @@ class Store:
 
     def events(self, game_id: str, until_seq: int | None = None) -> list[E.Envelope]:
         """A game's envelopes in seq order, decoded as from a log file."""
+        self.settle()
         sql = f"SELECT {EVENT_SELECT} FROM events WHERE game_id = ?"
         params: list[Any] = [game_id]
         if until_seq is not None:
@@ -173,6 +230,7 @@ class Store:
 
     def games_events(self, game_ids: Sequence[str]) -> dict[str, list[tuple[Any, ...]]]:
         """The stored rows of several games, grouped by game in seq order."""
+        self.settle()
         out: dict[str, list[tuple[Any, ...]]] = {g: [] for g in game_ids}
         rows = self.conn.execute(
             f"SELECT {EVENT_SELECT} FROM events WHERE game_id IN "
@@ -231,28 +289,34 @@ class Store:
         )
 
     def append_group(
-        self, requests: Sequence[Append], *, defer_rows: bool = False
+        self, requests: Sequence[Append], *, defer_rows: bool = False, journal: bool = False
     ) -> list[AppendResult]:
         """Appends to several games in one transaction, all or none (see
         :func:`~.append.append_group`): one commit for many tables recording at once.
 
         ``defer_rows``: the transaction holds the events, the heads chain and the callers'
         rows; the projection rows are written by :meth:`flush_rows` (every reading or
-        writing method of the store flushes first)."""
+        writing method of the store flushes first). ``journal``: through the journal when
+        the store keeps one (:meth:`open_journal`)."""
         from .append import append_group
 
         self._writable()
-        return append_group(self, requests, defer_rows=defer_rows)
+        return append_group(self, requests, defer_rows=defer_rows, journal=journal)
 
-    def flush_rows(self, limit: int | None = None) -> int:
+    def flush_rows(self, limit: int | None = None, *, settle: bool = True) -> int:
         """Write the projection rows that deferred appends left pending (of the ``limit``
         games waiting longest, or of all), in one transaction; returns the number of games
-        written."""
-        if not self.pending_rows:
+        written. The journal's rows go first, in the same transaction (unless not
+        ``settle``)."""
+        if self.journal is None and settle:
+            self.settle()  # another store's journal of this file, in this process
+        if not self.pending_rows and (
+            not settle or self.journal is None or not self.journal.records
+        ):
             return 0
         from .append import flush_rows
 
-        return flush_rows(self, limit)
+        return flush_rows(self, limit, settle=settle)
 
     def catch_up_rows(self) -> list[str]:
         """Derive again the projection rows of games whose rows are behind their events
@@ -359,3 +423,23 @@ class Store:
 
         self.flush_rows()
         return query(self, sql, limit=limit, allow_files=allow_files)
+
+
+def _apply_journal_first(path: Path) -> None:
+    """Before a read-only open: a journal left beside the file holds acknowledged appends
+    DuckDB does not have yet; they are applied by opening the file for writing once."""
+    from .errors import StoreLockedError
+    from .journal import journal_path, pending
+
+    if not pending(path):
+        return
+    try:
+        Store(path).close()
+    except StoreLockedError:
+        raise  # the process holding the file holds its journal too
+    except (StoreError, OSError) as exc:
+        raise StoreError(
+            f"{path}: its journal {journal_path(path).name} holds acknowledged entries not "
+            f"yet in the file, and opening the store for writing to apply them failed "
+            f"({exc}): run a command that writes it (gostop db rebuild) as a user who can"
+        ) from None
