@@ -15,6 +15,7 @@ from service_helpers import KEY, auth, hand_lines, new_game, service_client
 
 from gostop_records.service import worker as W
 from gostop_records.service.core import STORE_THREADS, EntryRequest, TableService
+from gostop_records.service.errors import ServiceError
 from gostop_records.service.models import EntryIn, NewGame
 from gostop_records.service.serve import GC_ENV, settle_gc
 from gostop_records.store.schema import TABLES
@@ -243,6 +244,38 @@ def test_the_journal_is_settled_in_batches_and_before_any_read(tmp_path: Path) -
         )
         assert j.records == 1
         assert svc.search()["games"][0]["version"] == msgspec.json.decode(ans.body)["version"]
+        assert j.records == 0
+    finally:
+        svc.close()
+
+
+def test_a_read_the_journal_cannot_be_settled_for_is_a_503_and_keeps_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk at the moment a read settles the journal: the read says why with a 503,
+    the journal keeps the entry, and the next read (the disk freed) sees it."""
+    svc = TableService(tmp_path / "j.duckdb", sign=False)
+    try:
+        gid = msgspec.json.decode(svc.create_game(NewGame(players=["Ann", "Ben"])).body)["game_id"]
+        _sim, lines = hand_lines("matgo", 2, 3)
+        version = svc.store.version(gid)
+        ans = svc.enter(gid, EntryIn(expected_version=version, entry=lines[0]), idempotency_key="k")
+        want = msgspec.json.decode(ans.body)["version"]
+        j = svc.store.journal
+        assert j is not None and j.records == 1
+
+        def full(*_a: object, **_k: object) -> int:
+            raise OSError(28, "No space left on device")
+
+        with monkeypatch.context() as m:  # the journal's rows cannot go to DuckDB
+            m.setattr(j, "insert", full)
+            m.setattr(j, "apply", full)
+            for read in (svc.search, svc.health):
+                with pytest.raises(ServiceError) as err:
+                    read()
+                assert err.value.status == 503 and "No space left" in err.value.reason
+        assert j.records == 1
+        assert svc.search()["games"][0]["version"] == want
         assert j.records == 0
     finally:
         svc.close()

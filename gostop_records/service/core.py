@@ -305,8 +305,18 @@ class TableService:
 
     def _conn(self) -> Any:
         """The store's connection, with every acknowledged entry in it (the journal's
-        rows settled)."""
-        self.store.settle()
+        rows settled). When they cannot be written (a full disk), the read is refused
+        with a 503 saying so: the entries stay durable in the journal, and a read that
+        left them out would answer with less than was acknowledged."""
+        try:
+            self.store.settle()
+        except Exception as exc:
+            raise ServiceError(
+                503,
+                "store_unavailable",
+                f"the recorded entries cannot be written into the store now ({exc}); "
+                "they are kept in its journal and nothing is lost: try again later",
+            ) from exc
         return self.store.conn
 
     def _signs(self, game_id: str) -> bool:
@@ -836,7 +846,7 @@ class TableService:
                 "WHERE d.game_id = g.game_id)"
             )
         cond = ("WHERE " + " AND ".join(where)) if where else ""
-        conn = self.store.conn
+        conn = self._conn()
         total = int(conn.execute(f"SELECT count(*) FROM games g {cond}", params).fetchall()[0][0])
         rows = conn.execute(
             "SELECT g.game_id, g.ruleset, g.player_names, g.stake, g.venue, g.started_at, "
@@ -870,6 +880,7 @@ class TableService:
                 501, "no_sql", "SQL over HTTP needs pyarrow on the server (pip install pyarrow)"
             )
         self.flush_rows()
+        self._conn()  # every acknowledged entry in the store, or a 503 saying why not
         try:
             result = query(self.store, sql, limit=limit, allow_files=False)
         except StoreError as exc:
@@ -879,7 +890,7 @@ class TableService:
 
     def health(self) -> dict[str, Any]:
         self.flush_rows()
-        n = self.store.conn.execute("SELECT count(*) FROM games").fetchall()[0][0]
+        n = self._conn().execute("SELECT count(*) FROM games").fetchall()[0][0]
         return {"ok": True, "store": str(self.path), "games": int(n), "live": len(self.live)}
 
     # --- importing --------------------------------------------------------------------
