@@ -1154,7 +1154,7 @@ def apply(
         raise _illegal("hand_input", f"{E.event_type(action)} is not an input to a hand")
     if state.phase is Phase.ENDED:
         raise _illegal("hand_over", f"the hand is over ({state.outcome}); no more plays")
-    seat = action.seat if turn_input else getattr(action, "seat", None)
+    seat: int | None = action.seat if turn_input else getattr(action, "seat", None)
     if seat is not None:
         if seat >= state.players:
             raise _illegal("seat", f"there is no seat {seat} with {state.players} players")
