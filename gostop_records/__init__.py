@@ -33,6 +33,7 @@ NATIVE_MODULES = (
     "engine/scoring",
     "engine/settlement",
     "projector",
+    "log/lines",
 )
 
 

@@ -17,6 +17,7 @@ import enum
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Final
 
 from .errors import CardCodeError
 
@@ -160,10 +161,10 @@ def _month_cards() -> list[Card]:
 
 
 #: The bonus (joker) cards, in the order a ruleset takes them: the digit is the junk units.
-BONUS_CODES: tuple[str, ...] = ("B2", "B3", "B2B", "B3B", "B2C")
+BONUS_CODES: Final[tuple[str, ...]] = ("B2", "B3", "B2B", "B3B", "B2C")
 
-MONTH_CARDS: tuple[Card, ...] = tuple(_month_cards())
-ALL_CARDS: tuple[Card, ...] = (
+MONTH_CARDS: Final[tuple[Card, ...]] = tuple(_month_cards())
+ALL_CARDS: Final[tuple[Card, ...]] = (
     *MONTH_CARDS,
     *(
         Card(48 + i, code, 0, Kind.BONUS, f"bonus card worth {code[1]} junk", junk_units=int(u))
@@ -172,13 +173,13 @@ ALL_CARDS: tuple[Card, ...] = (
     ),
 )
 #: The code of each card index (``CODES[i] == ALL_CARDS[i].code``).
-CODES: tuple[str, ...] = tuple(c.code for c in ALL_CARDS)
+CODES: Final[tuple[str, ...]] = tuple(c.code for c in ALL_CARDS)
 #: The month of each card index, 0 for bonus cards: a lookup, as fast as the arithmetic in
 #: the engine's hot paths.
-MONTH_OF: tuple[int, ...] = tuple(c.month for c in ALL_CARDS)
+MONTH_OF: Final[tuple[int, ...]] = tuple(c.month for c in ALL_CARDS)
 #: Index -> card, for every card including bonus cards.
-CARDS = ALL_CARDS
-CODE_TO_INDEX: dict[str, int] = {c.code: c.index for c in ALL_CARDS}
+CARDS: Final = ALL_CARDS
+CODE_TO_INDEX: Final[dict[str, int]] = {c.code: c.index for c in ALL_CARDS}
 
 
 def _mask(pred: object) -> int:
@@ -190,22 +191,22 @@ def _mask(pred: object) -> int:
 
 
 #: Index 0 is empty so that MONTH_MASKS[m] is month m's four bits.
-MONTH_MASKS: tuple[int, ...] = (0, *(0xF << (4 * (m - 1)) for m in range(1, 13)))
-STANDARD_DECK: int = (1 << 48) - 1
-BONUS: int = _mask(lambda c: c.kind is Kind.BONUS)
-BRIGHTS: int = _mask(lambda c: c.kind is Kind.BRIGHT)
-ANIMALS: int = _mask(lambda c: c.kind is Kind.ANIMAL)
-RIBBONS: int = _mask(lambda c: c.kind is Kind.RIBBON)
-SINGLE_JUNK: int = _mask(lambda c: c.kind is Kind.JUNK)
-DOUBLE_JUNK: int = _mask(lambda c: c.kind is Kind.DOUBLE_JUNK)
+MONTH_MASKS: Final[tuple[int, ...]] = (0, *(0xF << (4 * (m - 1)) for m in range(1, 13)))
+STANDARD_DECK: Final[int] = (1 << 48) - 1
+BONUS: Final[int] = _mask(lambda c: c.kind is Kind.BONUS)
+BRIGHTS: Final[int] = _mask(lambda c: c.kind is Kind.BRIGHT)
+ANIMALS: Final[int] = _mask(lambda c: c.kind is Kind.ANIMAL)
+RIBBONS: Final[int] = _mask(lambda c: c.kind is Kind.RIBBON)
+SINGLE_JUNK: Final[int] = _mask(lambda c: c.kind is Kind.JUNK)
+DOUBLE_JUNK: Final[int] = _mask(lambda c: c.kind is Kind.DOUBLE_JUNK)
 #: Junk proper: single and double junk (bonus cards and the cup are counted separately).
-JUNK: int = SINGLE_JUNK | DOUBLE_JUNK
-HONGDAN: int = _mask(lambda c: c.ribbon_set is RibbonSet.HONGDAN)
-CHEONGDAN: int = _mask(lambda c: c.ribbon_set is RibbonSet.CHEONGDAN)
-CHODAN: int = _mask(lambda c: c.ribbon_set is RibbonSet.CHODAN)
-GODORI: int = _mask(lambda c: c.godori_bird)
-RAIN_BRIGHT: int = _mask(lambda c: c.rain_bright)
-CUP: int = _mask(lambda c: c.cup)
+JUNK: Final[int] = SINGLE_JUNK | DOUBLE_JUNK
+HONGDAN: Final[int] = _mask(lambda c: c.ribbon_set is RibbonSet.HONGDAN)
+CHEONGDAN: Final[int] = _mask(lambda c: c.ribbon_set is RibbonSet.CHEONGDAN)
+CHODAN: Final[int] = _mask(lambda c: c.ribbon_set is RibbonSet.CHODAN)
+GODORI: Final[int] = _mask(lambda c: c.godori_bird)
+RAIN_BRIGHT: Final[int] = _mask(lambda c: c.rain_bright)
+CUP: Final[int] = _mask(lambda c: c.cup)
 
 
 def parse(code: str, where: str | None = None) -> int:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final, cast
 
 from . import events as E
 from .engine.game import GameState, HandResult, apply_game, start_game
@@ -38,8 +38,15 @@ from .events import (
 
 __all__ = ["Issue", "Projection", "Projector", "project"]
 
-_CARD_LIST_TYPES = (CardsCaptured, PpukMade)
-_METADATA = frozenset(E.EVENT_TYPES[t] for t in E.METADATA_TYPES)
+# Final: the compiled build (``make native``) keeps each in a C static, where an imported
+# name is a dictionary lookup at every use; the fold reads these on every event
+_CARD_LIST_TYPES: Final = (CardsCaptured, PpukMade)
+_METADATA: Final = frozenset(E.EVENT_TYPES[t] for t in E.METADATA_TYPES)
+_UNKNOWN: Final = UnknownEvent
+_GAME_STARTED: Final = GameStarted
+_HAND_STARTED: Final = HandStarted
+_RETRACTED: Final = EntryRetracted
+_is_input: Final = E.is_input
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,34 +238,44 @@ class Projector:
         self.last_seq = seq
         self.last = env
         ev = env.event
+        t = type(ev)
 
-        if type(ev) is UnknownEvent:
+        expected = self.expected
+        # the usual case first: the consequence the rules derived, as recorded (what the
+        # rules derive is never unknown, metadata or an input: a property test holds the
+        # engine to it)
+        if expected and expected[0] == ev:
+            expected.popleft()
+            game = self.game
+            if game is None or env.hand != (game.hand_no or None):
+                self._check_hand_field(env)
+            return
+
+        if t is _UNKNOWN:
             self._violation(
                 seq,
                 "unknown_event_type",
-                f"event type {ev.type!r} is not known to this version: kept, not checked",
+                f"event type {cast(UnknownEvent, ev).type!r} is not known to this version: kept, "
+                "not checked",
                 severity="warning",
             )
             return
 
-        if type(ev) in _METADATA:  # a key or a signature: no part of the game's rules
+        if t in _METADATA:  # a key or a signature: no part of the game's rules
             if self.game is not None:
                 self._check_hand_field(env)
             return
 
-        expected = self.expected
         if expected:
             want = expected[0]
-            # ``want == ev`` first: the usual case, and what the rules derive is never an
-            # input (a property test holds the engine to it)
-            if want == ev or (_same(want, ev) and not E.is_input(ev)):
+            if _same(want, ev) and not _is_input(ev):
                 expected.popleft()
                 game = self.game
                 if game is None or env.hand != (game.hand_no or None):
                     self._check_hand_field(env)
                 return
             if self.desync is None:
-                if E.is_input(ev):
+                if _is_input(ev):
                     self._violation(
                         seq,
                         "consequence_missing",
@@ -282,11 +299,11 @@ class Projector:
                 self.expected.clear()
 
         game = self.game
-        if type(ev) is GameStarted:
+        if t is _GAME_STARTED:
             if game is not None or seq != 1:
                 raise ProjectionError(seq, "game_started", "game_started is the first event only")
             try:
-                self.game = start_game(env.game_id, ev)
+                self.game = start_game(env.game_id, cast(GameStarted, ev))
             except GostopError as exc:
                 raise ProjectionError(seq, "game_started", str(exc), game_id=self.game_id) from None
             if self.inplace:
@@ -301,7 +318,7 @@ class Projector:
                 game_id=self.game_id,
             )
 
-        if not E.is_input(ev):
+        if not _is_input(ev):
             if self.desync is None:
                 self._violation(
                     seq,
@@ -311,14 +328,13 @@ class Projector:
                 )
             return
 
-        t = type(ev)
-        if t is EntryRetracted:
+        if t is _RETRACTED:
             self._retract(seq, ev)  # type: ignore[arg-type]
             return
         self.refused = None  # a later input makes an earlier refused one no longer the latest
 
         if self.desync is not None:
-            if t is HandStarted:
+            if t is _HAND_STARTED:
                 self._close_desynced_hand()
                 game = self.game
                 assert game is not None
@@ -326,7 +342,7 @@ class Projector:
                 return
 
         inplace = self.inplace
-        if inplace and t is HandStarted:
+        if inplace and t is _HAND_STARTED:
             self.checkpoint = game.copy(deep=True)
             self.inputs = []
         try:
@@ -451,12 +467,11 @@ def project(
 ) -> Projection:
     """Fold one game's envelopes; ``until_seq`` stops after that seq (the state at a point)."""
     p = Projector(strict, inplace=True)
-    feed = p._feed  # what :meth:`Projector.feed` does, without its call per event
     for env in envelopes:
         if until_seq is not None and env.seq > until_seq:
             break
         try:
-            feed(env)
+            p._feed(env)  # what :meth:`Projector.feed` does, without its call per event
         except (ProjectionError, GostopError):
             raise
         except Exception as exc:  # a defect, never a user's fault: still a typed error

@@ -26,6 +26,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import msgspec
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .cards import BONUS_CODES
@@ -626,7 +627,7 @@ class Ruleset(BaseModel):
         A corpus pins the same few rulesets in every game: identical pinned forms are
         validated once and share one (immutable) Ruleset.
         """
-        key = json.dumps(data, sort_keys=True, default=str)
+        key = _PINNED_KEY.encode(data)
         hit = _PINNED.get(key)
         if hit is not None:
             return hit
@@ -656,7 +657,10 @@ class Ruleset(BaseModel):
         return {k: (f.description or "") for k, f in cls.model_fields.items()}
 
 
-_PINNED: dict[str, Ruleset] = {}
+_PINNED: dict[bytes, Ruleset] = {}
+#: The cache key of a pinned form: its JSON with keys sorted at every depth (a replay reads a
+#: pinned ruleset per game; msgspec writes it in about a sixth of the time of ``json.dumps``).
+_PINNED_KEY = msgspec.json.Encoder(enc_hook=str, order="sorted")
 _ALL_FACTORS = frozenset(InstantFactor)
 _SETS = {k for k, f in Ruleset.model_fields.items() if "frozenset" in str(f.annotation)}
 _ALL_LAST_TURN = frozenset(LastTurnRule)

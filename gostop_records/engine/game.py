@@ -10,7 +10,7 @@ previous state.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from .. import events as E
 from ..cards import (
@@ -463,6 +463,13 @@ def _result_of(
     )
 
 
+#: The inputs of the game around its hands (Final: a C static in the compiled build, where
+#: each imported class is a dictionary lookup); every other input goes to the hand.
+_GAME_INPUTS: Final = frozenset(
+    {HandStarted, BrightsSold, DealerDrawn, ChipsCounted, PaymentRecorded, NoteAdded, GameStarted}
+)
+
+
 def apply_game(g: GameState, ev: Any, inplace: bool = False) -> tuple[GameState, list[Any]]:
     """The game after an input, and the consequences the rules derive from it.
 
@@ -471,30 +478,31 @@ def apply_game(g: GameState, ev: Any, inplace: bool = False) -> tuple[GameState,
     changed; the caller rebuilds it (see ``projector``).
     """
     t = type(ev)
-    if t is HandStarted:
-        out = _hand_started(g, ev, inplace)
-        return out, _sat_out_event(out)
-    if t is BrightsSold:
-        return _brights_sold(g, ev, inplace)
-    if t is DealerDrawn:
-        return _dealer_drawn(g, ev, inplace), []
-    if t is ChipsCounted:
-        return _chips_counted(g, ev, inplace), []
-    if t is PaymentRecorded:
-        n = g.table.players
-        if ev.payer >= n or ev.payee >= n or ev.payer == ev.payee:
-            raise _illegal("payment", f"a payment from seat {ev.payer} to seat {ev.payee}")
-        if g.hand_no == 0:
-            raise _illegal("payment", "a payment is recorded for a hand; no hand has started")
-        out = g if inplace else g.copy()
-        out.payments = (*g.payments, (g.hand_no, ev.payer, ev.payee, ev.chips))
-        return out, []
-    if t is NoteAdded:
-        out = g if inplace else g.copy()
-        out.notes = (*g.notes, (ev.about_seq, ev.text))
-        return out, []
-    if t is GameStarted:
-        raise _illegal("game_started", "a game starts once, with its first event")
+    if t in _GAME_INPUTS:  # else an input to the hand in progress, the usual case
+        if t is HandStarted:
+            out = _hand_started(g, ev, inplace)
+            return out, _sat_out_event(out)
+        if t is BrightsSold:
+            return _brights_sold(g, ev, inplace)
+        if t is DealerDrawn:
+            return _dealer_drawn(g, ev, inplace), []
+        if t is ChipsCounted:
+            return _chips_counted(g, ev, inplace), []
+        if t is PaymentRecorded:
+            n = g.table.players
+            if ev.payer >= n or ev.payee >= n or ev.payer == ev.payee:
+                raise _illegal("payment", f"a payment from seat {ev.payer} to seat {ev.payee}")
+            if g.hand_no == 0:
+                raise _illegal("payment", "a payment is recorded for a hand; no hand has started")
+            out = g if inplace else g.copy()
+            out.payments = (*g.payments, (g.hand_no, ev.payer, ev.payee, ev.chips))
+            return out, []
+        if t is NoteAdded:
+            out = g if inplace else g.copy()
+            out.notes = (*g.notes, (ev.about_seq, ev.text))
+            return out, []
+        if t is GameStarted:
+            raise _illegal("game_started", "a game starts once, with its first event")
     h = g.hand
     if h is None:
         raise _illegal("hand_order", f"{E.event_type(ev)} comes after hand_started")

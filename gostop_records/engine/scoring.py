@@ -13,6 +13,8 @@ with the rulebook's numbers; tests keep it equal to ``score(...).total``.
 
 from __future__ import annotations
 
+from typing import Final
+
 from .. import cards as C
 from ..rules import CupMode
 from .proof import Score, ScoreLine
@@ -21,11 +23,19 @@ from .table import Table
 
 __all__ = ["Score", "ScoreLine", "cup_as_junk", "points", "score"]
 
-_RAIN = C.RAIN_BRIGHT
-_CUP = C.CUP
-_BRIGHTS, _ANIMALS, _GODORI = C.BRIGHTS, C.ANIMALS, C.GODORI
-_HONG, _CHEONG, _CHO = C.HONGDAN, C.CHEONGDAN, C.CHODAN
-_BRIGHT_POINTS = BRIGHTS.POINTS
+# Final: the compiled build (``make native``) keeps each in a C static, where any other
+# module-level name is a dictionary lookup at every use
+_RAIN: Final = C.RAIN_BRIGHT
+_CUP: Final = C.CUP
+_BRIGHTS: Final = C.BRIGHTS
+_ANIMALS: Final = C.ANIMALS
+_GODORI: Final = C.GODORI
+_HONG: Final = C.HONGDAN
+_CHEONG: Final = C.CHEONGDAN
+_CHO: Final = C.CHODAN
+_BRIGHT_POINTS: Final = BRIGHTS.POINTS
+_ANIMAL_ONLY: Final = CupMode.ANIMAL_ONLY
+_PLAYER_CHOICE: Final = CupMode.PLAYER_CHOICE
 
 
 def _total(t: Table, pile: int, cup_junk: bool) -> int:
@@ -77,9 +87,9 @@ def cup_as_junk(t: Table, pile: int, decided: str | None = None) -> bool:
     if not pile & _CUP:
         return False
     mode = t.cup_mode
-    if mode is CupMode.ANIMAL_ONLY:
+    if mode is _ANIMAL_ONLY:
         return False
-    if mode is CupMode.PLAYER_CHOICE:
+    if mode is _PLAYER_CHOICE:
         return decided == "junk"
     return _total(t, pile, True) > _total(t, pile, False)
 

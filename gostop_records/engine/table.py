@@ -39,6 +39,7 @@ class Table:
     asks_shake_on_play: bool  # shake_asked under Shaking.ON_PLAY
     sseul_steal: int
     sseul_rule: SseulRule
+    hudang: bool  # hudang_turns is set: the rulebook's HUDANG is asked after each turn
 
     def units(self, pile: int, cup_as_junk: bool = False) -> int:
         """Junk units of a pile; the cup adds two when it counts as junk."""
@@ -95,6 +96,7 @@ def _build(rules: Ruleset, players: int, stake: int) -> Table:
         asks_shake_on_play=rules.shake_asked and rules.shaking is Shaking.ON_PLAY,
         sseul_steal=rules.sseul_steal,
         sseul_rule=rules.sseul_rule,
+        hudang=rules.hudang_turns is not None,
     )
 
 

@@ -14,7 +14,7 @@ per card, in the order the specials happened (A7).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from .. import events as E
 from ..cards import (
@@ -73,11 +73,24 @@ from .state import HandState, Phase, Turn
 
 __all__ = ["apply", "facts_of", "locate", "new_hand"]
 
-_MONTH_OF = MONTH_OF
-_IDX = CODE_TO_INDEX
-_MM = MONTH_MASKS
-_KINDS = tuple(c.kind for c in ALL_CARDS)
-_NO_EXCEPTIONS: frozenset[LastTurnRule] = frozenset()
+# Final: the compiled build (``make native``) keeps each in a C static, where any other
+# module-level name (an imported class, an enum member's class) is a dictionary lookup at
+# every use; these are read on every turn
+_MONTH_OF: Final = MONTH_OF
+_IDX: Final = CODE_TO_INDEX
+_MM: Final = MONTH_MASKS
+_KINDS: Final = tuple(c.kind for c in ALL_CARDS)
+_NO_EXCEPTIONS: Final[frozenset[LastTurnRule]] = frozenset()
+_LAST_PPUK: Final = LastTurnRule.PPUK
+_LAST_PPUK_TAKEN: Final = LastTurnRule.PPUK_TAKEN
+_LAST_JJOK: Final = LastTurnRule.JJOK
+_LAST_TTADAK: Final = LastTurnRule.TTADAK
+_LAST_SSEUL: Final = LastTurnRule.SSEUL
+_SSEUL_FLOOR_EMPTY: Final = SseulRule.FLOOR_EMPTY
+_CUP_CHOICE: Final = CupMode.PLAYER_CHOICE
+_CAPTURED: Final = CardsCaptured
+_PLAYED: Final = CardPlayed
+_FLIPPED: Final = CardFlipped
 
 Out = list[Any]
 
@@ -825,7 +838,7 @@ def _stack_take(
                 _turn(s).steals.append(("bonus", rules.bonus_steal))
     owner = s.owner[m]
     s.owner[m] = -1
-    void = LastTurnRule.PPUK_TAKEN in ex
+    void = _LAST_PPUK_TAKEN in ex
     if owner == seat:
         return "own_ppuk", "own_ppuk", 0 if void else rules.own_ppuk_steal
     if owner >= 0:
@@ -855,7 +868,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
     flip_done = False
 
     if turn.flip_bonus and not (
-        p >= 0 and not turn.bomb and fm == pm and pn == 1 and LastTurnRule.PPUK not in ex
+        p >= 0 and not turn.bomb and fm == pm and pn == 1 and _LAST_PPUK not in ex
     ):
         # no ppuk to bury them: the flipped bonus cards are taken as usual
         for i in indices(turn.flip_bonus):
@@ -876,10 +889,10 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
                 raise _illegal("no_choice", f"{CODES[f]} joins the played card: no choice")
             if pn == 0:
                 groups.append((pb | fb, "hand_and_flip", "jjok"))
-                if LastTurnRule.JJOK not in ex and rules.jjok_steal:
+                if _LAST_JJOK not in ex and rules.jjok_steal:
                     steals.append(("jjok", rules.jjok_steal))
             elif pn == 1:
-                if LastTurnRule.PPUK in ex:
+                if _LAST_PPUK in ex:
                     groups.append(((layout & _MM[pm]) | fb, "hand_and_flip", "last_turn_three"))
                 else:
                     ppuk = True
@@ -899,7 +912,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
             else:  # pn == 2: the other two cards of the month were on the layout
                 ttadak = True
                 groups.append(((layout & _MM[pm]) | fb, "hand_and_flip", "ttadak"))
-                if LastTurnRule.TTADAK not in ex and rules.ttadak_steal:
+                if _LAST_TTADAK not in ex and rules.ttadak_steal:
                     steals.append(("ttadak", rules.ttadak_steal))
         elif pn == 1:
             groups.append((layout & _MM[pm], "hand", "pair"))
@@ -934,15 +947,15 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
     taken = 0
     for cards, source, kind in groups:
         taken |= cards
-        out.append(CardsCaptured(seat=seat, cards=card_codes(cards), source=source, kind=kind))  # type: ignore[arg-type]
+        out.append(_CAPTURED(seat=seat, cards=card_codes(cards), source=source, kind=kind))  # type: ignore[arg-type]
     out.extend(later)
     layout &= ~taken
     s.layout = layout
     s.piles[seat] |= taken
     s.last_capture = taken
 
-    if t.sseul_steal and LastTurnRule.SSEUL not in ex:
-        if t.sseul_rule is SseulRule.FLOOR_EMPTY:
+    if t.sseul_steal and _LAST_SSEUL not in ex:
+        if t.sseul_rule is _SSEUL_FLOOR_EMPTY:
             sweep = layout == 0 and taken != 0
         else:
             before = turn.layout_before
@@ -976,13 +989,13 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
         return
     # hudang: the seat's turns in a row that took no card (steals are no card taken)
     s.idle_turns[seat] = 0 if taken or turn.took else s.idle_turns[seat] + 1
-    if HUDANG.ends_hand(rules, s.idle_turns[seat]):
+    if t.hudang and HUDANG.ends_hand(rules, s.idle_turns[seat]):
         pts = HUDANG.points(rules)
         s.turn_scores.append(s.score_of(seat))
         _end(s, out, "instant", seat, "hudang", _instant_dues(s, seat, pts, "hudang"))
         return
 
-    if t.cup_mode is CupMode.PLAYER_CHOICE and s.cup_role is None and taken & CUP:
+    if t.cup_mode is _CUP_CHOICE and s.cup_role is None and taken & CUP:
         s.phase = Phase.CUP
         s.decider = seat
         return
@@ -1108,7 +1121,7 @@ def _stop_input(s: HandState, a: StopCalled, out: Out) -> None:
     _stop(s, a.seat, out, auto=False)
 
 
-_HANDLERS: dict[type, Callable[[HandState, Any, Out], None]] = {
+_HANDLERS: Final[dict[type, Callable[[HandState, Any, Out], None]]] = {
     CardsDealt: _deal,
     FourOfAMonthShown: _fours,
     FourKept: _four_kept,
@@ -1132,12 +1145,16 @@ def apply(
     ``deck`` (a mask) is the shuffled deck of ``hand_started`` when known; the deal must
     hold exactly its cards. ``inplace`` changes ``state`` itself (see ``game.apply_game``).
     """
-    handler = _HANDLERS.get(type(action))
-    if handler is None:
+    t = type(action)
+    # the two inputs of every turn first, called directly (the compiled build makes these
+    # native calls; the table's handlers are called as Python functions)
+    turn_input = t is _PLAYED or t is _FLIPPED
+    handler = None if turn_input else _HANDLERS.get(t)
+    if handler is None and not turn_input:
         raise _illegal("hand_input", f"{E.event_type(action)} is not an input to a hand")
     if state.phase is Phase.ENDED:
         raise _illegal("hand_over", f"the hand is over ({state.outcome}); no more plays")
-    seat = getattr(action, "seat", None)
+    seat: int | None = action.seat if turn_input else getattr(action, "seat", None)
     if seat is not None:
         if seat >= state.players:
             raise _illegal("seat", f"there is no seat {seat} with {state.players} players")
@@ -1145,8 +1162,13 @@ def apply(
             raise _illegal("sat_out", f"seat {seat} sits out hand {state.hand_no}")
     s = state if inplace else state.copy()
     out: Out = []
-    if handler is _deal:
+    if t is _FLIPPED:
+        _flip(s, action, out)
+    elif t is _PLAYED:
+        _play(s, action, out)
+    elif t is CardsDealt:
         _deal(s, action, out, deck)
     else:
+        assert handler is not None
         handler(s, action, out)
     return s, out

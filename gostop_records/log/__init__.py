@@ -31,6 +31,8 @@ The package holds one job per module, and every public name is re-exported here:
   upcasting;
 - :mod:`.files`: finding, reading (streamed, typed, or on past bad lines), writing (whole,
   atomic, :class:`LogWriter`), tail repair and the check of a file from its raw records;
+- :mod:`.lines`: the reading loop every replay runs first (a file's records, its typed
+  envelopes, :func:`iter_games`), compiled in the native build;
 - :mod:`.sink`: :class:`JsonlSink`, a log file as a recording session's sink.
 
 Nothing here knows the rules of the game: it imports only ``cards``, ``events`` and
@@ -48,7 +50,6 @@ from .chain import (
     canonical_bytes,
     chain_break,
     compute_hash,
-    iter_games,
     link_break,
     seal,
     stored_bytes,
@@ -86,6 +87,7 @@ from .files import (
     write_log,
     write_msgpack,
 )
+from .lines import iter_games
 from .sink import (
     JsonlSink,
 )

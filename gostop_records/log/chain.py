@@ -26,7 +26,6 @@ __all__ = [
     "canonical_bytes",
     "chain_break",
     "compute_hash",
-    "iter_games",
     "link_break",
     "seal",
     "stored_bytes",
@@ -183,20 +182,6 @@ def seal(envelopes: Iterable[Envelope], prev: str = GENESIS) -> list[Envelope]:
     return out
 
 
-def iter_games(envelopes: Iterable[Envelope]) -> Iterator[tuple[str, list[Envelope]]]:
-    """(game_id, envelopes) for each run of consecutive envelopes of one game."""
-    game: str | None = None
-    batch: list[Envelope] = []
-    for env in envelopes:
-        if env.game_id != game:
-            if batch:
-                yield game, batch  # type: ignore[misc]
-            game, batch = env.game_id, []
-        batch.append(env)
-    if batch:
-        yield game, batch  # type: ignore[misc]
-
-
 # --- verification --------------------------------------------------------------------------
 
 
@@ -329,6 +314,8 @@ class _Checker:
 
 def verify_games(envelopes: Iterable[Envelope]) -> Iterator[VerifyResult]:
     """One result per run of consecutive envelopes of a game (see :func:`iter_games`)."""
+    from .lines import iter_games  # lines reads through codec, which imports this module
+
     for _, batch in iter_games(envelopes):
         yield verify(batch)
 

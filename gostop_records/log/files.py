@@ -28,7 +28,6 @@ from .codec import (
     _decode_raw_msgpack,
     _encode_jsonl_line,
     _from_raw,
-    _json_env_dec,
     _json_raw_dec,
     _mp_enc,
     _mp_env_dec,
@@ -39,6 +38,7 @@ from .codec import (
     encode_json,
     encode_msgpack,
 )
+from .lines import json_records, typed_lines
 
 __all__ = [
     "FOLDER_SUFFIXES",
@@ -104,30 +104,7 @@ def iter_jsonl(
                     report.count += 1
                 yield env
             return
-        yield from _typed_lines(f, name)
-
-
-def _typed_lines(f: IO[bytes], name: str) -> Iterator[Envelope]:
-    """The envelopes of a log read without keeping stored forms, in one tight loop.
-
-    A replay spends about a sixth of its time reading; most of that was the layers around
-    the decoder. A line in the current typed form decodes here in one call; any other line
-    (a byte-order mark, a blank line, an older version, an unknown type, an error) takes
-    the general path of :func:`json_records` and :func:`_decode_json`, with the same result.
-    """
-    decode = _json_env_dec.decode
-    versions = _VERSION_OF
-    for lineno, line in enumerate(f, 1):
-        try:
-            env = decode(line)
-        except _UNREADABLE:  # the general path below names the fault
-            pass
-        else:
-            if env.v == versions[type(env.event)]:
-                yield env
-                continue
-        for at, clean in json_records((line,), at_start=lineno == 1):
-            yield _decode_json(clean, name, lineno + at - 1, None, False)[0]
+        yield from typed_lines(f, name)
 
 
 def _span_lines(f: IO[bytes], span: tuple[int, int] | None) -> Iterable[bytes]:
@@ -136,19 +113,6 @@ def _span_lines(f: IO[bytes], span: tuple[int, int] | None) -> Iterable[bytes]:
         return f
     f.seek(span[0])
     return f.read(span[1] - span[0]).splitlines(keepends=True)
-
-
-def json_records(lines: Iterable[bytes], at_start: bool = True) -> Iterator[tuple[int, bytes]]:
-    """(line number, line) of each record: a byte-order mark at the start of the file, blank
-    lines and Windows line ends are taken care of here, once for every reader."""
-    for lineno, line in enumerate(lines, 1):
-        if lineno == 1 and at_start and line.startswith(b"\xef\xbb\xbf"):
-            line = line[3:]
-        if not line or line.isspace():
-            continue
-        if line.endswith(b"\r\n"):
-            line = line[:-2] + b"\n"
-        yield lineno, line
 
 
 def iter_records(path: PathLike) -> Iterator[tuple[int, Envelope | LogError]]:
