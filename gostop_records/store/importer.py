@@ -321,6 +321,7 @@ class Importer:
         self._chunk_events = 0
         self._from_files = True  # games can be read again from their files
         self._scans: dict[str, FileScan] = {}  # each file's runs and broken games
+        self._scanning: dict[str, Future[FileScan]] = {}  # scans under way (with workers)
         self._told: set[tuple[str, str]] = set()  # (file, game) whose break is reported
         n = default_workers() if workers is None else workers
         self._checkers = Checkers(n) if n > 0 and arrow_available() else None
@@ -412,7 +413,9 @@ class Importer:
         """The file's runs and the games whose lines do not form one run (read once)."""
         found = self._scans.get(name)
         if found is None:
-            found = self._scans[name] = scan(name)
+            under_way = self._scanning.pop(name, None)
+            found = under_way.result() if under_way is not None else scan(name)
+            self._scans[name] = found
         return found
 
     def _broken(self, file: str, gid: str) -> bool:
@@ -463,6 +466,14 @@ class Importer:
         at = _Place()
         read = gathered = 0  # bytes taken; bytes in the transaction being gathered
         group = self._group
+        # The scan of each file (see :func:`.runs.scan`), which the importer needs before it
+        # takes a file's first verdicts, runs on a thread from the start, while the workers
+        # check the first tasks: done in line, it kept the workers waiting for new tasks.
+        stop = threading.Event()
+        scanner = ThreadPoolExecutor(1, "gostop-scan")
+        for path in files:
+            if str(path) not in self._scans:
+                self._scanning[str(path)] = scanner.submit(scan, path, stop)
         stream = checkers.results(parallel.tasks(files), self.strict)
         try:
             while True:
@@ -499,6 +510,10 @@ class Importer:
                     group, gathered = self._group, 0
         finally:
             stream.close()
+            # scans not taken (a file a read error ended, an error): cut short, dropped
+            stop.set()
+            scanner.shutdown(wait=True, cancel_futures=True)
+            self._scanning.clear()
 
     def _take(self, task: Task, result: PieceResult, at: _Place) -> None:
         """A worker's verdicts on a task's runs: taken for the games met for the first
