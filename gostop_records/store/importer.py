@@ -38,7 +38,7 @@ import gc
 import os
 import sys
 import threading
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
@@ -321,6 +321,7 @@ class Importer:
         self._chunk_events = 0
         self._from_files = True  # games can be read again from their files
         self._scans: dict[str, FileScan] = {}  # each file's runs and broken games
+        self._scanning: dict[str, Future[FileScan]] = {}  # scans under way (with workers)
         self._told: set[tuple[str, str]] = set()  # (file, game) whose break is reported
         n = default_workers() if workers is None else workers
         self._checkers = Checkers(n) if n > 0 and arrow_available() else None
@@ -412,7 +413,9 @@ class Importer:
         """The file's runs and the games whose lines do not form one run (read once)."""
         found = self._scans.get(name)
         if found is None:
-            found = self._scans[name] = scan(name)
+            under_way = self._scanning.pop(name, None)
+            found = under_way.result() if under_way is not None else scan(name)
+            self._scans[name] = found
         return found
 
     def _broken(self, file: str, gid: str) -> bool:
@@ -463,14 +466,47 @@ class Importer:
         at = _Place()
         read = gathered = 0  # bytes taken; bytes in the transaction being gathered
         group = self._group
+        # The scan of each file (see :func:`.runs.scan`), which the importer needs before it
+        # takes a file's first verdicts, runs on a thread from the start, while the workers
+        # check the first tasks; verdicts that come before their file's scan is done wait,
+        # a few of them, while the workers are given more tasks. Done in line, the scan
+        # kept the workers waiting for new tasks.
+        stop = threading.Event()
+        scanner = ThreadPoolExecutor(1, "gostop-scan")
+        for path in files:
+            if str(path) not in self._scans:
+                self._scanning[str(path)] = scanner.submit(scan, path, stop)
+        held: deque[tuple[Task, PieceResult]] = deque()
         stream = checkers.results(parallel.tasks(files), self.strict)
+
+        def take(task: Task, result: PieceResult) -> None:
+            nonlocal read, gathered, group
+            self._take(task, result, at)
+            # Near the end, write what is gathered once it outweighs what is left to
+            # check: the last transaction, written after every task, is a small one.
+            weight = sum(p.size for p in task)
+            read += weight
+            if self._group is not group:  # written meanwhile
+                group, gathered = self._group, 0
+            gathered += weight
+            if total - read < gathered and group.count >= self.batch_events // 4:
+                self._submit()
+                group, gathered = self._group, 0
+
+        def take_held(wait: bool) -> None:
+            """The verdicts held back, in order: those whose scans are done, or all."""
+            while held and (wait or self._scanned(held[0][0])):
+                take(*held.popleft())
+
         try:
             while True:
                 try:
                     task, result = next(stream)
                 except StopIteration:
+                    take_held(wait=True)
                     return
                 except WorkerFailed:
+                    take_held(wait=True)
                     # a worker that failed (killed, out of memory): the rest in-process,
                     # from the first run of each file not taken in full
                     for path in files:
@@ -480,25 +516,29 @@ class Importer:
                             self._file_done(name)
                     return
                 if result is None:  # a log the importer reads itself
+                    take_held(wait=True)
                     name = task[0].file
                     self._read_file(Path(name))
                     self._flush_chunk()  # planned before what comes after it
                     self._file_done(name)
                     at.done.add(name)
                     continue
-                self._take(task, result, at)
-                # Near the end, write what is gathered once it outweighs what is left to
-                # check: the last transaction, written after every task, is a small one.
-                weight = sum(p.size for p in task)
-                read += weight
-                if self._group is not group:  # written meanwhile
-                    group, gathered = self._group, 0
-                gathered += weight
-                if total - read < gathered and group.count >= self.batch_events // 4:
-                    self._submit()
-                    group, gathered = self._group, 0
+                held.append((task, result))
+                take_held(wait=len(held) > checkers.workers)
         finally:
             stream.close()
+            # scans not taken (a file a read error ended, an error): cut short, dropped
+            stop.set()
+            scanner.shutdown(wait=True, cancel_futures=True)
+            self._scanning.clear()
+
+    def _scanned(self, task: Task) -> bool:
+        """Whether the scan of every file of a task is done (see :meth:`_scan_of`)."""
+        for part in task:
+            under_way = self._scanning.get(part.file)
+            if under_way is not None and not under_way.done():
+                return False
+        return True
 
     def _take(self, task: Task, result: PieceResult, at: _Place) -> None:
         """A worker's verdicts on a task's runs: taken for the games met for the first

@@ -10,6 +10,7 @@ checked the same way wherever it is checked.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
@@ -211,9 +212,9 @@ class FileScan:
         return None
 
 
-def _records(path: str) -> Iterator[tuple[int, Any]]:
+def _records(path: str, stop: threading.Event | None = None) -> Iterator[tuple[int, Any]]:
     """(line, placing fields) of each record a reader would decode, up to the first it would
-    not (``None`` for that one)."""
+    not (``None`` for that one); a JSON Lines log only until ``stop`` is set."""
     if L.log_format(path) == "msgpack":
         n = 0
         try:
@@ -225,6 +226,8 @@ def _records(path: str) -> Iterator[tuple[int, Any]]:
         return
     with open(path, "rb") as f:
         for lineno, line in L.json_records(f):
+            if stop is not None and not lineno & 4095 and stop.is_set():
+                return
             try:
                 links = _links_json.decode(line)
             except _UNREAD:
@@ -233,11 +236,12 @@ def _records(path: str) -> Iterator[tuple[int, Any]]:
             yield lineno, links
 
 
-def scan(path: L.PathLike) -> FileScan:
+def scan(path: L.PathLike, stop: threading.Event | None = None) -> FileScan:
     """The runs of a log file and its broken games (see :class:`FileScan`), from a quick
-    read of the fields that place each line (game, seq, prev, hash)."""
+    read of the fields that place each line (game, seq, prev, hash). ``stop`` set cuts the
+    scan short (what it returns is then partial)."""
     name = os.fspath(path)
-    return scan_records(name, _records(name))
+    return scan_records(name, _records(name, stop))
 
 
 def scan_envelopes(source: str, envelopes: Sequence[Envelope]) -> FileScan:
