@@ -37,6 +37,7 @@ from .codec import (
     _decode_raw_msgpack,
     _encode_jsonl_line,
     _from_raw,
+    _json_env_dec,
     _json_raw_dec,
     _mp_enc,
     _mp_env_dec,
