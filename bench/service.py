@@ -30,6 +30,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from gostop_records.service.worker import SETTLE_RECORDS, SETTLE_S
+
 from .figures import Figure
 
 HERE = Path(__file__).resolve().parent
@@ -577,7 +579,8 @@ NOTES = [
     "[before] with $GOSTOP_SERVICE_COMMIT=duckdb: each group of entries committed in its own "
     "DuckDB transaction (events, heads chain entry, answers) before the answer. [after] "
     "syncs one journal record per group before the answer and writes the journal's rows to "
-    "DuckDB in batches (64 records or 2 s, or before any read). Everything else is the same "
+    f"DuckDB in batches ({SETTLE_RECORDS} records or {SETTLE_S:g} s, or before any read). "
+    "Everything else is the same "
     "code: projection rows one game per transaction while no entry waits, the collector "
     "frozen after start-up, the token and the answered keys checked in memory, httptools on "
     "uvloop.",
