@@ -6,7 +6,7 @@ import hashlib
 import json
 import re
 import tracemalloc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -729,17 +729,22 @@ def test_read_checked_reads_a_span_of_whole_lines(log_file: Path) -> None:
     assert exc.value.line == 1  # counted from the span's first line
 
 
-def _both_readers(path: Path) -> tuple[Any, Any]:
-    """What the replay reader (exact off, no report: one tight loop) and the general path
-    (a report forces it) make of a file: the envelopes, or the error's text."""
+def _loop_and_general(read: Callable[[log.ReadReport | None], Iterable[Any]]) -> tuple[Any, Any]:
+    """What a reader makes of a file in its one loop (no report) and by the general path (a
+    report forces it): everything it yields, or the error's text."""
 
-    def read(report: log.ReadReport | None) -> Any:
+    def run(report: log.ReadReport | None) -> Any:
         try:
-            return list(log.iter_jsonl(path, exact=False, report=report))
+            return list(read(report))
         except LogError as exc:
             return str(exc)
 
-    return read(None), read(log.ReadReport())
+    return run(None), run(log.ReadReport())
+
+
+def _both_readers(path: Path) -> tuple[Any, Any]:
+    """The replay reader (exact off: envelopes) by its one loop and by the general path."""
+    return _loop_and_general(lambda report: log.iter_jsonl(path, exact=False, report=report))
 
 
 def test_the_replay_reader_equals_the_general_path_on_every_odd_line(
@@ -780,16 +785,9 @@ def test_the_replay_reader_upcasts_as_the_general_path(tmp_path: Path) -> None:
 
 
 def _both_checked(path: Path, span: tuple[int, int] | None = None) -> tuple[Any, Any]:
-    """What the import's checked read makes of a file in its one loop (no report) and by
-    the general path (a report forces it): (envelope, hash ok) pairs, or the error's text."""
-
-    def read(report: log.ReadReport | None) -> Any:
-        try:
-            return list(log.read_checked(path, report=report, span=span))
-        except LogError as exc:
-            return str(exc)
-
-    return read(None), read(log.ReadReport())
+    """The import's checked read ((envelope, hash ok) pairs) by its one loop and by the
+    general path."""
+    return _loop_and_general(lambda report: log.read_checked(path, report=report, span=span))
 
 
 def test_the_checked_read_equals_the_general_path_on_every_odd_line(

@@ -308,6 +308,13 @@ def test_live_appends_keep_the_summaries_as_an_import_makes_them(tmp_path: Path)
             assert want and b.query(f"SELECT * FROM {t} ORDER BY ALL").rows == want, t
 
 
+def _drop_schema_7_columns(store: Store) -> None:
+    """The columns schema 7 added: a file made by an older version has none of them."""
+    store.conn.execute("ALTER TABLE decisions DROP COLUMN won_by_stop")
+    for c in ("ruleset", "payer_name", "payee_name"):
+        store.conn.execute(f"ALTER TABLE payouts DROP COLUMN {c}")
+
+
 def test_a_version_5_store_gets_the_summaries(tmp_path: Path) -> None:
     """Opening a version 5 file for writing adds the summary tables and fills them (the
     projection rows are derived again), as an import would have."""
@@ -319,9 +326,7 @@ def test_a_version_5_store_gets_the_summaries(tmp_path: Path) -> None:
     with Store(db) as store:
         for t in (*tables, "player_games"):
             store.conn.execute(f"DROP TABLE {t}")
-        store.conn.execute("ALTER TABLE decisions DROP COLUMN won_by_stop")
-        for c in ("ruleset", "payer_name", "payee_name"):
-            store.conn.execute(f"ALTER TABLE payouts DROP COLUMN {c}")
+        _drop_schema_7_columns(store)
         store.conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     with Store(db) as store:
         assert schema.file_version(store.conn) == schema.SCHEMA_VERSION == 7
@@ -346,9 +351,7 @@ def test_a_version_6_store_gets_won_by_stop_and_player_games(tmp_path: Path) -> 
         store.conn.execute("DROP VIEW v_player_stats")
         store.conn.execute("DROP VIEW v_payout_disputes")
         store.conn.execute("DROP TABLE player_games")
-        store.conn.execute("ALTER TABLE decisions DROP COLUMN won_by_stop")
-        for c in ("ruleset", "payer_name", "payee_name"):
-            store.conn.execute(f"ALTER TABLE payouts DROP COLUMN {c}")
+        _drop_schema_7_columns(store)
         store.conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     with Store(db) as store:
         assert schema.file_version(store.conn) == schema.SCHEMA_VERSION == 7
