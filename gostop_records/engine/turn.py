@@ -725,17 +725,20 @@ def _take_bonus(s: HandState, seat: int, i: int, source: str, out: Out) -> None:
             _take_junk(s, opp, seat, steal, "bonus", out)
 
 
-def _play(s: HandState, a: CardPlayed, out: Out) -> None:
+def _play(s: HandState, a: CardPlayed, out: Out, seat: int) -> None:
+    """A card played from ``seat``'s hand (``a.seat``, read once by :func:`apply`)."""
     _expect_phase(s, Phase.PLAY, "a played card")
-    _expect_seat(s, a.seat, s.turn_seat)
+    _expect_seat(s, seat, s.turn_seat)
     _check_fours_shown(s)
     turn = _turn(s)
-    i = _idx(a.card)
-    _take_from_hand(s, a.seat, i)
+    card = a.card
+    chosen = a.chosen
+    i = _idx(card)
+    _take_from_hand(s, seat, i)
     if i >= 48:
-        if a.chosen is not None:
-            raise _illegal("no_choice", f"bonus card {a.card} takes no layout card")
-        _take_bonus(s, a.seat, i, "hand", out)
+        if chosen is not None:
+            raise _illegal("no_choice", f"bonus card {card} takes no layout card")
+        _take_bonus(s, seat, i, "hand", out)
         if s.table.rules.bonus_play is BonusPlay.FLIP_IN_PLACE:
             s.phase = Phase.FLIP_AS_PLAY
         return
@@ -743,8 +746,8 @@ def _play(s: HandState, a: CardPlayed, out: Out) -> None:
         raise _illegal(
             "shaking", f"the shake showed month {turn.shake_month:02d}: play one of those cards"
         )
-    _place_play(s, i, a.chosen, "hand")
-    turn.shake_due = _shake_asked(s, a.seat, i)
+    _place_play(s, i, chosen, "hand")
+    turn.shake_due = _shake_asked(s, seat, i)
 
 
 def _shake_asked(s: HandState, seat: int, i: int) -> int:
@@ -781,46 +784,48 @@ def _shake_declined(s: HandState, a: ShakeDeclined, out: Out) -> None:
     _shake_answered(s, a.seat, a.month)
 
 
-def _flip(s: HandState, a: CardFlipped, out: Out) -> None:
+def _flip(s: HandState, a: CardFlipped, out: Out, seat: int) -> None:
+    """A card turned from the stock by ``seat`` (``a.seat``, read once by :func:`apply`: in
+    the compiled build each read of an event's field is a generic attribute lookup)."""
     if s.phase is not Phase.FLIP_AS_PLAY:
         _expect_phase(s, Phase.FLIP, "a flipped card")
-    _expect_seat(s, a.seat, s.turn_seat)
+    _expect_seat(s, seat, s.turn_seat)
     due = _turn(s).shake_due
     if due:
         raise _illegal(
             "shake_asked",
-            f"seat {a.seat} played a card of month {due:02d} holding three: shake or decline "
+            f"seat {seat} played a card of month {due:02d} holding three: shake or decline "
             "before the flip",
         )
-    i = _idx(a.card)
+    card = a.card
+    chosen = a.chosen
+    i = _idx(card)
     b = 1 << i
     if s.stock is not None:
         top = s.stock_top()
         if top is None:
             raise _illegal("stock_empty", "the stock is empty")
         if top != i:
-            raise _illegal(
-                "flip_is_stock_top", f"the next stock card is {CODES[top]}, not {a.card}"
-            )
+            raise _illegal("flip_is_stock_top", f"the next stock card is {CODES[top]}, not {card}")
         s.stock_pos += 1
     else:
         if s.stock_count <= 0:
             raise _illegal("stock_empty", "the stock is empty")
         if not s.table.deck & b or s.seen & b:
             raise _illegal(
-                "card_in_stock", f"{a.card} cannot come from the stock: it is {locate(s, b)}"
+                "card_in_stock", f"{card} cannot come from the stock: it is {locate(s, b)}"
             )
         s.stock_count -= 1
         s.seen |= b
     if i >= 48:
-        if a.chosen is not None:
-            raise _illegal("no_choice", f"bonus card {a.card} takes no layout card")
-        _take_bonus(s, a.seat, i, "flip", out)
+        if chosen is not None:
+            raise _illegal("no_choice", f"bonus card {card} takes no layout card")
+        _take_bonus(s, seat, i, "flip", out)
         return
     if s.phase is Phase.FLIP_AS_PLAY:
-        _place_play(s, i, a.chosen, "hand")
+        _place_play(s, i, chosen, "hand")
         return
-    _resolve(s, i, a.chosen, out)
+    _resolve(s, i, chosen, out)
 
 
 def _stack_take(
@@ -1128,9 +1133,7 @@ _HANDLERS: Final[dict[type, Callable[[HandState, Any, Out], None]]] = {
     Shaken: _shake,
     ShakeDeclined: _shake_declined,
     BombPlayed: _bomb,
-    CardPlayed: _play,
     FlipOnlyPlayed: _flip_only,
-    CardFlipped: _flip,
     CupAssigned: _cup,
     GoCalled: _go,
     StopCalled: _stop_input,
@@ -1163,9 +1166,11 @@ def apply(
     s = state if inplace else state.copy()
     out: Out = []
     if t is _FLIPPED:
-        _flip(s, action, out)
+        assert seat is not None
+        _flip(s, action, out, seat)
     elif t is _PLAYED:
-        _play(s, action, out)
+        assert seat is not None
+        _play(s, action, out, seat)
     elif t is CardsDealt:
         _deal(s, action, out, deck)
     else:
