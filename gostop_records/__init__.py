@@ -32,6 +32,12 @@ NATIVE_MODULES = (
     "engine/game",
     "engine/scoring",
     "engine/settlement",
+    "engine/rulebook/base",
+    "engine/rulebook/combinations",
+    "engine/rulebook/go",
+    "engine/rulebook/instants",
+    "engine/rulebook/multipliers",
+    "engine/rulebook/seats",
     "projector",
     "log/lines",
 )
