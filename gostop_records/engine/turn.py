@@ -28,6 +28,7 @@ from ..cards import (
     Kind,
     indices,
     parse,
+    popcount,
 )
 from ..cards import (
     codes as card_codes,
@@ -223,7 +224,7 @@ def _deal(s: HandState, a: CardsDealt, out: Out, deck: int | None = None) -> Non
                 m |= 1 << _IDX[code]
         except KeyError:
             m = -1
-        if m < 0 or m.bit_count() != len(codes) or m & seen or m & ~t.deck:
+        if m < 0 or popcount(m) != len(codes) or m & seen or m & ~t.deck:
             m = 0
             for code in codes:
                 m |= take(code, where)
@@ -268,7 +269,7 @@ def _deal(s: HandState, a: CardsDealt, out: Out, deck: int | None = None) -> Non
         if not b & BONUS:
             raise _illegal("bonus_at_deal", f"{code} is not a bonus card")
         bonus |= b
-    stock_count = t.deck_size - len(playing) * t.hand_size - t.layout_size - bonus.bit_count()
+    stock_count = t.deck_size - len(playing) * t.hand_size - t.layout_size - popcount(bonus)
     if a.stock is not None:
         if len(a.stock) != stock_count:
             raise _illegal(
@@ -290,7 +291,7 @@ def _deal(s: HandState, a: CardsDealt, out: Out, deck: int | None = None) -> Non
         for i in indices(bonus):
             out.append(BonusCardTaken(seat=s.dealer, card=CODES[i], source="layout"))
     for m in range(1, 13):
-        if (layout & _MM[m]).bit_count() == 4:
+        if popcount(layout & _MM[m]) == 4:
             if t.rules.layout_four is LayoutFour.DEALER_WINS:
                 pts = t.rules.hand_four_points
                 dues = _instant_dues(s, s.dealer, pts, "layout_four")
@@ -497,7 +498,7 @@ def _shake(s: HandState, a: Shaken, out: Out) -> None:
         turn = _shake_answered(s, a.seat, a.month)
         cards = _cards_of(a.cards)
         played = 1 << turn.played
-        if not cards & played or cards & ~_MM[a.month] or cards.bit_count() < 3:
+        if not cards & played or cards & ~_MM[a.month] or popcount(cards) < 3:
             raise _illegal(
                 "shaking",
                 f"a shake shows the card played, {CODES[turn.played]}, and the other cards of "
@@ -522,7 +523,7 @@ def _shake(s: HandState, a: Shaken, out: Out) -> None:
     cards = _cards_of(a.cards)
     # a four kept in hand (hand_four_keep) may be shaken whole: Pmang's x4 path
     whole = s.table.rules.hand_four_keep and cards == _MM[a.month]
-    if (cards.bit_count() != 3 and not whole) or cards & ~_MM[a.month]:
+    if (popcount(cards) != 3 and not whole) or cards & ~_MM[a.month]:
         raise _illegal("shaking", f"a shake shows three cards of month {a.month:02d}")
     if s.shaken_months[a.seat] & (1 << a.month):
         raise _illegal("shaking", f"seat {a.seat} already shook month {a.month:02d}")
@@ -543,7 +544,7 @@ def _shake(s: HandState, a: Shaken, out: Out) -> None:
 
 def _keep_fours(s: HandState, seat: int) -> None:
     """The seat's waiting fours kept and played on with (들고치기)."""
-    held = _fours_in(s.hands[seat]).bit_count()
+    held = popcount(_fours_in(s.hands[seat]))
     s.kept_fours[seat] += max(1, held - s.kept_fours[seat])
     s.fours_pending &= ~(1 << seat)
 
@@ -587,17 +588,17 @@ def _bomb(s: HandState, a: BombPlayed, out: Out) -> None:
     if turn.played >= 0 or turn.shake_month:
         raise _illegal("bombs", "a bomb is the turn's play: nothing else is played with it")
     cards = _cards_of(a.cards)
-    k = cards.bit_count()
+    k = popcount(cards)
     m = a.month
     if cards & ~_MM[m] or k not in ((2, 3) if rules.two_card_bomb else (3,)):
         need = "two or three" if rules.two_card_bomb else "three"
         raise _illegal("bombs", f"a bomb plays {need} cards of month {m:02d}")
     on = s.layout & _MM[m]
-    if on.bit_count() != 4 - k:
+    if popcount(on) != 4 - k:
         raise _illegal(
             "bombs",
             f"a bomb of {k} needs the other {4 - k} card(s) of month {m:02d} on the layout; "
-            f"it holds {on.bit_count()}",
+            f"it holds {popcount(on)}",
         )
     if rules.shaking is Shaking.BEFORE_TURN and s.shaken_months[a.seat] & (1 << m):
         raise _illegal("shaken_month_cannot_bomb", f"month {m:02d} was shaken: no bomb (G19)")
@@ -638,7 +639,7 @@ def _equivalent(a: int, b: int, t: Any) -> bool:
 
 def _choose(s: HandState, i: int, on: int, chosen: str | None, what: str) -> int:
     """The layout card a card pairs with when its month shows two; -1 when no choice."""
-    n = on.bit_count()
+    n = popcount(on)
     if n == 2:
         a = (on & -on).bit_length() - 1
         b = on.bit_length() - 1
@@ -669,7 +670,7 @@ def _place_play(s: HandState, i: int, chosen: str | None, source: str) -> None:
     turn.chosen = _choose(s, i, on, chosen, "played")
     turn.played = i
     turn.play_month = m
-    turn.play_n = on.bit_count()
+    turn.play_n = popcount(on)
     turn.play_source = source
     s.layout |= 1 << i
     s.phase = Phase.FLIP
@@ -764,7 +765,7 @@ def _shake_asked(s: HandState, seat: int, i: int) -> int:
         or s.hand_unknown[seat]
     ):
         return 0
-    return m if (s.hands[seat] & _MM[m]).bit_count() >= 2 else 0
+    return m if popcount(s.hands[seat] & _MM[m]) >= 2 else 0
 
 
 def _shake_answered(s: HandState, seat: int, month: int) -> Turn:
@@ -932,7 +933,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
 
     if not flip_done:
         on = layout & _MM[fm]
-        fn = on.bit_count()
+        fn = popcount(on)
         if fn == 0:
             if f_chosen is not None:
                 raise _illegal("no_choice", f"{CODES[f]} matches nothing: no choice")
@@ -965,7 +966,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
         else:
             before = turn.layout_before
             sweep = (
-                before.bit_count() == 2
+                popcount(before) == 2
                 and before & taken == before
                 and ((before & -before).bit_length() - 1) // 4 != (before.bit_length() - 1) // 4
             )
