@@ -34,6 +34,8 @@ NATIVE_MODULES = (
     "engine/settlement",
     "projector",
     "log/lines",
+    "store/projections",
+    "log/checked",
 )
 
 
