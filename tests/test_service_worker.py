@@ -26,6 +26,9 @@ class _Store:
         self.pending_rows: dict[str, object] = {f"g{k}": object() for k in range(games)}
         self.journal = None
 
+    def rows_pending(self) -> bool:
+        return bool(self.pending_rows)
+
 
 class _Service:
     """Pending rows of a few games; records each write's size. ``then`` runs once none is

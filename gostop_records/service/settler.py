@@ -101,7 +101,7 @@ class Settler:
         records = j.records
         if records:
             due = now if records >= SETTLE_RECORDS else j.since + SETTLE_S
-        elif self.store.pending_rows:
+        elif self.store.rows_pending():
             due = self._last + SETTLE_S
         else:
             return None

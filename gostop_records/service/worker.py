@@ -138,7 +138,7 @@ class Worker:
         )
         if svc is None or not svc.flush_rows(self._slice_games, settle=due) or not _pending(svc):
             self._flush_at = None
-        elif not svc.store.pending_rows and j is not None and j.records:
+        elif not svc.store.rows_pending() and j is not None and j.records:
             self._flush_at = j.since + SETTLE_S
 
     def _flush(self) -> None:
@@ -206,7 +206,7 @@ class Worker:
 def _pending(svc: TableService) -> bool:
     """Whether the store holds rows not in DuckDB yet: the journal's, or projection rows."""
     j = svc.store.journal
-    return bool(svc.store.pending_rows) or (j is not None and j.records > 0)
+    return svc.store.rows_pending() or (j is not None and j.records > 0)
 
 
 def _settle(job: _Job, fn: Callable[[], Any] | None) -> None:

@@ -409,7 +409,7 @@ def append_group(
         with writing(store.path):
             return _journal_group(store, requests)
     store.settle()
-    if not defer_rows and store.pending_rows:
+    if not defer_rows and store.rows_pending():
         flush_rows(store)
     # every write extends the heads chain's tip: writes to one file take turns here
     with writing(store.path):
@@ -545,6 +545,7 @@ def flush_rows(
         except BaseException:
             _put_back(store, games)
             raise
+        _written(store, games)
         if taken is not None:
             assert j is not None
             j.committed(taken)
@@ -556,7 +557,13 @@ def _take_pending(store: Store, limit: int | None) -> list[tuple[str, PendingRow
     with store.rows_lock:
         pending = store.pending_rows
         ids = list(pending)[:limit] if limit is not None else list(pending)
+        store.rows_writing += len(ids)
         return [(gid, pending.pop(gid)) for gid in ids]
+
+
+def _written(store: Store, games: list[tuple[str, PendingRows]]) -> None:
+    with store.rows_lock:
+        store.rows_writing -= len(games)
 
 
 def _put_back(store: Store, games: list[tuple[str, PendingRows]]) -> None:
@@ -565,6 +572,7 @@ def _put_back(store: Store, games: list[tuple[str, PendingRows]]) -> None:
     if not games:
         return
     with store.rows_lock:
+        store.rows_writing -= len(games)
         pending = store.pending_rows
         back: dict[str, PendingRows] = {}
         for gid, p in games:

@@ -74,9 +74,11 @@ class Store:
         #: Per-game projector state for live appends (see :mod:`.append`).
         self.cache: dict[str, GameCache] = {}
         #: Projection rows of deferred appends, not written yet (see :meth:`flush_rows`),
-        #: taken and put back under ``rows_lock`` (a second thread may write them).
+        #: taken and put back under ``rows_lock`` (a second thread may write them); the
+        #: number of games whose rows are being written, taken out of ``pending_rows``.
         self.pending_rows: dict[str, PendingRows] = {}
         self.rows_lock = threading.Lock()
+        self.rows_writing = 0
         try:
             self._check_schema()
             if not read_only:
@@ -322,13 +324,18 @@ class Store:
         :func:`~.append.flush_rows`)."""
         if self.journal is None and settle:
             self.settle()  # another store's journal of this file, in this process
-        if not self.pending_rows and (
+        if not self.rows_pending() and (
             not settle or self.journal is None or not self.journal.records
         ):
             return 0
         from .append import flush_rows
 
         return flush_rows(self, limit, settle=settle, conn=conn)
+
+    def rows_pending(self) -> bool:
+        """Whether projection rows of deferred appends are not in DuckDB yet (pending, or
+        being written by another thread)."""
+        return bool(self.pending_rows) or self.rows_writing > 0
 
     def catch_up_rows(self) -> list[str]:
         """Derive again the projection rows of games whose rows are behind their events
