@@ -332,3 +332,20 @@ def test_a_settler_needs_the_journal(tmp_path: Path) -> None:
             svc.events("nope")
     finally:
         svc.close()
+
+
+def test_the_settle_marks_come_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Store(tmp_path / "s.duckdb") as store:
+        store.open_journal()
+        monkeypatch.setenv(S.SETTLE_ENV, "64/2")
+        settler = S.Settler(store)
+        try:
+            assert (settler.records, settler.seconds) == (64, 2.0)
+        finally:
+            settler.stop()
+        for bad in ("64", "0/1", "8/0", "x/y"):
+            monkeypatch.setenv(S.SETTLE_ENV, bad)
+            with pytest.raises(ValueError, match=S.SETTLE_ENV):
+                S.Settler(store)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..store import Store
 
-__all__ = ["RETRY_S", "SETTLE_RECORDS", "SETTLE_S", "Settler"]
+__all__ = ["RETRY_S", "SETTLE_ENV", "SETTLE_RECORDS", "SETTLE_S", "Settler"]
 
 log = logging.getLogger("gostop.service")
 
@@ -43,9 +44,15 @@ log = logging.getLogger("gostop.service")
 #: Measured side by side on the store thread (20 tables at a recorder's pace, quiet
 #: machine, two runs each): 64 records or 2 s gave append p99 76 ms, 16 or 0.5 s 51 ms, 4
 #: or 0.1 s 65 ms (a large batch is one long wait for the entries behind it, a small one
-#: pays DuckDB too often).
+#: pays DuckDB too often). On the settler no entry waits for a batch; 64 or 2 s took the
+#: server's CPU to 0.71x and 0.75x of 16 or 0.5 s in two side-by-side runs (20 tables, 40
+#: entries each, a machine loaded to 4 to 6), but its append p99 was 52 against 91 ms in
+#: one and 102 against 78 ms in the other: not shown to pay, so kept.
 SETTLE_RECORDS = 16
 SETTLE_S = 0.5
+#: Set to ``RECORDS/SECONDS`` (``64/2``) to settle at other marks than those above (how a
+#: driver of ``bench.service`` compares batch sizes side by side).
+SETTLE_ENV = "GOSTOP_SERVICE_SETTLE"
 #: After a failed batch (a full disk), the settler tries again this much later.
 RETRY_S = 1.0
 #: How often a settler waiting for the journal's turn looks whether it is being stopped.
@@ -63,6 +70,7 @@ class Settler:
             raise ValueError("a settler writes a journal's rows: open the store's journal")
         self.store = store
         self.journal = journal
+        self.records, self.seconds = _marks(os.environ.get(SETTLE_ENV, ""))
         self.conn = store.conn.cursor()
         self._wake = threading.Event()
         self._stopping = False
@@ -76,7 +84,7 @@ class Settler:
 
     def poke(self) -> None:
         """After journaling: wake the settler when the journal holds a batch's worth."""
-        if self.journal.records >= SETTLE_RECORDS:
+        if self.journal.records >= self.records:
             self._wake.set()
 
     @contextlib.contextmanager
@@ -100,9 +108,9 @@ class Settler:
         j = self.journal
         records = j.records
         if records:
-            due = now if records >= SETTLE_RECORDS else j.since + SETTLE_S
+            due = now if records >= self.records else j.since + self.seconds
         elif self.store.rows_pending():
-            due = self._last + SETTLE_S
+            due = self._last + self.seconds
         else:
             return None
         return max(0.0, due - now, self._retry_at - now)
@@ -112,7 +120,7 @@ class Settler:
             while not self._stopping:
                 wait = self._due_in()
                 if wait is None or wait > 0:
-                    self._wake.wait(SETTLE_S if wait is None else wait)
+                    self._wake.wait(self.seconds if wait is None else wait)
                     self._wake.clear()
                     continue
                 self._settle()
@@ -138,3 +146,18 @@ class Settler:
         finally:
             self._last = time.monotonic()
             turn.release()
+
+
+def _marks(given: str) -> tuple[int, float]:
+    """(records, seconds) from ``$GOSTOP_SERVICE_SETTLE`` (``RECORDS/SECONDS``), or the
+    defaults."""
+    if not given:
+        return SETTLE_RECORDS, SETTLE_S
+    records, _, seconds = given.partition("/")
+    try:
+        out = int(records), float(seconds)
+    except ValueError:
+        out = (0, 0.0)
+    if out[0] < 1 or not out[1] > 0:
+        raise ValueError(f"${SETTLE_ENV}: give RECORDS/SECONDS, e.g. 64/2, not {given!r}")
+    return out
