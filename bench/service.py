@@ -30,7 +30,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from gostop_records.service.worker import SETTLE_RECORDS, SETTLE_S
+from gostop_records.service.settler import SETTLE_RECORDS, SETTLE_S
+from gostop_records.store.journal import segments
 
 from .figures import Figure
 
@@ -577,13 +578,13 @@ NOTES = [
     "[before] and [after] are two servers each, measured one after the other in the same run "
     "(before, after, after, before), each on a fresh store; both are this checkout's server, "
     "[before] with $GOSTOP_SERVICE_COMMIT=duckdb: each group of entries committed in its own "
-    "DuckDB transaction (events, heads chain entry, answers) before the answer. [after] "
-    "syncs one journal record per group before the answer and writes the journal's rows to "
-    f"DuckDB in batches ({SETTLE_RECORDS} records or {SETTLE_S:g} s, or before any read). "
-    "Everything else is the same "
-    "code: projection rows one game per transaction while no entry waits, the collector "
-    "frozen after start-up, the token and the answered keys checked in memory, httptools on "
-    "uvloop.",
+    "DuckDB transaction (events, heads chain entry, answers) before the answer, the "
+    "projection rows written by the store thread one game per transaction while no entry "
+    "waits. [after] syncs one journal record per group before the answer, and a second "
+    "thread (the settler, its own DuckDB connection) writes the journal's rows and the "
+    f"projection rows to DuckDB in batches ({SETTLE_RECORDS} records or {SETTLE_S:g} s; "
+    "a read settles first). Everything else is the same code: the collector frozen after "
+    "start-up, the token and the answered keys checked in memory, httptools on uvloop.",
     "Client and server side: the client's figure counts from the request being sent to its "
     "answer being read, in one asyncio process that plays all twenty tables (and on the same "
     "two cores as the server), so it includes the client's own scheduling and takes CPU from "
@@ -614,6 +615,8 @@ def _service_run(
     db = work / f"service-{name}.duckdb"
     db.unlink(missing_ok=True)
     Path(f"{db}.key").unlink(missing_ok=True)
+    for seg in segments(db):  # a journal of an earlier run's store is not this one's
+        seg.unlink()
     with running_server(db, env) as url:
         groups: list[dict[str, float]] = []
         lat, rate = asyncio.run(_tables(url, per_table, pace, groups))

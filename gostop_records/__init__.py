@@ -40,6 +40,8 @@ NATIVE_MODULES = (
     "engine/rulebook/seats",
     "projector",
     "log/lines",
+    "store/projections",
+    "log/checked",
 )
 
 

@@ -23,6 +23,7 @@ import enum
 import hashlib
 import json
 import tomllib
+from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -602,9 +603,14 @@ class Ruleset(BaseModel):
 
     @property
     def content_hash(self) -> str:
-        """A stable hash of the rules themselves: equal rules, equal hash, whatever the name."""
-        blob = json.dumps(self.hashed(), sort_keys=True, separators=(",", ":"))
-        return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()
+        """A stable hash of the rules themselves: equal rules, equal hash, whatever the name.
+
+        Computed once per distinct ruleset (about 150 us each time: the projection of every
+        game reads it, and a corpus holds a few rulesets in thousands of games)."""
+        try:
+            return _content_hash(self)
+        except TypeError:  # a copy given an unhashable value (``model_copy(update=...)``)
+            return _content_hash.__wrapped__(self)
 
     def instant_factors(self, kind: str) -> frozenset[InstantFactor]:
         """The factors that multiply an instant win of this kind (``hand_four``,
@@ -655,6 +661,13 @@ class Ruleset(BaseModel):
     @classmethod
     def field_docs(cls) -> dict[str, str]:
         return {k: (f.description or "") for k, f in cls.model_fields.items()}
+
+
+@lru_cache(maxsize=256)
+def _content_hash(rules: Ruleset) -> str:
+    """:attr:`Ruleset.content_hash` (a ruleset is frozen, so equal rulesets share it)."""
+    blob = json.dumps(rules.hashed(), sort_keys=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()
 
 
 _PINNED: dict[bytes, Ruleset] = {}

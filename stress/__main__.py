@@ -74,6 +74,7 @@ def _plan(work: Path, quick: bool, seed: int) -> list[tuple[str, Callable[[], Fi
             lambda: crash.crash_recording(work, trials=4 // k, kind="duckdb", seed=seed),
         ),
         ("kill -9, import", lambda: crash.crash_import(work, logs, trials=8 // k, seed=seed)),
+        ("kill -9, service", lambda: crash.crash_service(work, trials=8 // k, seed=seed)),
         (
             "racing appends",
             lambda: concurrency.racing_appends(work, threads=4, appends=25 // k),

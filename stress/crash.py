@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from gostop_records.recorder import RecordingSession
 from gostop_records.store import Store
@@ -22,7 +23,7 @@ from gostop_records.store import Store
 from . import recording as R
 from .figures import Figures
 
-__all__ = ["crash_import", "crash_recording"]
+__all__ = ["crash_import", "crash_recording", "crash_service"]
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = "crash-1"
@@ -199,3 +200,128 @@ if __name__ == "__main__":
         _child_record(Path(sys.argv[2]), int(sys.argv[3]))
     else:
         sys.exit("usage: python -m stress.crash record PATH SEED")
+
+
+def crash_service(work: Path, *, trials: int, tables: int = 4, seed: int = 7) -> Figures:
+    """``gostop serve`` killed (SIGKILL) at random moments while ``tables`` games record as
+    fast as the server answers, so that the kill falls in the middle of the settler's
+    batches (the journal's rows being written to DuckDB) as often as between them. After
+    each kill the store is opened (which applies the journal's segments): every answered
+    entry must be there, at its seq with its hash, and the store must verify; the next
+    trial's server goes on with the same store."""
+    import httpx
+
+    from bench.service import KEY, table_lines
+    from gostop_records.store.journal import pending
+
+    fig = Figures("kill -9: the service (journal and settler)")
+    start = time.perf_counter()
+    rng = random.Random(seed)
+    db = work / "crash-service.duckdb"
+    midway = 0
+    for t in range(trials):
+        fig.trials += 1
+        acked: dict[str, tuple[int, str]] = {}  # game: (version, hash of its last event)
+        port = _free_port()
+        server = subprocess.Popen(
+            [sys.executable, "-m", "gostop_cli.app", "serve", "--db", str(db), "--port", str(port)],
+            env={**_child_env(), "GOSTOP_SERVER_KEY": KEY},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+        )
+        try:
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
+                _record_until_killed(http, server, rng, acked, t, tables, KEY, table_lines)
+        except Exception as exc:
+            server.kill()
+            fig.tracebacks += 1
+            fig.fail(f"trial {t}: {type(exc).__name__}: {exc}")
+            continue
+        finally:
+            server.wait()
+            assert server.stderr is not None
+            err = server.stderr.read().decode(errors="replace")
+            server.stderr.close()
+        if "Traceback" in err:
+            fig.tracebacks += 1
+            fig.fail(f"trial {t}: the server crashed by itself: {err.strip()[-300:]}")
+            continue
+        midway += pending(db)
+        try:
+            with Store(db) as store:
+                for gid, (version, head) in acked.items():
+                    envs = store.events(gid)
+                    if len(envs) < version or (head and envs[version - 1].hash != head):
+                        fig.lost += max(1, version - len(envs))
+                        fig.fail(f"trial {t}: game {gid}: {version} answered, {len(envs)} stored")
+                report = store.verify()
+                if not report.ok:
+                    fig.fail(f"trial {t}: the store does not verify: {report.problems()}")
+                    continue
+        except Exception as exc:
+            fig.tracebacks += 1
+            fig.fail(f"trial {t}: the store cannot be opened after the kill: {exc}")
+            continue
+        if acked and not fig.lost:
+            fig.survived += 1
+    fig.notes.append(f"{midway} of {trials} killed with journaled rows not yet in DuckDB")
+    fig.seconds = time.perf_counter() - start
+    return fig
+
+
+def _record_until_killed(
+    http: Any,
+    server: subprocess.Popen[bytes],
+    rng: random.Random,
+    acked: dict[str, tuple[int, str]],
+    trial: int,
+    tables: int,
+    key: str,
+    table_lines: Any,
+) -> None:
+    """Start ``tables`` games, record into them in turns until a random moment, then kill
+    the server; ``acked`` holds each game's last answered version and head."""
+    import httpx
+
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            http.get("/api/health", timeout=1)
+            break
+        except httpx.HTTPError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+    games = []
+    for k in range(tables):
+        r = http.post(
+            "/api/games",
+            json={"players": ["A", "B"], "ruleset": "matgo"},
+            headers={"Authorization": f"Bearer {key}"},
+        )
+        r.raise_for_status()
+        games.append((r.json(), table_lines(1000 * trial + k)))
+        acked[r.json()["game_id"]] = (r.json()["version"], "")
+    until = time.monotonic() + rng.uniform(0.3, 3.0)
+    step = 0
+    while time.monotonic() < until and step // tables < min(len(g[1]) for g in games):
+        game, lines = games[step % tables]
+        gid = game["game_id"]
+        r = http.post(
+            f"/api/games/{gid}/entries",
+            json={"entry": lines[step // tables], "expected_version": acked[gid][0]},
+            headers={"Authorization": f"Bearer {game['recorder_token']}"},
+        )
+        r.raise_for_status()
+        acked[gid] = (r.json()["version"], r.json()["events"][-1]["hash"])
+        step += 1
+    server.send_signal(signal.SIGKILL)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

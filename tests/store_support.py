@@ -1,4 +1,5 @@
-"""Helpers for the store tests: simulated games, log folders, a log that breaks a rule."""
+"""Helpers for the store tests: simulated games, log folders, a log that breaks a rule, the
+records a journal holds."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from gostop_records import events as E
 from gostop_records import log
 from gostop_records.rules import PRESETS
 from gostop_records.sim.selfplay import GameSpec, play_game, simulate
+from gostop_records.store.journal import read_records, segments
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -92,3 +94,15 @@ def gostop(
         cwd=cwd,
         timeout=120,
     )
+
+
+def journal_records(db: Path) -> tuple[list[dict[str, list[list[object]]]], int]:
+    """The whole records of every segment of a store's journal, oldest first, and the
+    bytes of torn tails."""
+    out: list[dict[str, list[list[object]]]] = []
+    torn = 0
+    for path in segments(db):
+        records, cut = read_records(path)
+        out += records
+        torn += cut
+    return out, torn

@@ -130,6 +130,51 @@ def test_compiled_and_pure_python_replay_alike(replays: tuple[dict, dict]) -> No
     assert all(g["game"].endswith("-tampered") and g["issues"] for g in refused)
 
 
+#: Reads a log as an import does (the checked read, runs of one game, each with its first
+#: wrong hash), replays each run leniently and derives its projection rows; prints them.
+_ROWS = """
+import json, sys
+import gostop_records
+from gostop_records.store.projections import derive, empty_rows
+from gostop_records.store.runs import Problem, Run, RunReader, replay
+
+runs, rows = [], empty_rows()
+for i, (events, bad) in enumerate(RunReader(sys.argv[1])):
+    runs.append([events[0].game_id, [e.seq for e in events], bad])
+    c = replay(Run(sys.argv[1], i, events, bad), events, 0, False)
+    if not isinstance(c, Problem):
+        derive(c.full, c.game, c.issues, rows=rows, retracted=c.retracted)
+print(json.dumps({"compiled": gostop_records.compiled(), "runs": runs, "rows": rows}))
+"""
+
+
+def test_compiled_and_pure_python_import_rows_alike(corpus: Path) -> None:
+    """The import's checked read and projection rows (``log/checked``, ``store/projections``,
+    compiled in the native build) give the same runs, wrong hashes and rows as the source."""
+    out = {}
+    for pure in (True, False):
+        env = {k: v for k, v in os.environ.items() if k != "GOSTOP_PURE_PYTHON"}
+        if pure:
+            env["GOSTOP_PURE_PYTHON"] = "1"
+        done = subprocess.run(
+            [sys.executable, "-c", _ROWS, str(corpus)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+        out[pure] = json.loads(done.stdout)
+    assert out[True]["compiled"] is False
+    if not out[False]["compiled"]:
+        assert os.environ.get("GOSTOP_REQUIRE_NATIVE") != "1", "the native build failed"
+        pytest.skip("no compiled build (make native): the package runs as pure Python")
+    assert out[False]["runs"] == out[True]["runs"]
+    assert out[False]["rows"] == out[True]["rows"]
+    # the tampered copies' first changed line fails its hash; every table gets rows
+    assert any(bad is not None for _, _, bad in out[True]["runs"])
+    assert all(out[True]["rows"][name] for name in ("games", "turns", "captures", "payouts"))
+
+
 def test_this_process_runs_the_installed_build() -> None:
     """The suite runs on the compiled build when there is a fresh one."""
     from gostop_records.engine import turn

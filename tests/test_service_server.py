@@ -14,12 +14,13 @@ from typing import Any
 import httpx
 import pytest
 from service_helpers import KEY, NAMES, Server, auth, comparable, hand_lines
+from store_support import journal_records
 from typer.testing import CliRunner
 
 from gostop_records import log as L
 from gostop_records.service.core import COMMIT_ENV, FAULT_ENV
 from gostop_records.store import Store
-from gostop_records.store.journal import journal_path, read_records
+from gostop_records.store.journal import segments
 from gostop_records.store.query import open_for_queries
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
@@ -135,9 +136,9 @@ def test_a_retry_after_a_kill_between_commit_and_answer_appends_once(
     if commit == "journal":
         # the entry is in the journal only (DuckDB's rows were not written), and a record
         # torn by the kill (never acknowledged) follows it
-        records, _torn = read_records(journal_path(db))
+        records, _torn = journal_records(db)
         assert [len(r["service_requests"]) for r in records] == [1]
-        with open(journal_path(db), "ab") as f:
+        with open(segments(db)[-1], "ab") as f:
             f.write(b"\x00\x00\x01\x00\xde\xad")
         # gostop db query, read-only, sees the acknowledged entry
         with open_for_queries(db) as store:

@@ -212,13 +212,13 @@ def test_the_store_thread_writes_deferred_rows_once_they_fall_due(tmp_path: Path
                 req = EntryRequest(game["game_id"], EntryIn(expected_version=version, entry=line))
                 version = msgspec.json.decode((await worker.enter(req)).body)["version"]
             deadline = time.monotonic() + 10
-            while svc.store.pending_rows and time.monotonic() < deadline:
+            while svc.store.rows_pending() and time.monotonic() < deadline:
                 await asyncio.sleep(0.02)
             return version, time.monotonic() - start
 
         version, _took = run_async(run)
         svc = worker.service
-        assert svc is not None and not svc.store.pending_rows
+        assert svc is not None and not svc.store.rows_pending()
         pos = svc.store.conn.execute("SELECT seq FROM positions").fetchall()
         assert pos == [(version,)]
         assert FLUSH_S <= 1.0

@@ -26,6 +26,9 @@ class _Store:
         self.pending_rows: dict[str, object] = {f"g{k}": object() for k in range(games)}
         self.journal = None
 
+    def rows_pending(self) -> bool:
+        return bool(self.pending_rows)
+
 
 class _Service:
     """Pending rows of a few games; records each write's size. ``then`` runs once none is
@@ -33,6 +36,7 @@ class _Service:
 
     def __init__(self, games: int, then: Any = None) -> None:
         self.store = _Store(games)
+        self.settler = None
         self.writes: list[int | None] = []
         self.then = then
 
@@ -236,8 +240,9 @@ def test_the_journal_is_settled_in_batches_and_before_any_read(tmp_path: Path) -
         w._slice()  # the game's rows; the journal is not due yet
         assert not svc.store.pending_rows and j.records == 4
         assert w._flush_at == j.since + W.SETTLE_S
-        j.since -= W.SETTLE_S  # now it is
-        w._slice()
+        with pytest.MonkeyPatch.context() as m:  # now it is
+            m.setattr(W, "SETTLE_S", 0.0)
+            w._slice()
         assert j.records == 0 and w._flush_at is None
         ans = svc.enter(
             gid, EntryIn(expected_version=version, entry=lines[4]), idempotency_key="k4"

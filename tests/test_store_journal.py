@@ -12,11 +12,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from store_support import journal_records
 from test_store_group import AT, entries
 
 from gostop_records.store import Store
 from gostop_records.store.append import Append
-from gostop_records.store.journal import journal_path, read_records
+from gostop_records.store.journal import journal_path, pending, read_records, segments
 from gostop_records.store.query import open_for_queries
 
 GAMES = [entries("matgo", 2, 1, 1), entries("gostop3", 3, 2, 1)]
@@ -66,12 +67,10 @@ def test_journaled_appends_leave_the_store_as_transactions_do(tmp_path: Path) ->
             versions = _append_all(store, journal=journal)
             if journal:  # rows wait in the journal, reads see them all the same
                 assert store.journal is not None and store.journal.records
-                assert journal_path(store.path).stat().st_size > 0
+                assert pending(store.path)
             assert {gid: store.version(gid) for gid, _ in GAMES} == versions
             store.flush_rows()
-            assert not journal_path(store.path).exists() or not (
-                journal_path(store.path).stat().st_size
-            )
+            assert not pending(store.path)
             report = store.verify()
             assert report.ok, report.problems()
             got[journal] = _tables(store)
@@ -98,7 +97,7 @@ def _killed_after_sync(db: Path, upto: int = 6) -> None:
     code = _KILLED.format(tests=str(Path(__file__).parent), db=str(db), upto=upto)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120)
     assert done.returncode == -signal.SIGKILL, done.stderr.decode()
-    records, torn = read_records(journal_path(db))
+    records, torn = journal_records(db)
     assert len(records) == upto and torn == 0
 
 
@@ -111,20 +110,21 @@ def test_a_kill_after_the_journals_sync_loses_nothing_acknowledged(tmp_path: Pat
     db = tmp_path / "s.duckdb"
     _killed_after_sync(db)
     # a torn record after the last whole one: its sync never returned, never acknowledged
-    with open(journal_path(db), "ab") as f:
+    (last,) = segments(db)
+    with open(last, "ab") as f:
         f.write(b'\x00\x00\x10\x00\x12\x34\x56\x78{"events": [[')
-    kept = journal_path(db).read_bytes()
+    kept = last.read_bytes()
     # a read-only open (gostop db query) applies the journal first: every entry is there
     with open_for_queries(db) as store:
         assert {gid: store.version(gid) for gid, _ in GAMES} == _expected(6)
         assert store.query("SELECT count(*) FROM answers").rows == [(12,)]
-    assert not journal_path(db).exists()
+    assert not segments(db)
     with Store(db) as store:
         report = store.verify()  # the heads chain counts every event; rows caught up
         assert report.ok, report.problems()
         before = _tables(store)
     # applied twice (a crash between DuckDB's commit and the journal's removal): no change
-    journal_path(db).write_bytes(kept)
+    last.write_bytes(kept)
     with Store(db) as store:
         assert _tables(store) == before
         assert store.verify().ok
@@ -145,7 +145,7 @@ def test_a_writable_open_applies_a_journal_left_behind(tmp_path: Path) -> None:
         assert {gid: store.version(gid) for gid, _ in GAMES} == _expected(3)
         assert store.conn.execute("SELECT count(*) FROM answers").fetchall() == [(6,)]
         assert store.verify().ok
-    assert not journal_path(db).exists()
+    assert not segments(db)
 
 
 def test_a_failed_journal_write_leaves_no_torn_record(tmp_path: Path) -> None:
@@ -170,10 +170,10 @@ def test_a_failed_journal_write_leaves_no_torn_record(tmp_path: Path) -> None:
                 )
         finally:
             os.fdatasync = real
-        assert journal_path(store.path).stat().st_size == size  # cut back to whole records
-        assert store.version(GAMES[0][0]) == len(GAMES[0][1][0])  # nothing appended
-        _records, torn = read_records(journal_path(store.path))
+        assert j.path.stat().st_size == size  # cut back to whole records
+        _records, torn = read_records(j.path)
         assert torn == 0
+        assert store.version(GAMES[0][0]) == len(GAMES[0][1][0])  # nothing appended
 
 
 def test_a_journal_of_only_a_torn_record_is_dropped_by_a_read_only_open(tmp_path: Path) -> None:
@@ -201,7 +201,7 @@ def test_another_store_of_the_file_in_the_process_sees_the_journal(tmp_path: Pat
         store.append_group(
             [Append(gid, es[2], _expected(2)[gid], at=AT)], defer_rows=True, journal=True
         )
-        assert store.journal.records == 1 and journal_path(db).exists()
+        assert store.journal.records == 1 and pending(db)
         with Store(db) as other:
             assert other.query(f"SELECT max(seq) FROM events WHERE game_id = '{gid}'").rows == [
                 (_expected(3)[gid],)

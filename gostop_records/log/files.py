@@ -5,7 +5,6 @@ interrupted last record, and checking a file's chain from its raw records.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 from collections.abc import Iterable, Iterator
@@ -17,15 +16,12 @@ import msgspec
 from ..errors import LogError
 from ..events import Envelope
 from .chain import (
-    _HASH_KEY,
-    _RECORDED_KEY,
     VerifyResult,
-    _around_chain,
     _canonical_of_raw,
     _Checker,
-    _sorted_enc,
     compute_hash,
 )
+from .checked import checked_lines
 from .codec import (
     _FRAME_HEAD,
     _FRAME_TAG,
@@ -37,7 +33,6 @@ from .codec import (
     _decode_raw_msgpack,
     _encode_jsonl_line,
     _from_raw,
-    _json_env_dec,
     _json_raw_dec,
     _mp_enc,
     _mp_env_dec,
@@ -287,72 +282,7 @@ def read_checked(
         return
     name = os.fspath(path)
     with _open_read(path) as f:
-        yield from _checked_lines(_span_lines(f, span), name, report, span is None or span[0] == 0)
-
-
-def _checked_lines(
-    lines: Iterable[bytes], name: str, report: ReadReport | None, at_start: bool
-) -> Iterator[tuple[Envelope, bool]]:
-    """:func:`read_checked` of JSON Lines, in one loop.
-
-    A line in the form this module writes (the usual case: typed, current version, its
-    sorted encoding as long as the line, a plain ``\\n`` at its end) is decoded, checked
-    and hashed here in one pass: the layers of generators and calls around each step cost
-    about as much as a step. Any other line (a byte-order mark, a blank line, a Windows
-    line end, an older version, a stored form, an error), and every line when a report is
-    kept, takes the general path of :func:`json_records` and :func:`_checked_line`, with
-    the same result.
-    """
-    if report is not None:
-        for lineno, line in json_records(lines, at_start):
-            checked = _checked_line(line, name, lineno, report)
-            report.count += 1
-            yield checked
-        return
-    sha256 = hashlib.sha256
-    decode = _json_env_dec.decode
-    encode = _sorted_enc.encode
-    versions = _VERSION_OF
-    hash_key, recorded_key = _HASH_KEY, _RECORDED_KEY
-    for lineno, line in enumerate(lines, 1):
-        if lineno > 1 or not at_start:
-            try:
-                env = decode(line)
-            except (*_UNREADABLE, msgspec.ValidationError):
-                pass  # the general path below names the fault
-            else:
-                size = len(line) - 1
-                if (
-                    env.v == versions[type(env.event)]
-                    and line[size] == 10  # a line feed ends it
-                    and line[size - 1] != 13  # not a Windows line end
-                ):
-                    full = encode(env)
-                    if len(full) == size:
-                        # compute_hash from the encoding the exact check made: the
-                        # canonical bytes are the two parts around prev and hash
-                        # (see chain._around_chain)
-                        h = sha256(env.prev.encode())
-                        h.update(full[: full.rfind(hash_key)])
-                        h.update(full[full.rfind(recorded_key) :])
-                        yield env, h.hexdigest() == env.hash
-                        continue
-        for at, clean in json_records((line,), at_start=at_start and lineno == 1):
-            yield _checked_line(clean, name, lineno + at - 1, None)
-
-
-def _checked_line(
-    line: bytes, name: str, lineno: int, report: ReadReport | None
-) -> tuple[Envelope, bool]:
-    """One line of :func:`read_checked` by the general path."""
-    env, full = _decode_json(line, name, lineno, report, True)
-    if full is None:
-        return env, bool(env.hash) and compute_hash(env.prev, env) == env.hash
-    head, tail = _around_chain(full)
-    h = hashlib.sha256(env.prev.encode())
-    h.update(head)
-    h.update(tail)
-    return env, h.hexdigest() == env.hash
+        yield from checked_lines(_span_lines(f, span), name, report, span is None or span[0] == 0)
 
 
 # --- writing -------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import hmac
 import logging
+import os
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from .. import events as E
 from ..web.browse_routes import browse_routes
 from ..web.play_routes import play_routes
 from ..web.routes import page_routes
-from .core import Answer, EntryRequest, TableService
+from .core import SETTLER_ENV, Answer, EntryRequest, TableService
 from .errors import ServiceError
 from .models import (
     CountersignIn,
@@ -504,7 +505,11 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
         worker = Worker()
 
         def open_store() -> None:
-            worker.service = TableService(cfg.db, on_commit=st.hub.publish_threadsafe)
+            worker.service = TableService(
+                cfg.db,
+                on_commit=st.hub.publish_threadsafe,
+                settler=os.environ.get(SETTLER_ENV, "") != "off",
+            )
 
         try:
             await worker.call(open_store)

@@ -25,6 +25,7 @@ hand. Players countersign a hand's result from their phones with :meth:`counters
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -63,11 +64,13 @@ from ..store.query import lock_down, query
 from . import store_rows
 from .errors import ServiceError
 from .models import CountersignIn, EntryIn, NewGame
+from .settler import Settler
 
 __all__ = [
     "COMMIT_ENV",
     "FAULT_ENV",
     "ROWS_ENV",
+    "SETTLER_ENV",
     "STORE_THREADS",
     "Answer",
     "EntryRequest",
@@ -87,6 +90,9 @@ ROWS_ENV = "GOSTOP_SERVICE_ROWS"
 #: Set to ``duckdb`` to commit each group of entries in its own DuckDB transaction, as
 #: before the journal (how ``bench.service`` compares the two in one run).
 COMMIT_ENV = "GOSTOP_SERVICE_COMMIT"
+#: Set to ``off`` to have the server's store thread write the journal's rows and the
+#: projection rows to DuckDB itself, as before the settler (:mod:`.settler`).
+SETTLER_ENV = "GOSTOP_SERVICE_SETTLER"
 
 #: Games whose recording sessions are kept in memory (the least recently used go first).
 LIVE_GAMES = 256
@@ -252,12 +258,21 @@ class TableService:
         defer_rows: bool | None = None,
         threads: int | None = STORE_THREADS,
         journal: bool | None = None,
+        settler: bool = False,
     ) -> None:
         """``threads``: DuckDB's threads for the store (None: DuckDB's default);
         ``journal``: entries are durable at the journal's sync (default: unless
-        ``$GOSTOP_SERVICE_COMMIT`` is ``duckdb``)."""
+        ``$GOSTOP_SERVICE_COMMIT`` is ``duckdb``); ``settler``: a second thread writes the
+        journal's rows and the projection rows to DuckDB (:mod:`.settler`; with the
+        journal and deferred rows only), and the caller runs every call other than an
+        entry inside :meth:`hold` (the server's worker does)."""
         self.store = Store(db)
         self.path = self.store.path
+        self.defer_rows = (
+            os.environ.get(ROWS_ENV, "") != "inline" if defer_rows is None else defer_rows
+        )
+        #: The thread writing rows to DuckDB beside the store thread, if any.
+        self.settler: Settler | None = None
         try:
             if threads is not None:
                 self.store.conn.execute(f"SET threads = {int(threads)}")
@@ -266,12 +281,11 @@ class TableService:
             self.store.catch_up_rows()
             if os.environ.get(COMMIT_ENV, "") != "duckdb" if journal is None else journal:
                 self.store.open_journal()
+                if settler and self.defer_rows:
+                    self.settler = Settler(self.store)
         except BaseException:
             self.store.close()
             raise
-        self.defer_rows = (
-            os.environ.get(ROWS_ENV, "") != "inline" if defer_rows is None else defer_rows
-        )
         #: SQL over HTTP runs only on a connection that reaches no file (lock_down); the
         #: store's own writes then go through Arrow, so it needs pyarrow.
         self.sql = _lock_down(self.store)
@@ -287,9 +301,18 @@ class TableService:
         self.token_hashes: dict[str, str | None] = {}
 
     def close(self) -> None:
+        """Stop the settler, write every pending row on the store's own connection, close."""
+        if self.settler is not None:
+            self.settler.stop()
+            self.settler = None
         self.live.clear()
         self.flush_rows()
         self.store.close()
+
+    def hold(self) -> contextlib.AbstractContextManager[None]:
+        """Keep the settler (if any) out while a call other than an entry uses the store on
+        its own connection (the worker writes every pending row first, so a read sees them)."""
+        return self.settler.hold() if self.settler is not None else contextlib.nullcontext()
 
     def flush_rows(self, limit: int | None = None, *, settle: bool = True) -> bool:
         """Write the projection rows deferred so far (of the ``limit`` games waiting
@@ -334,6 +357,7 @@ class TableService:
     # --- the games being recorded -----------------------------------------------------
 
     def _known(self, game_id: str) -> int:
+        self._conn()  # every acknowledged entry in the store, or a 503 saying why not
         version = self.store.version(game_id)
         if not version:
             raise ServiceError(404, "not_found", f"there is no game {game_id!r}")
@@ -437,7 +461,7 @@ class TableService:
 
     def token_game(self, token: str | None) -> dict[str, Any]:
         """The game a recorder token opens, with its version."""
-        gid = store_rows.game_of_token(self.store.conn, token) if token else None
+        gid = store_rows.game_of_token(self._conn(), token) if token else None
         if gid is None:
             raise ServiceError(
                 401 if not token else 403,
@@ -515,6 +539,8 @@ class TableService:
         self._commit(rec.game_id, sink, also)
         self.live[rec.game_id] = rec
         self.keys[rec.game_id] = set()
+        # committed: the first entry need not read the hash back from the store
+        self.token_hashes[rec.game_id] = store_rows.token_digest(token)
         return Answer(201, msgspec.json.encode({**body, "recorder_token": token}))
 
     def issue_token(self, game_id: str) -> dict[str, Any]:

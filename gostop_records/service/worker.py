@@ -1,4 +1,5 @@
-"""The one thread that touches the store, and the grouping of entries into one commit.
+"""The store thread: every store call, one at a time, and the grouping of entries into one
+commit.
 
 DuckDB wants one writer, and a commit costs about as much as the rest of an entry, so the
 service runs every store call on one thread, in the order the requests came, and entries
@@ -7,22 +8,31 @@ takes every entry queued behind the first, one per game, up to the first call of
 kind, and hands them to :meth:`~.core.TableService.enter_group`.
 
 A group's commit makes durable what must be before the answer: the events, the heads chain
-and the answer kept for a retry, as one synced journal record (the store's journal); the
-journal's rows go to DuckDB in batches (:data:`SETTLE_RECORDS` records or
-:data:`SETTLE_S`, with a slice of projection rows, while no entry waits), and before any
-other call. The projection rows (derived from the events, several statements
-per entry) are written by the same thread after the answers have gone, from :data:`FLUSH_S`
-after the first of them, and before any other call (so a read sees them). They are written
-one game at a time, each game its own short transaction, and only while no entry waits: an
-entry that arrives meanwhile waits for one game's rows at most, not for every game's (which
-took several commits' time when twenty tables record, and was the longest wait an entry
-had). Rows due for :data:`FLUSH_LATE_S` more are written between groups even while entries
-keep coming, one game per group, so they never fall behind for good.
+and the answer kept for a retry, as one synced journal record (the store's journal). With
+the settler (:mod:`.settler`, the server's default), that is all an entry does: its version,
+token hash and answered keys are in memory, and a second thread writes the journal's rows
+and the projection rows to DuckDB on its own connection. Every other call runs holding the
+journal's turn (:meth:`~.core.TableService.hold`), after everything journaled and pending
+is written to DuckDB (here, on the store's connection), so a read sees every acknowledged
+entry.
+
+Without the settler (``GOSTOP_SERVICE_SETTLER=off``, or a store without the journal) this
+thread writes those rows itself: the journal's in batches (:data:`SETTLE_RECORDS` records
+or :data:`SETTLE_S`, with a slice of projection rows, while no entry waits), and before any
+other call. The projection rows (derived from the events, several statements per entry)
+are written after the answers have gone, from :data:`FLUSH_S` after the first of them, and
+before any other call (so a read sees them). They are written one game at a time, each game
+its own short transaction, and only while no entry waits: an entry that arrives meanwhile
+waits for one game's rows at most, not for every game's (which took several commits' time
+when twenty tables record, and was the longest wait an entry had). Rows due for
+:data:`FLUSH_LATE_S` more are written between groups even while entries keep coming, one
+game per group, so they never fall behind for good.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import queue
@@ -34,8 +44,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .core import Answer, EntryRequest, TableService
+from .settler import SETTLE_RECORDS, SETTLE_S
 
-__all__ = ["GROUP_MAX", "Worker"]
+__all__ = ["GROUP_MAX", "SETTLE_RECORDS", "SETTLE_S", "Worker"]
 
 #: The most entries committed in one transaction.
 GROUP_MAX = 32
@@ -45,15 +56,6 @@ FLUSH_S = 0.25
 FLUSH_LATE_S = 1.0
 #: Games whose rows one transaction writes while entries may be waiting.
 SLICE_GAMES = 1
-#: The journal's rows go to DuckDB (with a slice of projection rows) once it holds this
-#: many records or its oldest is this old: DuckDB's cost is per statement, so the fewer
-#: and larger the batches, the less the store thread spends on them. A read settles it
-#: at once.
-#: Measured side by side (20 tables at a recorder's pace, quiet machine, two runs each):
-#: 64 records or 2 s gave append p99 76 ms, 16 or 0.5 s 51 ms, 4 or 0.1 s 65 ms (a large
-#: batch is one long wait for the entries behind it, a small one pays DuckDB too often).
-SETTLE_RECORDS = 16
-SETTLE_S = 0.5
 #: Set to a number of games (or ``all``) to write that many games' pending rows per
 #: transaction instead of :data:`SLICE_GAMES` (how ``bench.service`` compares them).
 SLICE_ENV = "GOSTOP_SERVICE_SLICE"
@@ -136,7 +138,7 @@ class Worker:
         )
         if svc is None or not svc.flush_rows(self._slice_games, settle=due) or not _pending(svc):
             self._flush_at = None
-        elif not svc.store.pending_rows and j is not None and j.records:
+        elif not svc.store.rows_pending() and j is not None and j.records:
             self._flush_at = j.since + SETTLE_S
 
     def _flush(self) -> None:
@@ -152,8 +154,10 @@ class Worker:
                 self._flush()
                 return
             if job.entry is None:
-                self._flush()  # a read sees every row; a close writes them anyway
-                _settle(job, job.fn)
+                svc = self.service
+                with svc.hold() if svc is not None else contextlib.nullcontext():
+                    self._flush()  # a read sees every row; a close writes them anyway
+                    _settle(job, job.fn)
                 continue
             group = [job]
             games = {job.entry.game_id}
@@ -170,7 +174,9 @@ class Worker:
                 break
             self._run_group(group)
             svc = self.service
-            if self._flush_at is None and svc is not None and _pending(svc):
+            if svc is not None and svc.settler is not None:
+                svc.settler.poke()
+            elif self._flush_at is None and svc is not None and _pending(svc):
                 self._flush_at = time.monotonic() + FLUSH_S
 
     def _run_group(self, group: list[_Job]) -> None:
@@ -200,7 +206,7 @@ class Worker:
 def _pending(svc: TableService) -> bool:
     """Whether the store holds rows not in DuckDB yet: the journal's, or projection rows."""
     j = svc.store.journal
-    return bool(svc.store.pending_rows) or (j is not None and j.records > 0)
+    return svc.store.rows_pending() or (j is not None and j.records > 0)
 
 
 def _settle(job: _Job, fn: Callable[[], Any] | None) -> None:

@@ -5,22 +5,32 @@ each on a two-core server), so the transaction of one recorded entry (its events
 chain entry, the answer kept for a retry, the commit) costs several milliseconds, and a
 server where twenty tables record at once spends most of its time there. A journal record
 holds exactly the rows that transaction would have written, as ``{table: [row, ...]}``,
-appended to a file beside the store (``gostop.duckdb.journal``) and synced: once the sync
-returns, the entry is as durable as a DuckDB commit would have made it, and its answer may
-be sent. The rows of many records then go to DuckDB together (:meth:`Journal.apply`: one
-transaction, one statement per table), when the writer has nothing else to do and before
-anything reads or writes the store otherwise; the file is emptied after that commit.
+appended to a file beside the store and synced: once the sync returns, the entry is as
+durable as a DuckDB commit would have made it, and its answer may be sent. The rows of many
+records then go to DuckDB together (one transaction, one statement per table), before
+anything reads or writes the store otherwise.
+
+The journal is a series of segment files, ``gostop.duckdb.journal.000001``, ``.000002``
+and so on: records are appended to the newest; taking the rows to write to DuckDB
+(:meth:`Journal.take`) closes it and starts the next, whose name is synced to the
+directory before anything is written to it, so the rows being written and the records
+appended meanwhile are in separate files. That lets a second thread (the service's
+settler, with its own DuckDB connection) write a batch while the appending thread goes on
+journaling: neither waits for the other, except that taking the rows waits for a sync in
+progress. A segment is removed only once DuckDB has committed its rows.
 
 A record is ``length (4 bytes) | crc32 (4 bytes) | JSON``. A record cut short by a crash
 (the last one, never acknowledged: its sync did not return) fails its length or checksum
-and is ignored with everything after it. Every open of the store for writing applies a
-journal left behind (:func:`recover`) with ``INSERT OR IGNORE``: rows a crash between the
-DuckDB commit and the emptying of the file already wrote are skipped, so applying twice
-changes nothing.
+and is ignored with everything after it in its file. Every open of the store for writing
+applies every segment left behind (:func:`recover`), oldest first, in one transaction, with
+``INSERT OR IGNORE``: rows a crash between the DuckDB commit and a segment's removal already
+wrote are skipped, so applying twice changes nothing. (A journal of one file named
+``gostop.duckdb.journal``, as written before segments, is applied first.)
 
 One writer journals to a file: the process that holds the store open for writing (DuckDB
 locks the file to every other process). Another store of the same file in that process
-applies the journal (:func:`active`) before it reads or writes.
+applies the journal (:func:`active`) before it reads or writes. Whoever writes the
+journal's rows to DuckDB holds :attr:`Journal.turn`, so two threads never write them twice.
 """
 
 from __future__ import annotations
@@ -28,9 +38,11 @@ from __future__ import annotations
 import contextlib
 import os
 import struct
+import threading
 import time
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,12 +56,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Journal",
+    "Taken",
     "active",
     "insert_tables",
     "journal_path",
     "pending",
     "read_records",
     "recover",
+    "segments",
 ]
 
 _HEADER = struct.Struct(">II")
@@ -57,6 +71,8 @@ _HEADER = struct.Struct(">II")
 _COLUMNS: dict[str, Columns] = {"events": EVENT_COLUMNS, "heads": HEADS_COLUMNS}
 #: The order rows are written in (the events before the chain entries that count them).
 _FIRST = ("events", "heads")
+#: Digits of a segment's number in its name (more digits still sort by number).
+_DIGITS = 6
 
 Rows = Mapping[str, Sequence[Sequence[Any]]]
 
@@ -71,16 +87,36 @@ def active(store_path: str | os.PathLike[str]) -> Journal | None:
 
 
 def journal_path(store_path: str | os.PathLike[str]) -> Path:
+    """The journal's name beside the store; its segments add ``.NUMBER`` to it."""
     p = Path(store_path)
     return p.with_name(p.name + ".journal")
 
 
+def _numbered(store_path: str | os.PathLike[str]) -> list[tuple[int, Path]]:
+    base = journal_path(store_path)
+    prefix = base.name + "."
+    out: list[tuple[int, Path]] = []
+    with contextlib.suppress(FileNotFoundError):
+        for entry in os.scandir(base.parent):
+            rest = entry.name[len(prefix) :]
+            if entry.name.startswith(prefix) and rest.isdigit():
+                out.append((int(rest), base.parent / entry.name))
+    return sorted(out)
+
+
+def segments(store_path: str | os.PathLike[str]) -> list[Path]:
+    """The journal's files beside the store, oldest first."""
+    base = journal_path(store_path)
+    return ([base] if base.exists() else []) + [p for _n, p in _numbered(store_path)]
+
+
 def pending(store_path: str | os.PathLike[str]) -> bool:
     """Whether a journal with something in it lies beside the store file."""
-    try:
-        return journal_path(store_path).stat().st_size > 0
-    except OSError:
-        return False
+    for path in segments(store_path):
+        with contextlib.suppress(OSError):
+            if path.stat().st_size > 0:
+                return True
+    return False
 
 
 def _encode(rows: Rows) -> bytes:
@@ -153,79 +189,162 @@ def _transaction(conn: duckdb.DuckDBPyConnection) -> Iterator[None]:
         yield
 
 
+@dataclass(slots=True)
+class _Segment:
+    """A closed segment whose rows are not in DuckDB yet."""
+
+    path: Path
+    rows: dict[str, list[Sequence[Any]]]
+    records: int
+    since: float
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """What :meth:`Journal.take` handed out: the rows of every record not in DuckDB yet."""
+
+    rows: Mapping[str, Sequence[Sequence[Any]]]
+    records: int
+    segments: tuple[_Segment, ...]
+
+
 class Journal:
-    """The journal of one store file, open for appending; ``rows`` holds what its records
-    wrote that DuckDB does not hold yet."""
+    """The journal of one store file, open for appending (see the module docstring).
+
+    One thread appends (:meth:`write`); the rows go to DuckDB by :meth:`take`, the
+    caller's transaction, then :meth:`committed`, all while holding :attr:`turn`
+    (:meth:`apply` does the three)."""
 
     def __init__(self, store_path: str | os.PathLike[str]) -> None:
-        self.path = journal_path(store_path)
+        self.base = journal_path(store_path)
         self.key = os.path.realpath(store_path)
         if self.key in _OPEN:
-            raise OSError(f"{self.path}: a journal of this store is open already")
-        fresh = not self.path.exists()
-        self.fd: int | None = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        if fresh:  # the file's name is durable too
-            _sync_dir(self.path.parent)
-        self.size = os.fstat(self.fd).st_size
+            raise OSError(f"{self.base}: a journal of this store is open already")
+        numbers = [n for n, _p in _numbered(store_path)]
+        self._number = max(numbers, default=0)
+        self.path, fd = self._new_segment()
+        self.fd: int | None = fd
+        self.size = 0
         _OPEN[self.key] = self
-        self.rows: dict[str, list[Sequence[Any]]] = {}
-        self.records = 0
-        #: When the oldest record not applied yet was written (``time.monotonic``).
-        self.since = 0.0
+        #: Held by whoever writes the journal's rows to DuckDB (re-entrant: a thread that
+        #: holds it to keep the others out may settle the journal itself).
+        self.turn = threading.RLock()
+        self._lock = threading.Lock()  # the open segment: its file, rows and count
+        self._rows: dict[str, list[Sequence[Any]]] = {}
+        self._records = 0
+        self._since = 0.0
+        self._closed: list[_Segment] = []  # taken, not committed yet (oldest first)
+        self._spare: tuple[Path, int] | None = None
+
+    def _new_segment(self) -> tuple[Path, int]:
+        """A new, empty segment whose name is durable (a record synced into a file whose
+        directory entry was lost would be lost with it)."""
+        self._number += 1
+        path = self.base.with_name(f"{self.base.name}.{self._number:0{_DIGITS}d}")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+        _sync_dir(path.parent)
+        return path, fd
+
+    @property
+    def records(self) -> int:
+        """Records whose rows DuckDB does not hold yet."""
+        return self._records + sum(s.records for s in self._closed)
+
+    @property
+    def since(self) -> float:
+        """When the oldest record DuckDB does not hold yet was written (``time.monotonic``)."""
+        if self._closed:
+            return self._closed[0].since
+        return self._since
 
     def write(self, rows: Rows) -> None:
         """Append one record and sync it: when this returns, the rows are durable."""
-        if self.fd is None:
-            raise OSError(f"{self.path}: the journal is closed")
         data = _encode(rows)
-        try:
-            if os.write(self.fd, data) != len(data):
-                raise OSError(f"{self.path}: short write (is the disk full?)")
-            os.fdatasync(self.fd)
-        except BaseException:
-            # a record cut short would hide every later one from recovery: cut it off
-            os.ftruncate(self.fd, self.size)
-            raise
-        self.size += len(data)
-        if not self.records:
-            self.since = time.monotonic()
-        _merge(self.rows, rows)
-        self.records += 1
+        with self._lock:
+            if self.fd is None:
+                raise OSError(f"{self.path}: the journal is closed")
+            try:
+                if os.write(self.fd, data) != len(data):
+                    raise OSError(f"{self.path}: short write (is the disk full?)")
+                os.fdatasync(self.fd)
+            except BaseException:
+                # a record cut short would hide every later one from recovery: cut it off
+                os.ftruncate(self.fd, self.size)
+                raise
+            self.size += len(data)
+            if not self._records:
+                self._since = time.monotonic()
+            _merge(self._rows, rows)
+            self._records += 1
+
+    def take(self) -> Taken | None:
+        """The rows of every record not in DuckDB yet (None when there are none), for the
+        caller's transaction; the open segment is closed and the next one started, so
+        records appended meanwhile stay apart. Call holding :attr:`turn`."""
+        if self._records:
+            spare = self._spare or self._new_segment()
+            self._spare = None
+            with self._lock:
+                if self.fd is None or not self._records:
+                    self._spare = spare
+                else:
+                    old = self.fd
+                    done = _Segment(self.path, self._rows, self._records, self._since)
+                    self.path, self.fd = spare
+                    self.size, self._rows, self._records = 0, {}, 0
+                    os.close(old)
+                    self._closed.append(done)
+        if not self._closed:
+            return None
+        segs = tuple(self._closed)
+        if len(segs) == 1:
+            rows: Mapping[str, Sequence[Sequence[Any]]] = segs[0].rows
+        else:
+            merged: dict[str, list[Sequence[Any]]] = {}
+            for s in segs:
+                _merge(merged, s.rows)
+            rows = merged
+        return Taken(rows, sum(s.records for s in segs), segs)
+
+    def insert(self, conn: duckdb.DuckDBPyConnection, taken: Taken) -> None:
+        """The rows taken, in the caller's transaction."""
+        insert_tables(conn, taken.rows)
+
+    def committed(self, taken: Taken) -> int:
+        """The rows taken are committed to DuckDB: forget them and remove their segments;
+        returns the number of records. (Until then they stay, to be taken again.)"""
+        gone = set(map(id, taken.segments))
+        self._closed = [s for s in self._closed if id(s) not in gone]
+        for s in taken.segments:
+            s.path.unlink(missing_ok=True)
+        return taken.records
 
     def apply(self, conn: duckdb.DuckDBPyConnection) -> int:
-        """Write the rows of every record so far to DuckDB in one transaction, then empty
-        the file; returns the number of records. On an error nothing is emptied (the rows
-        stay pending and the file keeps them)."""
-        if not self.records:
-            return 0
-        with _transaction(conn):
-            self.insert(conn)
-        return self.applied()
-
-    def insert(self, conn: duckdb.DuckDBPyConnection) -> None:
-        """The rows of every record so far, in the caller's transaction (then
-        :meth:`applied` once it is committed)."""
-        insert_tables(conn, self.rows)
-
-    def applied(self) -> int:
-        """The rows are committed to DuckDB: forget them and empty the file; returns the
-        number of records they came from."""
-        n = self.records
-        self.rows, self.records = {}, 0
-        self._empty()
-        return n
-
-    def _empty(self) -> None:
-        if self.fd is not None:
-            os.ftruncate(self.fd, 0)
-            os.fsync(self.fd)
-            self.size = 0
+        """Write the rows of every record so far to DuckDB in one transaction and remove
+        their segments; returns the number of records. On an error nothing is removed (the
+        rows stay pending and the files keep them)."""
+        with self.turn:
+            taken = self.take()
+            if taken is None:
+                return 0
+            with _transaction(conn):
+                self.insert(conn, taken)
+            return self.committed(taken)
 
     def close(self) -> None:
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
+        """Close the open segment (removed when empty: nothing is lost with it); segments
+        whose rows DuckDB does not hold yet stay for the next open to apply."""
+        with self._lock:
+            fd, self.fd = self.fd, None
+        if fd is not None:
+            os.close(fd)
+            if not self.size:
+                self.path.unlink(missing_ok=True)
             _OPEN.pop(self.key, None)
+        if self._spare is not None:
+            os.close(self._spare[1])
+            self._spare[0].unlink(missing_ok=True)
+            self._spare = None
 
 
 def _sync_dir(path: Path) -> None:
@@ -238,18 +357,23 @@ def _sync_dir(path: Path) -> None:
 
 
 def recover(conn: duckdb.DuckDBPyConnection, store_path: str | os.PathLike[str]) -> int:
-    """Apply a journal left behind (a writer that died before applying it), rows already in
-    the store skipped, then remove the file; returns the number of records applied. A torn
-    last record (its sync never returned, so it was never acknowledged) is dropped."""
-    path = journal_path(store_path)
-    if not path.exists():
+    """Apply every journal segment left behind (a writer that died before applying them),
+    oldest first, in one transaction, rows already in the store skipped; then remove the
+    files; returns the number of records applied. A torn last record (its sync never
+    returned, so it was never acknowledged) is dropped."""
+    paths = segments(store_path)
+    if not paths:
         return 0
-    records, _torn = read_records(path)
-    if records:
-        rows: dict[str, list[Sequence[Any]]] = {}
+    rows: dict[str, list[Sequence[Any]]] = {}
+    count = 0
+    for path in paths:
+        records, _torn = read_records(path)
         for rec in records:
             _merge(rows, rec)
+        count += len(records)
+    if count:
         with _transaction(conn):
             insert_tables(conn, rows, ignore=True)
-    path.unlink()
-    return len(records)
+    for path in paths:
+        path.unlink(missing_ok=True)
+    return count

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from .. import cards as C
 from .. import events as E
@@ -31,20 +31,46 @@ __all__ = ["Rows", "derive", "empty_rows", "player_games"]
 Row = tuple[Any, ...]
 # the payouts columns a loser's row of a Stop fills from the proof: score, go_count,
 # go_points, multiplier, the flags, shakes, bombs, carry, dokbak
-_PROOF_COLUMNS = 4 + len(FLAG_IDS) + 4
+_PROOF_COLUMNS: Final = 4 + len(FLAG_IDS) + 4
 Rows = dict[str, list[Row]]
 
 #: Where each column sits in its table's row tuple (the summary rows read the event rows).
-_AT: dict[str, dict[str, int]] = {
+_AT: Final[dict[str, dict[str, int]]] = {
     name: {c: i for i, (c, _) in enumerate(cols)} for name, cols in TABLES.items()
 }
 #: ``turns`` columns of the specials, in ``SPECIAL_KINDS`` order (a shake is a shaken turn).
-_SPECIAL_AT = tuple(_AT["turns"]["shaken" if k == "shake" else k] for k in SPECIAL_KINDS)
-_BAK_AT = tuple(_AT["payouts"][b] for b in BAK_IDS)
+_SPECIAL_AT: Final = tuple(_AT["turns"]["shaken" if k == "shake" else k] for k in SPECIAL_KINDS)
+_BAK_AT: Final = tuple(_AT["payouts"][b] for b in BAK_IDS)
 
-_CARD: dict[str, tuple[int, int | None, str]] = {
+_CARD: Final[dict[str, tuple[int, int | None, str]]] = {
     c.code: (c.index, c.month or None, c.kind.value) for c in C.ALL_CARDS
 }
+
+
+# Final: the compiled build (``make native``) keeps each in a C static, where a name read
+# from another module is a dictionary lookup at every use; derive reads these per event
+_BombPlayed: Final = E.BombPlayed
+_BonusCardTaken: Final = E.BonusCardTaken
+_BrightsSold: Final = E.BrightsSold
+_CardFlipped: Final = E.CardFlipped
+_CardPlayed: Final = E.CardPlayed
+_CardsCaptured: Final = E.CardsCaptured
+_CardsDealt: Final = E.CardsDealt
+_CupAssigned: Final = E.CupAssigned
+_DealerDrawn: Final = E.DealerDrawn
+_FlipOnlyPlayed: Final = E.FlipOnlyPlayed
+_GameStarted: Final = E.GameStarted
+_GoCalled: Final = E.GoCalled
+_HandEnded: Final = E.HandEnded
+_HandStarted: Final = E.HandStarted
+_JunkTransferred: Final = E.JunkTransferred
+_PaymentCapped: Final = E.PaymentCapped
+_PaymentDue: Final = E.PaymentDue
+_PaymentRecorded: Final = E.PaymentRecorded
+_PpukMade: Final = E.PpukMade
+_SeatsSatOut: Final = E.SeatsSatOut
+_Shaken: Final = E.Shaken
+_StopCalled: Final = E.StopCalled
 
 
 def empty_rows() -> Rows:
@@ -197,13 +223,15 @@ class _HandWalk:
     # --- events ----------------------------------------------------------------------
 
     def feed(self, env: E.Envelope) -> None:
-        ev = env.event
+        # read by attribute whatever its type: a payload is a msgspec Struct, which the
+        # compiled build reads generically anyway, and the branches below pick it by type
+        ev: Any = env.event
         t = type(ev)
         g = self.g
         rows = self.rows
         seq = env.seq
         # the most frequent events first: this runs once per event
-        if t is E.CardsCaptured:
+        if t is _CardsCaptured:
             m = _mask(ev.cards)
             self.piles[ev.seat] |= m
             self.layout &= ~m
@@ -233,13 +261,13 @@ class _HandWalk:
                     turn.jjok = True
                 elif ev.kind == "ttadak":
                     turn.ttadak = True
-        elif t is E.CardFlipped:
+        elif t is _CardFlipped:
             turn = self.turn if self.turn is not None else self._start(seq, ev.seat)
             turn.flipped = ev.card
             turn.flips += 1
             if _CARD[ev.card][2] != "bonus":
                 self.layout |= _bit(ev.card)
-        elif t is E.CardPlayed:
+        elif t is _CardPlayed:
             turn = self._for_play(seq, ev.seat)
             turn.action = "card"
             _, month, kind = _CARD[ev.card]
@@ -248,24 +276,24 @@ class _HandWalk:
                 turn.chosen = ev.chosen
             if kind != "bonus":
                 self.layout |= _bit(ev.card)
-        elif t is E.HandStarted:
+        elif t is _HandStarted:
             self.dealer = ev.dealer
             self.started_at = env.at
-        elif t is E.CardsDealt:
+        elif t is _CardsDealt:
             self.layout = _mask(ev.layout)
-        elif t is E.Shaken:
+        elif t is _Shaken:
             turn = self._for_play(seq, ev.seat)
             turn.shaken = True
-        elif t is E.BombPlayed:
+        elif t is _BombPlayed:
             turn = self._for_play(seq, ev.seat)
             turn.action = "bomb"
             turn.bomb_cards = list(ev.cards)
             turn.played_month = ev.month
             self.layout |= _mask(ev.cards)
-        elif t is E.FlipOnlyPlayed:
+        elif t is _FlipOnlyPlayed:
             turn = self._for_play(seq, ev.seat)
             turn.action = "flip_only"
-        elif t is E.BonusCardTaken:
+        elif t is _BonusCardTaken:
             b = _bit(ev.card)
             self.piles[ev.seat] |= b
             self.layout &= ~b
@@ -288,11 +316,11 @@ class _HandWalk:
             if self.turn is not None:
                 self.turn.bonus += 1
                 self.turn.captured += 1
-        elif t is E.PpukMade:
+        elif t is _PpukMade:
             self.layout |= _mask(ev.cards)
             if self.turn is not None:
                 self.turn.ppuk = True
-        elif t is E.JunkTransferred:
+        elif t is _JunkTransferred:
             b = _bit(ev.card)
             self.piles[ev.from_seat] &= ~b
             self.piles[ev.to_seat] |= b
@@ -317,30 +345,30 @@ class _HandWalk:
                     turn.junk_taken += 1
                 if ev.reason == "sseul":
                     turn.sseul = True
-        elif t is E.CupAssigned:
+        elif t is _CupAssigned:
             self.cup_role = ev.role
             score = self._score_after(self._turn_number())
             self._decision(seq, ev.seat, "cup", None, score, None, ev.role)
-        elif t is E.GoCalled:
+        elif t is _GoCalled:
             self.gos += 1
             self.go_counts[ev.seat] = ev.count
             self._decision(seq, ev.seat, "go", ev.count, ev.score, False, None)
-        elif t is E.StopCalled:
+        elif t is _StopCalled:
             self.stop_score = ev.score
             self._decision(seq, ev.seat, "stop", self.go_counts[ev.seat], ev.score, ev.auto, None)
-        elif t is E.HandEnded:
+        elif t is _HandEnded:
             self._close()
             self.ended = ev
-        elif t is E.PaymentRecorded:
+        elif t is _PaymentRecorded:
             key = (ev.payer, ev.payee)
             self.recorded[key] = self.recorded.get(key, 0) + ev.chips
-        elif t is E.SeatsSatOut:
+        elif t is _SeatsSatOut:
             self.sat_out, self.sat_out_seq = ev, seq
-        elif t is E.BrightsSold:
+        elif t is _BrightsSold:
             self.sold[ev.seat] = list(ev.cards)
-        elif t is E.PaymentDue and ev.reason == "gwang_pali":
+        elif t is _PaymentDue and ev.reason == "gwang_pali":
             self.sale_points[ev.payee] = ev.points
-        elif t is E.PaymentCapped:
+        elif t is _PaymentCapped:
             rows["capped_payments"].append(
                 (
                     g.game_id,
@@ -497,10 +525,10 @@ class _HandWalk:
         chips, recorded, received = [0] * n, [0] * n, [0] * n
         paid_baks = [[0] * nb for _ in range(n)]
         got_baks = [[0] * nb for _ in range(n)]
-        at = _AT["payouts"]
+        pay_at = _AT["payouts"]
         for r in self._own("payouts"):
-            payer, payee, c = r[at["payer"]], r[at["payee"]], r[at["chips"]]
-            rec = r[at["recorded_chips"]] or 0
+            payer, payee, c = r[pay_at["payer"]], r[pay_at["payee"]], r[pay_at["chips"]]
+            rec = r[pay_at["recorded_chips"]] or 0
             if 0 <= payer < n:
                 chips[payer] -= c
                 recorded[payer] -= rec
@@ -735,22 +763,24 @@ def derive(
     for env in envelopes:
         if env.seq in void:
             continue
-        if type(env.event) is E.DealerDrawn:
-            draws.update((d.seat, d.card) for d in env.event.draws)
-        elif type(env.event) is E.SeatsSatOut:
-            for seat in env.event.seats:
+        ev: Any = env.event
+        t = type(ev)
+        if t is _DealerDrawn:
+            draws.update((d.seat, d.card) for d in ev.draws)
+        elif t is _SeatsSatOut:
+            for seat in ev.seats:
                 sat_out[seat] += 1
-        if env.hand is None:
+        hand = env.hand
+        if hand is None:
             continue
-        t = type(env.event)
-        if t is E.HandStarted:
-            hands_seen.add(env.event.hand)
-        elif t is E.HandEnded:
+        if t is _HandStarted:
+            hands_seen.add(ev.hand)
+        elif t is _HandEnded:
             hands_ended += 1
-        if hands is None or env.hand in hands:
-            by_hand.setdefault(env.hand, []).append(env)
+        if hands is None or hand in hands:
+            by_hand.setdefault(hand, []).append(env)
 
-    started = first.event if type(first.event) is E.GameStarted else None
+    started = first.event if type(first.event) is _GameStarted else None
     rules = game.rules
     out["games"].append(
         (

@@ -22,6 +22,7 @@ from .. import checkpoints as CP
 from .. import log as L
 from ..errors import Finding, GostopError, LogError, ProjectionError, reason_at
 from ..events import Envelope
+from ..log.checked import checked_runs
 from ..projector import Issue, Projector
 from .codec import event_columns, event_row
 from .projections import derive, empty_rows
@@ -117,17 +118,10 @@ class RunReader:
         self.error: Problem | None = None
 
     def __iter__(self) -> Iterator[tuple[list[Envelope], int | None]]:
-        run: list[Envelope] = []
-        bad: int | None = None
-        try:
-            for env, hash_ok in L.read_checked(self.path, span=self.span):
-                if run and env.game_id != run[0].game_id:
-                    yield run, bad
-                    run, bad = [], None
-                if not hash_ok and bad is None:
-                    bad = len(run)
-                run.append(env)
-        except LogError as exc:
+        for run, bad, exc in checked_runs(L.read_checked(self.path, span=self.span)):
+            if exc is None:
+                yield run, bad
+                continue
             gid = run[0].game_id if run else None
             more = f"; game {gid} (read up to seq {run[-1].seq}) is not imported" if run else ""
             self.error = Problem(
@@ -138,8 +132,6 @@ class RunReader:
                 line=exc.line,
             )
             return
-        if run:
-            yield run, bad
 
 
 class _Links(msgspec.Struct):

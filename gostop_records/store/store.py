@@ -8,8 +8,9 @@ the same file (they share DuckDB's instance); expected versions keep their appen
 Read-only stores cannot be mixed with writable ones in one process (a DuckDB rule).
 
 A writer that journals its appends (:meth:`Store.open_journal`, the table service) leaves
-their rows in a journal beside the file until it settles them; every open of the store for
-writing applies a journal left behind, and a read-only open first has it applied (see
+their rows in a journal beside the file until it settles them (on its own thread, or on a
+second thread with a second connection: :meth:`Store.flush_rows`); every open of the store
+for writing applies a journal left behind, and a read-only open first has it applied (see
 :mod:`.journal`), so no reader misses an acknowledged append.
 
 The store knows SQL, not rules: validation is the projector's, hashing is the log's.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -71,8 +73,12 @@ class Store:
         )
         #: Per-game projector state for live appends (see :mod:`.append`).
         self.cache: dict[str, GameCache] = {}
-        #: Projection rows of deferred appends, not written yet (see :meth:`flush_rows`).
+        #: Projection rows of deferred appends, not written yet (see :meth:`flush_rows`),
+        #: taken and put back under ``rows_lock`` (a second thread may write them); the
+        #: number of games whose rows are being written, taken out of ``pending_rows``.
         self.pending_rows: dict[str, PendingRows] = {}
+        self.rows_lock = threading.Lock()
+        self.rows_writing = 0
         try:
             self._check_schema()
             if not read_only:
@@ -303,20 +309,33 @@ class Store:
         self._writable()
         return append_group(self, requests, defer_rows=defer_rows, journal=journal)
 
-    def flush_rows(self, limit: int | None = None, *, settle: bool = True) -> int:
+    def flush_rows(
+        self,
+        limit: int | None = None,
+        *,
+        settle: bool = True,
+        conn: duckdb.DuckDBPyConnection | None = None,
+    ) -> int:
         """Write the projection rows that deferred appends left pending (of the ``limit``
         games waiting longest, or of all), in one transaction; returns the number of games
         written. The journal's rows go first, in the same transaction (unless not
-        ``settle``)."""
+        ``settle``). ``conn``: another connection of this store's database, used by a
+        second thread while this store's own goes on appending through the journal (see
+        :func:`~.append.flush_rows`)."""
         if self.journal is None and settle:
             self.settle()  # another store's journal of this file, in this process
-        if not self.pending_rows and (
+        if not self.rows_pending() and (
             not settle or self.journal is None or not self.journal.records
         ):
             return 0
         from .append import flush_rows
 
-        return flush_rows(self, limit, settle=settle)
+        return flush_rows(self, limit, settle=settle, conn=conn)
+
+    def rows_pending(self) -> bool:
+        """Whether projection rows of deferred appends are not in DuckDB yet (pending, or
+        being written by another thread)."""
+        return bool(self.pending_rows) or self.rows_writing > 0
 
     def catch_up_rows(self) -> list[str]:
         """Derive again the projection rows of games whose rows are behind their events

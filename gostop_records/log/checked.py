@@ -1,0 +1,129 @@
+"""The checked read of a JSON Lines log (:func:`gostop_records.log.read_checked`) and the
+runs of one game's envelopes an import takes from it.
+
+A bulk import runs it once per event before anything else, so it is compiled in the native
+build (``make native``; see ``NATIVE_MODULES``): as Python, the calls and generators around
+the decode, the sorted encode and the hash of each line cost about a third as much as those
+three.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator
+from typing import Final
+
+import msgspec
+
+from ..errors import LogError
+from ..events import Envelope
+from .chain import _HASH_KEY, _RECORDED_KEY, _around_chain, _sorted_enc, compute_hash
+from .codec import _VERSION_OF, ReadReport, _decode_json, _json_env_dec
+from .lines import json_records
+
+__all__ = ["checked_line", "checked_lines", "checked_runs"]
+
+# Final: the compiled build keeps each in a C static (an imported name is a dictionary
+# lookup at every use)
+_DECODE: Final = _json_env_dec.decode
+_SORTED: Final = _sorted_enc.encode
+_VERSIONS: Final = _VERSION_OF
+_HASH_AT: Final = _HASH_KEY
+_RECORDED_AT: Final = _RECORDED_KEY
+_SHA256: Final = hashlib.sha256
+
+
+def _usual(line: bytes) -> tuple[Envelope, bool] | None:
+    """A line in the form this package writes (typed, current version, its sorted encoding
+    as long as the line, a plain ``\\n`` at its end), decoded, checked and hashed in one
+    pass; None for any other line, which the general path reads."""
+    try:
+        env = _DECODE(line)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None  # the general path names the fault
+    size = len(line) - 1
+    if env.v != _VERSIONS[type(env.event)] or line[size] != 10 or line[size - 1] == 13:
+        return None
+    full = _SORTED(env)
+    if len(full) != size:
+        return None
+    # compute_hash from the encoding the exact check made: the canonical bytes are the two
+    # parts around prev and hash (see chain._around_chain)
+    h = _SHA256(env.prev.encode())
+    h.update(full[: full.rfind(_HASH_AT)])
+    h.update(full[full.rfind(_RECORDED_AT) :])
+    return env, h.hexdigest() == env.hash
+
+
+def checked_line(
+    line: bytes, name: str, lineno: int, report: ReadReport | None
+) -> tuple[Envelope, bool]:
+    """One record of :func:`checked_lines` by the general path."""
+    env, full = _decode_json(line, name, lineno, report, True)
+    if full is None:
+        return env, bool(env.hash) and compute_hash(env.prev, env) == env.hash
+    head, tail = _around_chain(full)
+    h = _SHA256(env.prev.encode())
+    h.update(head)
+    h.update(tail)
+    return env, h.hexdigest() == env.hash
+
+
+def _general(line: bytes, name: str, lineno: int, at_start: bool) -> tuple[Envelope, bool] | None:
+    """A line the one pass does not take (a byte-order mark, a blank line, a Windows line
+    end, an older version, a stored form, an error), by the general path; None for a blank
+    line."""
+    for at, clean in json_records((line,), at_start=at_start and lineno == 1):
+        return checked_line(clean, name, lineno + at - 1, None)
+    return None
+
+
+def checked_lines(
+    lines: Iterable[bytes], name: str, report: ReadReport | None, at_start: bool
+) -> Iterator[tuple[Envelope, bool]]:
+    """(envelope, whether its hash matches its content after its own ``prev``) of each
+    record of JSON Lines, in one loop; every line by the general path when a report is
+    kept. ``at_start``: the lines start the file (a byte-order mark may open them)."""
+    if report is not None:
+        for lineno, line in json_records(lines, at_start):
+            checked = checked_line(line, name, lineno, report)
+            report.count += 1
+            yield checked
+        return
+    lineno = 0
+    for line in lines:
+        lineno += 1
+        got = _usual(line) if lineno > 1 or not at_start else None
+        if got is None:
+            got = _general(line, name, lineno, at_start)
+            if got is None:
+                continue
+        yield got
+
+
+def checked_runs(
+    records: Iterable[tuple[Envelope, bool]],
+) -> Iterator[tuple[list[Envelope], int | None, LogError | None]]:
+    """The runs of consecutive envelopes of one game among checked records, each with the
+    index of its first envelope whose own hash is wrong (None: every hash holds).
+
+    A read error ends the runs: the run it cut short comes last, with the error.
+    """
+    run: list[Envelope] = []
+    game = ""
+    bad: int | None = None
+    try:
+        for env, hash_ok in records:
+            if env.game_id != game or not run:
+                if run:
+                    yield run, bad, None
+                    run, bad = [], None
+                game = env.game_id
+            if not hash_ok and bad is None:
+                bad = len(run)
+            run.append(env)
+    except LogError as exc:
+        yield run, bad, exc
+        return
+    if run:
+        yield run, bad, None
