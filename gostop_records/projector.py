@@ -47,6 +47,9 @@ _GAME_STARTED: Final = GameStarted
 _HAND_STARTED: Final = HandStarted
 _RETRACTED: Final = EntryRetracted
 _is_input: Final = E.is_input
+#: ``is_input``'s own set of input classes, tested here first: a set test in the compiled
+#: build, where a call of ``is_input`` (interpreted) costs more than the rest of the check
+_INPUT_CLASSES: Final = E._INPUT_CLASSES
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,7 +321,7 @@ class Projector:
                 game_id=self.game_id,
             )
 
-        if not _is_input(ev):
+        if t not in _INPUT_CLASSES and not _is_input(ev):
             if self.desync is None:
                 self._violation(
                     seq,

@@ -14,10 +14,11 @@ pay money but never change how a hand is played.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from .. import cards as C
 from .. import events as E
@@ -163,7 +164,7 @@ def settle_under(
     proof = None
     if ctx.outcome == "stop" and facts is not None:
         table = table_for(rules, ctx.players, stake)
-        proof = settle(table, dataclasses.replace(facts, carry=carry, cup_role=role))
+        proof = settle(table, msgspec.structs.replace(facts, carry=carry, cup_role=role))
         dues.extend(proof.dues)
     return Settlement(rules, stake, carry, role, proof, tuple(dues))
 

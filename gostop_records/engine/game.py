@@ -9,7 +9,7 @@ previous state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 from .. import events as E
@@ -44,19 +44,53 @@ from .turn import apply as apply_hand
 __all__ = ["GameState", "HandResult", "Waiting", "apply_game", "start_game"]
 
 
-@dataclass(frozen=True, slots=True)
 class HandResult:
-    """How a hand ended and what the rules made due."""
+    """How a hand ended and what the rules made due. Never changed once made.
 
-    hand: int
-    dealer: int
-    outcome: str
-    winner: int | None
-    reason: str
-    carry: int
-    next_carry: int
-    dues: tuple[tuple[int, int, int, int, str], ...]  # payer, payee, points, chips, reason
-    state: HandState | None = None  # the final hand state: piles, counters, for proofs
+    A plain class with its own ``__init__``: the compiled build makes that a native call,
+    where a dataclass's generated ``__init__`` stays interpreted (one per hand of a replay).
+    """
+
+    __slots__ = (
+        "carry",
+        "dealer",
+        "dues",
+        "hand",
+        "next_carry",
+        "outcome",
+        "reason",
+        "state",
+        "winner",
+    )
+
+    def __init__(
+        self,
+        hand: int,
+        dealer: int,
+        outcome: str,
+        winner: int | None,
+        reason: str,
+        carry: int,
+        next_carry: int,
+        dues: tuple[tuple[int, int, int, int, str], ...],  # payer, payee, points, chips, reason
+        state: HandState | None = None,  # the final hand state: piles, counters, for proofs
+    ) -> None:
+        self.hand = hand
+        self.dealer = dealer
+        self.outcome = outcome
+        self.winner = winner
+        self.reason = reason
+        self.carry = carry
+        self.next_carry = next_carry
+        self.dues = dues
+        self.state = state
+
+    def __repr__(self) -> str:
+        return (
+            f"HandResult(hand={self.hand}, dealer={self.dealer}, outcome={self.outcome!r}, "
+            f"winner={self.winner}, reason={self.reason!r}, carry={self.carry}, "
+            f"next_carry={self.next_carry}, dues={self.dues!r})"
+        )
 
     def proof(self) -> Proof | None:
         """The payout proof of a hand won by a Stop (the one its settlement made)."""
@@ -82,34 +116,87 @@ class Waiting:
     options: tuple[str, ...] = ()
 
 
-@dataclass(slots=True)
 class GameState:
-    """A game in progress. Treated as immutable: :func:`apply_game` returns a copy."""
+    """A game in progress. Treated as immutable: :func:`apply_game` returns a copy.
 
-    game_id: str
-    rules: Ruleset
-    table: Table
-    players: tuple[Player, ...]
-    stake: int
-    hand: HandState | None = None
-    hand_no: int = 0
-    deck: int | None = None
-    carry: int = 1
-    next_dealer: int | None = None
-    results: tuple[HandResult, ...] = ()
-    payments: tuple[tuple[int, int, int, int], ...] = ()  # hand, payer, payee, chips (recorded)
-    finished: bool = False
-    notes: tuple[tuple[int | None, str], ...] = field(default=())
-    # the table around the hand (rulebook/seats.py): 4-5 seats, gwang-pali, chips, the draw
-    sat_out: tuple[int, ...] = ()  # seats sitting out the hand in progress
-    sales: tuple[tuple[int, int, tuple[str, ...]], ...] = ()  # hand, seller, brights sold
-    # this hand's dues paid so far (sales, instant payments), as the chips allowed them
-    hand_dues: tuple[tuple[int, int, int, int, str], ...] = ()
-    chips: tuple[int, ...] | None = None  # chips counted at the start of the sitting
-    shortfalls: tuple[tuple[int, int, int, int, int, str], ...] = ()  # hand + a capped due
-    draw_tied: tuple[int, ...] = ()  # seats that tied in the draw for the first deal
-    broke: tuple[int, ...] = ()  # seats left with no chips: the sitting ended
-    draw_ties: int = 0  # tied draws for the first deal so far (draw_ties_by_lot)
+    A plain class with its own ``__init__`` (see :class:`HandResult`): a fold copies the
+    state at every hand's start."""
+
+    __slots__ = (
+        "broke",
+        "carry",
+        "chips",
+        "deck",
+        "draw_tied",
+        "draw_ties",
+        "finished",
+        "game_id",
+        "hand",
+        "hand_dues",
+        "hand_no",
+        "next_dealer",
+        "notes",
+        "payments",
+        "players",
+        "results",
+        "rules",
+        "sales",
+        "sat_out",
+        "shortfalls",
+        "stake",
+        "table",
+    )
+
+    def __init__(
+        self,
+        game_id: str,
+        rules: Ruleset,
+        table: Table,
+        players: tuple[Player, ...],
+        stake: int,
+        hand: HandState | None = None,
+        hand_no: int = 0,
+        deck: int | None = None,
+        carry: int = 1,
+        next_dealer: int | None = None,
+        results: tuple[HandResult, ...] = (),
+        # hand, payer, payee, chips (recorded)
+        payments: tuple[tuple[int, int, int, int], ...] = (),
+        finished: bool = False,
+        notes: tuple[tuple[int | None, str], ...] = (),
+        # the table around the hand (rulebook/seats.py): 4-5 seats, gwang-pali, chips, the draw
+        sat_out: tuple[int, ...] = (),  # seats sitting out the hand in progress
+        sales: tuple[tuple[int, int, tuple[str, ...]], ...] = (),  # hand, seller, brights sold
+        # this hand's dues paid so far (sales, instant payments), as the chips allowed them
+        hand_dues: tuple[tuple[int, int, int, int, str], ...] = (),
+        chips: tuple[int, ...] | None = None,  # chips counted at the start of the sitting
+        shortfalls: tuple[tuple[int, int, int, int, int, str], ...] = (),  # hand + a capped due
+        draw_tied: tuple[int, ...] = (),  # seats that tied in the draw for the first deal
+        broke: tuple[int, ...] = (),  # seats left with no chips: the sitting ended
+        draw_ties: int = 0,  # tied draws for the first deal so far (draw_ties_by_lot)
+    ) -> None:
+        self.game_id = game_id
+        self.rules = rules
+        self.table = table
+        self.players = players
+        self.stake = stake
+        self.hand = hand
+        self.hand_no = hand_no
+        self.deck = deck
+        self.carry = carry
+        self.next_dealer = next_dealer
+        self.results = results
+        self.payments = payments
+        self.finished = finished
+        self.notes = notes
+        self.sat_out = sat_out
+        self.sales = sales
+        self.hand_dues = hand_dues
+        self.chips = chips
+        self.shortfalls = shortfalls
+        self.draw_tied = draw_tied
+        self.broke = broke
+        self.draw_ties = draw_ties
 
     def copy(self, deep: bool = False) -> GameState:
         """A copy; ``deep`` also copies the hand in progress (for in-place folds)."""

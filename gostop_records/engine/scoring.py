@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Final
 
 from .. import cards as C
+from ..cards import popcount
 from ..rules import CupMode
 from .proof import Score, ScoreLine
 from .rulebook.combinations import BRIGHTS, COMBINATIONS, JUNK
@@ -47,17 +48,17 @@ def _total(t: Table, pile: int, cup_junk: bool) -> int:
     (``JUNK.FROM``). ``tests/test_rulebook.py`` pins each to its rule, and a property test
     keeps this sum equal to ``score(...).total``.
     """
-    nb = (pile & _BRIGHTS).bit_count()
+    nb = popcount(pile & _BRIGHTS)
     total = 2 if nb == 3 and pile & _RAIN else _BRIGHT_POINTS[nb]
     animals = pile & _ANIMALS
     if cup_junk:
         animals &= ~_CUP
-    a = animals.bit_count()
+    a = popcount(animals)
     if a >= 5:
         total += a - 4
     if pile & _GODORI == _GODORI:
         total += 5
-    r = (pile & t.ribbons).bit_count()
+    r = popcount(pile & t.ribbons)
     if r >= 5:
         total += r - 4
     if r >= 3:
@@ -67,11 +68,7 @@ def _total(t: Table, pile: int, cup_junk: bool) -> int:
             total += 3
         if pile & _CHO == _CHO:
             total += 3
-    u = (
-        (pile & t.unit1).bit_count()
-        + 2 * (pile & t.unit2).bit_count()
-        + 3 * (pile & t.unit3).bit_count()
-    )
+    u = popcount(pile & t.unit1) + 2 * popcount(pile & t.unit2) + 3 * popcount(pile & t.unit3)
     if cup_junk and pile & _CUP:
         u += 2
     if u >= 10:
@@ -142,9 +139,9 @@ def score(t: Table, pile: int, decided: str | None = None) -> Score:
     return Score(
         total=sum(ln.points for ln in lines),
         lines=lines,
-        brights=(pile & C.BRIGHTS).bit_count(),
-        animals=animals.bit_count(),
-        ribbons=(pile & t.ribbons).bit_count(),
+        brights=popcount(pile & C.BRIGHTS),
+        animals=popcount(animals),
+        ribbons=popcount(pile & t.ribbons),
         junk_units=t.units(pile, junk_cup),
         bright_points=bright_points,
         junk_points=junk_points,

@@ -28,6 +28,7 @@ from ..cards import (
     Kind,
     indices,
     parse,
+    popcount,
 )
 from ..cards import (
     codes as card_codes,
@@ -223,7 +224,7 @@ def _deal(s: HandState, a: CardsDealt, out: Out, deck: int | None = None) -> Non
                 m |= 1 << _IDX[code]
         except KeyError:
             m = -1
-        if m < 0 or m.bit_count() != len(codes) or m & seen or m & ~t.deck:
+        if m < 0 or popcount(m) != len(codes) or m & seen or m & ~t.deck:
             m = 0
             for code in codes:
                 m |= take(code, where)
@@ -268,7 +269,7 @@ def _deal(s: HandState, a: CardsDealt, out: Out, deck: int | None = None) -> Non
         if not b & BONUS:
             raise _illegal("bonus_at_deal", f"{code} is not a bonus card")
         bonus |= b
-    stock_count = t.deck_size - len(playing) * t.hand_size - t.layout_size - bonus.bit_count()
+    stock_count = t.deck_size - len(playing) * t.hand_size - t.layout_size - popcount(bonus)
     if a.stock is not None:
         if len(a.stock) != stock_count:
             raise _illegal(
@@ -290,7 +291,7 @@ def _deal(s: HandState, a: CardsDealt, out: Out, deck: int | None = None) -> Non
         for i in indices(bonus):
             out.append(BonusCardTaken(seat=s.dealer, card=CODES[i], source="layout"))
     for m in range(1, 13):
-        if (layout & _MM[m]).bit_count() == 4:
+        if popcount(layout & _MM[m]) == 4:
             if t.rules.layout_four is LayoutFour.DEALER_WINS:
                 pts = t.rules.hand_four_points
                 dues = _instant_dues(s, s.dealer, pts, "layout_four")
@@ -497,7 +498,7 @@ def _shake(s: HandState, a: Shaken, out: Out) -> None:
         turn = _shake_answered(s, a.seat, a.month)
         cards = _cards_of(a.cards)
         played = 1 << turn.played
-        if not cards & played or cards & ~_MM[a.month] or cards.bit_count() < 3:
+        if not cards & played or cards & ~_MM[a.month] or popcount(cards) < 3:
             raise _illegal(
                 "shaking",
                 f"a shake shows the card played, {CODES[turn.played]}, and the other cards of "
@@ -522,7 +523,7 @@ def _shake(s: HandState, a: Shaken, out: Out) -> None:
     cards = _cards_of(a.cards)
     # a four kept in hand (hand_four_keep) may be shaken whole: Pmang's x4 path
     whole = s.table.rules.hand_four_keep and cards == _MM[a.month]
-    if (cards.bit_count() != 3 and not whole) or cards & ~_MM[a.month]:
+    if (popcount(cards) != 3 and not whole) or cards & ~_MM[a.month]:
         raise _illegal("shaking", f"a shake shows three cards of month {a.month:02d}")
     if s.shaken_months[a.seat] & (1 << a.month):
         raise _illegal("shaking", f"seat {a.seat} already shook month {a.month:02d}")
@@ -543,7 +544,7 @@ def _shake(s: HandState, a: Shaken, out: Out) -> None:
 
 def _keep_fours(s: HandState, seat: int) -> None:
     """The seat's waiting fours kept and played on with (들고치기)."""
-    held = _fours_in(s.hands[seat]).bit_count()
+    held = popcount(_fours_in(s.hands[seat]))
     s.kept_fours[seat] += max(1, held - s.kept_fours[seat])
     s.fours_pending &= ~(1 << seat)
 
@@ -587,17 +588,17 @@ def _bomb(s: HandState, a: BombPlayed, out: Out) -> None:
     if turn.played >= 0 or turn.shake_month:
         raise _illegal("bombs", "a bomb is the turn's play: nothing else is played with it")
     cards = _cards_of(a.cards)
-    k = cards.bit_count()
+    k = popcount(cards)
     m = a.month
     if cards & ~_MM[m] or k not in ((2, 3) if rules.two_card_bomb else (3,)):
         need = "two or three" if rules.two_card_bomb else "three"
         raise _illegal("bombs", f"a bomb plays {need} cards of month {m:02d}")
     on = s.layout & _MM[m]
-    if on.bit_count() != 4 - k:
+    if popcount(on) != 4 - k:
         raise _illegal(
             "bombs",
             f"a bomb of {k} needs the other {4 - k} card(s) of month {m:02d} on the layout; "
-            f"it holds {on.bit_count()}",
+            f"it holds {popcount(on)}",
         )
     if rules.shaking is Shaking.BEFORE_TURN and s.shaken_months[a.seat] & (1 << m):
         raise _illegal("shaken_month_cannot_bomb", f"month {m:02d} was shaken: no bomb (G19)")
@@ -638,7 +639,7 @@ def _equivalent(a: int, b: int, t: Any) -> bool:
 
 def _choose(s: HandState, i: int, on: int, chosen: str | None, what: str) -> int:
     """The layout card a card pairs with when its month shows two; -1 when no choice."""
-    n = on.bit_count()
+    n = popcount(on)
     if n == 2:
         a = (on & -on).bit_length() - 1
         b = on.bit_length() - 1
@@ -669,7 +670,7 @@ def _place_play(s: HandState, i: int, chosen: str | None, source: str) -> None:
     turn.chosen = _choose(s, i, on, chosen, "played")
     turn.played = i
     turn.play_month = m
-    turn.play_n = on.bit_count()
+    turn.play_n = popcount(on)
     turn.play_source = source
     s.layout |= 1 << i
     s.phase = Phase.FLIP
@@ -725,17 +726,20 @@ def _take_bonus(s: HandState, seat: int, i: int, source: str, out: Out) -> None:
             _take_junk(s, opp, seat, steal, "bonus", out)
 
 
-def _play(s: HandState, a: CardPlayed, out: Out) -> None:
+def _play(s: HandState, a: CardPlayed, out: Out, seat: int) -> None:
+    """A card played from ``seat``'s hand (``a.seat``, read once by :func:`apply`)."""
     _expect_phase(s, Phase.PLAY, "a played card")
-    _expect_seat(s, a.seat, s.turn_seat)
+    _expect_seat(s, seat, s.turn_seat)
     _check_fours_shown(s)
     turn = _turn(s)
-    i = _idx(a.card)
-    _take_from_hand(s, a.seat, i)
+    card = a.card
+    chosen = a.chosen
+    i = _idx(card)
+    _take_from_hand(s, seat, i)
     if i >= 48:
-        if a.chosen is not None:
-            raise _illegal("no_choice", f"bonus card {a.card} takes no layout card")
-        _take_bonus(s, a.seat, i, "hand", out)
+        if chosen is not None:
+            raise _illegal("no_choice", f"bonus card {card} takes no layout card")
+        _take_bonus(s, seat, i, "hand", out)
         if s.table.rules.bonus_play is BonusPlay.FLIP_IN_PLACE:
             s.phase = Phase.FLIP_AS_PLAY
         return
@@ -743,8 +747,8 @@ def _play(s: HandState, a: CardPlayed, out: Out) -> None:
         raise _illegal(
             "shaking", f"the shake showed month {turn.shake_month:02d}: play one of those cards"
         )
-    _place_play(s, i, a.chosen, "hand")
-    turn.shake_due = _shake_asked(s, a.seat, i)
+    _place_play(s, i, chosen, "hand")
+    turn.shake_due = _shake_asked(s, seat, i)
 
 
 def _shake_asked(s: HandState, seat: int, i: int) -> int:
@@ -761,7 +765,7 @@ def _shake_asked(s: HandState, seat: int, i: int) -> int:
         or s.hand_unknown[seat]
     ):
         return 0
-    return m if (s.hands[seat] & _MM[m]).bit_count() >= 2 else 0
+    return m if popcount(s.hands[seat] & _MM[m]) >= 2 else 0
 
 
 def _shake_answered(s: HandState, seat: int, month: int) -> Turn:
@@ -781,46 +785,48 @@ def _shake_declined(s: HandState, a: ShakeDeclined, out: Out) -> None:
     _shake_answered(s, a.seat, a.month)
 
 
-def _flip(s: HandState, a: CardFlipped, out: Out) -> None:
+def _flip(s: HandState, a: CardFlipped, out: Out, seat: int) -> None:
+    """A card turned from the stock by ``seat`` (``a.seat``, read once by :func:`apply`: in
+    the compiled build each read of an event's field is a generic attribute lookup)."""
     if s.phase is not Phase.FLIP_AS_PLAY:
         _expect_phase(s, Phase.FLIP, "a flipped card")
-    _expect_seat(s, a.seat, s.turn_seat)
+    _expect_seat(s, seat, s.turn_seat)
     due = _turn(s).shake_due
     if due:
         raise _illegal(
             "shake_asked",
-            f"seat {a.seat} played a card of month {due:02d} holding three: shake or decline "
+            f"seat {seat} played a card of month {due:02d} holding three: shake or decline "
             "before the flip",
         )
-    i = _idx(a.card)
+    card = a.card
+    chosen = a.chosen
+    i = _idx(card)
     b = 1 << i
     if s.stock is not None:
         top = s.stock_top()
         if top is None:
             raise _illegal("stock_empty", "the stock is empty")
         if top != i:
-            raise _illegal(
-                "flip_is_stock_top", f"the next stock card is {CODES[top]}, not {a.card}"
-            )
+            raise _illegal("flip_is_stock_top", f"the next stock card is {CODES[top]}, not {card}")
         s.stock_pos += 1
     else:
         if s.stock_count <= 0:
             raise _illegal("stock_empty", "the stock is empty")
         if not s.table.deck & b or s.seen & b:
             raise _illegal(
-                "card_in_stock", f"{a.card} cannot come from the stock: it is {locate(s, b)}"
+                "card_in_stock", f"{card} cannot come from the stock: it is {locate(s, b)}"
             )
         s.stock_count -= 1
         s.seen |= b
     if i >= 48:
-        if a.chosen is not None:
-            raise _illegal("no_choice", f"bonus card {a.card} takes no layout card")
-        _take_bonus(s, a.seat, i, "flip", out)
+        if chosen is not None:
+            raise _illegal("no_choice", f"bonus card {card} takes no layout card")
+        _take_bonus(s, seat, i, "flip", out)
         return
     if s.phase is Phase.FLIP_AS_PLAY:
-        _place_play(s, i, a.chosen, "hand")
+        _place_play(s, i, chosen, "hand")
         return
-    _resolve(s, i, a.chosen, out)
+    _resolve(s, i, chosen, out)
 
 
 def _stack_take(
@@ -927,7 +933,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
 
     if not flip_done:
         on = layout & _MM[fm]
-        fn = on.bit_count()
+        fn = popcount(on)
         if fn == 0:
             if f_chosen is not None:
                 raise _illegal("no_choice", f"{CODES[f]} matches nothing: no choice")
@@ -960,7 +966,7 @@ def _resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
         else:
             before = turn.layout_before
             sweep = (
-                before.bit_count() == 2
+                popcount(before) == 2
                 and before & taken == before
                 and ((before & -before).bit_length() - 1) // 4 != (before.bit_length() - 1) // 4
             )
@@ -1128,9 +1134,7 @@ _HANDLERS: Final[dict[type, Callable[[HandState, Any, Out], None]]] = {
     Shaken: _shake,
     ShakeDeclined: _shake_declined,
     BombPlayed: _bomb,
-    CardPlayed: _play,
     FlipOnlyPlayed: _flip_only,
-    CardFlipped: _flip,
     CupAssigned: _cup,
     GoCalled: _go,
     StopCalled: _stop_input,
@@ -1163,9 +1167,11 @@ def apply(
     s = state if inplace else state.copy()
     out: Out = []
     if t is _FLIPPED:
-        _flip(s, action, out)
+        assert seat is not None
+        _flip(s, action, out, seat)
     elif t is _PLAYED:
-        _play(s, action, out)
+        assert seat is not None
+        _play(s, action, out, seat)
     elif t is CardsDealt:
         _deal(s, action, out, deck)
     else:

@@ -44,6 +44,7 @@ from .codec import (
     encode_msgpack,
 )
 from .lines import json_records, typed_lines
+from .lines import open_read as _open_read
 
 __all__ = [
     "FOLDER_SUFFIXES",
@@ -79,13 +80,6 @@ PathLike = str | os.PathLike[str]
 _READ_CHUNK = 1 << 16
 
 
-def _open_read(path: PathLike) -> IO[bytes]:
-    try:
-        return open(path, "rb")
-    except OSError as exc:
-        raise LogError(f"cannot read: {exc.strerror}", file=os.fspath(path)) from None
-
-
 def iter_jsonl(
     path: PathLike, *, report: ReadReport | None = None, exact: bool = True
 ) -> Iterator[Envelope]:
@@ -100,16 +94,21 @@ def iter_jsonl(
     from other producers (fields with defaults left out, fields from a newer version) still
     verify and copy byte-exactly. Turn it off only for logs written by this module.
     """
+    if exact or report is not None:
+        return _iter_checked_jsonl(path, report, exact)
+    return typed_lines(path)  # the replay's reader, compiled: no generator around it
+
+
+def _iter_checked_jsonl(
+    path: PathLike, report: ReadReport | None, exact: bool
+) -> Iterator[Envelope]:
     name = os.fspath(path)
     with _open_read(path) as f:
-        if exact or report is not None:
-            for lineno, line in json_records(f):
-                env = _decode_json(line, name, lineno, report, exact)[0]
-                if report is not None:
-                    report.count += 1
-                yield env
-            return
-        yield from typed_lines(f, name)
+        for lineno, line in json_records(f):
+            env = _decode_json(line, name, lineno, report, exact)[0]
+            if report is not None:
+                report.count += 1
+            yield env
 
 
 def _span_lines(f: IO[bytes], span: tuple[int, int] | None) -> Iterable[bytes]:

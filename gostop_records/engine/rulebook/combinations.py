@@ -175,7 +175,8 @@ class Hongdan(Dan):
     """Hongdan: the red poem ribbons of January, February and March score 3."""
 
     __slots__ = ()
-    id = name = "hongdan"
+    id = "hongdan"
+    name = "hongdan"
     cards = C.HONGDAN
     what = "red poem ribbons of January, February, March"
 
@@ -184,7 +185,8 @@ class Cheongdan(Dan):
     """Cheongdan: the blue ribbons of June, September and October score 3."""
 
     __slots__ = ()
-    id = name = "cheongdan"
+    id = "cheongdan"
+    name = "cheongdan"
     cards = C.CHEONGDAN
     what = "blue ribbons of June, September, October"
 
@@ -193,7 +195,8 @@ class Chodan(Dan):
     """Chodan: the plain red ribbons of April, May and July score 3."""
 
     __slots__ = ()
-    id = name = "chodan"
+    id = "chodan"
+    name = "chodan"
     cards = C.CHODAN
     what = "plain red ribbons of April, May, July"
 
