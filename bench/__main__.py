@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import re
 import sys
 import tempfile
 import time
@@ -150,15 +151,23 @@ def main(argv: list[str] | None = None) -> int:
     print(render_table(figures))
     if not args.quick:
         text = render_markdown(figures, _machine(), hands, " ".join(sys.argv[1:]))
-        from .bots import merge_section, section_of
-
         old = args.results.read_text(encoding="utf-8") if args.results.exists() else ""
-        kept = section_of(old)  # the bots' figures come from their own run
-        if kept:
-            text = merge_section(text, kept)
-        args.results.write_text(text, encoding="utf-8")
+        args.results.write_text(with_sections_of(old, text), encoding="utf-8")
         print(f"[bench] results written to {args.results}", file=sys.stderr)
     return 0
+
+
+def with_sections_of(old: str, generated: str) -> str:
+    """``generated`` (this run's table and notes) followed by the sections of ``old``.
+
+    RESULTS.md is this run's table on top and, below it, sections written by hand or by
+    other runs (the analyses of where time goes, the service, the bots' matches): those
+    start at the first heading below the title and are kept as they are.
+    """
+    found = re.search(r"^#{2,6} ", old, re.MULTILINE)
+    if found is None:
+        return generated
+    return generated.rstrip("\n") + "\n\n" + old[found.start() :]
 
 
 def _copy_figures(hands: int, work: Path, step: Callable[[str], None]) -> list[Figure]:
