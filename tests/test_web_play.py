@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gostop_records import cards as C
@@ -94,6 +94,7 @@ def test_a_deal_made_void_at_once_is_committed_and_revealed_too() -> None:
     seed=st.integers(0, 10_000),
     picks=st.lists(st.integers(0, 20), min_size=30, max_size=30),
 )
+@example(preset="cardavia", seed=531, picks=[0] * 30)  # the first deal is void: dealt again
 def test_the_page_is_never_shown_the_computers_cards_nor_the_stock(
     preset: str, seed: int, picks: list[int]
 ) -> None:
@@ -103,7 +104,16 @@ def test_the_page_is_never_shown_the_computers_cards_nor_the_stock(
         if t.over:
             break
         view = t.view()
-        seen = json.dumps({"view": view, "frames": t.frames_since(shown)})
+        hand = view["table"]["hand"]
+        frames = t.frames_since(shown)
+        # a deal made void shows its own layout and the player's hand of that deal: judged
+        # by its own table (no computer's hand, no stock), not by the cards of the new deal
+        for frame in frames:
+            if frame["table"]["hand"] != hand:
+                assert all(seat["hand"] is None for seat in frame["table"]["seats"][1:])
+                assert "stock" not in frame["table"]
+        current = [f for f in frames if f["table"]["hand"] == hand]
+        seen = json.dumps({"view": view, "frames": current})
         hidden = _hidden(t)
         if view["step"]["kind"] == "flip":  # the card the player turned, to choose its take
             hidden.discard(view["flip"]["card"])
