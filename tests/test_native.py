@@ -58,12 +58,13 @@ print(json.dumps(out, sort_keys=True))
 """
 
 
-def _replay(log: Path, pure: bool) -> dict:
+def _child(code: str, log: Path, pure: bool) -> dict:
+    """What ``code`` prints as JSON, run on ``log`` in a fresh interpreter of either build."""
     env = {k: v for k, v in os.environ.items() if k != "GOSTOP_PURE_PYTHON"}
     if pure:
         env["GOSTOP_PURE_PYTHON"] = "1"
     done = subprocess.run(
-        [sys.executable, "-c", _REPLAY, str(log)],
+        [sys.executable, "-c", code, str(log)],
         capture_output=True,
         text=True,
         env=env,
@@ -106,7 +107,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def replays(corpus: Path) -> tuple[dict, dict]:
-    return _replay(corpus, pure=True), _replay(corpus, pure=False)
+    return _child(_REPLAY, corpus, pure=True), _child(_REPLAY, corpus, pure=False)
 
 
 def test_pure_python_switch_loads_source_only(replays: tuple[dict, dict]) -> None:
@@ -151,19 +152,7 @@ print(json.dumps({"compiled": gostop_records.compiled(), "runs": runs, "rows": r
 def test_compiled_and_pure_python_import_rows_alike(corpus: Path) -> None:
     """The import's checked read and projection rows (``log/checked``, ``store/projections``,
     compiled in the native build) give the same runs, wrong hashes and rows as the source."""
-    out = {}
-    for pure in (True, False):
-        env = {k: v for k, v in os.environ.items() if k != "GOSTOP_PURE_PYTHON"}
-        if pure:
-            env["GOSTOP_PURE_PYTHON"] = "1"
-        done = subprocess.run(
-            [sys.executable, "-c", _ROWS, str(corpus)],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=True,
-        )
-        out[pure] = json.loads(done.stdout)
+    out = {pure: _child(_ROWS, corpus, pure) for pure in (True, False)}
     assert out[True]["compiled"] is False
     if not out[False]["compiled"]:
         assert os.environ.get("GOSTOP_REQUIRE_NATIVE") != "1", "the native build failed"
