@@ -14,8 +14,7 @@ import pytest
 from store_support import ROOT, break_a_rule, every_preset, games, gostop, one_game, write_games
 
 from gostop_records import log
-from gostop_records.store import Store, importer, rows
-from gostop_records.store.importer import ImportProgress
+from gostop_records.store import Store, rows
 
 
 def _counts(st: Store) -> dict[str, int]:
@@ -40,41 +39,6 @@ def test_import_folder_of_jsonl_and_msgpack_then_again(tmp_path: Path) -> None:
         assert st.verify().ok
         gid = logs[0][0].game_id
         assert [e.hash for e in st.events(gid)] == [e.hash for e in logs[0]]
-
-
-def test_an_import_checkpoints_once_at_its_end_and_restores_the_threshold(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """While an import runs, DuckDB does not checkpoint at each transaction (it did, at a
-    cost greater than the inserts'); the import folds the log into the file at its end and
-    gives the setting back."""
-    monkeypatch.setattr(importer, "CHECKPOINT_AFTER_BYTES", 0)  # as if the import were large
-    logs = games(count=6, hands=1)
-    write_games(tmp_path / "logs", logs, per_file=2)
-    db = tmp_path / "s.duckdb"
-    wal = Path(f"{db}.wal")
-
-    def setting(st: Store) -> str:
-        return str(st.conn.execute("SELECT current_setting('checkpoint_threshold')").fetchone()[0])
-
-    with Store(db) as st:
-        before = setting(st)
-        during: list[tuple[str, int]] = []
-
-        def seen(p: ImportProgress) -> None:
-            if p.committed:
-                during.append((setting(st), wal.stat().st_size if wal.exists() else 0))
-
-        report = st.import_paths([tmp_path / "logs"], batch_events=len(logs[0]), progress=seen)
-        assert report.ok and report.imported == len(logs)
-        assert len(during) >= 3
-        # each transaction committed into the log, none checkpointed into the file
-        assert all(value == "1.0 GiB" for value, _ in during)
-        assert [size for _, size in during] == sorted(size for _, size in during)
-        assert during[-1][1] > 0
-        assert setting(st) == before
-        assert not wal.exists() or wal.stat().st_size == 0  # checkpointed at the end
-        assert st.verify().ok
 
 
 def test_a_stored_prefix_is_extended_and_a_delta_file_continues(tmp_path: Path) -> None:

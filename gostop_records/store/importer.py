@@ -233,28 +233,6 @@ def _one_duckdb_thread(store: Store) -> contextlib.AbstractContextManager[None]:
     return database_setting(store.conn, store.path, "threads", "1")
 
 
-#: DuckDB's checkpoint threshold while imports run into a file (see :func:`_deferred_checkpoints`).
-IMPORT_CHECKPOINT_THRESHOLD = "1GiB"
-#: An import that leaves more write-ahead log than this (DuckDB's default threshold)
-#: checkpoints at its end.
-CHECKPOINT_AFTER_BYTES = 16 << 20
-
-
-def _deferred_checkpoints(store: Store) -> contextlib.AbstractContextManager[None]:
-    """DuckDB checkpoints only after a gigabyte of write-ahead log while imports run.
-
-    By default DuckDB checkpoints at the first commit after 16 MiB of log, which an
-    import's transaction of 250,000 events always passes: every commit then rewrote the
-    rows just written and the whole primary key index, which cost the writer more than the
-    inserts themselves (and held a lock the importer's reads waited for). Committed
-    transactions are as durable in the log as in the file; the import checkpoints once at
-    its end.
-    """
-    return database_setting(
-        store.conn, store.path, "checkpoint_threshold", IMPORT_CHECKPOINT_THRESHOLD
-    )
-
-
 def ripe(count: int, step: int, bound: int, row_group: int = ROW_GROUP_ROWS) -> bool:
     """Whether a transaction of ``count`` events is written now, its last part having
     added ``step`` (about what the next will add), ``bound`` being its most.
@@ -365,7 +343,6 @@ class Importer:
         with (
             _tuned_interpreter(),
             _one_duckdb_thread(self.store),
-            _deferred_checkpoints(self.store),
             bounded_memory(self.store.conn, self.store.path),
             ThreadPoolExecutor(1, "gostop-import") as writer,
         ):
@@ -374,7 +351,6 @@ class Importer:
                 yield
                 self._submit()
                 self._wait()
-                self._checkpoint()
             finally:
                 if self._checkers is not None:
                     self._checkers.close()
@@ -383,18 +359,6 @@ class Importer:
                     self._writing.wait()
                     self._writing = None
                 self._writer = None
-
-    def _checkpoint(self) -> None:
-        """Fold the import's write-ahead log into the file when it holds more than
-        :data:`CHECKPOINT_AFTER_BYTES`, as DuckDB would at the next commit (a live append's,
-        which should not pay for it); a small import leaves it, as before. Skipped while
-        another transaction is open: DuckDB then checkpoints later by itself."""
-        import duckdb
-
-        wal = Path(f"{self.store.path}.wal")
-        with contextlib.suppress(OSError, duckdb.Error):
-            if wal.stat().st_size > CHECKPOINT_AFTER_BYTES:
-                self.store.conn.execute("CHECKPOINT")
 
     def _import_paths(self, paths: Iterable[str | os.PathLike[str]]) -> ImportReport:
         files, missing = discover(paths)
