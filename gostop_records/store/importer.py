@@ -94,7 +94,7 @@ __all__ = [
 #: straight to the database file; smaller ones go through its write-ahead log and are copied
 #: again at the next checkpoint, which costs the writer about twice the time.
 DEFAULT_BATCH_EVENTS = 250_000
-#: DuckDB's rows per row group (see :meth:`Importer._ripe`).
+#: DuckDB's rows per row group (see :func:`ripe`).
 ROW_GROUP_ROWS = 122_880
 #: Events read, checked and derived at a time: the Python objects an import holds at once
 #: (a transaction holds several of these as compact Arrow tables).
