@@ -26,6 +26,7 @@ __all__ = [
     "canonical_bytes",
     "chain_break",
     "compute_hash",
+    "digest_after",
     "link_break",
     "seal",
     "stored_bytes",
@@ -48,6 +49,20 @@ _HASH_KEY = b',"hash":'
 
 
 _RECORDED_KEY = b',"recorded_at":'
+
+
+#: Every digest starts as a copy of this empty one: with OpenSSL 3.0, ``hashlib.sha256()``
+#: looks the algorithm up again at each call (0.46 us here, most of the cost of hashing an
+#: event's 450 bytes), which a copy skips.
+_SHA256_EMPTY = hashlib.sha256()
+
+
+def digest_after(prev: str, canonical: bytes) -> str:
+    """``sha256(prev + canonical bytes)`` as hex: the one definition of an event's hash."""
+    h = _SHA256_EMPTY.copy()
+    h.update(prev.encode())
+    h.update(canonical)
+    return h.hexdigest()
 
 
 _ENVELOPE_FIELDS = Envelope.__struct_fields__
@@ -132,9 +147,7 @@ def _canonical_of_raw(raw: dict[str, Any]) -> bytes:
 
 def compute_hash(prev: str, env: Envelope) -> str:
     """The hash an envelope must carry after ``prev``."""
-    h = hashlib.sha256(prev.encode())
-    h.update(canonical_bytes(env))
-    return h.hexdigest()
+    return digest_after(prev, canonical_bytes(env))
 
 
 class Chain:
@@ -153,9 +166,7 @@ class Chain:
 
     def seal(self, env: Envelope) -> Envelope:
         canon = canonical_bytes(env)
-        h = hashlib.sha256(self.prev.encode())
-        h.update(canon)
-        digest = h.hexdigest()
+        digest = digest_after(self.prev, canon)
         sealed = msgspec.structs.replace(env, prev=self.prev, hash=digest)
         if type(env) is StoredEnvelope:
             sealed = _with_stored(sealed, canon)
@@ -286,9 +297,7 @@ class _Checker:
         reason = link_break(self.state.get(game_id), game_id, seq, prev)
         if reason is not None:
             return reason
-        h = hashlib.sha256(prev.encode())
-        h.update(canon)
-        if h.hexdigest() != digest:
+        if digest_after(prev, canon) != digest:
             return f"seq {seq}: {HASH_MISMATCH}"
         self.state[game_id] = (seq, digest)
         self.count += 1

@@ -9,7 +9,6 @@ three.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Iterator
 from typing import Final
 
@@ -17,7 +16,14 @@ import msgspec
 
 from ..errors import LogError
 from ..events import Envelope
-from .chain import _HASH_KEY, _RECORDED_KEY, _around_chain, _sorted_enc, compute_hash
+from .chain import (
+    _HASH_KEY,
+    _RECORDED_KEY,
+    _SHA256_EMPTY,
+    _around_chain,
+    _sorted_enc,
+    compute_hash,
+)
 from .codec import _VERSION_OF, ReadReport, _decode_json, _json_env_dec
 from .lines import json_records
 
@@ -30,7 +36,7 @@ _SORTED: Final = _sorted_enc.encode
 _VERSIONS: Final = _VERSION_OF
 _HASH_AT: Final = _HASH_KEY
 _RECORDED_AT: Final = _RECORDED_KEY
-_SHA256: Final = hashlib.sha256
+_EMPTY: Final = _SHA256_EMPTY
 
 
 def _usual(line: bytes) -> tuple[Envelope, bool] | None:
@@ -49,7 +55,8 @@ def _usual(line: bytes) -> tuple[Envelope, bool] | None:
         return None
     # compute_hash from the encoding the exact check made: the canonical bytes are the two
     # parts around prev and hash (see chain._around_chain)
-    h = _SHA256(env.prev.encode())
+    h = _EMPTY.copy()  # see chain._SHA256_EMPTY
+    h.update(env.prev.encode())
     h.update(full[: full.rfind(_HASH_AT)])
     h.update(full[full.rfind(_RECORDED_AT) :])
     return env, h.hexdigest() == env.hash
@@ -63,7 +70,8 @@ def checked_line(
     if full is None:
         return env, bool(env.hash) and compute_hash(env.prev, env) == env.hash
     head, tail = _around_chain(full)
-    h = _SHA256(env.prev.encode())
+    h = _EMPTY.copy()
+    h.update(env.prev.encode())
     h.update(head)
     h.update(tail)
     return env, h.hexdigest() == env.hash

@@ -33,7 +33,6 @@ and written down elsewhere, is what they cannot change.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import threading
@@ -103,7 +102,7 @@ def writing(path: str | os.PathLike[str]) -> Iterator[None]:
 def _digest(prev: str, row: Sequence[Any]) -> str:
     """The hash of an entry: its fields in column order (before ``prev``), after ``prev``."""
     body = msgspec.json.encode(list(row))
-    return hashlib.sha256(prev.encode() + body).hexdigest()
+    return L.digest_after(prev, body)
 
 
 def tip(conn: duckdb.DuckDBPyConnection) -> tuple[int, str]:

@@ -367,7 +367,7 @@ class Importer:
         checkers = self._checkers
         total = parallel.input_bytes(files) if checkers is not None else 0
         if checkers is not None and not checkers.broken and total >= parallel.MIN_BYTES:
-            self._import_with_workers(checkers, files, total)
+            self._import_with_workers(checkers, files)
         else:
             for path in files:
                 self._file = str(path)
@@ -447,12 +447,15 @@ class Importer:
         if reader.error is not None:
             self.report.rejected.append(reader.error)
 
-    def _import_with_workers(self, checkers: Checkers, files: list[Path], total: int) -> None:
-        """The files checked by the worker processes, in tasks (see :mod:`.parallel`);
-        ``total`` is the bytes of JSON Lines among them."""
+    def _import_with_workers(self, checkers: Checkers, files: list[Path]) -> None:
+        """The files checked by the worker processes, in tasks (see :mod:`.parallel`).
+
+        Transactions are cut by :func:`ripe` alone, to the last: the last one, written after
+        every task, holds what is left. Cutting smaller ones near the end (so that the last is
+        small) measured slower with DuckDB checkpointing on its own: a transaction under a
+        row group goes through the write-ahead log, and the checkpoint copies it again.
+        """
         at = _Place()
-        read = gathered = 0  # bytes taken; bytes in the transaction being gathered
-        group = self._group
         # The scan of each file (see :func:`.runs.scan`), which the importer needs before it
         # takes a file's first verdicts, runs on a thread from the start, while the workers
         # check the first tasks; verdicts that come before their file's scan is done wait,
@@ -466,24 +469,10 @@ class Importer:
         held: deque[tuple[Task, PieceResult]] = deque()
         stream = checkers.results(parallel.tasks(files), self.strict)
 
-        def take(task: Task, result: PieceResult) -> None:
-            nonlocal read, gathered, group
-            self._take(task, result, at)
-            # Near the end, write what is gathered once it outweighs what is left to
-            # check: the last transaction, written after every task, is a small one.
-            weight = sum(p.size for p in task)
-            read += weight
-            if self._group is not group:  # written meanwhile
-                group, gathered = self._group, 0
-            gathered += weight
-            if total - read < gathered and group.count >= self.batch_events // 4:
-                self._submit()
-                group, gathered = self._group, 0
-
         def take_held(wait: bool) -> None:
             """The verdicts held back, in order: those whose scans are done, or all."""
             while held and (wait or self._scanned(held[0][0])):
-                take(*held.popleft())
+                self._take(*held.popleft(), at)
 
         try:
             while True:

@@ -142,7 +142,6 @@ class Part:
 
     file: str
     span: tuple[int, int] | None = None  # None: the whole file
-    size: int = 0  # bytes
     last: bool = True  # the file's last part
     here: bool = False  # not for a worker: the importer reads it (a msgpack log)
 
@@ -233,7 +232,7 @@ def tasks(files: Sequence[Path], size: int | None = None) -> Iterator[Task]:
         except (LogError, OSError):
             jsonl, nbytes = False, 0
         if jsonl and nbytes < size:
-            gathered.append(Part(name, size=nbytes))
+            gathered.append(Part(name))
             held += nbytes
             if held >= size:
                 yield tuple(gathered)
@@ -251,7 +250,7 @@ def tasks(files: Sequence[Path], size: int | None = None) -> Iterator[Task]:
             yield (Part(name, here=True),)  # the importer's reader says why
             continue
         for k, span in enumerate(spans):
-            yield (Part(name, span, span[1] - span[0], last=k == len(spans) - 1),)
+            yield (Part(name, span, last=k == len(spans) - 1),)
     if gathered:
         yield tuple(gathered)
 
