@@ -90,16 +90,7 @@ def build(
             progress=lambda text: bar.note(f"{common.PROG}: archive: {text}"),
             units_done=bar.update,
         )
-    if as_json:
-        common.print_json(report.to_dict())
-    else:
-        common.echo(report.summary())
-    for p in report.rejected:
-        common.error_message(f"rejected: {p.describe()}")
-    for p in report.changed:
-        common.error_message(f"changed: {p.describe()}")
-    if not report.ok:
-        raise typer.Exit(common.EXIT_REJECTED)
+    common.print_report(report, as_json, rejected=report.rejected, changed=report.changed)
 
 
 @app.command(

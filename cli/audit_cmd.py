@@ -65,10 +65,7 @@ def audit(
             "violation and audit every hand that can be checked.",
         ),
     ] = False,
-    server: Annotated[
-        str | None,
-        typer.Option("--server", metavar="URL", help="Read the game from a gostop serve."),
-    ] = None,
+    server: common.ServerOption = None,
 ) -> None:
     """Prove each hand's payout and check the recorded payments and claims against it.
 

@@ -7,6 +7,7 @@ to stderr, so that ``gostop ... --json | jq`` always reads clean JSON. Exit code
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import decimal
 import json
@@ -14,7 +15,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NoReturn
+from typing import IO, TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
@@ -202,6 +203,38 @@ def to_jsonable(value: Any) -> Any:
 def print_json(data: Any) -> None:
     """Machine output on stdout: indented, UTF-8, keys in the order given."""
     typer.echo(json.dumps(to_jsonable(data), indent=2, ensure_ascii=False))
+
+
+def print_report(report: Any, as_json: bool, **problems: Sequence[Any]) -> None:
+    """The report of a bulk job (an import, an archive build): as JSON or its summary on
+    stdout, each problem on stderr after its kind (the keyword), and exit 1 unless it is ok."""
+    if as_json:
+        print_json(report.to_dict())
+    else:
+        echo(report.summary())
+    for kind, found in problems.items():
+        for problem in found:
+            error_message(f"{kind}: {problem.describe()}")
+    if not report.ok:
+        raise typer.Exit(EXIT_REJECTED)
+
+
+#: ``--server URL`` of the commands that read one game: the game comes from a ``gostop serve``.
+ServerOption = Annotated[
+    str | None,
+    typer.Option("--server", metavar="URL", help="Read the game from a gostop serve."),
+]
+
+
+def script_or_stdin(stack: contextlib.ExitStack, script: Path | None) -> tuple[IO[str], bool]:
+    """The lines a recording command reads: the ``--script`` file (``-``: standard input)
+    or standard input, and whether a person types them at a terminal."""
+    if script is not None and str(script) != "-":
+        try:
+            return stack.enter_context(open(script, encoding="utf-8")), False
+        except OSError as exc:
+            fail(f"{script}: cannot read: {exc.strerror}")
+    return sys.stdin, script is None and sys.stdin.isatty()
 
 
 def _describe_os_error(exc: OSError) -> str:

@@ -129,16 +129,7 @@ def import_(
             progress=progress,
             workers=workers,
         )
-    if as_json:
-        common.print_json(report.to_dict())
-    else:
-        common.echo(report.summary())
-    for p in report.rejected:
-        common.error_message(f"rejected: {p.describe()}")
-    for p in report.conflicts:
-        common.error_message(f"conflict: {p.describe()}")
-    if not report.ok:
-        raise typer.Exit(common.EXIT_REJECTED)
+    common.print_report(report, as_json, rejected=report.rejected, conflict=report.conflicts)
 
 
 @app.command(

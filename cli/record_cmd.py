@@ -31,7 +31,7 @@ import contextlib
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Annotated
+from typing import Annotated
 
 import msgspec
 import typer
@@ -682,16 +682,7 @@ def record(
     signer = None if no_sign else _signer(key, gid, by)
 
     with contextlib.ExitStack() as stack:
-        stream: IO[str]
-        if script is not None and str(script) != "-":
-            try:
-                stream = stack.enter_context(open(script, encoding="utf-8"))
-            except OSError as exc:
-                common.fail(f"{script}: cannot read: {exc.strerror}")
-            interactive = False
-        else:
-            stream = sys.stdin
-            interactive = script is None and sys.stdin.isatty()
+        stream, interactive = common.script_or_stdin(stack, script)
         if interactive:
             with contextlib.suppress(ImportError):
                 import readline  # noqa: F401 - line editing and history at the prompt

@@ -255,10 +255,7 @@ def replay(
             "(opens from the disk, makes no network request).",
         ),
     ] = None,
-    server: Annotated[
-        str | None,
-        typer.Option("--server", metavar="URL", help="Read the game from a gostop serve."),
-    ] = None,
+    server: common.ServerOption = None,
 ) -> None:
     """The table at a point of a game: layout, hands, stock, piles, itemised scores, Go counts.
 

@@ -15,7 +15,7 @@ import contextlib
 import sys
 from collections import deque
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import msgspec
 import typer
@@ -161,16 +161,7 @@ def record_remote(
 
     key = key or os.environ.get(KEY_ENV) or None
     with contextlib.ExitStack() as stack:
-        stream: IO[str]
-        if script is not None and str(script) != "-":
-            try:
-                stream = stack.enter_context(open(script, encoding="utf-8"))
-            except OSError as exc:
-                common.fail(f"{script}: cannot read: {exc.strerror}")
-            interactive = False
-        else:
-            stream = sys.stdin
-            interactive = script is None and sys.stdin.isatty()
+        stream, interactive = common.script_or_stdin(stack, script)
         resumed = resume is not None or players is None
         if not resumed:
             assert players is not None
