@@ -58,7 +58,8 @@ _SHA256_EMPTY = hashlib.sha256()
 
 
 def digest_after(prev: str, canonical: bytes) -> str:
-    """``sha256(prev + canonical bytes)`` as hex: the one definition of an event's hash."""
+    """``sha256(prev + canonical bytes)`` as hex: the one definition of an event's hash
+    (and of an entry's in the store's chain of heads)."""
     h = _SHA256_EMPTY.copy()
     h.update(prev.encode())
     h.update(canonical)

@@ -450,10 +450,11 @@ class Importer:
     def _import_with_workers(self, checkers: Checkers, files: list[Path]) -> None:
         """The files checked by the worker processes, in tasks (see :mod:`.parallel`).
 
-        Transactions are cut by :func:`ripe` alone, to the last: the last one, written after
-        every task, holds what is left. Cutting smaller ones near the end (so that the last is
-        small) measured slower with DuckDB checkpointing on its own: a transaction under a
-        row group goes through the write-ahead log, and the checkpoint copies it again.
+        Transactions are cut by :func:`ripe` alone, to the last, which holds what is left.
+        Cutting smaller ones near the end, so that the last is small, measured no faster
+        with DuckDB checkpointing on its own (bench/RESULTS.md, "Import: where the wall
+        goes"): a transaction under a row group goes through the write-ahead log, and the
+        checkpoint copies it again.
         """
         at = _Place()
         # The scan of each file (see :func:`.runs.scan`), which the importer needs before it
