@@ -12,6 +12,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gostop_records import events, log
 from gostop_records.errors import LogError
@@ -82,6 +84,15 @@ def test_hash_chain_rule(sample_log: list[Envelope]) -> None:
         assert env.hash == _reference_hash(prev, log.envelope_to_dict(env))
         assert env.hash == log.compute_hash(prev, env)
         prev = env.hash
+
+
+@given(st.text(max_size=80), st.binary(max_size=5000))
+def test_digest_after_is_sha256_of_prev_then_the_bytes(prev: str, data: bytes) -> None:
+    """Every digest starts from a copy of one shared empty hash object, which no digest
+    feeds: the same bytes give the same hex digest whatever was hashed before, long inputs
+    included (hashlib hashes those without the interpreter lock)."""
+    assert log.digest_after(prev, data) == hashlib.sha256(prev.encode() + data).hexdigest()
+    assert log.digest_after("", b"") == hashlib.sha256(b"").hexdigest()
 
 
 def test_chain_streams_like_seal(sample_log: list[Envelope]) -> None:
