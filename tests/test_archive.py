@@ -33,6 +33,7 @@ def client() -> Iterator[Any]:
         n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
     )
     with distributed.Client(cluster) as c:
+        c.wait_for_workers(2)  # the units are planned for the workers there are
         yield c
     cluster.close()
 

@@ -164,7 +164,9 @@ def build_archive(
     with _Client(client, scheduler, workers) as c:
         pieces = [p for path, size in files for p in P.pieces(path, piece_bytes, size)]
         scans = _bag_map(c, P.scan_piece, pieces) if pieces else []
-        nworkers = max(1, len(c.scheduler_info().get("workers", {})))
+        # asked of the scheduler now: the client's cached view of it can still miss workers
+        # that joined after it connected
+        nworkers = max(1, len(c.nthreads()))
         planned = P.plan(
             scans,
             archived,
