@@ -39,6 +39,17 @@ _RECORDED_AT: Final = _RECORDED_KEY
 _EMPTY: Final = _SHA256_EMPTY
 
 
+def _digest(prev: str, head: bytes, tail: bytes) -> str:
+    """:func:`.chain.digest_after` of the canonical bytes in their two parts (see
+    chain._around_chain), written out here: in the compiled build a call within this module
+    is a C call, one into the interpreted chain module is not."""
+    h = _EMPTY.copy()
+    h.update(prev.encode())
+    h.update(head)
+    h.update(tail)
+    return h.hexdigest()
+
+
 def _usual(line: bytes) -> tuple[Envelope, bool] | None:
     """A line in the form this package writes (typed, current version, its sorted encoding
     as long as the line, a plain ``\\n`` at its end), decoded, checked and hashed in one
@@ -55,11 +66,8 @@ def _usual(line: bytes) -> tuple[Envelope, bool] | None:
         return None
     # compute_hash from the encoding the exact check made: the canonical bytes are the two
     # parts around prev and hash (see chain._around_chain)
-    h = _EMPTY.copy()  # see chain._SHA256_EMPTY
-    h.update(env.prev.encode())
-    h.update(full[: full.rfind(_HASH_AT)])
-    h.update(full[full.rfind(_RECORDED_AT) :])
-    return env, h.hexdigest() == env.hash
+    head = full[: full.rfind(_HASH_AT)]
+    return env, _digest(env.prev, head, full[full.rfind(_RECORDED_AT) :]) == env.hash
 
 
 def checked_line(
@@ -70,11 +78,7 @@ def checked_line(
     if full is None:
         return env, bool(env.hash) and compute_hash(env.prev, env) == env.hash
     head, tail = _around_chain(full)
-    h = _EMPTY.copy()
-    h.update(env.prev.encode())
-    h.update(head)
-    h.update(tail)
-    return env, h.hexdigest() == env.hash
+    return env, _digest(env.prev, head, tail) == env.hash
 
 
 def _general(line: bytes, name: str, lineno: int, at_start: bool) -> tuple[Envelope, bool] | None:
