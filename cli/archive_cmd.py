@@ -6,14 +6,13 @@ how to install it. ``query`` needs only DuckDB.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from . import common
-from .db_cmd import show_result
+from .db_cmd import show_result, sql_text
 from .progress import Progress
 
 app = typer.Typer(
@@ -124,17 +123,7 @@ def query(
     Tables: events, games, hands, turns, captures, transfers, decisions, scores, payouts,
     issues, positions, and archive_manifest; the store's views over them.
     """
-    if fmt not in ("table", "csv", "json"):
-        raise typer.BadParameter("use table, csv or json", param_hint="--format")
-    if (sql is None) == (file is None):
-        raise typer.BadParameter("give the SQL as an argument or with --file (one of them)")
-    if file is not None:
-        try:
-            text = file.read_text(encoding="utf-8")
-        except OSError as exc:
-            common.fail(f"{file}: cannot read: {exc.strerror}")
-    else:
-        text = sys.stdin.read() if sql == "-" else str(sql)
+    text = sql_text(sql, file, fmt)
     from gostop_records.archive import query as run
 
     show_result(run(directory, text, limit=limit), fmt)

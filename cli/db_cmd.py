@@ -182,6 +182,22 @@ def query(
     Write "at" and "by" in double quotes (reserved words in SQL).
     SQL that starts with a comment ('--') goes in --file, or after a lone '--'.
     """
+    text = sql_text(sql, file, fmt)
+    from gostop_records.store.query import QueryResult, open_for_queries
+
+    if server is not None:  # the server's query path: no write, no file
+        from gostop_records.service.client import remote_query
+
+        result = QueryResult(*remote_query(server, text, limit))
+    else:
+        with open_for_queries(db, allow_files=allow_files) as store:
+            result = store.query(text, limit=limit, allow_files=allow_files)
+    show_result(result, fmt)
+
+
+def sql_text(sql: str | None, file: Path | None, fmt: str) -> str:
+    """The SQL of a query command (an argument, '-' for stdin, or --file), once its output
+    format is known to be one of table, csv and json."""
     if fmt not in ("table", "csv", "json"):
         raise typer.BadParameter("use table, csv or json", param_hint="--format")
     if (sql is None) == (file is None):
@@ -193,16 +209,7 @@ def query(
             common.fail(f"{file}: cannot read: {exc.strerror}")
     else:
         text = sys.stdin.read() if sql == "-" else str(sql)
-    from gostop_records.store.query import QueryResult, open_for_queries
-
-    if server is not None:  # the server's query path: no write, no file
-        from gostop_records.service.client import remote_query
-
-        result = QueryResult(*remote_query(server, text, limit))
-    else:
-        with open_for_queries(db, allow_files=allow_files) as store:
-            result = store.query(text, limit=limit, allow_files=allow_files)
-    show_result(result, fmt)
+    return text
 
 
 def show_result(result: QueryResult, fmt: str) -> None:

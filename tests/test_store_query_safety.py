@@ -110,3 +110,30 @@ def test_a_process_that_holds_the_store_for_writing_can_lock_it_down(tmp_path: P
 def test_the_sql_probe_finds_nothing(store_file: Path, tmp_path: Path) -> None:
     fig = sql_safety(tmp_path, store_file)
     assert fig.ok and fig.trials >= 15, fig.failures
+
+
+@pytest.mark.parametrize(
+    "command", [["db", "query", "--db", "{db}"], ["archive", "query", "{dir}"]]
+)
+def test_the_sql_comes_from_one_place_and_a_bad_one_is_named(
+    store_file: Path, tmp_path: Path, command: list[str]
+) -> None:
+    """Both query commands read their SQL the same way (an argument, '-' for stdin, or
+    --file) and refuse the same mistakes with the same words, before touching any data."""
+    base = [a.format(db=store_file, dir=tmp_path) for a in command]
+    sql_file = tmp_path / "q.sql"
+    sql_file.write_text("SELECT 1 AS one")
+    cases = {
+        "both": ([*base, "SELECT 1", "--file", str(sql_file)], "one of them"),
+        "neither": (base, "one of them"),
+        "format": ([*base, "SELECT 1", "--format", "xml"], "use table, csv or json"),
+        "missing": ([*base, "--file", str(tmp_path / "absent.sql")], "absent.sql: cannot read"),
+    }
+    for name, (args, words) in cases.items():
+        res = runner.invoke(app, args)
+        assert res.exit_code != 0, name
+        assert words in " ".join(res.output.split()), (name, res.output)
+        assert "Traceback" not in res.output
+    if command[0] == "db":
+        res = runner.invoke(app, [*base, "-", "--format", "csv"], input="SELECT 2 AS two")
+        assert res.exit_code == 0 and res.output.split() == ["two", "2"], res.output
