@@ -104,19 +104,18 @@ def is_no_space(exc: BaseException) -> bool:
 
 
 class CardCodeError(GostopError, ValueError):
-    """An input string is not a card code; the message names it and the valid forms."""
+    """An input string is not a card code; the message names it and the valid forms (given
+    by the deck's module, :data:`gostop_records.cards.CODE_FORMS`, which raises it)."""
 
-    def __init__(self, code: object, where: str | None = None) -> None:
-        from .cards import BONUS_CODES  # the deck's module imports this one: here, not above
-
+    def __init__(self, code: object, forms: str, where: str | None = None) -> None:
         self.code = code
+        self.forms = forms
         self.where = where
         place = f"{where}: " if where else ""
-        super().__init__(
-            f"{place}unknown card code {code!r}: a card is a month 01..12 followed by "
-            "G (bright), A (animal), R (ribbon), J1/J2 (junk) or D (double junk), "
-            f"e.g. 01G, 09A, 11D, 12R; bonus cards are {', '.join(BONUS_CODES)}"
-        )
+        super().__init__(f"{place}unknown card code {code!r}: {forms}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.code, self.forms, self.where)
 
 
 class RulesetError(GostopError, ValueError):
