@@ -25,14 +25,15 @@ line, in constant memory. Three slower paths keep a log readable across versions
 
 The package holds one job per module, and every public name is re-exported here:
 
-- :mod:`.chain`: canonical bytes, the stored form, :class:`Chain` and :func:`seal`, and the
-  one check of seq order and links (:func:`link_break`, :func:`chain_break`, :func:`verify`);
+- :mod:`.chain`: canonical bytes, the stored form, :class:`Chain` and :func:`seal`, the
+  runs of one game's envelopes (:func:`iter_games`), and the one check of seq order and links
+  (:func:`link_break`, :func:`chain_break`, :func:`verify`);
 - :mod:`.codec`: envelopes to JSON and msgpack and back, the wording of validation errors,
   upcasting;
 - :mod:`.files`: finding, reading (streamed, typed, or on past bad lines), writing (whole,
   atomic, :class:`LogWriter`), tail repair and the check of a file from its raw records;
 - :mod:`.lines`: the reading loop every replay runs first (a file's records, its typed
-  envelopes, :func:`iter_games`), compiled in the native build;
+  envelopes), compiled in the native build;
 - :mod:`.sink`: :class:`JsonlSink`, a log file as a recording session's sink.
 
 Nothing here knows the rules of the game: it imports only ``cards``, ``events`` and
@@ -51,6 +52,7 @@ from .chain import (
     chain_break,
     compute_hash,
     digest_after,
+    iter_games,
     link_break,
     seal,
     stored_bytes,
@@ -88,7 +90,6 @@ from .files import (
     write_log,
     write_msgpack,
 )
-from .lines import iter_games
 from .sink import (
     JsonlSink,
 )

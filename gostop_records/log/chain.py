@@ -27,6 +27,7 @@ __all__ = [
     "chain_break",
     "compute_hash",
     "digest_after",
+    "iter_games",
     "link_break",
     "seal",
     "stored_bytes",
@@ -322,10 +323,22 @@ class _Checker:
         return VerifyResult(False, game_id, seq, reason, self.count, line, len(self.state))
 
 
+def iter_games(envelopes: Iterable[Envelope]) -> Iterator[tuple[str, list[Envelope]]]:
+    """(game_id, envelopes) for each run of consecutive envelopes of one game."""
+    game: str | None = None
+    batch: list[Envelope] = []
+    for env in envelopes:
+        if env.game_id != game:
+            if batch and game is not None:
+                yield game, batch
+            game, batch = env.game_id, []
+        batch.append(env)
+    if batch and game is not None:
+        yield game, batch
+
+
 def verify_games(envelopes: Iterable[Envelope]) -> Iterator[VerifyResult]:
     """One result per run of consecutive envelopes of a game (see :func:`iter_games`)."""
-    from .lines import iter_games  # lines reads through codec, which imports this module
-
     for _, batch in iter_games(envelopes):
         yield verify(batch)
 

@@ -1,5 +1,5 @@
-"""The reading loop every replay runs first: the records of a JSON Lines log, their typed
-envelopes, and the runs of envelopes of one game each.
+"""The reading loop every replay runs first: the records of a JSON Lines log and their typed
+envelopes.
 
 It runs once per event before the rules do, so it is compiled in the native build (``make
 native``; see ``NATIVE_MODULES``): as Python, the two generators around the decoder cost a
@@ -16,7 +16,7 @@ from ..errors import LogError
 from ..events import Envelope
 from .codec import _UNREADABLE, _VERSION_OF, _decode_json, _json_env_dec
 
-__all__ = ["iter_games", "json_records", "open_read", "typed_lines"]
+__all__ = ["json_records", "open_read", "typed_lines"]
 
 
 def json_records(lines: Iterable[bytes], at_start: bool = True) -> Iterator[tuple[int, bytes]]:
@@ -65,17 +65,3 @@ def typed_lines(path: str | os.PathLike[str]) -> Iterator[Envelope]:
                     continue
             for at, clean in json_records((line,), at_start=lineno == 1):
                 yield _decode_json(clean, name, lineno + at - 1, None, False)[0]
-
-
-def iter_games(envelopes: Iterable[Envelope]) -> Iterator[tuple[str, list[Envelope]]]:
-    """(game_id, envelopes) for each run of consecutive envelopes of one game."""
-    game: str | None = None
-    batch: list[Envelope] = []
-    for env in envelopes:
-        if env.game_id != game:
-            if batch and game is not None:
-                yield game, batch
-            game, batch = env.game_id, []
-        batch.append(env)
-    if batch and game is not None:
-        yield game, batch
