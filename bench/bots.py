@@ -24,8 +24,9 @@ from gostop_records import cards as C
 from gostop_records import events as E
 from gostop_records.engine import Phase, apply, legal_actions, new_hand, table_for
 from gostop_records.rules import get_preset
-from gostop_records.sim.bots import Bot, make_bot
+from gostop_records.sim.bots import Bot
 from gostop_records.sim.dealer import SplitMix64, deal, shuffled_deck
+from gostop_records.sim.roster import make_bot
 from gostop_records.sim.strong import StrongBot
 from gostop_records.sim.view import seat_of
 

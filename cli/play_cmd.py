@@ -37,7 +37,7 @@ from gostop_records.play import (
     seat_names,
 )
 from gostop_records.recorder import Entry, card_code, open_sink
-from gostop_records.sim.bots import BOTS
+from gostop_records.sim.roster import BOTS
 
 from . import common
 from .render import (

@@ -27,7 +27,7 @@ from gostop_records import log as L
 from gostop_records import words
 from gostop_records.errors import RulesetError
 from gostop_records.rules import PRESETS, Ruleset, load_ruleset_file
-from gostop_records.sim.bots import BOTS
+from gostop_records.sim.roster import BOTS
 from gostop_records.sim.selfplay import GameSpec, game_specs, game_start, iter_game
 from gostop_records.sim.summary import RunSummary
 

@@ -43,8 +43,9 @@ from .engine.turn import facts_of
 from .errors import GostopError
 from .recorder import Clock, Entry, EventSink, RecordingSession, card_code, make_players
 from .rules import BonusPlay, LastTurnRule, Ruleset, Shaking, StealCount, resolve
-from .sim.bots import BOTS, Bot, make_bot
+from .sim.bots import Bot
 from .sim.dealer import SplitMix64, deal, shuffled_deck
+from .sim.roster import BOTS, make_bot
 
 __all__ = [
     "DEFAULT_BOT",

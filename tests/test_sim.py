@@ -16,8 +16,9 @@ from gostop_records.engine.table import table_for
 from gostop_records.errors import GostopError, RulesetError
 from gostop_records.projector import project
 from gostop_records.rules import PRESETS
-from gostop_records.sim.bots import BOTS, GreedyBot, make_bot
+from gostop_records.sim.bots import GreedyBot
 from gostop_records.sim.dealer import SplitMix64, deal, shuffled_deck
+from gostop_records.sim.roster import BOTS, make_bot
 from gostop_records.sim.selfplay import (
     GameSpec,
     game_specs,

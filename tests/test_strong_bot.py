@@ -21,8 +21,9 @@ from gostop_records.engine import HandState, Phase, apply, legal_actions, new_ha
 from gostop_records.engine.table import Table
 from gostop_records.projector import project
 from gostop_records.rules import PRESETS
-from gostop_records.sim.bots import GreedyBot, RandomBot, make_bot
+from gostop_records.sim.bots import GreedyBot, RandomBot
 from gostop_records.sim.dealer import SplitMix64, deal, shuffled_deck
+from gostop_records.sim.roster import make_bot
 from gostop_records.sim.selfplay import GameSpec, play_game
 from gostop_records.sim.strong import StrongBot, candidates
 from gostop_records.sim.view import determinize, seat_of, seat_view

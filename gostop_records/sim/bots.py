@@ -35,10 +35,9 @@ from .. import cards as C
 from .. import events as E
 from ..engine.scoring import points
 from ..engine.state import HandState
-from ..errors import GostopError
 from .dealer import SplitMix64
 
-__all__ = ["BOTS", "Bot", "GreedyBot", "RandomBot", "make_bot"]
+__all__ = ["Bot", "GreedyBot", "RandomBot"]
 
 _VALUE = [0] * len(C.ALL_CARDS)
 for _c in C.ALL_CARDS:
@@ -190,23 +189,3 @@ class GreedyBot:
         if played and n == 1 and month & ~(_visible(s, seat) | bit):
             v -= PPUK_RISK  # the flip may be the third card of the month
         return float(v)
-
-
-def _strong(rng: SplitMix64) -> Bot:
-    from .strong import StrongBot  # strong builds on greedy: imported when first asked for
-
-    return StrongBot(rng)
-
-
-#: Every bot by name, as ``--bot`` takes it: a class or a factory of one seeded generator.
-BOTS: dict[str, Any] = {"random": RandomBot, "greedy": GreedyBot, "strong": _strong}
-
-
-def make_bot(name: str, rng: SplitMix64) -> Bot:
-    """A bot by name; an unknown name is a :class:`GostopError` listing the bots."""
-    try:
-        cls = BOTS[name]
-    except KeyError:
-        raise GostopError(f"unknown bot {name!r}: bots are {', '.join(BOTS)}") from None
-    bot: Bot = cls(rng)
-    return bot

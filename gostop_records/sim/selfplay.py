@@ -27,8 +27,9 @@ from ..engine.game import GameState, apply_game, start_game
 from ..engine.rulebook import seats as SEATS
 from ..engine.state import Phase
 from ..rules import ChipLimit, FirstDealer, Ruleset, SitOut
-from .bots import Bot, make_bot
+from .bots import Bot
 from .dealer import SplitMix64, deal, shuffled_deck
+from .roster import make_bot
 
 __all__ = [
     "EPOCH",

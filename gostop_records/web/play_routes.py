@@ -33,7 +33,7 @@ from markupsafe import Markup
 from ..errors import GostopError
 from ..play import random_seed
 from ..rules import PRESETS
-from ..sim.bots import BOTS
+from ..sim.roster import BOTS
 from . import cards as W
 from .pages import _env, _script_json, _static
 from .play import NotYourTurn, PlayTable
