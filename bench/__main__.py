@@ -10,8 +10,6 @@ on the same machine, and written with the machine's description to ``bench/RESUL
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import re
 import sys
 import tempfile
@@ -19,31 +17,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .figures import Figure, render_markdown, render_table
+from .figures import Figure, machine, render_markdown, render_table
 from .peer_chess import make_pgn
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-
-
-def _machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    import duckdb
-    import msgspec
-
-    return (
-        f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()} "
-        f"({platform.python_implementation()}), {platform.system()} {platform.release()}; "
-        f"msgspec {msgspec.__version__}, duckdb {duckdb.__version__}"
-    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     figures += runs.live_figures(work, 50 if args.quick else 500)
 
     step("the table service: twenty tables over HTTP, one game to many viewers")
+    from .service import NOTES as SERVICE_NOTES
     from .service import service_figures
 
     figures += service_figures(work, args.quick, live=False)
@@ -150,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(render_table(figures))
     if not args.quick:
-        text = render_markdown(figures, _machine(), hands, " ".join(sys.argv[1:]))
+        text = render_markdown(figures, machine(), hands, " ".join(sys.argv[1:]), SERVICE_NOTES)
         old = args.results.read_text(encoding="utf-8") if args.results.exists() else ""
         args.results.write_text(with_sections_of(old, text), encoding="utf-8")
         print(f"[bench] results written to {args.results}", file=sys.stderr)
@@ -213,7 +192,7 @@ def _bots(args: argparse.Namespace) -> int:
     )
     print(render_table(bots.bot_figures(results, judge=not args.quick)))
     if not args.quick:
-        section = bots.render_section(results, _machine(), " ".join(sys.argv[1:]))
+        section = bots.render_section(results, machine(), " ".join(sys.argv[1:]))
         old = args.results.read_text(encoding="utf-8") if args.results.exists() else ""
         args.results.write_text(bots.merge_section(old, section), encoding="utf-8")
         print(f"[bench] results written to {args.results}", file=sys.stderr)

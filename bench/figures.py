@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import platform
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -36,7 +39,30 @@ def render_table(figures: list[Figure]) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(figures: list[Figure], machine: str, hands: int, args: str) -> str:
+def machine() -> str:
+    """The machine and the versions that matter, as RESULTS.md names them."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    import duckdb
+    import msgspec
+
+    return (
+        f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()} "
+        f"({platform.python_implementation()}), {platform.system()} {platform.release()}; "
+        f"msgspec {msgspec.__version__}, duckdb {duckdb.__version__}"
+    )
+
+
+def render_markdown(
+    figures: list[Figure], machine: str, hands: int, args: str, more_notes: Sequence[str] = ()
+) -> str:
     when = datetime.now(UTC).strftime("%Y-%m-%d")
     out = [
         "# Benchmark results",
@@ -57,9 +83,7 @@ def render_markdown(figures: list[Figure], machine: str, hands: int, args: str) 
     for f in figures:
         out.append(f"| {f.name} | {f.shown()} | {f.beside} | {f.ratio} | {f.target} |")
     out += ["", "How the figures are made:", ""]
-    from .service import NOTES as SERVICE_NOTES
-
-    out += [f"- {note}" for note in (*NOTES, *SERVICE_NOTES)]
+    out += [f"- {note}" for note in (*NOTES, *more_notes)]
     out.append("")
     return "\n".join(out)
 

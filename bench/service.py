@@ -688,8 +688,7 @@ def write_section(results: Path, figs: list[Figure], machine: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .__main__ import _machine
-    from .figures import render_table
+    from .figures import machine, render_table
 
     ap = argparse.ArgumentParser(prog="python -m bench.service", description=__doc__)
     ap.add_argument("--quick", action="store_true", help="a smoke run of a few seconds")
@@ -699,7 +698,7 @@ def main(argv: list[str] | None = None) -> int:
     figs = service_figures(work, args.quick)
     print(render_table(figs))
     if not args.quick:
-        write_section(args.results, figs, _machine())
+        write_section(args.results, figs, machine())
         print(f"[bench] results written to {args.results}", file=sys.stderr)
     return 0
 
