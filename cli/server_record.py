@@ -26,7 +26,7 @@ from gostop_records.recorder import RecordingSession
 from gostop_records.service.client import ServerRefused, ServiceClient
 
 from . import common
-from .record_cmd import Refused, Session
+from .record_session import Refused, Session
 from .render import Painter, describe_event
 
 __all__ = ["RemoteSink", "record_remote"]

@@ -346,7 +346,7 @@ def test_recording_into_the_store(tmp_path: Path) -> None:
 
 def test_the_interactive_prompt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from gostop_cli.common import LineReader
-    from gostop_cli.record_cmd import Session
+    from gostop_cli.record_session import Session
     from gostop_cli.render import Painter
 
     from gostop_records.recorder import JsonlSink, RecordingSession
