@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -144,6 +146,15 @@ def test_bad_code_names_code_and_valid_forms(bad: str) -> None:
 def test_bad_code_names_where() -> None:
     with pytest.raises(CardCodeError, match="line 3: unknown card code '13G'"):
         cards.parse("13G", where="line 3")
+
+
+def test_a_bad_code_error_crosses_processes_whole() -> None:
+    """Pickled (as a worker process sends it), the error keeps its code, place and words."""
+    with pytest.raises(CardCodeError) as info:
+        cards.parse("13G", where="line 3")
+    again = pickle.loads(pickle.dumps(info.value))
+    assert type(again) is CardCodeError and str(again) == str(info.value)
+    assert (again.code, again.where) == ("13G", "line 3")
 
 
 def test_index_is_strict() -> None:
