@@ -187,6 +187,14 @@ def fail(message: str, code: int = EXIT_REJECTED) -> NoReturn:
     raise typer.Exit(code)
 
 
+def not_both(first: str, first_value: object, second: str, second_value: object) -> None:
+    """Refuse two options given together that exclude each other (a usage error, exit 2)."""
+    if first_value not in (None, False) and second_value not in (None, False):
+        raise typer.BadParameter(
+            f"give {first} or {second}, not both", param_hint=f"{first}/{second}"
+        )
+
+
 def to_jsonable(value: Any) -> Any:
     """Plain JSON values for sets, tuples and enums, so ``--json`` output is stable."""
     if isinstance(value, dict):

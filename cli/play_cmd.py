@@ -481,8 +481,7 @@ def play(
         raise typer.BadParameter(f"{bot!r}: bots are {', '.join(BOTS)}", param_hint="--bot")
     if players is not None and players not in (2, 3):
         raise typer.BadParameter(f"{players}: 2 or 3 players", param_hint="--players")
-    if db is not None and log is not None:
-        raise typer.BadParameter("give --log or --db, not both", param_hint="--log/--db")
+    common.not_both("--db", db, "--log", log)
     rules, n = resolve_setup(ruleset or ("gostop3" if players == 3 else "cardavia"), players)
     seat_names(name, n)  # a clash with a computer's name is refused before any file is made
     s = seed if seed is not None else random_seed()

@@ -164,8 +164,7 @@ def record(
 
     Example: gostop record --players "Ann,Ben" --ruleset matgo --log friday.jsonl
     """
-    if db is not None and log is not None:
-        raise typer.BadParameter("give --db or --log, not both", param_hint="--db/--log")
+    common.not_both("--db", db, "--log", log)
     if server is not None:  # the same loop, writing into a server (cli/server_record.py); a
         # bare --resume there continues the game the recorder token is for
         from .server_record import record_remote
@@ -193,8 +192,7 @@ def record(
         )
     if resume is not None and (players or ruleset):
         common.warn("--players and --ruleset are taken from the stored game when resuming")
-    if key is not None and no_sign:
-        raise typer.BadParameter("give --key or --no-sign, not both", param_hint="--key")
+    common.not_both("--key", key, "--no-sign", no_sign)
     if resume == "":
         resume = _the_unfinished(db, log)
     gid = resume or game_id or new_game_id()

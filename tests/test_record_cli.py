@@ -436,3 +436,20 @@ def test_a_typo_of_a_card_is_told_as_such(tmp_path: Path) -> None:
     res = record(log, "--script", str(write_script(tmp_path / "s.txt", [lines[0], "8x"])))
     assert res.exit_code == 1
     assert "line 2: 8x: '8x' is not a card code" in res.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--db", "s.duckdb", "--log", "t.jsonl"], "give --db or --log, not both"),
+        (["--log", "t.jsonl", "--key", "k.key", "--no-sign"], "give --key or --no-sign, not both"),
+    ],
+)
+def test_options_that_exclude_each_other_are_refused_before_anything_is_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], words: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(app, ["record", "--players", "Ann,Ben", *args], input="quit\n")
+    assert res.exit_code == 2
+    assert words in " ".join(res.output.split())
+    assert list(tmp_path.iterdir()) == []
