@@ -12,9 +12,9 @@ table notation of :mod:`gostop_records.notation` (parsed there, recorded by
 and ``help`` and ``--help`` show it.
 
 One command per line; case does not matter; commas and colons count as spaces; blank lines
-and lines starting with ``#`` are skipped. A card is a month 01..12 and a kind: G bright, A
-animal, R ribbon, J1/J2 junk, D double junk (``01G``, ``9a``, ``11d``); bonus cards are B2,
-B3, B2B ... A SEAT is a seat number (0, 1, 2) or a player's name (or its start). MONTH is
+and lines starting with ``#`` are skipped. A card is written as
+:data:`gostop_records.cards.CODE_FORMS` says, in upper or lower case (``01G``, ``9a``,
+``11d``); a SEAT is a seat number (0, 1, 2) or a player's name (or its start). MONTH is
 1..12. ``dealer`` is for the first hand only: the rules name the dealer of the next ones.
 ``stock`` lists the stock from the top; ``bonus`` lists bonus cards dealt face up that went
 to the dealer's pile (the layout then lists their replacements). A question (which card to
@@ -27,13 +27,14 @@ the exit code is 1 at the end.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Sequence
 
 import msgspec
 
 from gostop_records import events as E
 from gostop_records import notation, words
-from gostop_records.cards import BONUS_CODES
+from gostop_records.cards import CODE_FORMS
 from gostop_records.engine.state import Phase
 from gostop_records.errors import GostopError, NoSpaceError
 from gostop_records.recorder import (
@@ -93,10 +94,15 @@ show | proof | log [N]
                       the table; the payout proof; the last N events
 seal                  the record's seal now (signed when the recorder signs)
 help | quit           these lines; stop (every entry is already saved)"""
-CARD_HELP = (
-    "CARD: a month 01..12 and a kind (G bright, A animal, R ribbon, J1/J2 junk,\n"
-    f"      D double junk): 01G, 9a, 11d; bonus cards {', '.join(BONUS_CODES[:3])} ...\n"
-    "SEAT: a seat number (0, 1, 2 ...) or a player's name."
+CARD_HELP = "\n".join(
+    (
+        textwrap.fill(
+            f"CARD: {CODE_FORMS} (upper or lower case; the month's 0 may be left out: 9a, 11d)",
+            width=78,
+            subsequent_indent="      ",
+        ),
+        "SEAT: a seat number (0, 1, 2 ...) or a player's name.",
+    )
 )
 
 _UNKNOWN = ("?", "unknown", "-")

@@ -164,10 +164,10 @@ def _month_cards() -> list[Card]:
 
 #: The bonus (joker) cards, in the order a ruleset takes them: the digit is the junk units.
 BONUS_CODES: Final[tuple[str, ...]] = ("B2", "B3", "B2B", "B3B", "B2C")
-#: The forms of a card code, as an error about one names them.
+#: How a card is written, in the words every message, help and schema uses.
 CODE_FORMS: Final = (
-    "a card is a month 01..12 followed by G (bright), A (animal), R (ribbon), J1/J2 (junk) "
-    f"or D (double junk), e.g. 01G, 09A, 11D, 12R; bonus cards are {', '.join(BONUS_CODES)}"
+    "a month 01..12 then G (bright), A (animal), R (ribbon), J1/J2 (junk) or D (double junk), "
+    f"as in 01G, 09A, 11D, 12R; bonus cards {', '.join(BONUS_CODES)}"
 )
 
 MONTH_CARDS: Final[tuple[Card, ...]] = tuple(_month_cards())
@@ -229,7 +229,7 @@ def parse(code: str, where: str | None = None) -> int:
     ):
         idx = CODE_TO_INDEX.get("0" + key)
     if idx is None:
-        raise CardCodeError(code, CODE_FORMS, where)
+        raise CardCodeError(code, f"a card is {CODE_FORMS}", where)
     return idx
 
 
@@ -245,7 +245,7 @@ def index(code: str) -> int:
     try:
         return CODE_TO_INDEX[code]
     except KeyError:
-        raise CardCodeError(code, CODE_FORMS) from None
+        raise CardCodeError(code, f"a card is {CODE_FORMS}") from None
 
 
 def bit(code: str) -> int:

@@ -104,8 +104,9 @@ def is_no_space(exc: BaseException) -> bool:
 
 
 class CardCodeError(GostopError, ValueError):
-    """An input string is not a card code; the message names it and the valid forms (given
-    by the deck's module, :data:`gostop_records.cards.CODE_FORMS`, which raises it)."""
+    """An input string is not a card code; the message names it and the valid forms (in the
+    words of :data:`gostop_records.cards.CODE_FORMS`, given by the deck's module, which raises
+    it)."""
 
     def __init__(self, code: object, forms: str, where: str | None = None) -> None:
         self.code = code

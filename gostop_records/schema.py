@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from .cards import BONUS_CODES, CODES
+from .cards import CODE_FORMS, CODES
 from .events import EVENT_TYPES, EVENT_VERSIONS, Envelope
 
 __all__ = [
@@ -37,10 +37,7 @@ _REF = "#/$defs/{name}"
 _CARD_CODES = list(CODES)
 _CARD_DEF = {
     "title": "CardCode",
-    "description": (
-        "A card in canonical upper case: month 01..12 then G (bright), A (animal), R (ribbon), "
-        f"J1/J2 (junk) or D (double junk); bonus cards {', '.join(BONUS_CODES)}."
-    ),
+    "description": f"A card in canonical upper case: {CODE_FORMS}.",
     "enum": _CARD_CODES,
 }
 
