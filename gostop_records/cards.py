@@ -169,6 +169,8 @@ CODE_FORMS: Final = (
     "a month 01..12 then G (bright), A (animal), R (ribbon), J1/J2 (junk) or D (double junk), "
     f"as in 01G, 09A, 11D, 12R; bonus cards {', '.join(BONUS_CODES)}"
 )
+#: What an error about a bad code says of the good ones.
+_GOOD_CODES: Final = f"a card is {CODE_FORMS}"
 
 MONTH_CARDS: Final[tuple[Card, ...]] = tuple(_month_cards())
 ALL_CARDS: Final[tuple[Card, ...]] = (
@@ -229,7 +231,7 @@ def parse(code: str, where: str | None = None) -> int:
     ):
         idx = CODE_TO_INDEX.get("0" + key)
     if idx is None:
-        raise CardCodeError(code, f"a card is {CODE_FORMS}", where)
+        raise CardCodeError(code, _GOOD_CODES, where)
     return idx
 
 
@@ -245,7 +247,7 @@ def index(code: str) -> int:
     try:
         return CODE_TO_INDEX[code]
     except KeyError:
-        raise CardCodeError(code, f"a card is {CODE_FORMS}") from None
+        raise CardCodeError(code, _GOOD_CODES) from None
 
 
 def bit(code: str) -> int:
