@@ -9,13 +9,17 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import duckdb
 import msgspec
 
 from gostop_records import events as E
 from gostop_records import log
 from gostop_records.rules import PRESETS
 from gostop_records.sim.selfplay import GameSpec, play_game, simulate
+from gostop_records.store import schema
+from gostop_records.store.codec import event_row
 from gostop_records.store.journal import read_records, segments
+from gostop_records.store.schema import EVENT_COLUMNS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -106,3 +110,36 @@ def journal_records(db: Path) -> tuple[list[dict[str, list[list[object]]]], int]
         out += records
         torn += cut
     return out, torn
+
+
+#: ``events`` as schema versions 0 to 7 made it: ``prev`` stored before ``hash``.
+V7_EVENT_COLUMNS = (*EVENT_COLUMNS[:-1], ("prev", "VARCHAR"), EVENT_COLUMNS[-1])
+
+
+def v7_events_ddl() -> str:
+    cols = ", ".join(
+        f"{schema.quote(c)} {t}{'' if c == 'hand' else ' NOT NULL'}" for c, t in V7_EVENT_COLUMNS
+    )
+    return f"CREATE TABLE events ({cols}, PRIMARY KEY (game_id, seq))"
+
+
+def v7_event_row(env: E.Envelope) -> tuple[object, ...]:
+    """An ``events`` row as versions 0 to 7 wrote it (``prev`` before ``hash``)."""
+    row = event_row(env)
+    return (*row[:-1], env.prev, row[-1])
+
+
+def as_version_7(conn: duckdb.DuckDBPyConnection) -> None:
+    """Turn a store of this version back into the version 7 layout (``events.prev`` stored,
+    in its place), as a store written before version 8 is."""
+    before = ", ".join(schema.quote(c) for c, _ in EVENT_COLUMNS[:-1])
+    conn.execute("BEGIN TRANSACTION")
+    conn.execute(
+        f"CREATE TABLE old AS SELECT {before}, {schema.PREV_SQL} AS prev, hash FROM events"
+    )
+    conn.execute("DROP TABLE events")
+    conn.execute(v7_events_ddl())
+    conn.execute("INSERT INTO events SELECT * FROM old")
+    conn.execute("DROP TABLE old")
+    conn.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
+    conn.execute("COMMIT")

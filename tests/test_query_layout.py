@@ -329,7 +329,7 @@ def test_a_version_5_store_gets_the_summaries(tmp_path: Path) -> None:
         _drop_schema_7_columns(store)
         store.conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     with Store(db) as store:
-        assert schema.file_version(store.conn) == schema.SCHEMA_VERSION == 7
+        assert schema.file_version(store.conn) == schema.SCHEMA_VERSION == 8
         for t in tables:
             assert want[t] and store.query(f"SELECT * FROM {t} ORDER BY ALL").rows == want[t], t
         assert store.verify().ok
@@ -354,7 +354,7 @@ def test_a_version_6_store_gets_won_by_stop_and_player_games(tmp_path: Path) -> 
         _drop_schema_7_columns(store)
         store.conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     with Store(db) as store:
-        assert schema.file_version(store.conn) == schema.SCHEMA_VERSION == 7
+        assert schema.file_version(store.conn) == schema.SCHEMA_VERSION == 8
         assert store.query("SELECT * FROM decisions ORDER BY ALL").rows == want
         assert store.query("SELECT * FROM payouts ORDER BY ALL").rows == payouts
         assert totals and store.query("SELECT * FROM player_games ORDER BY ALL").rows == totals

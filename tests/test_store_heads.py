@@ -19,7 +19,9 @@ from gostop_records.seal import parse_seal, seal_text
 from gostop_records.signing import SigningKey
 from gostop_records.sim.selfplay import simulate
 from gostop_records.store import Store, schema
+from gostop_records.store.codec import event_row
 from gostop_records.store.heads import LossError, check_seal
+from gostop_records.store.writer import insert_events
 
 runner = CliRunner()
 
@@ -73,25 +75,7 @@ def test_a_whole_game_replaced(store: Store) -> None:
     other = [msgspec.structs.replace(e, game_id=gid) for e in _games(1, seed=77)[0]]
     other = L.seal(other)
     store.conn.execute("DELETE FROM events WHERE game_id = ?", [gid])
-    store.conn.executemany(
-        "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (
-                e.game_id,
-                e.seq,
-                e.type,
-                e.hand,
-                e.at,
-                e.recorded_at,
-                e.by,
-                e.v,
-                msgspec.json.encode(e.event).decode(),
-                e.prev,
-                e.hash,
-            )
-            for e in other
-        ],
-    )
+    insert_events(store.conn, [event_row(e) for e in other])
     report = store.verify()
     assert not report.breaks  # the replacement is a valid chain of its own
     problems = report.problems()
@@ -155,7 +139,7 @@ def test_a_version_2_store_begins_its_heads_chain(tmp_path: Path) -> None:
         st.conn.execute("DROP TABLE heads")
         st.conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     with Store(path) as st:
-        assert schema.file_version(st.conn) == schema.SCHEMA_VERSION == 7
+        assert schema.file_version(st.conn) == schema.SCHEMA_VERSION == 8
         kinds = [r[0] for r in st.conn.execute("SELECT kind FROM heads ORDER BY entry").fetchall()]
         assert kinds == ["migrated", "migrated", "rebuild"]
         assert st.verify().ok
@@ -250,22 +234,7 @@ def test_events_added_behind_the_chain_are_found(store: Store) -> None:
     head = store.events("live")[-1]
     forged = L.envelope("live", n + 1, head.hand, E.NoteAdded(text="forged"), by="x")
     forged = L.seal([forged], prev=head.hash)[0]
-    store.conn.execute(
-        "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            forged.game_id,
-            forged.seq,
-            forged.type,
-            forged.hand,
-            forged.at,
-            forged.recorded_at,
-            forged.by,
-            forged.v,
-            msgspec.json.encode(forged.event).decode(),
-            forged.prev,
-            forged.hash,
-        ],
-    )
+    insert_events(store.conn, [event_row(forged)])
     problems = _problems(store)
     assert any(
         p.startswith(f"game live: seq {n + 1} are not in the heads chain") for p in problems

@@ -11,13 +11,15 @@ import sys
 import textwrap
 from pathlib import Path
 
+import duckdb
 import pytest
-from store_support import journal_records
+from store_support import as_version_7, journal_records
 from test_store_group import AT, entries
 
-from gostop_records.store import Store
+from gostop_records import log as L
+from gostop_records.store import Store, schema
 from gostop_records.store.append import Append
-from gostop_records.store.journal import journal_path, pending, read_records, segments
+from gostop_records.store.journal import _encode, journal_path, pending, read_records, segments
 from gostop_records.store.query import open_for_queries
 
 GAMES = [entries("matgo", 2, 1, 1), entries("gostop3", 3, 2, 1)]
@@ -207,3 +209,33 @@ def test_another_store_of_the_file_in_the_process_sees_the_journal(tmp_path: Pat
                 (_expected(3)[gid],)
             ]
         assert store.verify().ok
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_journal_left_by_version_7_is_applied_after_the_upgrade(tmp_path: Path) -> None:
+    """A store and its journal as version 7 left them (``events`` rows with ``prev``): the
+    writable open upgrades the file, then applies the journal's rows without their ``prev``."""
+    db = tmp_path / "s.duckdb"
+    _killed_after_sync(db, upto=3)
+    conn = duckdb.connect(str(db))
+    hashes = dict(
+        ((g, s), h) for g, s, h in conn.execute("SELECT game_id, seq, hash FROM events").fetchall()
+    )
+    as_version_7(conn)
+    conn.close()
+    (segment,) = segments(db)
+    records, _torn = read_records(segment)
+    for rec in records:
+        for row in rec["events"]:
+            hashes[(row[0], row[1])] = row[-1]
+    widened = []
+    for rec in records:
+        rows = [[*r[:-1], hashes.get((r[0], r[1] - 1), L.GENESIS), r[-1]] for r in rec["events"]]
+        widened.append(_encode({**rec, "events": rows}))
+    segment.write_bytes(b"".join(widened))
+    with Store(db) as store:
+        assert schema.file_version(store.conn) == schema.SCHEMA_VERSION
+        assert {gid: store.version(gid) for gid, _ in GAMES} == _expected(3)
+        report = store.verify()
+        assert report.ok, report.problems()
+    assert not segments(db)

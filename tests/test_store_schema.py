@@ -8,10 +8,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from store_support import ROOT, games, gostop
+from store_support import ROOT, as_version_7, games, gostop, v7_event_row, v7_events_ddl
 
 from gostop_records.store import Store, StoreError, StoreLockedError, schema
-from gostop_records.store.codec import event_row
 from gostop_records.store.connection import default_path
 
 
@@ -62,17 +61,62 @@ def test_a_bare_events_file_is_upgraded_and_projected(tmp_path: Path) -> None:
     logs = games("matgo", 2, count=2, hands=1, seed=90)
     path = tmp_path / "v0.duckdb"
     conn = duckdb.connect(str(path))
-    conn.execute(schema._events_ddl())
+    conn.execute(v7_events_ddl())  # version 0 stored prev, as every version up to 7 did
     for g in logs:
         for env in g:
             conn.execute(
-                "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", list(event_row(env))
+                "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", v7_event_row(env)
             )
     conn.close()
     with Store(path) as st:
         assert schema.file_version(st.conn) == schema.SCHEMA_VERSION
         assert st.conn.execute("SELECT count(*) FROM games").fetchall() == [(2,)]
         assert st.verify().ok
+
+
+def _columns(conn: duckdb.DuckDBPyConnection) -> list[str]:
+    return [r[0] for r in conn.execute("DESCRIBE events").fetchall()]
+
+
+def test_a_version_7_store_stops_storing_prev(tmp_path: Path) -> None:
+    """Version 8 drops ``events.prev``: every envelope reads back as it was (``prev`` from
+    the hash before it), the chains verify, the projection rows are left as they were."""
+    path = tmp_path / "v7.duckdb"
+    with Store(path) as st:
+        st.import_envelopes([e for g in games("gostop3", 3, count=3, hands=2, seed=8) for e in g])
+        before = {g: st.events(g) for g in st.game_ids()}
+        hands = st.conn.execute("SELECT * FROM hands ORDER BY ALL").fetchall()
+        as_version_7(st.conn)
+        assert "prev" in _columns(st.conn)
+    with Store(path) as st:
+        assert schema.file_version(st.conn) == schema.SCHEMA_VERSION == 8
+        assert _columns(st.conn) == [c for c, _ in schema.EVENT_COLUMNS]
+        assert {g: st.events(g) for g in st.game_ids()} == before
+        assert st.conn.execute("SELECT * FROM hands ORDER BY ALL").fetchall() == hands
+        chained = st.conn.execute(
+            "SELECT game_id, seq, prev FROM v_events ORDER BY game_id, seq"
+        ).fetchall()
+        assert chained == [(e.game_id, e.seq, e.prev) for es in before.values() for e in es]
+        report = st.verify()
+        assert report.ok, report.problems()
+
+
+def test_a_stored_prev_that_breaks_the_chain_stops_the_upgrade(tmp_path: Path) -> None:
+    """A version 7 store whose stored ``prev`` is not the hash before it is not upgraded
+    (dropping the column would hide the break): the error names the game and seq, and the
+    file is left at version 7 with its ``prev``."""
+    path = tmp_path / "v7.duckdb"
+    with Store(path) as st:
+        st.import_envelopes([e for g in games("matgo", 2, count=2, hands=1, seed=4) for e in g])
+        gid = st.game_ids()[1]
+        as_version_7(st.conn)
+        st.conn.execute("UPDATE events SET prev = ? WHERE game_id = ? AND seq = 6", ["f" * 64, gid])
+    with pytest.raises(StoreError, match=f"game '{gid}' seq 6: the stored prev is not the hash"):
+        Store(path)
+    conn = duckdb.connect(str(path))
+    assert schema.file_version(conn) == 7
+    assert "prev" in _columns(conn)
+    conn.close()
 
 
 def test_a_newer_file_is_refused(tmp_path: Path) -> None:

@@ -1,5 +1,10 @@
 """Envelopes to ``events`` rows and back, keeping every byte the hash covers.
 
+A row does not hold ``prev``: it is the ``hash`` of the row before it in its game (64 zeros
+at ``seq`` 1), so storing it would say the same thing twice at a quarter of the store's size
+and a fifth of the import's time. A game's rows read from ``seq`` 1 in order give it back
+(:func:`rows_to_envelopes`).
+
 A row holds the payload as the JSON text of the ``event`` member, exactly as it was hashed:
 an envelope read in a non-typed form (an upcast payload, a sparse or unknown one) is stored
 in its stored form, so a row read back verifies and re-exports byte-exactly. Reading a row
@@ -21,7 +26,8 @@ from .schema import EVENT_COLUMNS
 
 __all__ = ["EventRow", "event_columns", "event_row", "row_to_envelope", "rows_to_envelopes"]
 
-EventRow = tuple[str, int, str, int | None, str, str, str, int, str, str, str]
+#: ``game_id, seq, type, hand, at, recorded_at, by, v, payload, hash``: :data:`.EVENT_COLUMNS`.
+EventRow = tuple[str, int, str, int | None, str, str, str, int, str, str]
 
 _enc = msgspec.json.Encoder()
 #: The ``type`` tag of each typed payload class (an unknown payload is not in it).
@@ -47,7 +53,6 @@ def event_row(env: Envelope) -> EventRow:
             env.by,
             env.v,
             _enc.encode(env.event).decode(),
-            env.prev,
             env.hash,
         )
     d = L.envelope_to_dict(env)
@@ -62,7 +67,6 @@ def event_row(env: Envelope) -> EventRow:
         d["by"],
         d["v"],
         _enc.encode(event).decode(),
-        env.prev,
         env.hash,
     )
     extra = sorted(
@@ -102,14 +106,17 @@ def event_columns(envelopes: Sequence[Envelope]) -> list[list[Any]]:
         [env.by for env in envelopes],
         [env.v for env in envelopes],
         [enc(env.event) for env in envelopes],  # UTF-8 bytes: Arrow takes them as they are
-        [env.prev for env in envelopes],
         [env.hash for env in envelopes],
     ]
 
 
-def row_to_envelope(row: EventRow | tuple[Any, ...], *, source: str | None = None) -> Envelope:
-    """The envelope of a stored row (upcast and unknown payloads as from a log file)."""
-    game_id, seq, _t, hand, at, recorded_at, by, v, payload, prev, digest = row
+def row_to_envelope(
+    row: EventRow | tuple[Any, ...], prev: str, *, source: str | None = None
+) -> Envelope:
+    """The envelope of a stored row, given the ``hash`` of the row before it in its game
+    (:data:`~gostop_records.log.GENESIS` at ``seq`` 1); upcast and unknown payloads as from
+    a log file."""
+    game_id, seq, _t, hand, at, recorded_at, by, v, payload, digest = row
     head = _enc.encode(
         {
             "game_id": game_id,
@@ -148,4 +155,11 @@ def row_to_envelope(row: EventRow | tuple[Any, ...], *, source: str | None = Non
 def rows_to_envelopes(
     rows: Iterable[EventRow | tuple[Any, ...]], *, source: str | None = None
 ) -> list[Envelope]:
-    return [row_to_envelope(r, source=source) for r in rows]
+    """The envelopes of one game's rows read from its first in ``seq`` order, each
+    ``prev`` the ``hash`` of the row before (what ``lag(hash)`` gives in SQL)."""
+    out: list[Envelope] = []
+    prev = L.GENESIS
+    for r in rows:
+        out.append(row_to_envelope(r, prev, source=source))
+        prev = r[9]
+    return out

@@ -180,9 +180,10 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "v": "the payload's schema version (older payloads are upcast on read)",
         "payload": "the event's payload as JSON, exactly as hashed, with its `type`; read a "
         "field with `payload ->> 'seat'`",
-        "prev": "`hash` of the game's previous event; 64 zeros for `seq` 1",
-        "hash": "SHA-256 (64 hex digits) of `prev` and the canonical bytes of every other "
-        "envelope field: the hash chain `gostop db verify` checks",
+        "hash": "SHA-256 (64 hex digits) of the envelope's prev (the `hash` of the game's "
+        "event before, 64 zeros for `seq` 1; not stored, `v_events.prev` shows it) and the "
+        "canonical bytes of every other envelope field: the hash chain `gostop db verify` "
+        "checks",
     },
     "games": {
         "game_id": "the game",
@@ -539,9 +540,10 @@ COLUMN_DOCS["player_games"].update(
 
 VIEW_DOCS: dict[str, str] = {
     "v_events": (
-        "The raw record with its time parsed: every `events` column plus `at_ts` (`at` as a "
-        "TIMESTAMPTZ, NULL when it does not parse) and `date` (the UTC date of `at`), to "
-        "filter events by time."
+        "The raw record with its chain link and its time parsed: every `events` column plus "
+        "`prev` (the `hash` of the game's event before, 64 zeros for `seq` 1, as in the log), "
+        "`at_ts` (`at` as a TIMESTAMPTZ, NULL when it does not parse) and `date` (the UTC "
+        "date of `at`), to filter events by time."
     ),
     "v_hand_summary": (
         "How did each hand end and what did it pay? One row per hand with the seats named: "

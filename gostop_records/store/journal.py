@@ -150,6 +150,15 @@ def _merge(into: dict[str, list[Sequence[Any]]], rows: Rows) -> None:
         into.setdefault(table, []).extend(rs)
 
 
+#: The width of an ``events`` row journaled before schema version 8, with ``prev`` before
+#: ``hash``: a journal left by that version is applied after the store is upgraded.
+_ROW_WITH_PREV = len(EVENT_COLUMNS) + 1
+
+
+def _without_prev(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    return row[:-2] + row[-1:] if len(row) == _ROW_WITH_PREV else row
+
+
 def insert_tables(
     conn: duckdb.DuckDBPyConnection,
     rows: Mapping[str, Sequence[Sequence[Any]]],
@@ -165,6 +174,8 @@ def insert_tables(
         if not table.replace("_", "").isalnum():
             raise ValueError(f"journal: bad table name {table!r}")
         cols = _COLUMNS.get(table)
+        if table == "events":
+            rs = [_without_prev(r) for r in rs]
         if cols is not None:
             insert_rows(conn, table, cols, rs, ignore=ignore)
         else:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import GostopError, LogError, ProjectionError
 from ..events import Envelope
 from ..projector import Projector
-from .codec import row_to_envelope
+from .codec import rows_to_envelopes
 from .connection import bounded_memory
 from .heads import Loss, LossError, losses, writing
 from .heads import record as record_head
@@ -100,7 +100,7 @@ def game_groups(store: Store, limit: int = GROUP_EVENTS) -> Iterator[list[str]]:
 
 
 def decode_game(store: Store, rows: Sequence[tuple[Any, ...]]) -> list[Envelope]:
-    return [row_to_envelope(r, source=str(store.path)) for r in rows]
+    return rows_to_envelopes(rows, source=str(store.path))
 
 
 def fresh_rows(

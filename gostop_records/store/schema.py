@@ -1,7 +1,9 @@
 """The store's tables, views and schema migrations.
 
 ``events`` is the record: one row per envelope, the payload as JSON exactly as it was hashed,
-``PRIMARY KEY (game_id, seq)``. Every other table is a projection, derived from the events
+``PRIMARY KEY (game_id, seq)``. It holds each event's ``hash`` but not its ``prev``, which is
+the ``hash`` of the game's event before (64 zeros at ``seq`` 1): ``v_events`` shows it, from
+``lag(hash)``. Every other table is a projection, derived from the events
 and the projector's results and rebuildable at any time (``gostop db rebuild``); ``positions``
 holds how far each game's projection rows go. ``meta`` holds the schema version.
 
@@ -22,6 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from ..engine import rulebook as RB
+from ..log.chain import GENESIS
 from .errors import StoreError
 
 if TYPE_CHECKING:
@@ -38,6 +41,7 @@ __all__ = [
     "HEADS_COLUMNS",
     "KEYS",
     "MIGRATIONS",
+    "PREV_SQL",
     "PROJECTIONS",
     "SCHEMA_VERSION",
     "SPECIAL_KINDS",
@@ -50,7 +54,7 @@ __all__ = [
 ]
 
 #: The schema this version writes.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 Columns = tuple[tuple[str, str], ...]
 
@@ -74,9 +78,10 @@ EVENT_COLUMNS: Columns = (
     ("by", "VARCHAR"),
     ("v", "INTEGER"),
     ("payload", "JSON"),
-    ("prev", "VARCHAR"),
     ("hash", "VARCHAR"),
 )
+#: An event's ``prev`` in SQL over ``events``: the ``hash`` of its game's event before.
+PREV_SQL = "coalesce(lag(hash) OVER (PARTITION BY game_id ORDER BY seq), '" + GENESIS + "')"
 
 #: The store's chain of game heads (see :mod:`.heads`): a record like ``events``, never
 #: rebuilt.
@@ -392,8 +397,8 @@ KEYS: dict[str, tuple[str, ...]] = {
 PROJECTIONS = tuple(TABLES)
 
 VIEWS: dict[str, str] = {
-    "v_events": """
-        SELECT e.*, TRY_CAST(e."at" AS TIMESTAMPTZ) AS at_ts,
+    "v_events": f"""
+        SELECT e.*, {PREV_SQL} AS prev, TRY_CAST(e."at" AS TIMESTAMPTZ) AS at_ts,
                TRY_CAST(left(e."at", 10) AS DATE) AS date
         FROM events e""",
     "v_hand_summary": """
@@ -622,6 +627,29 @@ def _v6_to_v7(conn: duckdb.DuckDBPyConnection) -> None:
             conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
 
+def _v7_to_v8(conn: duckdb.DuckDBPyConnection) -> None:
+    """Version 8 no longer stores ``events.prev``, the ``hash`` of the game's event before
+    (``lag(hash)`` gives it back; ``v_events`` shows it). A stored ``prev`` that is not that
+    hash is a broken chain: the step refuses, leaving the file as it is, rather than drop
+    the one column that shows the break."""
+    columns = {r[0] for r in conn.execute("DESCRIBE events").fetchall()}
+    if "prev" not in columns:
+        return
+    broken = conn.execute(
+        f"""SELECT game_id, seq FROM (SELECT game_id, seq, prev, {PREV_SQL} AS chained
+                                      FROM events)
+            WHERE prev IS DISTINCT FROM chained ORDER BY game_id, seq LIMIT 1"""
+    ).fetchall()
+    if broken:
+        gid, seq = broken[0]
+        raise StoreError(
+            f"game {gid!r} seq {seq}: the stored prev is not the hash of the event before it, "
+            "so the file cannot be upgraded to schema version 8 (which no longer stores prev): "
+            "the chain is broken (gostop db verify with the version that wrote it says where)"
+        )
+    conn.execute("ALTER TABLE events DROP COLUMN prev")
+
+
 Migration = Callable[["duckdb.DuckDBPyConnection"], None]
 
 #: ``from_version -> step`` that upgrades a file from that version to the next.
@@ -633,6 +661,7 @@ MIGRATIONS: dict[int, Migration] = {
     4: _v4_to_v5,
     5: _v5_to_v6,
     6: _v6_to_v7,
+    7: _v7_to_v8,
 }
 
 

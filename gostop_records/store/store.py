@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import events as E
-from .codec import row_to_envelope
+from .codec import rows_to_envelopes
 from .connection import connect, default_path, fetch_one
 from .errors import StoreError
 from .schema import migrate
@@ -140,9 +140,10 @@ class Store:
                     f"gostop reads ({SCHEMA_VERSION})"
                 )
             return
-        if any(step != 3 for step in migrate(self.conn)):
+        if any(step not in (3, 7) for step in migrate(self.conn)):
             # older files have events but no (or older) projection rows: derive them now
-            # (the step from 3 only chains heads, it leaves the projection rows as they are)
+            # (the step from 3 only chains heads and the step from 7 drops events.prev:
+            # they leave the projection rows as they are)
             self.rebuild()
 
     # --- plumbing --------------------------------------------------------------------
@@ -232,10 +233,11 @@ class Store:
             sql += " AND seq <= ?"
             params.append(until_seq)
         rows = self.conn.execute(sql + " ORDER BY seq", params).fetchall()
-        return [row_to_envelope(r, source=str(self.path)) for r in rows]
+        return rows_to_envelopes(rows, source=str(self.path))
 
     def games_events(self, game_ids: Sequence[str]) -> dict[str, list[tuple[Any, ...]]]:
-        """The stored rows of several games, grouped by game in seq order."""
+        """The stored rows of several games, grouped by game in seq order (rows hold no
+        ``prev``: :func:`.codec.rows_to_envelopes` gives it back)."""
         self.settle()
         out: dict[str, list[tuple[Any, ...]]] = {g: [] for g in game_ids}
         rows = self.conn.execute(
