@@ -88,7 +88,6 @@ class Floor:
             "recorder",
             1,
             self.payload,
-            "a" * 64,
             "b" * 64,
         ]
 

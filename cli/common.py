@@ -300,7 +300,10 @@ def quiet_broken_pipe() -> NoReturn:
 
 
 def cell(value: Any) -> Any:
-    """A SQL value as a JSON-ready value (dates as ISO text, decimals as floats)."""
+    """A SQL value as a JSON-ready value (dates as ISO text, decimals as floats, bytes as
+    hex, as the log writes a hash)."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).hex()
     if isinstance(value, dt.date | dt.datetime | dt.time):
         return value.isoformat()
     if isinstance(value, decimal.Decimal):
