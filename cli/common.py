@@ -300,10 +300,7 @@ def quiet_broken_pipe() -> NoReturn:
 
 
 def cell(value: Any) -> Any:
-    """A SQL value as a JSON-ready value (dates as ISO text, decimals as floats, bytes as
-    hex, as the log writes a hash)."""
-    if isinstance(value, bytes | bytearray | memoryview):
-        return bytes(value).hex()
+    """A SQL value as a JSON-ready value (dates as ISO text, decimals as floats)."""
     if isinstance(value, dt.date | dt.datetime | dt.time):
         return value.isoformat()
     if isinstance(value, decimal.Decimal):

@@ -112,8 +112,8 @@ def journal_records(db: Path) -> tuple[list[dict[str, list[list[object]]]], int]
     return out, torn
 
 
-#: ``events`` as schema versions 0 to 7 made it: ``prev`` stored before ``hash``, both hex.
-V7_EVENT_COLUMNS = (*EVENT_COLUMNS[:-1], ("prev", "VARCHAR"), ("hash", "VARCHAR"))
+#: ``events`` as schema versions 0 to 7 made it: ``prev`` stored before ``hash``.
+V7_EVENT_COLUMNS = (*EVENT_COLUMNS[:-1], ("prev", "VARCHAR"), EVENT_COLUMNS[-1])
 
 
 def v7_events_ddl() -> str:
@@ -131,12 +131,11 @@ def v7_event_row(env: E.Envelope) -> tuple[object, ...]:
 
 def as_version_7(conn: duckdb.DuckDBPyConnection) -> None:
     """Turn a store of this version back into the version 7 layout (``events.prev`` stored,
-    in its place, and both hashes as hex text), as a store written before version 8 is."""
+    in its place), as a store written before version 8 is."""
     before = ", ".join(schema.quote(c) for c, _ in EVENT_COLUMNS[:-1])
     conn.execute("BEGIN TRANSACTION")
     conn.execute(
-        f"CREATE TABLE old AS SELECT {before}, {schema.PREV_SQL} AS prev, "
-        f"{schema.HASH_HEX} AS hash FROM events"
+        f"CREATE TABLE old AS SELECT {before}, {schema.PREV_SQL} AS prev, hash FROM events"
     )
     conn.execute("DROP TABLE events")
     conn.execute(v7_events_ddl())

@@ -219,8 +219,7 @@ def test_a_journal_left_by_version_7_is_applied_after_the_upgrade(tmp_path: Path
     _killed_after_sync(db, upto=3)
     conn = duckdb.connect(str(db))
     hashes = dict(
-        ((g, s), h)
-        for g, s, h in conn.execute("SELECT game_id, seq, lower(hex(hash)) FROM events").fetchall()
+        ((g, s), h) for g, s, h in conn.execute("SELECT game_id, seq, hash FROM events").fetchall()
     )
     as_version_7(conn)
     conn.close()

@@ -137,24 +137,3 @@ def test_the_sql_comes_from_one_place_and_a_bad_one_is_named(
     if command[0] == "db":
         res = runner.invoke(app, [*base, "-", "--format", "csv"], input="SELECT 2 AS two")
         assert res.exit_code == 0 and res.output.split() == ["two", "2"], res.output
-
-
-@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
-def test_a_hash_shows_as_the_log_writes_it(store_file: Path, fmt: str) -> None:
-    """``events.hash`` is 32 bytes in the store; every output format shows its hex, and
-    ``v_events`` has the same text with ``prev`` beside it."""
-    with Store(store_file, read_only=True) as st:
-        gid = st.game_ids()[0]
-        first, second = st.events(gid)[:2]
-    sql = f"SELECT hash FROM events WHERE game_id = '{gid}' AND seq = 2"
-    code, out = _run(store_file, sql, "--format", fmt)
-    assert code == 0, out
-    assert second.hash in out and "\\x" not in out
-    code, out = _run(
-        store_file,
-        f"SELECT prev, hash FROM v_events WHERE game_id = '{gid}' AND seq = 2",
-        "--format",
-        "csv",
-    )
-    assert code == 0, out
-    assert out.splitlines()[1] == f"{first.hash},{second.hash}"

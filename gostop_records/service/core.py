@@ -956,12 +956,9 @@ def _lock_down(store: Store) -> bool:
 
 
 def _cell(v: Any) -> Any:
-    """A SQL value as JSON: numbers, text, lists and maps as they are, bytes (an event's
-    hash) as hex, the rest as text."""
+    """A SQL value as JSON: numbers, text, lists and maps as they are, the rest as text."""
     if v is None or isinstance(v, bool | int | float | str):
         return v
-    if isinstance(v, bytes):
-        return v.hex()
     if isinstance(v, list | tuple):
         return [_cell(x) for x in v]
     if isinstance(v, dict):

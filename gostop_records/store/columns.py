@@ -180,10 +180,10 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "v": "the payload's schema version (older payloads are upcast on read)",
         "payload": "the event's payload as JSON, exactly as hashed, with its `type`; read a "
         "field with `payload ->> 'seat'`",
-        "hash": "SHA-256 of the envelope's prev (the `hash` of the game's event before, 64 "
-        "zeros for `seq` 1; not stored, `v_events.prev` shows it) and the canonical bytes of "
-        "every other envelope field: the hash chain `gostop db verify` checks. Its 32 bytes; "
-        "the 64 hex digits of the log are `lower(hex(hash))`, as `v_events.hash` shows them",
+        "hash": "SHA-256 (64 hex digits) of the envelope's prev (the `hash` of the game's "
+        "event before, 64 zeros for `seq` 1; not stored, `v_events.prev` shows it) and the "
+        "canonical bytes of every other envelope field: the hash chain `gostop db verify` "
+        "checks",
     },
     "games": {
         "game_id": "the game",
@@ -540,10 +540,10 @@ COLUMN_DOCS["player_games"].update(
 
 VIEW_DOCS: dict[str, str] = {
     "v_events": (
-        "The raw record as the log writes it, with its time parsed: every `events` column, "
-        "`hash` as its 64 hex digits, plus `prev` (the `hash` of the game's event before, 64 "
-        "zeros for `seq` 1), `at_ts` (`at` as a TIMESTAMPTZ, NULL when it does not parse) and "
-        "`date` (the UTC date of `at`), to filter events by time."
+        "The raw record with its chain link and its time parsed: every `events` column plus "
+        "`prev` (the `hash` of the game's event before, 64 zeros for `seq` 1, as in the log), "
+        "`at_ts` (`at` as a TIMESTAMPTZ, NULL when it does not parse) and `date` (the UTC "
+        "date of `at`), to filter events by time."
     ),
     "v_hand_summary": (
         "How did each hand end and what did it pay? One row per hand with the seats named: "

@@ -27,7 +27,6 @@ from .layout import (
     build_record,
     month_of,
 )
-from .rows import readable
 from .schema import KEYS, quote
 
 if TYPE_CHECKING:
@@ -107,7 +106,7 @@ def export_parquet(
         for k, (name, cols) in enumerate(LAYOUT_TABLES.items(), 1):
             report.tables[name] = n = int(scalar(conn, f"SELECT count(*) FROM {name}"))
             if n:
-                select = readable(cols, "t")  # the events' hash as hex, as the archive
+                select = ", ".join(f"t.{quote(c)}" for c, _ in cols)
                 conn.execute(
                     f"""COPY (SELECT {select}, coalesce(m.{PARTITION}, 'unknown') AS {PARTITION}
                              FROM {name} t LEFT JOIN {view} m USING (game_id)

@@ -199,22 +199,10 @@ def is_tip_collision(exc: BaseException) -> bool:
     return 'Duplicate key "entry: ' in str(exc)
 
 
-def _hash_text(conn: duckdb.DuckDBPyConnection, column: str = "hash") -> str:
-    """``events.hash`` (named ``column`` in the query) as hex text in SQL, as the file lays
-    it out: the steps that chain the heads run on files older than version 8, which kept
-    the hex text itself."""
-    kind = conn.execute(
-        "SELECT data_type FROM information_schema.columns "
-        "WHERE table_name = 'events' AND column_name = 'hash'"
-    ).fetchall()
-    return f"lower(hex({column}))" if kind and kind[0][0] == "BLOB" else column
-
-
 def adopt(conn: duckdb.DuckDBPyConnection) -> tuple[int, str]:
     """``migrated`` entries for every game the store holds (the chain's beginning)."""
     found = conn.execute(
-        f"SELECT game_id, max(seq), arg_max({_hash_text(conn)}, seq) FROM events "
-        "GROUP BY game_id ORDER BY game_id"
+        "SELECT game_id, max(seq), arg_max(hash, seq) FROM events GROUP BY game_id ORDER BY game_id"
     ).fetchall()
     return record(conn, "migrated", [(g, int(n), h) for g, n, h in found])
 
@@ -222,15 +210,14 @@ def adopt(conn: duckdb.DuckDBPyConnection) -> tuple[int, str]:
 def adopt_tails(conn: duckdb.DuckDBPyConnection) -> tuple[int, str]:
     """``migrated`` entries for the games whose events go on past their latest entry
     (schema version 3 chained hand ends only) and still hold the head it recorded."""
-    text = _hash_text(conn, "e.hash")
     found = conn.execute(
-        f"""
+        """
         WITH last AS (SELECT game_id, arg_max(seq, entry) AS seq, arg_max(head, entry) AS head
                       FROM heads WHERE game_id IS NOT NULL GROUP BY game_id),
-        held AS (SELECT e.game_id, max(e.seq) AS n, arg_max({text}, e.seq) AS h
-                 FROM events e GROUP BY e.game_id)
+        held AS (SELECT game_id, max(seq) AS n, arg_max(hash, seq) AS h
+                 FROM events GROUP BY game_id)
         SELECT h.game_id, h.n, h.h FROM held h JOIN last l USING (game_id)
-        JOIN events e ON e.game_id = l.game_id AND e.seq = l.seq AND {text} = l.head
+        JOIN events e ON e.game_id = l.game_id AND e.seq = l.seq AND e.hash = l.head
         WHERE h.n > l.seq ORDER BY h.game_id
         """
     ).fetchall()
@@ -300,11 +287,10 @@ def losses(conn: duckdb.DuckDBPyConnection) -> list[Loss]:
                    arg_max(recorded_at, entry) AS at
             FROM heads WHERE game_id IS NOT NULL GROUP BY game_id
         ), held AS (SELECT game_id, max(seq) AS n FROM events GROUP BY game_id)
-        SELECT l.game_id, l.entry, l.seq, l.head, l.kind, l.at, coalesce(h.n, 0),
-               lower(hex(e.hash))
+        SELECT l.game_id, l.entry, l.seq, l.head, l.kind, l.at, coalesce(h.n, 0), e.hash
         FROM last l LEFT JOIN held h USING (game_id)
         LEFT JOIN events e ON e.game_id = l.game_id AND e.seq = l.seq
-        WHERE l.seq > coalesce(h.n, 0) OR lower(hex(e.hash)) IS DISTINCT FROM l.head
+        WHERE l.seq > coalesce(h.n, 0) OR e.hash IS DISTINCT FROM l.head
         ORDER BY l.game_id
         """
     ).fetchall()
@@ -364,7 +350,7 @@ def _departs(conn: duckdb.DuckDBPyConnection, game_id: str) -> str:
     row = fetch_one(
         conn,
         "SELECT max(h.seq) FROM heads h JOIN events e ON e.game_id = h.game_id "
-        "AND e.seq = h.seq AND lower(hex(e.hash)) = h.head WHERE h.game_id = ?",
+        "AND e.seq = h.seq AND e.hash = h.head WHERE h.game_id = ?",
         [game_id],
     )
     if row is None or row[0] is None:

@@ -67,7 +67,7 @@ from .runs import (
     scan,
     scan_envelopes,
 )
-from .schema import EVENT_COLUMNS, HASH_HEX, TABLES
+from .schema import EVENT_COLUMNS, TABLES
 from .writer import (
     clear_games,
     insert_events,
@@ -624,8 +624,7 @@ class Importer:
             self._submit()
             self._wait()  # plan those games against what that transaction stores
         rows = self.store.conn.execute(
-            f"SELECT game_id, {HASH_HEX} FROM events "
-            "WHERE game_id IN (SELECT unnest(?::VARCHAR[])) "
+            "SELECT game_id, hash FROM events WHERE game_id IN (SELECT unnest(?::VARCHAR[])) "
             "ORDER BY game_id, seq",
             [ids],
         ).fetchall()

@@ -14,9 +14,7 @@ partitions and a month is one folder per table. The event type is a column, not 
 a month of events is a few large files rather than thousands of small ones, which is what
 Spark, Trino, DuckDB and object stores read best. Columns and types are the store's
 (``INTEGER`` as int32, ``TINYINT`` as int8, ``DATE`` as date32, lists as lists of strings,
-``JSON`` as its text, the events' ``hash``, 32 bytes in the store, as the 64 hex digits the
-log writes, which any engine shows as they are); the partition column ``month`` lives in the
-folder names only.
+``JSON`` as its text); the partition column ``month`` lives in the folder names only.
 
 A file is part of the layout once a build record lists it: a build writes its files first
 and its record last, so readers that go through the records (:func:`views_sql`) never see
@@ -149,12 +147,7 @@ def _select(columns: Columns, files: Sequence[str]) -> str:
     if not files:
         cols = ", ".join(f"CAST(NULL AS {t}) AS {quote(c)}" for c, t in columns)
         return f"SELECT {cols} WHERE false"
-    cols = ", ".join(
-        f"unhex(CAST({quote(c)} AS VARCHAR)) AS {quote(c)}"
-        if t == "BLOB"
-        else f"CAST({quote(c)} AS {t}) AS {quote(c)}"
-        for c, t in columns
-    )
+    cols = ", ".join(f"CAST({quote(c)} AS {t}) AS {quote(c)}" for c, t in columns)
     listed = ", ".join(_literal(f) for f in files)
     return f"SELECT {cols} FROM read_parquet([{listed}], hive_partitioning = false)"
 

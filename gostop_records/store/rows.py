@@ -38,7 +38,6 @@ __all__ = [
     "placeholder",
     "prepare",
     "prepare_columns",
-    "readable",
     "row_source",
     "to_arrow",
     "without_games",
@@ -58,15 +57,9 @@ def arrow_available() -> bool:
     return True
 
 
-# A BLOB column (``events.hash``) is given and read as hex text, as the log writes a hash:
-# the bytes exist only inside DuckDB (see :func:`readable`).
-
-
 def _cast(col: str, sql_type: str) -> str:
     if sql_type == "DATE":
         return f"TRY_CAST({quote(col)} AS DATE) AS {quote(col)}"
-    if sql_type == "BLOB":
-        return f"unhex({quote(col)}) AS {quote(col)}"
     return f"CAST({quote(col)} AS {sql_type}) AS {quote(col)}"
 
 
@@ -76,8 +69,6 @@ def _unnest(sql_type: str) -> str:
         return "TRY_CAST(unnest(?::VARCHAR[]) AS DATE)"
     if sql_type == "JSON":
         return "CAST(unnest(?::VARCHAR[]) AS JSON)"
-    if sql_type == "BLOB":
-        return "unhex(unnest(?::VARCHAR[]))"
     return f"unnest(?::{sql_type}[])"
 
 
@@ -87,19 +78,7 @@ def placeholder(sql_type: str) -> str:
         return "TRY_CAST(? AS DATE)"
     if sql_type == "JSON":
         return "CAST(? AS JSON)"
-    if sql_type == "BLOB":
-        return "unhex(?)"
     return "?"
-
-
-def readable(columns: Columns, alias: str = "") -> str:
-    """The columns of a ``SELECT`` that reads rows back in the form they were given (a BLOB
-    as lowercase hex), from the table ``alias`` when one is named."""
-    at = f"{alias}." if alias else ""
-    return ", ".join(
-        f"lower(hex({at}{quote(c)})) AS {quote(c)}" if t == "BLOB" else f"{at}{quote(c)}"
-        for c, t in columns
-    )
 
 
 def _arrow_type(sql_type: str) -> Any:
@@ -241,7 +220,7 @@ def row_source(
     """An SQL ``SELECT`` of ``rows`` with typed columns, valid inside the ``with`` block.
 
     DATE columns take ISO date strings (a bad one becomes NULL); JSON columns take the JSON
-    text; BLOB columns hex text; list columns take lists of strings.
+    text; list columns take lists of strings.
     """
     select = ", ".join(_cast(c, t) for c, t in columns)
     ready = rows if isinstance(rows, Prepared) else prepare(columns, rows)
@@ -265,8 +244,7 @@ def row_source(
                 f.write(enc.encode(dict(zip(names, row, strict=True))))
                 f.write(b"\n")
         spec = ", ".join(
-            f"{_sql_str(c)}: {_sql_str('VARCHAR' if t in ('JSON', 'BLOB') else t)}"
-            for c, t in columns
+            f"{_sql_str(c)}: {_sql_str('VARCHAR' if t == 'JSON' else t)}" for c, t in columns
         )
         source = f"read_json({_sql_str(path)}, format = 'newline_delimited', columns = {{{spec}}})"
         yield f"SELECT {select} FROM {source}"

@@ -1,13 +1,11 @@
 """The store's tables, views and schema migrations.
 
 ``events`` is the record: one row per envelope, the payload as JSON exactly as it was hashed,
-``PRIMARY KEY (game_id, seq)``. It holds each event's ``hash`` as its 32 bytes, uncompressed
-(random bytes do not compress, and DuckDB's attempt at 64 hex digits cost the import more CPU
-than any other column), and not its ``prev``, which is the ``hash`` of the game's event before
-(64 zeros at ``seq`` 1): ``v_events`` shows both as hex text. Every other table is a
-projection, derived from the events and the projector's results and rebuildable at any time
-(``gostop db rebuild``); ``positions`` holds how far each game's projection rows go.
-``meta`` holds the schema version.
+``PRIMARY KEY (game_id, seq)``. It holds each event's ``hash`` but not its ``prev``, which is
+the ``hash`` of the game's event before (64 zeros at ``seq`` 1): ``v_events`` shows it, from
+``lag(hash)``. Every other table is a projection, derived from the events
+and the projector's results and rebuildable at any time (``gostop db rebuild``); ``positions``
+holds how far each game's projection rows go. ``meta`` holds the schema version.
 
 Column names follow the log. ``at`` and ``by`` are reserved words in DuckDB's SQL: write
 them ``"at"`` and ``"by"`` (or ``e.at``) in queries; the projection tables use
@@ -40,7 +38,6 @@ __all__ = [
     "FLAG_IDS",
     "GAME_TABLES",
     "HAND_TABLES",
-    "HASH_HEX",
     "HEADS_COLUMNS",
     "KEYS",
     "MIGRATIONS",
@@ -81,12 +78,10 @@ EVENT_COLUMNS: Columns = (
     ("by", "VARCHAR"),
     ("v", "INTEGER"),
     ("payload", "JSON"),
-    ("hash", "BLOB"),
+    ("hash", "VARCHAR"),
 )
-#: An event's ``hash`` as the 64 hex digits the log writes (the store keeps its 32 bytes).
-HASH_HEX = "lower(hex(hash))"
 #: An event's ``prev`` in SQL over ``events``: the ``hash`` of its game's event before.
-PREV_SQL = f"coalesce(lag({HASH_HEX}) OVER (PARTITION BY game_id ORDER BY seq), '{GENESIS}')"
+PREV_SQL = "coalesce(lag(hash) OVER (PARTITION BY game_id ORDER BY seq), '" + GENESIS + "')"
 
 #: The store's chain of game heads (see :mod:`.heads`): a record like ``events``, never
 #: rebuilt.
@@ -403,8 +398,7 @@ PROJECTIONS = tuple(TABLES)
 
 VIEWS: dict[str, str] = {
     "v_events": f"""
-        SELECT e.* REPLACE ({HASH_HEX} AS hash), {PREV_SQL} AS prev,
-               TRY_CAST(e."at" AS TIMESTAMPTZ) AS at_ts,
+        SELECT e.*, {PREV_SQL} AS prev, TRY_CAST(e."at" AS TIMESTAMPTZ) AS at_ts,
                TRY_CAST(left(e."at", 10) AS DATE) AS date
         FROM events e""",
     "v_hand_summary": """
@@ -516,13 +510,12 @@ def _table_ddl(name: str, cols: Columns, extra: str = "") -> str:
     return f"CREATE TABLE IF NOT EXISTS {name} ({body}{extra})"
 
 
-def _events_ddl(name: str = "events") -> str:
+def _events_ddl() -> str:
     cols = []
     for c, t in EVENT_COLUMNS:
         null = "" if c == "hand" else " NOT NULL"
-        raw = " USING COMPRESSION uncompressed" if c == "hash" else ""  # see the module's doc
-        cols.append(f"{quote(c)} {t}{raw}{null}")
-    return f"CREATE TABLE {name} ({', '.join(cols)}, PRIMARY KEY (game_id, seq))"
+        cols.append(f"{quote(c)} {t}{null}")
+    return f"CREATE TABLE IF NOT EXISTS events ({', '.join(cols)}, PRIMARY KEY (game_id, seq))"
 
 
 def _heads_ddl() -> str:
@@ -635,39 +628,26 @@ def _v6_to_v7(conn: duckdb.DuckDBPyConnection) -> None:
 
 
 def _v7_to_v8(conn: duckdb.DuckDBPyConnection) -> None:
-    """Version 8 stores ``events.hash`` as its 32 bytes, uncompressed, and no longer stores
-    ``events.prev``, the ``hash`` of the game's event before (``lag(hash)`` gives it back;
-    ``v_events`` shows both as hex). The events are copied into a table of the new layout.
-    A stored ``prev`` that is not the hash before it (a broken chain), or a ``hash`` that
-    is not 64 hex digits, stops the step, leaving the file as it is, rather than lose what
-    shows the damage."""
+    """Version 8 no longer stores ``events.prev``, the ``hash`` of the game's event before
+    (``lag(hash)`` gives it back; ``v_events`` shows it). A stored ``prev`` that is not that
+    hash is a broken chain: the step refuses, leaving the file as it is, rather than drop
+    the one column that shows the break."""
     columns = {r[0] for r in conn.execute("DESCRIBE events").fetchall()}
     if "prev" not in columns:
         return
-    chained = f"coalesce(lag(hash) OVER (PARTITION BY game_id ORDER BY seq), '{GENESIS}')"
-    damaged = conn.execute(
-        f"""SELECT game_id, seq, NOT regexp_full_match(hash, '[0-9a-f]{{64}}') AS bad_hash
-            FROM (SELECT game_id, seq, hash, prev, {chained} AS chained FROM events)
-            WHERE prev IS DISTINCT FROM chained OR NOT regexp_full_match(hash, '[0-9a-f]{{64}}')
-            ORDER BY game_id, seq LIMIT 1"""
+    broken = conn.execute(
+        f"""SELECT game_id, seq FROM (SELECT game_id, seq, prev, {PREV_SQL} AS chained
+                                      FROM events)
+            WHERE prev IS DISTINCT FROM chained ORDER BY game_id, seq LIMIT 1"""
     ).fetchall()
-    if damaged:
-        gid, seq, bad_hash = damaged[0]
-        what = (
-            "the stored hash is not 64 hex digits"
-            if bad_hash
-            else "the stored prev is not the hash of the event before it (the chain is broken)"
-        )
+    if broken:
+        gid, seq = broken[0]
         raise StoreError(
-            f"game {gid!r} seq {seq}: {what}, so the file cannot be upgraded to schema version "
-            "8, which stores neither as they are: gostop db verify with the version that wrote "
-            "it says more"
+            f"game {gid!r} seq {seq}: the stored prev is not the hash of the event before it, "
+            "so the file cannot be upgraded to schema version 8 (which no longer stores prev): "
+            "the chain is broken (gostop db verify with the version that wrote it says where)"
         )
-    kept = ", ".join("unhex(hash)" if c == "hash" else quote(c) for c, _ in EVENT_COLUMNS)
-    conn.execute(_events_ddl("events_v8"))
-    conn.execute(f"INSERT INTO events_v8 SELECT {kept} FROM events")
-    conn.execute("DROP TABLE events")
-    conn.execute("ALTER TABLE events_v8 RENAME TO events")
+    conn.execute("ALTER TABLE events DROP COLUMN prev")
 
 
 Migration = Callable[["duckdb.DuckDBPyConnection"], None]

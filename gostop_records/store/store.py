@@ -29,7 +29,7 @@ from .. import events as E
 from .codec import rows_to_envelopes
 from .connection import connect, default_path, fetch_one
 from .errors import StoreError
-from .schema import HASH_HEX, migrate
+from .schema import migrate
 from .writer import EVENT_SELECT
 
 if TYPE_CHECKING:
@@ -185,7 +185,7 @@ class Store:
         self.settle()
         row = fetch_one(
             self.conn,
-            f"SELECT seq, {HASH_HEX} FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1",
+            "SELECT seq, hash FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1",
             [game_id],
         )
         return (0, None) if row is None else (int(row[0]), str(row[1]))
@@ -200,8 +200,7 @@ class Store:
 
         self.settle()
         sql = (
-            "SELECT game_id, max(seq), arg_max(hand, seq), lower(hex(arg_max(hash, seq))) "
-            "FROM events "
+            "SELECT game_id, max(seq), arg_max(hand, seq), arg_max(hash, seq) FROM events "
             + ("WHERE game_id IN (SELECT unnest(?::VARCHAR[])) " if game_ids is not None else "")
             + "GROUP BY game_id ORDER BY game_id"
         )

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .codec import EventRow
 from .projections import Row, Rows, player_games
-from .rows import Prepared, insert_rows, placeholder, prepare, prepare_columns, readable
+from .rows import Prepared, insert_rows, placeholder, prepare, prepare_columns
 from .schema import EVENT_COLUMNS, GAME_TABLES, KEYS, TABLES, Columns, quote
 
 if TYPE_CHECKING:
@@ -34,8 +34,8 @@ __all__ = [
     "transaction",
 ]
 
-#: The event columns in row order for ``SELECT``, each as a row holds it (the hash as hex).
-EVENT_SELECT = readable(EVENT_COLUMNS)
+#: The event columns in row order, quoted, for ``SELECT``.
+EVENT_SELECT = ", ".join(quote(c) for c, _ in EVENT_COLUMNS)
 
 
 def is_write_conflict(exc: BaseException) -> bool:
