@@ -139,6 +139,37 @@ def test_archive_equals_the_store_and_grows_without_rewriting(
     assert _files(out) == after
 
 
+def test_an_archive_begun_before_version_8_grows_and_reads_as_the_store(
+    client: Any, logs: dict[str, Any], tmp_path: Path
+) -> None:
+    """Events files written before schema version 8 carry a ``prev`` column; a build of
+    this version adds files without it beside them, and the archive reads as the store."""
+    import duckdb
+    import pyarrow.parquet as pq
+
+    from gostop_records.store.schema import PREV_SQL
+
+    out = tmp_path / "archive"
+    assert build_archive([str(p) for p in logs["a"]], str(out), client=client).ok
+    old = sorted((out / "events").rglob("*.parquet"))
+    con = duckdb.connect()
+    for f in old:  # the layout before version 8: prev stored before hash
+        con.execute(
+            f"COPY (SELECT * EXCLUDE (hash), {PREV_SQL} AS prev, hash FROM read_parquet('{f}')"
+            f" ORDER BY game_id, seq) TO '{f}.old' (FORMAT PARQUET)"
+        )
+        os.replace(f"{f}.old", f)
+    con.close()
+    again = build_archive([str(p) for p in [*logs["a"], *logs["b"]]], str(out), client=client)
+    assert again.ok and again.games == len(logs["second"])
+    assert all("prev" in pq.read_schema(f).names for f in old)
+    new = set((out / "events").rglob("*.parquet")) - set(old)
+    assert new and all("prev" not in pq.read_schema(f).names for f in new)
+    both = tmp_path / "both"
+    both.mkdir()
+    assert _tables_of_archive(out) == _tables_of_store(_store(both, [*logs["a"], *logs["b"]]))
+
+
 def test_files_stay_apart_past_the_file_size(
     client: Any, logs: dict[str, Any], tmp_path: Path
 ) -> None:
