@@ -117,10 +117,7 @@ V7_EVENT_COLUMNS = (*EVENT_COLUMNS[:-1], ("prev", "VARCHAR"), EVENT_COLUMNS[-1])
 
 
 def v7_events_ddl() -> str:
-    cols = ", ".join(
-        f"{schema.quote(c)} {t}{'' if c == 'hand' else ' NOT NULL'}" for c, t in V7_EVENT_COLUMNS
-    )
-    return f"CREATE TABLE events ({cols}, PRIMARY KEY (game_id, seq))"
+    return schema._events_ddl(V7_EVENT_COLUMNS)
 
 
 def v7_event_row(env: E.Envelope) -> tuple[object, ...]:

@@ -510,9 +510,10 @@ def _table_ddl(name: str, cols: Columns, extra: str = "") -> str:
     return f"CREATE TABLE IF NOT EXISTS {name} ({body}{extra})"
 
 
-def _events_ddl() -> str:
+def _events_ddl(columns: Columns = EVENT_COLUMNS) -> str:
+    """``events`` with these columns (an older version's, for a test of its migration)."""
     cols = []
-    for c, t in EVENT_COLUMNS:
+    for c, t in columns:
         null = "" if c == "hand" else " NOT NULL"
         cols.append(f"{quote(c)} {t}{null}")
     return f"CREATE TABLE IF NOT EXISTS events ({', '.join(cols)}, PRIMARY KEY (game_id, seq))"
