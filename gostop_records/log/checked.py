@@ -25,7 +25,7 @@ from .chain import (
     compute_hash,
 )
 from .codec import _VERSION_OF, ReadReport, _decode_json, _json_env_dec
-from .lines import json_records
+from .lines import LeadCheck, json_records
 
 __all__ = ["checked_line", "checked_lines", "checked_runs"]
 
@@ -103,9 +103,12 @@ def checked_lines(
             yield checked
         return
     lineno = 0
+    leads = LeadCheck()
     for line in lines:
         lineno += 1
         got = _usual(line) if lineno > 1 or not at_start else None
+        if got is not None and not leads.own(line, got[0].game_id):
+            got = None  # the general path refuses a line that names two games
         if got is None:
             got = _general(line, name, lineno, at_start)
             if got is None:

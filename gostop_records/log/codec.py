@@ -365,6 +365,30 @@ def decode_json_line(
     return _decode_json(line, file, lineno, report, exact)[0]
 
 
+#: How a line in the form this package writes begins: its game's id comes first.
+LEAD = b'{"game_id":"'
+
+
+def lead_conflict(line: bytes | str, game_id: str) -> str | None:
+    """The game a line's leading bytes name when its decoded ``game_id`` is another.
+
+    The decoder keeps the last of repeated members, so a line that begins
+    ``{"game_id":"a"`` and says ``"game_id":"b"`` further on (or spells the key with
+    escapes) is game b to a reader, and game a to anyone reading its first bytes, as the
+    import's scan does (``store.runs``). Such a line belongs to no one game: every reader
+    refuses it. None when the two agree, or when the line does not begin with an id
+    written without escapes.
+    """
+    raw = line.encode() if isinstance(line, str) else line
+    if not isinstance(game_id, str) or not raw.startswith(LEAD):
+        return None
+    end = raw.find(b'"', len(LEAD))
+    lead = raw[len(LEAD) : end]
+    if end < 0 or b"\\" in lead or lead == game_id.encode():
+        return None
+    return lead.decode(errors="replace")
+
+
 def _decode_json(
     line: bytes | str,
     file: str | None,
@@ -378,6 +402,27 @@ def _decode_json(
     has the same length as the line in any key order; that one encoding is then what the
     hash check needs (:func:`_around_chain`), so checking a chain costs no second encode.
     """
+    got = _decode_json_line(line, file, lineno, report, exact)
+    lead = lead_conflict(line, got[0].game_id)
+    if lead is not None:
+        raise LogError(
+            f"the line begins with game_id {lead!r} but names game_id {got[0].game_id!r} "
+            "further on: it belongs to no one game",
+            file=file,
+            line=lineno,
+            seq=got[0].seq,
+            field="game_id",
+        )
+    return got
+
+
+def _decode_json_line(
+    line: bytes | str,
+    file: str | None,
+    lineno: int | None,
+    report: ReadReport | None,
+    exact: bool,
+) -> tuple[Envelope, bytes | None]:
     try:
         env = _json_env_dec.decode(line)
     except msgspec.ValidationError as exc:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import TYPE_CHECKING, Any
@@ -23,6 +23,7 @@ from .. import log as L
 from ..errors import Finding, GostopError, LogError, ProjectionError, reason_at
 from ..events import Envelope
 from ..log.checked import checked_runs
+from ..log.codec import LEAD
 from ..projector import Issue, Projector
 from .codec import event_columns, event_row
 from .projections import derive, empty_rows
@@ -173,23 +174,24 @@ class FileScan:
     #: the line number where the readable part of the file ends (a line no reader decodes)
     stop: int | None = None
 
-    def line_of(self, run: int, offset: int) -> int | None:
-        """The line number of the ``offset``-th event of run number ``run``."""
-        if run >= len(self.runs):
+    def line_of(self, run: int, offset: int, game_id: str | None = None) -> int | None:
+        """The line number of the ``offset``-th event of run number ``run`` (None when that
+        run is not of ``game_id``, if given)."""
+        if run >= len(self.runs) or game_id not in (None, self.runs[run].game_id):
             return None
         span = self.runs[run]
         if span.last_line - span.first_line + 1 == span.count:  # no blank line inside
             return span.first_line + offset
         return self._count_to(span.first_line, offset)
 
-    def line_of_seq(self, run: int, seq: int | None) -> int | None:
+    def line_of_seq(self, run: int, seq: int | None, game_id: str | None = None) -> int | None:
         """The line of the event of ``run`` that carries ``seq`` (its seqs being dense)."""
         if seq is None or run >= len(self.runs):
             return None
         first = self.runs[run].first_seq
         if not isinstance(first, int) or not first <= seq < first + self.runs[run].count:
             return None
-        return self.line_of(run, seq - first)
+        return self.line_of(run, seq - first, game_id)
 
     def _count_to(self, start: int, offset: int) -> int | None:
         if L.log_format(self.path) != "jsonl":
@@ -204,28 +206,16 @@ class FileScan:
         return None
 
 
-def _records(path: str, stop: threading.Event | None = None) -> Iterator[tuple[int, Any]]:
-    """(line, placing fields) of each record a reader would decode, up to the first it would
-    not (``None`` for that one); a JSON Lines log only until ``stop`` is set."""
-    if L.log_format(path) == "msgpack":
-        n = 0
-        try:
-            for env in L.iter_msgpack(path, exact=False):
-                n += 1
-                yield n, env
-        except LogError as exc:
-            yield exc.line or n + 1, None
-        return
-    with open(path, "rb") as f:
-        for lineno, line in L.json_records(f):
-            if stop is not None and not lineno & 4095 and stop.is_set():
-                return
-            try:
-                links = _links_json.decode(line)
-            except _UNREAD:
-                yield lineno, None
-                return
-            yield lineno, links
+def _records(path: str) -> Iterator[tuple[int, Any]]:
+    """(record number, placing fields) of each envelope of a msgpack log, up to the first a
+    reader would not decode (``None`` for that one)."""
+    n = 0
+    try:
+        for env in L.iter_msgpack(path, exact=False):
+            n += 1
+            yield n, env
+    except LogError as exc:
+        yield exc.line or n + 1, None
 
 
 def scan(path: L.PathLike, stop: threading.Event | None = None) -> FileScan:
@@ -233,7 +223,75 @@ def scan(path: L.PathLike, stop: threading.Event | None = None) -> FileScan:
     read of the fields that place each line (game, seq, prev, hash). ``stop`` set cuts the
     scan short (what it returns is then partial)."""
     name = os.fspath(path)
-    return scan_records(name, _records(name, stop))
+    if L.log_format(name) == "msgpack":
+        return scan_records(name, _records(name))
+    return _scan_json_lines(name, stop)
+
+
+def _scan_json_lines(name: str, stop: threading.Event | None) -> FileScan:
+    """:func:`scan` of a JSON Lines log.
+
+    The first line of each run is decoded; the lines after it that begin with the same
+    ``{"game_id":"<id>"`` bytes (an id without escapes, as decoded) are counted into the
+    run without being decoded, but for the run's last, whose seq and hash the next run is
+    placed against. That is all the scan needs of them, and it reads a file three times
+    faster than decoding every line (0.65 s against 1.95 s for the bench corpus's 1.26
+    million lines). The reader still decodes every line in full and stops at the first
+    that is damaged (``RunReader.error``); the scan, which does not see that damage, counts
+    the runs after it too, so that a game whose lines come back after a damaged line is
+    broken as after any other line. A line whose first bytes name one game and whose
+    decoded ``game_id`` is another (a repeated member: the decoder keeps the last) is one
+    the readers refuse (``log.codec.lead_conflict``), so the game the scan places it in
+    is not imported either.
+    """
+    placer = _Placer(name)
+    try:
+        with open(name, "rb") as f:
+            _place_lines(placer, f, stop)
+    except OSError:
+        pass  # the reader says why
+    return placer.out
+
+
+def _place_lines(placer: _Placer, lines: Iterable[bytes], stop: threading.Event | None) -> None:
+    same: bytes | None = None  # the leading bytes of the current run's lines
+    held = 0  # lines of the current run counted by those bytes; the last not yet placed
+    last: tuple[int, bytes] = (0, b"")
+    lineno = 0
+    for line in lines:
+        lineno += 1
+        if same is not None and line.startswith(same):
+            held += 1
+            last = (lineno, line)
+            continue
+        if held:
+            if not placer.hold(held, *last):
+                return
+            held = 0
+        if stop is not None and stop.is_set():
+            return
+        same = None
+        for at, clean in L.json_records((line,), at_start=lineno == 1):
+            try:
+                links = _links_json.decode(clean)
+            except _UNREAD:
+                links = None
+            if not placer.place(lineno + at - 1, links):
+                return
+            same = _leading(clean, links.game_id)
+    if held:
+        placer.hold(held, *last)
+
+
+def _leading(line: bytes, game_id: str) -> bytes | None:
+    """The bytes every line of the game in the usual form begins with, when this one does."""
+    if not line.startswith(LEAD):
+        return None
+    end = line.find(b'"', len(LEAD))
+    # bytes equal to the decoded id: no escape in them, so the quote after them closes it
+    if end < 0 or line[len(LEAD) : end] != game_id.encode():
+        return None
+    return line[: end + 1]
 
 
 def scan_envelopes(source: str, envelopes: Sequence[Envelope]) -> FileScan:
@@ -245,63 +303,88 @@ def scan_envelopes(source: str, envelopes: Sequence[Envelope]) -> FileScan:
 def scan_records(name: str, records: Iterator[tuple[int, Any]]) -> FileScan:
     """The runs and broken games of ``(line, record)`` pairs, each record with the fields
     ``game_id``, ``seq``, ``prev`` and ``hash`` (None: a line no reader decodes)."""
-    out = FileScan(name)
-    runs = out.runs
-    broken = out.broken
-    ended: dict[str, int] = {}  # games whose first run has ended: the index of that run
-    last_seq: Any = None
-    last_hash: Any = None
+    placer = _Placer(name)
     try:
         for lineno, links in records:
-            if links is None or not isinstance(links.game_id, str):
-                out.stop = lineno
+            if not placer.place(lineno, links):
                 break
-            gid = links.game_id
-            seq = links.seq if isinstance(links.seq, int) else None
-            current = runs[-1] if runs else None
-            if current is not None and current.game_id == gid:
-                current.last_line = lineno
-                current.count += 1
-                current.last_seq = last_seq = links.seq
-                last_hash = links.hash
-                continue
-            if current is not None:
-                ended.setdefault(current.game_id, len(runs) - 1)
-                prev = links.prev
-                if (
-                    current.game_id not in broken
-                    and isinstance(prev, str)
-                    and prev != L.GENESIS
-                    and prev == last_hash
-                ):
-                    broken[current.game_id] = Problem(
-                        name,
-                        current.game_id,
-                        seq,
-                        f"line {lineno} carries game {gid}, but its prev is the hash of this "
-                        f"game's seq {last_seq} (line {current.last_line}): a line of this game "
-                        "with another game_id; none of the game is imported",
-                        "one_run",
-                        line=lineno,
-                    )
-            if gid in ended and gid not in broken:
-                first = runs[ended[gid]]
-                cut = runs[ended[gid] + 1]
-                broken[gid] = Problem(
-                    name,
-                    gid,
-                    first.last_seq + 1 if isinstance(first.last_seq, int) else None,
-                    f"the game's lines do not form one run: after its seq {first.last_seq} "
-                    f"(line {first.last_line}) comes a line of game {cut.game_id}, and the "
-                    f"game goes on at line {lineno} (seq {links.seq}); none of it is imported",
-                    "one_run",
-                    line=cut.first_line,
-                )
-            runs.append(_RunSpan(gid, lineno, lineno, links.seq, 1, links.seq))
-            last_seq, last_hash = links.seq, links.hash
     except OSError:
         pass  # the reader says why
-    return out
+    return placer.out
+
+
+class _Placer:
+    """The runs and broken games of records placed one after another."""
+
+    __slots__ = ("ended", "last_hash", "last_seq", "out")
+
+    def __init__(self, name: str) -> None:
+        self.out = FileScan(name)
+        self.ended: dict[str, int] = {}  # games whose first run has ended: that run's index
+        self.last_seq: Any = None
+        self.last_hash: Any = None
+
+    def hold(self, count: int, lineno: int, line: bytes) -> bool:
+        """``count`` lines of the current run counted, the last of them (``line``) placed."""
+        self.out.runs[-1].count += count - 1
+        try:
+            links = _links_json.decode(line)
+        except _UNREAD:
+            links = None
+        return self.place(lineno, links)
+
+    def place(self, lineno: int, links: Any) -> bool:
+        """Place one record; False for one no reader decodes, where the scan ends."""
+        out = self.out
+        runs = out.runs
+        if links is None or not isinstance(links.game_id, str):
+            out.stop = lineno
+            return False
+        gid = links.game_id
+        seq = links.seq if isinstance(links.seq, int) else None
+        current = runs[-1] if runs else None
+        if current is not None and current.game_id == gid:
+            current.last_line = lineno
+            current.count += 1
+            current.last_seq = self.last_seq = links.seq
+            self.last_hash = links.hash
+            return True
+        broken = out.broken
+        if current is not None:
+            self.ended.setdefault(current.game_id, len(runs) - 1)
+            prev = links.prev
+            if (
+                current.game_id not in broken
+                and isinstance(prev, str)
+                and prev != L.GENESIS
+                and prev == self.last_hash
+            ):
+                broken[current.game_id] = Problem(
+                    out.path,
+                    current.game_id,
+                    seq,
+                    f"line {lineno} carries game {gid}, but its prev is the hash of this "
+                    f"game's seq {self.last_seq} (line {current.last_line}): a line of this "
+                    "game with another game_id; none of the game is imported",
+                    "one_run",
+                    line=lineno,
+                )
+        if gid in self.ended and gid not in broken:
+            first = runs[self.ended[gid]]
+            cut = runs[self.ended[gid] + 1]
+            broken[gid] = Problem(
+                out.path,
+                gid,
+                first.last_seq + 1 if isinstance(first.last_seq, int) else None,
+                f"the game's lines do not form one run: after its seq {first.last_seq} "
+                f"(line {first.last_line}) comes a line of game {cut.game_id}, and the "
+                f"game goes on at line {lineno} (seq {links.seq}); none of it is imported",
+                "one_run",
+                line=cut.first_line,
+            )
+        runs.append(_RunSpan(gid, lineno, lineno, links.seq, 1, links.seq))
+        self.last_seq, self.last_hash = links.seq, links.hash
+        return True
 
 
 def first_bad_hash(run: Sequence[Envelope]) -> int | None:
