@@ -108,8 +108,8 @@ NOTES = (
     "The peer is python-chess 1.x: random legal games exported to PGN, then parsed with "
     "`chess.pgn.read_game` and replayed move by move on a board that checks legality.",
     "Import is `Store.import_paths` on an empty store: decode, hash chain, strict rules, "
-    "projection tables, DuckDB writes (events with their primary key, and eight projection "
-    "tables). The floor is DuckDB's `read_json` of the same file into a bare table, which "
+    "projection tables, DuckDB writes (events with their primary key, and every projection "
+    "table). The floor is DuckDB's `read_json` of the same file into a bare table, which "
     "uses every core too. By default the importer checks a large file in pieces in worker "
     "processes, one per core, while its own process writes (`store/parallel.py`); the "
     "figure with `--workers 0` is the same import checked in the importing process alone. "

@@ -39,6 +39,7 @@ NATIVE_MODULES = (
     "engine/rulebook/multipliers",
     "engine/rulebook/seats",
     "projector",
+    "log/lead",
     "log/lines",
     "store/projections",
     "log/checked",

@@ -25,7 +25,8 @@ from .chain import (
     compute_hash,
 )
 from .codec import _VERSION_OF, ReadReport, _decode_json, _json_env_dec
-from .lines import LeadCheck, json_records
+from .lead import LeadCheck
+from .lines import json_records
 
 __all__ = ["checked_line", "checked_lines", "checked_runs"]
 

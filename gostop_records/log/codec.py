@@ -24,6 +24,7 @@ from .chain import (
     canonical_bytes,
     stored_bytes,
 )
+from .lead import LEAD, own_lead
 
 __all__ = [
     "UPCASTERS",
@@ -365,10 +366,6 @@ def decode_json_line(
     return _decode_json(line, file, lineno, report, exact)[0]
 
 
-#: How a line in the form this package writes begins: its game's id comes first.
-LEAD = b'{"game_id":"'
-
-
 def lead_conflict(line: bytes | str, game_id: str) -> str | None:
     """The game a line's leading bytes name when its decoded ``game_id`` is another.
 
@@ -380,12 +377,12 @@ def lead_conflict(line: bytes | str, game_id: str) -> str | None:
     written without escapes.
     """
     raw = line.encode() if isinstance(line, str) else line
-    if not isinstance(game_id, str) or not raw.startswith(LEAD):
+    if not isinstance(game_id, str) or own_lead(raw, game_id):
         return None
     end = raw.find(b'"', len(LEAD))
     lead = raw[len(LEAD) : end]
-    if end < 0 or b"\\" in lead or lead == game_id.encode():
-        return None
+    if end < 0 or b"\\" in lead:
+        return None  # an id written with escapes: the scan decodes such a line
     return lead.decode(errors="replace")
 
 
@@ -403,7 +400,10 @@ def _decode_json(
     hash check needs (:func:`_around_chain`), so checking a chain costs no second encode.
     """
     got = _decode_json_line(line, file, lineno, report, exact)
-    lead = lead_conflict(line, got[0].game_id)
+    gid = got[0].game_id
+    if type(line) is bytes and type(gid) is str and own_lead(line, gid):
+        return got  # the usual line, in one compiled call
+    lead = lead_conflict(line, gid)
     if lead is not None:
         raise LogError(
             f"the line begins with game_id {lead!r} but names game_id {got[0].game_id!r} "

@@ -10,42 +10,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from typing import IO, Final
+from typing import IO
 
 from ..errors import LogError
 from ..events import Envelope
-from .codec import _UNREADABLE, _VERSION_OF, LEAD, _decode_json, _json_env_dec
+from .codec import _UNREADABLE, _VERSION_OF, _decode_json, _json_env_dec
+from .lead import LeadCheck
 
-__all__ = ["LeadCheck", "json_records", "open_read", "own_lead", "typed_lines"]
-
-# Final: the compiled build keeps it in a C static
-_LEAD: Final = LEAD
-
-
-def own_lead(line: bytes, game_id: str) -> bool:
-    """Whether a line either does not begin with a game id or begins with its own: the
-    quick form of ``codec.lead_conflict`` for the readers' fast paths (a line that fails it
-    takes the general path, which refuses it when the two ids differ)."""
-    if not line.startswith(_LEAD):
-        return True
-    gid = game_id.encode()
-    end = len(_LEAD) + len(gid)
-    return len(line) > end and line[end] == 34 and line.startswith(gid, len(_LEAD))
-
-
-class LeadCheck:
-    """:func:`own_lead` over consecutive lines, keeping the last game's leading bytes: a
-    line of the same game as the one before costs one ``startswith``."""
-
-    def __init__(self) -> None:
-        self.game_id = ""
-        self.lead = _LEAD + b'"'
-
-    def own(self, line: bytes, game_id: str) -> bool:
-        if game_id != self.game_id:
-            self.game_id = game_id
-            self.lead = _LEAD + game_id.encode() + b'"'
-        return line.startswith(self.lead) or own_lead(line, game_id)
+__all__ = ["json_records", "open_read", "typed_lines"]
 
 
 def json_records(lines: Iterable[bytes], at_start: bool = True) -> Iterator[tuple[int, bytes]]:

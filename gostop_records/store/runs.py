@@ -23,7 +23,7 @@ from .. import log as L
 from ..errors import Finding, GostopError, LogError, ProjectionError, reason_at
 from ..events import Envelope
 from ..log.checked import checked_runs
-from ..log.codec import LEAD
+from ..log.lead import LEAD
 from ..projector import Issue, Projector
 from .codec import event_columns, event_row
 from .projections import derive, empty_rows
