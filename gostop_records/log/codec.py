@@ -393,12 +393,9 @@ def _decode_json(
     report: ReadReport | None,
     exact: bool,
 ) -> tuple[Envelope, bytes | None]:
-    """The envelope of a line and, when it is in its typed form, its sorted encoding.
-
-    The exact check compares the line with the sorted encoding of the typed envelope, which
-    has the same length as the line in any key order; that one encoding is then what the
-    hash check needs (:func:`_around_chain`), so checking a chain costs no second encode.
-    """
+    """The envelope of a line and, when it is in its typed form, its sorted encoding
+    (:func:`_decode_json_line`); a line that names two games is refused
+    (:func:`lead_conflict`)."""
     got = _decode_json_line(line, file, lineno, report, exact)
     gid = got[0].game_id
     if type(line) is bytes and type(gid) is str and own_lead(line, gid):
@@ -406,7 +403,7 @@ def _decode_json(
     lead = lead_conflict(line, gid)
     if lead is not None:
         raise LogError(
-            f"the line begins with game_id {lead!r} but names game_id {got[0].game_id!r} "
+            f"the line begins with game_id {lead!r} but names game_id {gid!r} "
             "further on: it belongs to no one game",
             file=file,
             line=lineno,
@@ -423,6 +420,12 @@ def _decode_json_line(
     report: ReadReport | None,
     exact: bool,
 ) -> tuple[Envelope, bytes | None]:
+    """The envelope of a line and, when it is in its typed form, its sorted encoding.
+
+    The exact check compares the line with the sorted encoding of the typed envelope, which
+    has the same length as the line in any key order; that one encoding is then what the
+    hash check needs (:func:`_around_chain`), so checking a chain costs no second encode.
+    """
     try:
         env = _json_env_dec.decode(line)
     except msgspec.ValidationError as exc:

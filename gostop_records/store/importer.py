@@ -242,7 +242,7 @@ def _no_vacuum(store: Store) -> contextlib.AbstractContextManager[None]:
     checkpoint DuckDB merged them with the groups after them, rewriting rows it had just
     compressed: 1.2 to 2 s of the writer's 7 s of CPU on the bench corpus. The partial
     groups stay (on that corpus 11 groups of ``captures`` where 7 would do, the store 5%
-    larger), which queries do not notice.
+    larger).
     """
     return database_setting(store.conn, store.path, "max_vacuum_tasks", "0")
 
