@@ -162,3 +162,16 @@ def test_an_import_stops_at_a_line_that_names_two_games(tmp_path: Path, workers:
     assert (problem.game_id, problem.line) == (first, 11)
     assert "belongs to no one game" in problem.reason
     assert "the rest of the file was not read" in problem.reason
+
+
+def test_a_run_of_another_game_gives_no_line(tmp_path: Path) -> None:
+    """The importer asks for a line by run number and game: a run the scan holds for
+    another game answers None rather than a line of that other game."""
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"\n".join([*LINES[0][:3], *LINES[1][:2]]) + b"\n")
+    scan = runs.scan(path)
+    first, second = GAMES[0][0].game_id, GAMES[1][0].game_id
+    assert [r.game_id for r in scan.runs] == [first, second]
+    assert scan.line_of(1, 1, second) == 5 and scan.line_of_seq(1, 2, second) == 5
+    assert scan.line_of(1, 1, first) is None and scan.line_of_seq(1, 2, first) is None
+    assert scan.line_of(1, 1) == 5
