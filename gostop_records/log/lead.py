@@ -13,21 +13,23 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["LEAD", "LeadCheck", "own_lead"]
+__all__ = ["LEAD", "LeadCheck", "lead_of", "own_lead"]
 
 #: How a line in the form this package writes begins: its game's id comes first.
 LEAD: Final = b'{"game_id":"'
+
+
+def lead_of(game_id: str) -> bytes:
+    """The bytes every line of the game written in the usual form begins with, up to the
+    quote that closes its id."""
+    return LEAD + game_id.encode() + b'"'
 
 
 def own_lead(line: bytes, game_id: str) -> bool:
     """Whether a line either does not begin with a game id or begins with its own (a line
     that fails this goes to ``codec.lead_conflict``, which refuses it when the two ids
     differ and lets pass an id written with escapes)."""
-    if not line.startswith(LEAD):
-        return True
-    gid = game_id.encode()
-    end = len(LEAD) + len(gid)
-    return len(line) > end and line[end] == 34 and line.startswith(gid, len(LEAD))
+    return not line.startswith(LEAD) or line.startswith(lead_of(game_id))
 
 
 class LeadCheck:
@@ -36,10 +38,10 @@ class LeadCheck:
 
     def __init__(self) -> None:
         self.game_id = ""
-        self.lead = LEAD + b'"'
+        self.lead = lead_of("")
 
     def own(self, line: bytes, game_id: str) -> bool:
         if game_id != self.game_id:
             self.game_id = game_id
-            self.lead = LEAD + game_id.encode() + b'"'
-        return line.startswith(self.lead) or own_lead(line, game_id)
+            self.lead = lead_of(game_id)
+        return line.startswith(self.lead) or not line.startswith(LEAD)

@@ -23,7 +23,7 @@ from .. import log as L
 from ..errors import Finding, GostopError, LogError, ProjectionError, reason_at
 from ..events import Envelope
 from ..log.checked import checked_runs
-from ..log.lead import LEAD
+from ..log.lead import lead_of
 from ..projector import Issue, Projector
 from .codec import event_columns, event_row
 from .projections import derive, empty_rows
@@ -278,20 +278,12 @@ def _place_lines(placer: _Placer, lines: Iterable[bytes], stop: threading.Event 
                 links = None
             if not placer.place(lineno + at - 1, links):
                 return
-            same = _leading(clean, links.game_id)
+            lead = lead_of(links.game_id)
+            # a line that decoded to this id and begins with its bytes: the id has no
+            # escape in it, so later lines that begin the same are of this game
+            same = lead if clean.startswith(lead) else None
     if held:
         placer.hold(held, *last)
-
-
-def _leading(line: bytes, game_id: str) -> bytes | None:
-    """The bytes every line of the game in the usual form begins with, when this one does."""
-    if not line.startswith(LEAD):
-        return None
-    end = line.find(b'"', len(LEAD))
-    # bytes equal to the decoded id: no escape in them, so the quote after them closes it
-    if end < 0 or line[len(LEAD) : end] != game_id.encode():
-        return None
-    return line[: end + 1]
 
 
 def scan_envelopes(source: str, envelopes: Sequence[Envelope]) -> FileScan:
