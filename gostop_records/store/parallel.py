@@ -23,6 +23,7 @@ import os
 import pickle
 import queue
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -36,6 +37,7 @@ import msgspec
 
 from .. import log as L
 from ..errors import LogError
+from . import transfer
 from .rows import Prepared, from_arrow, to_arrow
 from .runs import Checked, Problem, Run, RunReader, check_links, replay, rows_of
 from .schema import EVENT_COLUMNS, TABLES
@@ -165,6 +167,7 @@ class PieceResult:
     parts: list[PartResult]
     events: Any = None  # Arrow table of the event rows of the runs found "ok"
     rows: dict[str, Any] = field(default_factory=dict)  # Arrow table per projection table
+    shared: transfer.Index | None = None  # the tables sent apart in a memory file
 
     def prepared(self) -> tuple[Prepared, dict[str, Prepared]]:
         return from_arrow(self.events), {name: from_arrow(t) for name, t in self.rows.items()}
@@ -281,12 +284,26 @@ class _Worker:
         root = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", WORKER_CODE],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-        )
+        # the rows come back in memory files over a socket where the platform allows
+        # (see :mod:`.transfer`); the worker learns its end's descriptor from its argument
+        self._rows: socket.socket | None = None
+        ends = transfer.channel() if transfer.available() else None
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", WORKER_CODE, *([str(ends[1].fileno())] if ends else [])],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=env,
+                pass_fds=[ends[1].fileno()] if ends else [],
+            )
+        except BaseException:
+            if ends:
+                ends[0].close()
+            raise
+        finally:
+            if ends:
+                ends[1].close()
+        self._rows = ends[0] if ends else None
         self.results: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._reader = threading.Thread(target=self._collect, daemon=True)
         self._reader.start()
@@ -297,6 +314,11 @@ class _Worker:
         while True:
             try:
                 item = pickle.load(out)
+                if isinstance(item, PieceResult) and item.shared is not None:
+                    assert self._rows is not None
+                    tables = transfer.receive(self._rows, item.shared)
+                    item.events = tables.pop("events")
+                    item.rows, item.shared = tables, None
             except Exception:  # end of the stream: the process ended or died
                 self.results.put(WorkerFailed("the worker process ended"))
                 return
@@ -329,10 +351,14 @@ class _Worker:
             self.proc.wait()
         if self.proc.stdout is not None:
             self.proc.stdout.close()
+        if self._rows is not None:
+            self._rows.close()
 
 
 def serve() -> None:
-    """A worker's main loop: ``(parts, strict)`` in, :class:`PieceResult` out."""
+    """A worker's main loop: ``(parts, strict)`` in, :class:`PieceResult` out; its
+    argument, when given, is the descriptor of the socket for the rows' memory files."""
+    rows = socket.socket(fileno=int(sys.argv[1])) if len(sys.argv) > 1 else None
     # Ctrl-C is the importer's to handle: it stops feeding the workers, which then end
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     out = os.fdopen(os.dup(1), "wb")
@@ -355,11 +381,21 @@ def serve() -> None:
             result: Any = check_piece(*task)
         except Exception as exc:  # a defect: the importer checks the piece in-process
             result = WorkerFailed(f"{type(exc).__name__}: {exc}")
+        if rows is not None and isinstance(result, PieceResult):
+            _send_apart(rows, result)
         pickle.dump(result, out, protocol=pickle.HIGHEST_PROTOCOL)
         out.flush()
         done += 1
         if done % 16 == 0:
             gc.collect()
+
+
+def _send_apart(sock: socket.socket, result: PieceResult) -> None:
+    """The result's tables sent in a memory file, when one can be made (else they stay
+    in the result, pickled with it)."""
+    index = transfer.send(sock, {"events": result.events, **result.rows})
+    if index is not None:
+        result.events, result.rows, result.shared = None, {}, index
 
 
 class Checkers:
