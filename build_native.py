@@ -30,6 +30,9 @@ def main() -> None:
     build = dist.get_command_obj("build_ext")
     build.inplace = True
     build.build_temp = "build/native"
+    # built again even when the generated C is unchanged: the package tells a stale build by
+    # the library being older than a source (a checkout or an edit undone touches the source)
+    build.force = True
     dist.run_command("build_ext")
 
 

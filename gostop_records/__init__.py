@@ -40,6 +40,7 @@ NATIVE_MODULES = (
     "engine/rulebook/seats",
     "projector",
     "log/lead",
+    "log/links",
     "log/lines",
     "store/projections",
     "log/checked",

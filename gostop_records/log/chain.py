@@ -1,9 +1,10 @@
-"""Canonical bytes and the hash chain: sealing envelopes, and the one check of a chain.
+"""Canonical bytes and the hash chain: sealing envelopes, and verifying a chain.
 
 The hash is a function of the *values* as stored, not of the formatting of a line (see the
-package docstring). :func:`link_break` and :func:`chain_break` are the one check of seq order
+package docstring). :func:`chain_break` and :func:`link_break` are the one check of seq order
 and links, with one wording, for every reader: :func:`verify`, the file check
-(:func:`~gostop_records.log.files.verify_file`) and the store's import.
+(:func:`~gostop_records.log.files.verify_file`) and the store's import; the walk itself is
+compiled (:mod:`.links`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any
 import msgspec
 
 from ..events import Envelope, UnknownEvent
+from . import links
+from .links import GENESIS, HASH_MISMATCH, link_break
 
 __all__ = [
     "GENESIS",
@@ -34,10 +37,6 @@ __all__ = [
     "verify",
     "verify_games",
 ]
-
-
-#: The ``prev`` of a game's first event.
-GENESIS = "0" * 64
 
 
 _sorted_enc = msgspec.json.Encoder(order="sorted")
@@ -214,44 +213,6 @@ class VerifyResult:
         return self.ok
 
 
-#: The reason given for an envelope whose hash is not that of its content.
-HASH_MISMATCH = "hash does not match the content (changed after it was sealed)"
-
-
-def link_break(last: tuple[int, str] | None, game_id: str, seq: int, prev: str) -> str | None:
-    """Why an envelope (``seq``, ``prev``) does not follow ``last``, the (seq, hash) of the
-    game's event before it (None: it must be the game's first); None when it follows.
-
-    The one check of seq order and chain links, and its one wording, for every reader: the
-    log's :func:`verify` and :func:`verify_file`, and the store's import of a run of a game.
-    Each reason names the seq, so it stands alone.
-    """
-    if last is None:
-        if seq != 1:
-            return f"game {game_id!r} starts at seq {seq}: expected seq 1"
-        if prev != GENESIS:
-            return "seq 1: prev is not the genesis value (64 zeros)"
-        return None
-    last_seq, last_hash = last
-    if seq != last_seq + 1:
-        if seq == last_seq:
-            return f"seq {seq} follows seq {last_seq}: duplicate"
-        if seq < last_seq:
-            return f"seq {seq} follows seq {last_seq}: out of order"
-        gap = (
-            f"{last_seq + 1} is missing"
-            if seq == last_seq + 2
-            else f"{last_seq + 1}..{seq - 1} are missing"
-        )
-        return f"seq {seq} follows seq {last_seq}: {gap}"
-    if prev != last_hash:
-        return (
-            f"seq {seq}: prev is not the hash of seq {last_seq} "
-            "(an event before it was changed, removed or inserted)"
-        )
-    return None
-
-
 def chain_break(
     run: Sequence[Envelope],
     *,
@@ -267,22 +228,12 @@ def chain_break(
     ``bad_hash`` is the index of the first wrong one, or None; otherwise each hash is
     computed here.
     """
-    if not run:
-        return None
-    first = run[0]
-    last = (first.seq - 1, first.prev) if continues and first.seq != 1 else None
-    for i, env in enumerate(run):
-        reason = link_break(last, env.game_id, env.seq, env.prev)
-        if reason is not None:
-            return env.seq, reason
-        if hashes_checked:
-            wrong = i == bad_hash
-        else:
-            wrong = not env.hash or compute_hash(env.prev, env) != env.hash
-        if wrong:
-            return env.seq, f"seq {env.seq}: {HASH_MISMATCH}"
-        last = (env.seq, env.hash)
-    return None
+    hash_holds = None if hashes_checked else _hash_holds
+    return links.first_break(run, continues, hash_holds, bad_hash)
+
+
+def _hash_holds(env: Envelope) -> bool:
+    return bool(env.hash) and compute_hash(env.prev, env) == env.hash
 
 
 class _Checker:
