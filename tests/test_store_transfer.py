@@ -123,3 +123,41 @@ def test_an_import_through_memory_files_equals_one_through_pipes(
     assert sent == []  # pickled through the pipes
     assert shared.to_dict() == piped.to_dict() and shared.ok
     assert _rows(tmp_path / "shared.duckdb") == _rows(tmp_path / "piped.duckdb")
+
+
+#: A worker that sends its first piece's rows and dies at its second piece.
+DIES_AT_SECOND = """
+import os
+from gostop_records.store import parallel as p
+real, seen = p.check_piece, []
+def first_only(*args):
+    seen.append(1)
+    if len(seen) > 1:
+        os._exit(9)
+    return real(*args)
+p.check_piece = first_only
+p.serve()
+"""
+
+
+def test_a_worker_killed_after_sending_rows_leaves_the_rest_to_the_importer(
+    tmp_path: Path, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Store(tmp_path / "alone.duckdb") as st:
+        alone = st.import_paths([corpus], workers=0)
+    monkeypatch.setattr(parallel, "WORKER_CODE", DIES_AT_SECOND)
+    received: list[int] = []
+    real = transfer.receive
+
+    def spy(sock: socket.socket, index: transfer.Index) -> dict[str, Any]:
+        received.append(len(index))
+        return real(sock, index)
+
+    monkeypatch.setattr(transfer, "receive", spy)
+    with Store(tmp_path / "killed.duckdb") as st:
+        killed = st.import_paths([corpus], workers=2)
+    assert received  # rows came from the workers before they died
+    gc.collect()
+    assert _memory_files() == []
+    assert killed.to_dict() == alone.to_dict() and killed.ok
+    assert _rows(tmp_path / "killed.duckdb") == _rows(tmp_path / "alone.duckdb")
