@@ -114,7 +114,9 @@ NOTES = (
     "processes, one per core, while its own process writes (`store/parallel.py`); the "
     "figure with `--workers 0` is the same import checked in the importing process alone. "
     "Import and floor alternate three times, each in a fresh interpreter, and the medians "
-    "are compared.",
+    "are compared; each side loads its libraries (duckdb, and pyarrow for the import) before "
+    "its clock starts and opens its database after it (the store's open creates its "
+    "schema, the floor's connect an empty file).",
     "The archive figures run `gostop archive build` (`build_archive`) on a Dask LocalCluster "
     "of one and then two worker processes (one thread each), each in a fresh interpreter, "
     "timed from the first scan to the build's record (the cluster's start left out), beside "
