@@ -364,6 +364,8 @@ class Importer:
             self._writer = writer
             try:
                 yield
+                if self._checkers is not None:
+                    self._checkers.close()  # idle now: they end while the last batch is written
                 self._submit()
                 self._wait()
             finally:

@@ -374,9 +374,12 @@ def serve() -> None:
         try:
             task = pickle.load(tasks)
         except EOFError:
-            return
+            task = None
         if task is None:
-            return
+            # every result is written and flushed: end without the interpreter's teardown
+            # (freeing every module and object, about 0.1 s), which the importer waits for
+            out.close()
+            os._exit(0)
         try:
             result: Any = check_piece(*task)
         except Exception as exc:  # a defect: the importer checks the piece in-process
