@@ -5,8 +5,8 @@ names that event's hash as its ``prev``.
 wording, for every reader: :func:`.chain.verify`, the file check
 (:func:`~gostop_records.log.files.verify_file`) and the store's import. An import walks every
 event of every run here, so the module is compiled in the native build (``make native``; see
-``NATIVE_MODULES``): as Python, the walk cost about 0.35 us an event, a twelfth of the
-checked read itself.
+``NATIVE_MODULES``): as Python the walk of a run took 0.24 us an event, compiled 0.11
+(bench/RESULTS.md).
 """
 
 from __future__ import annotations
