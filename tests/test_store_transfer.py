@@ -100,27 +100,33 @@ def _rows(path: Path) -> dict[str, list[Any]]:
         }
 
 
-def test_an_import_through_memory_files_equals_one_through_pipes(
-    tmp_path: Path, corpus: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    sent: list[int] = []
+@pytest.fixture
+def received(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of tables of each memory file the importer received."""
+    seen: list[int] = []
     real = transfer.receive
 
     def spy(sock: socket.socket, index: transfer.Index) -> dict[str, Any]:
-        sent.append(len(index))
+        seen.append(len(index))
         return real(sock, index)
 
     monkeypatch.setattr(transfer, "receive", spy)
+    return seen
+
+
+def test_an_import_through_memory_files_equals_one_through_pipes(
+    tmp_path: Path, corpus: Path, monkeypatch: pytest.MonkeyPatch, received: list[int]
+) -> None:
     with Store(tmp_path / "shared.duckdb") as st:
         shared = st.import_paths([corpus], workers=2)
-    assert len(sent) > 3  # every piece's rows came in a memory file
+    assert len(received) > 3  # every piece's rows came in a memory file
     gc.collect()
     assert _memory_files() == []  # none left open or mapped after the import
     monkeypatch.setattr(transfer, "available", lambda: False)
-    sent.clear()
+    received.clear()
     with Store(tmp_path / "piped.duckdb") as st:
         piped = st.import_paths([corpus], workers=2)
-    assert sent == []  # pickled through the pipes
+    assert received == []  # pickled through the pipes
     assert shared.to_dict() == piped.to_dict() and shared.ok
     assert _rows(tmp_path / "shared.duckdb") == _rows(tmp_path / "piped.duckdb")
 
@@ -141,19 +147,11 @@ p.serve()
 
 
 def test_a_worker_killed_after_sending_rows_leaves_the_rest_to_the_importer(
-    tmp_path: Path, corpus: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, corpus: Path, monkeypatch: pytest.MonkeyPatch, received: list[int]
 ) -> None:
     with Store(tmp_path / "alone.duckdb") as st:
         alone = st.import_paths([corpus], workers=0)
     monkeypatch.setattr(parallel, "WORKER_CODE", DIES_AT_SECOND)
-    received: list[int] = []
-    real = transfer.receive
-
-    def spy(sock: socket.socket, index: transfer.Index) -> dict[str, Any]:
-        received.append(len(index))
-        return real(sock, index)
-
-    monkeypatch.setattr(transfer, "receive", spy)
     with Store(tmp_path / "killed.duckdb") as st:
         killed = st.import_paths([corpus], workers=2)
     assert received  # rows came from the workers before they died
