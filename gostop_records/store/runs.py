@@ -148,6 +148,14 @@ _links_json = msgspec.json.Decoder(_Links)
 _UNREAD = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 
 
+def _links_of(line: bytes) -> Any:
+    """The fields that place a JSON line, or None for a line no reader decodes."""
+    try:
+        return _links_json.decode(line)
+    except _UNREAD:
+        return None
+
+
 @dataclass(slots=True)
 class _RunSpan:
     game_id: str
@@ -272,10 +280,7 @@ def _place_lines(placer: _Placer, lines: Iterable[bytes], stop: threading.Event 
             return
         same = None
         for at, clean in L.json_records((line,), at_start=lineno == 1):
-            try:
-                links = _links_json.decode(clean)
-            except _UNREAD:
-                links = None
+            links = _links_of(clean)
             if not placer.place(lineno + at - 1, links):
                 return
             lead = lead_of(links.game_id)
@@ -319,11 +324,7 @@ class _Placer:
     def hold(self, count: int, lineno: int, line: bytes) -> bool:
         """``count`` lines of the current run counted, the last of them (``line``) placed."""
         self.out.runs[-1].count += count - 1
-        try:
-            links = _links_json.decode(line)
-        except _UNREAD:
-            links = None
-        return self.place(lineno, links)
+        return self.place(lineno, _links_of(line))
 
     def place(self, lineno: int, links: Any) -> bool:
         """Place one record; False for one no reader decodes, where the scan ends."""
