@@ -286,24 +286,24 @@ class _Worker:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
         # the rows come back in memory files over a socket where the platform allows
         # (see :mod:`.transfer`); the worker learns its end's descriptor from its argument
-        self._rows: socket.socket | None = None
-        ends = transfer.channel() if transfer.available() else None
+        ours, theirs = transfer.channel() if transfer.available() else (None, None)
+        passed = [theirs.fileno()] if theirs is not None else []
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-c", WORKER_CODE, *([str(ends[1].fileno())] if ends else [])],
+                [sys.executable, "-c", WORKER_CODE, *map(str, passed)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 env=env,
-                pass_fds=[ends[1].fileno()] if ends else [],
+                pass_fds=passed,
             )
         except BaseException:
-            if ends:
-                ends[0].close()
+            if ours is not None:
+                ours.close()
             raise
         finally:
-            if ends:
-                ends[1].close()
-        self._rows = ends[0] if ends else None
+            if theirs is not None:
+                theirs.close()
+        self._rows = ours
         self.results: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._reader = threading.Thread(target=self._collect, daemon=True)
         self._reader.start()
