@@ -58,15 +58,13 @@ __all__ = [
     "Loss",
     "LossError",
     "adopt",
+    "chain_pending",
     "chain_rows",
     "check",
     "check_seal",
-    "is_tip_collision",
-    "known_tip",
     "losses",
     "record",
     "record_rows",
-    "remember_tip",
     "tip",
     "writing",
 ]
@@ -120,19 +118,16 @@ def record(
     detail: dict[str, Any] | None = None,
     *,
     at: str | None = None,
-    known_tip: tuple[int, str] | None = None,
 ) -> tuple[int, str]:
     """Chain one entry per ``(game_id, events, head)``; call inside the writing transaction.
 
-    ``known_tip``: the tip as this writer last left it, which spares reading it; a tip made
-    stale by another writer makes the insert collide on the key ``entry`` (a write conflict
-    the caller answers by trying again with the tip read afresh). Returns the new tip.
+    The tip is read in that transaction: no writer keeps it in memory, so nothing another
+    writer did (an import, a rebuild, a second store of the file) can leave it stale.
+    Returns the new tip.
     """
     assert kind in KINDS, kind
     text = json.dumps(detail, sort_keys=True, ensure_ascii=False) if detail else None
-    return record_rows(
-        conn, [(kind, g, seq, head) for g, seq, head in heads], text, at=at, known_tip=known_tip
-    )
+    return record_rows(conn, [(kind, g, seq, head) for g, seq, head in heads], text, at=at)
 
 
 def record_rows(
@@ -141,13 +136,10 @@ def record_rows(
     detail: str | None = None,
     *,
     at: str | None = None,
-    known_tip: tuple[int, str] | None = None,
 ) -> tuple[int, str]:
     """:func:`record` of ``(kind, game_id, events, head)`` rows of several kinds, in one
     statement (a group commit's appends)."""
-    rows, new_tip = chain_rows(
-        heads, known_tip if known_tip is not None else tip(conn), detail, at=at
-    )
+    rows, new_tip = chain_rows(heads, tip(conn), detail, at=at)
     if rows:
         insert_rows(conn, "heads", HEADS_COLUMNS, rows)
     return new_tip
@@ -175,28 +167,41 @@ def chain_rows(
     return rows, (n, prev)
 
 
-#: The chain's tip as the last live append left it, per store file: an append takes its
-#: turn under :func:`writing` and extends this tip without reading it again. Set only after
-#: a commit; a tip made stale by another writer collides on the key ``entry`` (the append
-#: then reads the tip afresh and tries once more, see ``append_group``).
-_TIPS: dict[str, tuple[int, str]] = {}
-
-
-def known_tip(path: str | os.PathLike[str]) -> tuple[int, str] | None:
-    return _TIPS.get(os.path.realpath(path))
-
-
-def remember_tip(path: str | os.PathLike[str], value: tuple[int, str] | None) -> None:
-    key = os.path.realpath(path)
-    if value is None:
-        _TIPS.pop(key, None)
-    else:
-        _TIPS[key] = value
-
-
-def is_tip_collision(exc: BaseException) -> bool:
-    """A heads entry's key taken already: the remembered tip was stale."""
-    return 'Duplicate key "entry: ' in str(exc)
+def chain_pending(
+    conn: duckdb.DuckDBPyConnection, rows: Sequence[Sequence[Any]], *, skip_held: bool = False
+) -> None:
+    """Chain the heads entries a journal record asked for, after the tip read now, in the
+    transaction that writes the record's events. A record keeps each entry's kind, game,
+    count, head, time and detail; its number and hashes are made here, so the entries
+    follow whatever another writer (an import, a rebuild) chained since the record was
+    written. With ``skip_held``, an entry the store holds already (the same game, count and
+    head: a journal applied again after a crash between the commit and the removal of its
+    file) is skipped.
+    """
+    wanted = [tuple(r[1:7]) for r in rows]
+    if not wanted:
+        return
+    games = sorted({str(w[1]) for w in wanted if w[1] is not None})
+    held: set[tuple[Any, Any, Any]] = set()
+    if games and skip_held:
+        held = {
+            (g, int(n), h)
+            for g, n, h in conn.execute(
+                "SELECT game_id, seq, head FROM heads WHERE list_contains(?, game_id)", [games]
+            ).fetchall()
+        }
+    n, prev = tip(conn)
+    out = []
+    for kind, game_id, seq, head, at, detail in wanted:
+        if (game_id, int(seq), head) in held:
+            continue
+        n += 1
+        fields = (n, kind, game_id, int(seq), head, at, detail)
+        digest = _digest(prev, fields)
+        out.append((*fields, prev, digest))
+        prev = digest
+    if out:
+        insert_rows(conn, "heads", HEADS_COLUMNS, out)
 
 
 def adopt(conn: duckdb.DuckDBPyConnection) -> tuple[int, str]:

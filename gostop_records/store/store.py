@@ -109,6 +109,11 @@ class Store:
         if self.journal is None:
             self.journal = Journal(self.path)
 
+    def journal_turn(self) -> contextlib.AbstractContextManager[Any]:
+        """Keep whoever writes the journal's rows to DuckDB (a settler thread) out while
+        this thread writes to DuckDB itself: both extend the heads chain."""
+        return self.journal.turn if self.journal is not None else contextlib.nullcontext()
+
     def settle(self) -> int:
         """Write the rows the journal holds to DuckDB (one transaction) and empty it;
         returns the number of journal records. Every reading or writing method settles
