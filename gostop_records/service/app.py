@@ -4,8 +4,9 @@ Litestar speaks msgspec: the request and answer types are Structs and a typed en
 event payload of :mod:`gostop_records.events`, so the OpenAPI document (served at
 ``/schema``) is generated from the same definitions the log uses.
 
-Every call that touches the store runs on one worker thread, one at a time, so the event
-loop stays free for the live streams while DuckDB sees a single writer. Refusals are JSON
+Every write runs on the writer thread (:mod:`.worker`), one at a time; every read runs on
+a read thread with a DuckDB connection of its own (:mod:`.reads`), so a slow read delays
+no entry and the event loop stays free for the live streams. Refusals are JSON
 ``{"error": ..., "reason": ...}`` with a 4xx status, never a traceback.
 """
 
@@ -15,10 +16,9 @@ import asyncio
 import contextlib
 import hmac
 import logging
-import os
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Annotated, Any, TypeVar
 
@@ -35,7 +35,8 @@ from .. import events as E
 from ..web.browse_routes import browse_routes
 from ..web.play_routes import play_routes
 from ..web.routes import page_routes
-from .core import SETTLER_ENV, Answer, EntryRequest, TableService
+from . import reads as R
+from .core import Answer, EntryRequest, TableService
 from .errors import ServiceError
 from .models import (
     CountersignIn,
@@ -47,6 +48,8 @@ from .models import (
     NewGame,
     QueryIn,
 )
+from .reads import Reads
+from .settings import ServiceSettings
 from .streams import Hub, sse_message
 from .worker import Worker
 
@@ -73,6 +76,9 @@ class ServiceConfig:
     db: str | None = None
     key: str | None = None
     private: bool = False
+    settings: ServiceSettings = field(default_factory=ServiceSettings)
+    #: Called after every commit, before the answer (the tests stop a server there).
+    after_commit: Callable[[], None] | None = None
 
 
 class _State:
@@ -80,12 +86,26 @@ class _State:
         self.config = config
         self.hub = Hub()
         self.worker: Worker | None = None
+        self.reads: Reads | None = None
         self.beat: asyncio.Task[None] | None = None
 
     async def run(self, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
+        """``fn`` on the writer thread (a write, or a read of a live game's session)."""
         if self.worker is None:
             raise ServiceError(503, "unavailable", "the service is starting or stopping")
         return await self.worker.call(partial(fn, *args, **kw))  # type: ignore[no-any-return]
+
+    async def read(self, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
+        """``fn(connection, ...)`` on a read thread (:mod:`.reads`)."""
+        if self.reads is None:
+            raise ServiceError(503, "unavailable", "the service is starting or stopping")
+        return await self.reads.run(lambda conn: fn(conn, *args, **kw))
+
+    async def read_now(self, fn: Callable[..., T]) -> T:
+        """``fn(connection)`` on a read thread without waiting for the settler."""
+        if self.reads is None:
+            raise ServiceError(503, "unavailable", "the service is starting or stopping")
+        return await self.reads.run(fn, settled=False)
 
     @property
     def svc(self) -> TableService:
@@ -185,7 +205,16 @@ def _idem_key(request: Request[Any, Any, Any]) -> str | None:
 @get("/api/health", summary="Whether the service is up, and its store")
 async def health(request: Request[Any, Any, Any]) -> dict[str, Any]:
     st = _state(request)
-    out = await st.run(st.svc.health)
+    out = await st.read_now(R.health)
+    svc = st.svc
+    out["live"] = len(svc.live)
+    cause = svc.write_error()
+    if cause is not None:  # the cause for the key holder; that it fails for everyone
+        out["ok"] = False
+        if _is_key(st, _bearer(request)) or st.config.key is None:
+            out["writes"] = cause
+    if st.worker is not None:
+        out["queue"] = st.worker.depth
     out["viewers"] = st.hub.viewer_count()
     out["open"] = st.config.key is None
     out["private"] = st.config.private
@@ -294,7 +323,7 @@ async def game_table(
 ) -> dict[str, Any]:
     st = _state(request)
     await _may_read(st, request, game_id)
-    return await st.run(st.svc.table, game_id, at)
+    return await st.read(R.table, game_id, at)
 
 
 @get(
@@ -319,7 +348,7 @@ async def game_events(
 ) -> Response[bytes]:
     st = _state(request)
     await _may_read(st, request, game_id)
-    return Response(await st.run(st.svc.event_lines, game_id, after), media_type=JSONL)
+    return Response(await st.read(R.event_lines, game_id, after), media_type=JSONL)
 
 
 @get("/api/games/{game_id:str}/audit", summary="The audit of a game as JSON")
@@ -335,7 +364,7 @@ async def game_audit(
 ) -> dict[str, Any]:
     st = _state(request)
     await _may_read(st, request, game_id)
-    return await st.run(st.svc.audit, game_id, hand=hand, claims=claim or [], lenient=lenient)
+    return await st.read(R.audit, game_id, hand=hand, claims=claim or [], lenient=lenient)
 
 
 @get("/api/games", summary="Search the stored games (paged)")
@@ -357,8 +386,8 @@ async def list_games(
 ) -> GamesPage:
     st = _state(request)
     await _may_read(st, request, None)
-    page = await st.run(
-        st.svc.search,
+    page = await st.read(
+        R.search,
         player=player,
         date=date,
         date_from=date_from,
@@ -399,7 +428,11 @@ async def import_logs(
 async def run_query(data: JSONBody[QueryIn], request: Request[Any, Any, Any]) -> dict[str, Any]:
     st = _state(request)
     await _may_read(st, request, None)
-    return await st.run(st.svc.query, data.sql, data.limit)
+    if not st.svc.sql:
+        raise ServiceError(
+            501, "no_sql", "SQL over HTTP needs pyarrow on the server (pip install pyarrow)"
+        )
+    return await st.read(R.query, data.sql, data.limit)
 
 
 @get(
@@ -423,7 +456,7 @@ async def game_stream(
             raise ServiceError(400, "bad_request", "Last-Event-ID: give a seq") from None
     queue = st.hub.subscribe(game_id)
     try:
-        backlog = await st.run(st.svc.events, game_id, cursor)
+        backlog = await st.read(R.events, game_id, cursor)
     except BaseException:
         st.hub.unsubscribe(game_id, queue)
         raise
@@ -502,13 +535,14 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
     async def startup(app: Litestar) -> None:
         st.hub.loop = asyncio.get_running_loop()
         st.beat = asyncio.create_task(st.hub.beat(KEEPALIVE_S))
-        worker = Worker()
+        worker = Worker(cfg.settings.group_max)
 
         def open_store() -> None:
             worker.service = TableService(
                 cfg.db,
                 on_commit=st.hub.publish_threadsafe,
-                settler=os.environ.get(SETTLER_ENV, "") != "off",
+                settings=cfg.settings,
+                after_commit=cfg.after_commit,
             )
 
         try:
@@ -516,24 +550,33 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
         except BaseException:
             worker.stop()
             raise
+        svc = worker.service
+        assert svc is not None
+        st.reads = Reads(
+            svc.store, svc.settler, threads=cfg.settings.read_threads, wait_s=cfg.settings.wait_s
+        )
         st.worker = worker
 
     async def shutdown(app: Litestar) -> None:
         st.hub.close()
         if st.beat is not None:
             st.beat.cancel()
+        reads, st.reads = st.reads, None
+        if reads is not None:  # a long read is interrupted: stopping never waits for it
+            await asyncio.to_thread(reads.close)
         worker, st.worker = st.worker, None
         if worker is not None:
             svc = worker.service
             if svc is not None:
-                await worker.call(svc.close)
+                with contextlib.suppress(Exception):
+                    await worker.call(svc.close)
             worker.service = None
             worker.stop()
 
     async def events_of(request: Request[Any, Any, Any], game_id: str) -> list[E.Envelope]:
         """A game's events for the web pages, read as the API reads them."""
         await _may_read(st, request, game_id)
-        return await st.run(st.svc.events, game_id)
+        return await st.read(R.events, game_id)
 
     async def store_game(data: bytes) -> dict[str, Any]:
         """A hand played on /play, stored as an import (strict) is."""
@@ -542,7 +585,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
     async def read_store(request: Request[Any, Any, Any], fn: Callable[[Any], T]) -> T:
         """Runs ``fn`` on the store's connection for the reading pages, after the read check."""
         await _may_read(st, request, None)
-        return await st.run(lambda: fn(st.svc.store.conn))
+        return await st.read(fn)
 
     app = Litestar(
         route_handlers=[

@@ -1,21 +1,25 @@
-"""The table service without HTTP: one store, the games being recorded, every request.
+"""The table service without HTTP: one store, the games being recorded, every write.
 
-One :class:`TableService` owns the store file for the life of the server. Its methods are
-called one at a time (the web layer runs them on one worker thread), so a game's live
-recording session, the store's connection and the service's rows never see two writers.
+One :class:`TableService` owns the store file for the life of the server. Its writing
+methods are called one at a time, on the writer thread (:mod:`.worker`); reads go to
+:mod:`.reads`, on connections of their own.
 
-An entry is recorded by the game's :class:`~gostop_records.recorder.RecordingSession`,
-the same one ``gostop record`` drives, into a sink that keeps the entry's envelopes (its
-input and every consequence) until they are written together by one ``Store.append``:
-one journal record holds the events, the heads chain entry and the answer to the request
-(when it carries an idempotency key), synced before the answer is sent (the store's
-journal, :mod:`gostop_records.store.journal`: DuckDB charges per statement, so the rows go
-to DuckDB later, many entries' in one transaction, before anything reads them). A retry of
-the key finds that answer and gets it again, even from a server restarted after dying
-between the sync and the answer; nothing is appended twice. The projection tables
-(derived from the events) are written after the answer, a few groups at a time
-(``Store.flush_rows``), and derived again at start for any game a crash left them behind
-on.
+The one write path. An entry is checked by the game's :class:`~gostop_records.recorder.
+RecordingSession` (the same one ``gostop record`` drives), which runs the rules once and
+seals the input and every consequence; the entries of a group (several tables recording at
+once) are then made durable by one ``Store.append_group`` through the store's journal: one
+synced record holds the events, the heads chain entries they ask for and the answer kept
+for a retry (:mod:`gostop_records.store.journal`). Once the sync returns, the answer may be
+sent. The settler (:mod:`.settler`) writes the journal's rows and the projection rows to
+DuckDB on its own connection, chaining the heads entries after the tip DuckDB holds then.
+Every other write (a new game, a token, a countersignature, an import, a ``/play`` hand)
+runs on the same writer thread holding the journal's turn, so it and the settler never
+extend the heads chain at once, and none of them keeps the chain's tip in memory.
+
+A retry of an idempotency key finds that answer and gets it again, even from a server
+restarted after dying between the sync and the answer; nothing is appended twice. While
+the settler cannot write (a full disk) entries are refused with a 503 naming the cause;
+they are accepted again as soon as a batch goes through.
 
 The server signs what it records: its Ed25519 key lives in a key file beside the store
 (``gostop.duckdb.key``, made on the first start, mode 0600); every game it starts holds the
@@ -29,7 +33,6 @@ import contextlib
 import hashlib
 import logging
 import os
-import signal
 import tempfile
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -42,7 +45,6 @@ import msgspec
 from .. import checkpoints as CP
 from .. import events as E
 from .. import log as L
-from ..audit import AuditArgumentError, ClaimError, audit_game, parse_claim
 from ..errors import (
     CardCodeError,
     GostopError,
@@ -53,25 +55,20 @@ from ..errors import (
 )
 from ..projector import Projector
 from ..recorder import Entry, RecordingSession, Waiting, new_game_id
-from ..replay import timeline
 from ..rules import PRESETS, Ruleset, apply_overrides, get_preset
 from ..signing import SigningKey, countersign_message, read_key_file, write_key_file
 from ..store import Store
 from ..store.append import Append
 from ..store.connection import fetch_one
-from ..store.errors import ConcurrencyError, StoreError
-from ..store.query import lock_down, query
+from ..store.errors import ConcurrencyError, is_no_space
+from ..store.query import lock_down
 from . import store_rows
 from .errors import ServiceError
 from .models import CountersignIn, EntryIn, NewGame
+from .settings import ServiceSettings
 from .settler import Settler
 
 __all__ = [
-    "COMMIT_ENV",
-    "FAULT_ENV",
-    "ROWS_ENV",
-    "SETTLER_ENV",
-    "STORE_THREADS",
     "Answer",
     "EntryRequest",
     "TableService",
@@ -79,29 +76,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("gostop.service")
-
-#: Set to ``kill-after-commit`` to make the server kill itself (SIGKILL) right after it
-#: commits an entry and before it answers: how the tests show that a retry after such a
-#: crash appends nothing twice. Never set it otherwise.
-FAULT_ENV = "GOSTOP_SERVICE_FAULT"
-#: Set to ``inline`` to write the projection rows in each entry's own transaction, as
-#: before they were deferred (how ``bench.service`` compares the two in one run).
-ROWS_ENV = "GOSTOP_SERVICE_ROWS"
-#: Set to ``duckdb`` to commit each group of entries in its own DuckDB transaction, as
-#: before the journal (how ``bench.service`` compares the two in one run).
-COMMIT_ENV = "GOSTOP_SERVICE_COMMIT"
-#: Set to ``off`` to have the server's store thread write the journal's rows and the
-#: projection rows to DuckDB itself, as before the settler (:mod:`.settler`).
-SETTLER_ENV = "GOSTOP_SERVICE_SETTLER"
-
-#: Games whose recording sessions are kept in memory (the least recently used go first).
-LIVE_GAMES = 256
-#: DuckDB threads of the service's store. An entry's transaction is a few single-row
-#: statements; with a thread pool, DuckDB hands each statement's pipeline to its workers
-#: and waits for them, which on a busy two-core server costs more than the work: with one
-#: thread, the transaction of an entry takes about a tenth less (``python -m
-#: bench.commit_cost``). The service's reads are one game's rows or a page of games.
-STORE_THREADS = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,8 +219,8 @@ def server_key(store_path: Path) -> SigningKey:
 class TableService:
     """See the module docstring. ``on_commit(game_id, envelopes)`` is told of every
     append (the live streams listen there). ``sign``: sign the games started here with
-    the server's key (:func:`server_key`); ``defer_rows``: write projection rows after
-    the answer (default: unless ``$GOSTOP_SERVICE_ROWS`` is ``inline``)."""
+    the server's key (:func:`server_key`); ``after_commit``: called after every commit
+    and before the answer (the tests' way to stop a server at that moment)."""
 
     def __init__(
         self,
@@ -255,42 +229,32 @@ class TableService:
         clock: Callable[[], str] = L.now,
         on_commit: Callable[[str, Sequence[E.Envelope]], None] | None = None,
         sign: bool = True,
-        defer_rows: bool | None = None,
-        threads: int | None = STORE_THREADS,
-        journal: bool | None = None,
-        settler: bool = False,
+        settings: ServiceSettings | None = None,
+        after_commit: Callable[[], None] | None = None,
     ) -> None:
-        """``threads``: DuckDB's threads for the store (None: DuckDB's default);
-        ``journal``: entries are durable at the journal's sync (default: unless
-        ``$GOSTOP_SERVICE_COMMIT`` is ``duckdb``); ``settler``: a second thread writes the
-        journal's rows and the projection rows to DuckDB (:mod:`.settler`; with the
-        journal and deferred rows only), and the caller runs every call other than an
-        entry inside :meth:`hold` (the server's worker does)."""
+        self.settings = settings or ServiceSettings()
         self.store = Store(db)
         self.path = self.store.path
-        self.defer_rows = (
-            os.environ.get(ROWS_ENV, "") != "inline" if defer_rows is None else defer_rows
-        )
-        #: The thread writing rows to DuckDB beside the store thread, if any.
+        #: The thread writing rows to DuckDB beside the writer thread.
         self.settler: Settler | None = None
         try:
-            if threads is not None:
-                self.store.conn.execute(f"SET threads = {int(threads)}")
+            self.store.conn.execute(f"SET threads = {int(self.settings.store_threads)}")
             self.signer = server_key(self.path) if sign else None
             store_rows.create_tables(self.store.conn)
             self.store.catch_up_rows()
-            if os.environ.get(COMMIT_ENV, "") != "duckdb" if journal is None else journal:
-                self.store.open_journal()
-                if settler and self.defer_rows:
-                    self.settler = Settler(self.store)
+            self.store.open_journal()
+            self.settler = Settler(self.store, self.settings)
         except BaseException:
+            if self.settler is not None:
+                self.settler.stop()
             self.store.close()
             raise
-        #: SQL over HTTP runs only on a connection that reaches no file (lock_down); the
+        #: SQL over HTTP runs only on a database that reaches no file (lock_down); the
         #: store's own writes then go through Arrow, so it needs pyarrow.
         self.sql = _lock_down(self.store)
         self.clock = clock
         self.on_commit = on_commit
+        self.after_commit = after_commit
         self.live: OrderedDict[str, RecordingSession] = OrderedDict()
         #: The idempotency keys each live game has answered: a key reused at the game's
         #: current version is told apart here (a journaled entry has no primary key to
@@ -310,9 +274,13 @@ class TableService:
         self.store.close()
 
     def hold(self) -> contextlib.AbstractContextManager[None]:
-        """Keep the settler (if any) out while a call other than an entry uses the store on
-        its own connection (the worker writes every pending row first, so a read sees them)."""
+        """Keep the settler out while a write other than an entry uses the store's own
+        connection (both extend the heads chain)."""
         return self.settler.hold() if self.settler is not None else contextlib.nullcontext()
+
+    def write_error(self) -> str | None:
+        """Why entries cannot be written into the store now (None: they can)."""
+        return self.settler.error if self.settler is not None else None
 
     def flush_rows(self, limit: int | None = None, *, settle: bool = True) -> bool:
         """Write the projection rows deferred so far (of the ``limit`` games waiting
@@ -328,18 +296,17 @@ class TableService:
 
     def _conn(self) -> Any:
         """The store's connection, with every acknowledged entry in it (the journal's
-        rows settled). When they cannot be written (a full disk), the read is refused
-        with a 503 saying so: the entries stay durable in the journal, and a read that
-        left them out would answer with less than was acknowledged."""
+        rows settled), for the writer thread's own reads. When they cannot be written (a
+        full disk), a 503 says so: the entries stay durable in the journal, and a write
+        decided on less than was acknowledged could be wrong."""
         try:
-            self.store.settle()
+            with self.hold():
+                self.store.settle()
         except Exception as exc:
-            raise ServiceError(
-                503,
-                "store_unavailable",
-                f"the recorded entries cannot be written into the store now ({exc}); "
-                "they are kept in its journal and nothing is lost: try again later",
-            ) from exc
+            log.error("the journal's rows cannot be written into the store: %s", exc)
+            raise _unavailable(
+                "the disk holding the store is full" if is_no_space(exc) else None
+            ) from None
         return self.store.conn
 
     def _signs(self, game_id: str) -> bool:
@@ -385,7 +352,7 @@ class TableService:
             self._commit(game_id, sink, None)
         self.keys[game_id] = store_rows.keys_of(self._conn(), game_id)
         self.live[game_id] = rec
-        while len(self.live) > LIVE_GAMES:
+        while len(self.live) > self.settings.live_games:
             self.keys.pop(self.live.popitem(last=False)[0], None)
         return rec
 
@@ -408,7 +375,7 @@ class TableService:
         if answers:  # every answer of the group in one statement, with the events
             appends[-1].rows = {store_rows.ANSWERS: answers}
         try:
-            self.store.append_group(appends, defer_rows=self.defer_rows, journal=True)
+            self.store.append_group(appends, defer_rows=True, journal=True)
         except BaseException:
             for e in entries:  # the sessions ran ahead of the store: rebuild them
                 self.live.pop(e.game_id, None)
@@ -417,8 +384,8 @@ class TableService:
             e.sink.base += len(e.envs)
             if e.key:
                 self.keys.setdefault(e.game_id, set()).add(e.key)
-        if os.environ.get(FAULT_ENV) == "kill-after-commit":
-            os.kill(os.getpid(), signal.SIGKILL)
+        if self.after_commit is not None:
+            self.after_commit()
         if self.on_commit is not None:
             for e in entries:
                 self.on_commit(e.game_id, e.envs)
@@ -576,6 +543,9 @@ class TableService:
     def enter_group(self, requests: Sequence[EntryRequest]) -> list[Answer | Exception]:
         """Entries of several games (one each), committed in one transaction when every one
         is accepted; when the group cannot be committed, each is committed on its own."""
+        cause = self.write_error()
+        if cause is not None:  # nothing more is taken while what was cannot be written
+            return [_unavailable(cause) for _r in requests]
         out: list[Answer | Exception | None] = [None] * len(requests)
         ready: list[tuple[int, _Entry]] = []
         for i, r in enumerate(requests):
@@ -779,145 +749,19 @@ class TableService:
         if sink.take()[0]:
             self.live.pop(game_id, None)
 
-    # --- reading ----------------------------------------------------------------------
-
     def events(self, game_id: str, after: int = 0) -> list[E.Envelope]:
+        """A game's events after ``after``, read on the writer thread (for what it
+        publishes after a write; readers use :mod:`.reads`)."""
         self._known(game_id)
         envs = self.store.events(game_id)
         return [e for e in envs if e.seq > after] if after else envs
 
     def now(self, game_id: str) -> dict[str, Any]:
-        """The table and every entry the rules accept next (:func:`.now.now`)."""
+        """The table and every entry the rules accept next (:func:`.now.now`), from the
+        game's recording session (kept in memory: no store read on a live game)."""
         from .now import now
 
         return now(self._session(game_id))
-
-    def event_lines(self, game_id: str, after: int = 0) -> bytes:
-        """The log after ``after`` as JSON Lines, each line as stored."""
-        return b"".join(L.encode_json(e) + b"\n" for e in self.events(game_id, after))
-
-    def table(self, game_id: str, at: int | None = None) -> dict[str, Any]:
-        envs = self.events(game_id)
-        if at is not None and not 1 <= at <= envs[-1].seq:
-            raise ServiceError(
-                400, "bad_seq", f"game {game_id!r} has no seq {at} (seqs 1..{envs[-1].seq})"
-            )
-        tl = timeline(game_id, envs)
-        if not tl.envelopes:
-            raise ServiceError(422, "rules", f"game {game_id}: its first event does not replay")
-        try:
-            return tl.state_dict(tl.index_of_seq(at) if at is not None else len(tl.envelopes) - 1)
-        except GostopError as exc:
-            raise ServiceError(400, "bad_seq", str(exc)) from None
-
-    def audit(
-        self,
-        game_id: str,
-        *,
-        hand: int | None = None,
-        claims: Sequence[str] = (),
-        lenient: bool = False,
-    ) -> dict[str, Any]:
-        envs = self.events(game_id)
-        try:
-            parsed = [parse_claim(c) for c in claims]
-            result = audit_game(envs, hand=hand, claims=parsed, lenient=lenient)
-        except (ClaimError, AuditArgumentError) as exc:
-            raise ServiceError(400, "bad_audit", str(exc)) from None
-        except ProjectionError as exc:
-            raise ServiceError(
-                422, "rules", f"{exc} (audit with lenient=true)", rule=exc.rule
-            ) from None
-        return result.to_dict()  # type: ignore[no-any-return]
-
-    def search(
-        self,
-        *,
-        player: str | None = None,
-        date: str | None = None,
-        date_from: str | None = None,
-        date_to: str | None = None,
-        ruleset: str | None = None,
-        outcome: str | None = None,
-        disputed: bool | None = None,
-        limit: int = 50,
-        offset: int = 0,
-    ) -> dict[str, Any]:
-        """Stored games, newest first, by player (id or name), date, ruleset, a hand's
-        outcome, or whether a recorded payment differs from the computed one."""
-        self.flush_rows()
-        where: list[str] = []
-        params: list[Any] = []
-        if player:
-            where.append(
-                "(list_contains([lower(x) FOR x IN g.player_ids], lower(?)) OR "
-                "list_contains([lower(x) FOR x IN g.player_names], lower(?)))"
-            )
-            params += [player, player]
-        for value, op in ((date, "="), (date_from, ">="), (date_to, "<=")):
-            if value:
-                where.append(f"g.started_on {op} TRY_CAST(? AS DATE)")
-                params.append(_date(value))
-        if ruleset:
-            where.append("g.ruleset = ?")
-            params.append(ruleset)
-        if outcome:
-            where.append(
-                "EXISTS (SELECT 1 FROM hands h WHERE h.game_id = g.game_id AND h.outcome = ?)"
-            )
-            params.append(outcome)
-        if disputed is not None:
-            where.append(
-                ("" if disputed else "NOT ") + "EXISTS (SELECT 1 FROM v_payout_disputes d "
-                "WHERE d.game_id = g.game_id)"
-            )
-        cond = ("WHERE " + " AND ".join(where)) if where else ""
-        conn = self._conn()
-        total = int(conn.execute(f"SELECT count(*) FROM games g {cond}", params).fetchall()[0][0])
-        rows = conn.execute(
-            "SELECT g.game_id, g.ruleset, g.player_names, g.stake, g.venue, g.started_at, "
-            "g.last_at, g.events, g.hands, g.hands_ended, "
-            "(SELECT count(*) FROM v_payout_disputes d WHERE d.game_id = g.game_id), "
-            f"g.violations FROM games g {cond} "
-            "ORDER BY g.started_at DESC NULLS LAST, g.game_id LIMIT ? OFFSET ?",
-            [*params, limit, offset],
-        ).fetchall()
-        keys = [
-            "game_id",
-            "ruleset",
-            "players",
-            "stake",
-            "venue",
-            "started_at",
-            "last_at",
-            "version",
-            "hands",
-            "hands_ended",
-            "disputes",
-            "violations",
-        ]
-        games = [dict(zip(keys, r, strict=True)) for r in rows]
-        return {"games": games, "total": total, "limit": limit, "offset": offset}
-
-    def query(self, sql: str, limit: int) -> dict[str, Any]:
-        """Read-only SQL (the store's query path: no write, no file); the last result."""
-        if not self.sql:
-            raise ServiceError(
-                501, "no_sql", "SQL over HTTP needs pyarrow on the server (pip install pyarrow)"
-            )
-        self.flush_rows()
-        self._conn()  # every acknowledged entry in the store, or a 503 saying why not
-        try:
-            result = query(self.store, sql, limit=limit, allow_files=False)
-        except StoreError as exc:
-            raise ServiceError(400, "bad_sql", str(exc)) from None
-        rows = [[_cell(v) for v in r] for r in result.rows]
-        return {"columns": list(result.columns), "rows": rows, "limit": limit}
-
-    def health(self) -> dict[str, Any]:
-        self.flush_rows()
-        n = self._conn().execute("SELECT count(*) FROM games").fetchall()[0][0]
-        return {"ok": True, "store": str(self.path), "games": int(n), "live": len(self.live)}
 
     # --- importing --------------------------------------------------------------------
 
@@ -930,7 +774,8 @@ class TableService:
             with os.fdopen(fd, "wb") as f:
                 f.write(data if data.endswith(b"\n") else data + b"\n")
             before = {g: self.store.version(g) for g in self.live}
-            report = self.store.import_paths([Path(name)], strict=not lenient, workers=0)
+            with self.hold():  # the import extends the heads chain: the settler waits
+                report = self.store.import_paths([Path(name)], strict=not lenient, workers=0)
         except LogError as exc:
             raise ServiceError(400, "bad_import", str(exc).replace(name, "upload")) from None
         finally:
@@ -955,26 +800,6 @@ def _lock_down(store: Store) -> bool:
     return True
 
 
-def _cell(v: Any) -> Any:
-    """A SQL value as JSON: numbers, text, lists and maps as they are, the rest as text."""
-    if v is None or isinstance(v, bool | int | float | str):
-        return v
-    if isinstance(v, list | tuple):
-        return [_cell(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): _cell(x) for k, x in v.items()}
-    return str(v)
-
-
-def _date(value: str) -> str:
-    import datetime as dt
-
-    try:
-        return dt.date.fromisoformat(value).isoformat()
-    except ValueError:
-        raise ServiceError(400, "bad_query", f"date {value!r}: give YYYY-MM-DD") from None
-
-
 def _latest_checkpoint(envs: Sequence[E.Envelope]) -> E.Envelope | None:
     return next((e for e in reversed(envs) if type(e.event) is E.CheckpointSigned), None)
 
@@ -985,6 +810,16 @@ def _only_countersigned(rec: RecordingSession, expected: int) -> bool:
     if not 0 < expected < rec.last_seq:
         return False
     return all(type(e.event) is E.ResultCountersigned for e in rec.envelopes[expected:])
+
+
+def _unavailable(cause: str | None) -> ServiceError:
+    return ServiceError(
+        503,
+        "store_unavailable",
+        "the store cannot take entries now"
+        + (f": {cause}" if cause else " (see the server's log)")
+        + "; what was acknowledged is kept in its journal and nothing is lost: try again later",
+    )
 
 
 def _reused(key: str) -> ServiceError:

@@ -2,44 +2,36 @@
 
 The banner names the URL, the server key (the one secret that starts games and imports)
 and, when the server listens beyond this machine, the address on the local network with a
-QR code of it for the phones at the table. uvicorn stops on Ctrl-C or SIGTERM: it finishes
-the requests in flight (an acknowledged entry is already committed), ends the live
-streams, and the store is closed, which hands the file to other commands again.
+QR code of it for the phones at the table. uvicorn stops on Ctrl-C or SIGTERM: it ends the
+live streams at once, gives the requests in flight :data:`GRACE_S` seconds (an acknowledged
+entry is already durable), interrupts the reads still running, and closes the store,
+which hands the file to other commands again.
 """
 
 from __future__ import annotations
 
 import io
 import ipaddress
-import os
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from .settings import ServiceSettings
 from .store_rows import new_secret
 
 __all__ = ["ServeOptions", "banner", "lan_address", "serve"]
 
 #: Seconds a stopping server waits for open requests (live streams end at once).
 GRACE_S = 3
-#: uvicorn's HTTP protocol (``auto``, ``h11``, ``httptools``) and event loop (``auto``,
-#: ``asyncio``, ``uvloop``), for comparing them; the default picks the fastest installed.
-HTTP_ENV = "GOSTOP_SERVICE_HTTP"
-LOOP_ENV = "GOSTOP_SERVICE_LOOP"
-#: Set to ``default`` to leave Python's garbage collector as it is (see :func:`settle_gc`).
-GC_ENV = "GOSTOP_SERVICE_GC"
 
 
 def settle_gc() -> None:
     """Move everything made at start-up (the modules, the app, the store) out of the
-    collector's reach. A full collection stops both threads (it holds the GIL) for as long
-    as it takes to walk every object: with the start-up objects in, that was 110 to 500 ms on
-    a loaded 2-core machine, a pause every entry in flight waits through.
-    Frozen, the collector walks only what the service made since: the games it holds."""
+    collector's reach. A full collection stops every thread (it holds the GIL) for as long
+    as it takes to walk every object; frozen, the collector walks only what the service
+    made since: the games it holds."""
     import gc
 
-    if os.environ.get(GC_ENV, "") == "default":
-        return
     gc.collect()
     gc.freeze()
 
@@ -52,6 +44,7 @@ class ServeOptions:
     open: bool = False
     private: bool = False
     key: str | None = None
+    settings: ServiceSettings = field(default_factory=ServiceSettings)
 
 
 def _is_loopback(host: str) -> bool:
@@ -113,8 +106,13 @@ def banner(opts: ServeOptions, key: str | None, db: str, signs: str | None = Non
     return "\n".join(lines)
 
 
-def serve(opts: ServeOptions, say: Callable[[str], None] = print) -> None:
-    """Serve until Ctrl-C or SIGTERM."""
+def serve(
+    opts: ServeOptions,
+    say: Callable[[str], None] = print,
+    *,
+    after_commit: Callable[[], None] | None = None,
+) -> None:
+    """Serve until Ctrl-C or SIGTERM (``after_commit``: see :class:`.app.ServiceConfig`)."""
     import uvicorn
 
     from ..store import Store, default_path
@@ -129,16 +127,23 @@ def serve(opts: ServeOptions, say: Callable[[str], None] = print) -> None:
 
     signer = server_key(Path(db))  # made on the first start; an unreadable one, in words
     signs = f"with key {signer.fingerprint} ({signer.path})"
-    app = create_app(ServiceConfig(db=db, key=key, private=opts.private))
+    app = create_app(
+        ServiceConfig(
+            db=db,
+            key=key,
+            private=opts.private,
+            settings=opts.settings,
+            after_commit=after_commit,
+        )
+    )
     config = uvicorn.Config(
         app,
         host=opts.host,
         port=opts.port,
         # httptools and uvloop when installed (the package depends on them): a request
-        # and a stream's write cost a fraction of h11's and asyncio's; the environment
-        # may name others (how bench.service measures the difference in one run)
-        http=os.environ.get(HTTP_ENV, "auto"),  # type: ignore[arg-type]
-        loop=os.environ.get(LOOP_ENV, "auto"),  # type: ignore[arg-type]
+        # and a stream's write cost a fraction of h11's and asyncio's
+        http=opts.settings.http,  # type: ignore[arg-type]
+        loop=opts.settings.loop,  # type: ignore[arg-type]
         log_level="warning",
         timeout_graceful_shutdown=GRACE_S,
         lifespan="on",
@@ -149,7 +154,8 @@ def serve(opts: ServeOptions, say: Callable[[str], None] = print) -> None:
     async def startup(sockets: list[socket.socket] | None = None) -> None:
         await original(sockets)
         if server.started:
-            settle_gc()
+            if opts.settings.freeze_gc:
+                settle_gc()
             say(banner(opts, key, db, signs))
 
     stop = server.shutdown
