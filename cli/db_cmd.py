@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
-    help="The DuckDB store: import logs, query with SQL, stats, Parquet export, verify.",
+    help="The DuckDB store: import logs, query with SQL, stats, Parquet export, verify, repair.",
     epilog='Example: gostop db import logs/ && gostop db query "SELECT * FROM v_hand_summary"',
 )
 
