@@ -176,6 +176,24 @@ def test_a_game_without_any_entry_is_adopted_from_its_first_event(tmp_path: Path
         assert st.verify().ok
 
 
+def test_projections_behind_are_left_to_a_rebuild_after_the_repair(damaged: Store) -> None:
+    st = damaged
+    st.conn.execute("DELETE FROM positions WHERE game_id = 'live'")
+    planned = st.repair(dry_run=True)
+    assert planned.behind == ["live"] and planned.dry_run
+    assert planned.lines()[-1] == (
+        "the projection rows of 1 game(s) are behind their events: run gostop db rebuild next"
+    )
+    st.repair()
+    problems = st.verify().problems()
+    assert problems and all("run gostop db rebuild" in p for p in problems), problems
+    st.rebuild()
+    assert st.verify().ok
+    assert [r[0] for r in st.conn.execute("SELECT kind FROM heads ORDER BY entry").fetchall()][
+        -3:
+    ] == ["repaired", "repaired", "rebuild"]
+
+
 def _refused(st: Store, what: str) -> None:
     events, heads = _events(st), _heads(st)
     with pytest.raises(RepairError) as caught:
@@ -194,6 +212,14 @@ def test_a_broken_event_chain_is_refused(damaged: Store) -> None:
         [gid],
     )
     _refused(damaged, f"game {gid}, seq 1")
+
+
+def test_a_type_column_that_disagrees_with_its_payload_is_refused(damaged: Store) -> None:
+    gid = GAMES[0][0].game_id
+    damaged.conn.execute(
+        "UPDATE events SET type = 'note_added' WHERE game_id = ? AND seq = 1", [gid]
+    )
+    _refused(damaged, f"game {gid}, seq 1: the type column says 'note_added'")
 
 
 def test_a_loss_is_refused_and_left_to_rebuild(damaged: Store) -> None:
