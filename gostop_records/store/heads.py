@@ -369,7 +369,9 @@ def _departs(conn: duckdb.DuckDBPyConnection, game_id: str) -> str:
 
 
 def check_seal(conn: duckdb.DuckDBPyConnection, query: SealQuery) -> SealCheck:
-    """Whether the heads chain holds a store seal (the hash of one of its entries)."""
+    """Whether the heads chain holds a store seal (the hash of one of its entries). A seal
+    found only among the old hashes a ``db repair`` recorded is said to have been held
+    before that repair, not to hold (see :mod:`.repair`)."""
     rows = conn.execute("SELECT entry, hash FROM heads ORDER BY entry").fetchall()
     last = int(rows[-1][0]) if rows else 0
     for entry, digest in rows:
