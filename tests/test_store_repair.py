@@ -259,7 +259,7 @@ def test_the_command_line(tmp_path: Path) -> None:
     assert res.exit_code == 1 and "entry 14 does not follow" in res.stderr
     res = runner.invoke(app, ["db", "repair", "--db", str(path)])
     assert res.exit_code == 0, res.output
-    assert "did record the repair as entry 18" in res.stdout
+    assert "recorded the repair as entry 18 (kind repaired) at " in res.stdout
     res = runner.invoke(app, ["db", "verify", "--db", str(path)])
     assert res.exit_code == 0, res.stderr
     res = runner.invoke(app, ["db", "repair", "--db", str(path), "--json"])

@@ -145,19 +145,21 @@ class RepairReport:
         """What was done (or would be, in a dry run), for people."""
         if not self.changed:
             return ["nothing to repair: the heads chain is whole and counts every event"]
-        verb = "would" if self.dry_run else "did"
+        dry = self.dry_run
         out = []
         if self.relinked:
             first, last = self.relinked[0].entry, self.relinked[-1].entry
+            which = f"entry {first}" if first == last else f"entries {first}..{last}"
             links = ", ".join(str(n) for n in self.broken_links)
             out.append(
-                f"{verb} re-link entries {first}..{last} of the heads chain (broken link(s) at "
-                f"entry {links}); their old prev and hash kept in the repair's record"
+                f"{'would re-link' if dry else 're-linked'} {which} of the heads "
+                f"chain (broken link(s) at entry {links}); their old prev and hash kept in the "
+                "repair's record"
             )
-        out += [f"{verb} adopt {a.describe()}" for a in self.adopted]
+        out += [f"{'would adopt' if dry else 'adopted'} {a.describe()}" for a in self.adopted]
         out.append(
-            f"{verb} record the repair as entry {self.entry} (kind repaired)"
-            + ("" if self.dry_run else f" at {self.at}")
+            f"{'would record' if dry else 'recorded'} the repair as entry {self.entry} (kind "
+            "repaired)" + ("" if dry else f" at {self.at}")
         )
         if self.behind:
             out.append(
