@@ -139,8 +139,8 @@ TABLE_DOCS: dict[str, str] = {
     "heads": (
         "The store's own chain of game heads, a record like `events` and never rebuilt: one "
         "row per live append (a game started, a hand ended or sealed, any other entry), "
-        "per game imported, per loss accepted and per rebuild, each chained to the one "
-        "before it, so that a game deleted, replaced or cut short is found by "
+        "per game imported, per loss accepted, per rebuild and per repair, each chained to the "
+        "one before it, so that a game deleted, replaced or cut short is found by "
         "`gostop db verify` (see "
         "[Seals and signatures](#seals-and-signatures)). Key `entry`."
     ),
@@ -152,14 +152,17 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "kind": "`'game_appended'` (a game's first live append), `'hand_sealed'` (an append "
         "that ends a hand or holds a signed checkpoint), `'appended'` (any other live append), "
         "`'game_imported'`, `'migrated'` (stored before the chain began, or past its latest "
-        "entry when version 4 began chaining every append), `'loss_accepted'` "
-        "or `'rebuild'`",
-        "game_id": "the game written; NULL for a rebuild",
+        "entry when version 4 began chaining every append), `'loss_accepted'`, `'rebuild'` "
+        "or `'repaired'` (`gostop db repair`: a game's events the chain missed, and last the "
+        "repair's own record)",
+        "game_id": "the game written; NULL for a rebuild or a repair's record",
         "seq": "the game's number of events after the write (its last `events.seq`); 0 for "
-        "a rebuild or a game whose loss was accepted whole",
+        "a rebuild, a repair's record or a game whose loss was accepted whole",
         "head": "`events.hash` of that last event: the game's head; NULL when it has none",
         "recorded_at": "when the entry was written (RFC 3339 UTC text)",
-        "detail": "JSON text: what a loss or a rebuild was about; NULL otherwise",
+        "detail": "JSON text: what a loss, a rebuild or a repair was about (a repair's "
+        "record: the games adopted with their seq ranges, each re-linked entry with its old "
+        "`prev` and `hash`); NULL otherwise",
         "prev": "`hash` of the entry before; 64 zeros for entry 1",
         "hash": "SHA-256 of `prev` and the entry's other fields: the chain `gostop db verify` "
         "checks",

@@ -13,6 +13,7 @@ entries to the ``heads`` table, in the transaction that writes the events:
 | ``migrated`` | a game the store held when the chain began (schema version 3) |
 | ``loss_accepted`` | ``db rebuild --accept-loss``: the game's head as it is after a loss |
 | ``rebuild`` | the projection tables derived again |
+| ``repaired`` | ``db repair``: a game's events the chain missed; last, what it did |
 
 An entry holds the game, its number of events and its head hash then, and is chained to the
 entry before it like events are (``hash = sha256(prev + canonical bytes of the entry)``).
@@ -24,7 +25,8 @@ statement for all the games of a group commit): with entries at hand ends only, 
 of a hand in progress could be cut, and events added after the latest entry, with nothing
 to show for it; the chain would vouch only for what the signed checkpoints already do.
 ``gostop db rebuild`` refuses to run over such a loss unless told to accept it, and records
-the loss and the rebuild here.
+the loss and the rebuild here. ``gostop db repair`` mends, and records, the damage a stale
+tip did to this chain in earlier versions, and nothing else (:mod:`.repair`).
 
 Whoever holds the file can recompute this chain too; its tip, sealed (``gostop seal --db``)
 and written down elsewhere, is what they cannot change.
@@ -53,6 +55,7 @@ if TYPE_CHECKING:
     import duckdb
 
 __all__ = [
+    "ENTRY_SELECT",
     "KINDS",
     "HeadsProblem",
     "Loss",
@@ -62,6 +65,7 @@ __all__ = [
     "chain_rows",
     "check",
     "check_seal",
+    "entry_digest",
     "losses",
     "record",
     "record_rows",
@@ -77,8 +81,9 @@ KINDS = (
     "migrated",
     "loss_accepted",
     "rebuild",
+    "repaired",
 )
-_ENTRY_SELECT = "entry, kind, game_id, seq, head, recorded_at, detail, prev, hash"
+ENTRY_SELECT = "entry, kind, game_id, seq, head, recorded_at, detail, prev, hash"
 
 
 _LOCKS: dict[str, threading.RLock] = {}
@@ -97,7 +102,7 @@ def writing(path: str | os.PathLike[str]) -> Iterator[None]:
         yield
 
 
-def _digest(prev: str, row: Sequence[Any]) -> str:
+def entry_digest(prev: str, row: Sequence[Any]) -> str:
     """The hash of an entry: its fields in column order (before ``prev``), after ``prev``."""
     body = msgspec.json.encode(list(row))
     return L.digest_after(prev, body)
@@ -161,7 +166,7 @@ def chain_rows(
         assert kind in KINDS, kind
         n += 1
         fields = (n, kind, game_id, seq, head, stamp, detail)
-        digest = _digest(prev, fields)
+        digest = entry_digest(prev, fields)
         rows.append((*fields, prev, digest))
         prev = digest
     return rows, (n, prev)
@@ -197,7 +202,7 @@ def chain_pending(
             continue
         n += 1
         fields = (n, kind, game_id, int(seq), head, at, detail)
-        digest = _digest(prev, fields)
+        digest = entry_digest(prev, fields)
         out.append((*fields, prev, digest))
         prev = digest
     if out:
@@ -364,7 +369,9 @@ def _departs(conn: duckdb.DuckDBPyConnection, game_id: str) -> str:
 
 
 def check_seal(conn: duckdb.DuckDBPyConnection, query: SealQuery) -> SealCheck:
-    """Whether the heads chain holds a store seal (the hash of one of its entries)."""
+    """Whether the heads chain holds a store seal (the hash of one of its entries). A seal
+    found only among the old hashes a ``db repair`` recorded is said to have been held
+    before that repair, not to hold (see :mod:`.repair`)."""
     rows = conn.execute("SELECT entry, hash FROM heads ORDER BY entry").fetchall()
     last = int(rows[-1][0]) if rows else 0
     for entry, digest in rows:
@@ -377,6 +384,9 @@ def check_seal(conn: duckdb.DuckDBPyConnection, query: SealQuery) -> SealCheck:
                 int(entry),
                 after,
             )
+    earlier = _before_repair(conn, query)
+    if earlier is not None:
+        return earlier
     return SealCheck(
         False,
         f"the store's heads chain does not hold seal {query.text} (none of its {len(rows)} "
@@ -385,11 +395,53 @@ def check_seal(conn: duckdb.DuckDBPyConnection, query: SealQuery) -> SealCheck:
     )
 
 
+def _before_repair(conn: duckdb.DuckDBPyConnection, query: SealQuery) -> SealCheck | None:
+    """A seal among the old hashes a ``db repair`` recorded for the entries it re-linked.
+
+    It does not hold: the chain no longer has that hash, and the old hashes are the repair's
+    record, which whoever holds the file could write as well. Whether the entry is still the
+    one sealed (its old hash follows from its fields now and its old link) is said.
+    """
+    found = conn.execute(
+        "SELECT entry, recorded_at, detail FROM heads WHERE kind = 'repaired' "
+        "AND game_id IS NULL ORDER BY entry"
+    ).fetchall()
+    for repair_entry, at, detail in found:
+        try:
+            relinked = json.loads(detail or "{}").get("relinked", [])
+        except (ValueError, AttributeError):
+            continue
+        for old in relinked:
+            try:
+                entry, prev, digest = int(old["entry"]), str(old["prev"]), str(old["hash"])
+                hit = (query.seq is None or query.seq == entry) and query.matches(digest)
+            except (KeyError, TypeError, ValueError):
+                continue
+            if not hit:
+                continue
+            row = fetch_one(conn, f"SELECT {ENTRY_SELECT} FROM heads WHERE entry = ?", [entry])
+            same = row is not None and entry_digest(prev, row[:7]) == digest
+            state = (
+                "the entry is the same but for its link to the entry before"
+                if same
+                else "the entry has changed since"
+            )
+            return SealCheck(
+                False,
+                f"the store's heads chain held seal {query.text} at entry {entry} before the "
+                f"repair of {at} (entry {repair_entry}), which re-linked it; {state}. The "
+                "chain no longer holds this hash: the repair's record of it is all that is "
+                "left, and does not vouch for the chain",
+                entry,
+            )
+    return None
+
+
 def check(conn: duckdb.DuckDBPyConnection) -> list[HeadsProblem]:
     """The chain itself, then every game against its latest entry (see the docstring)."""
     problems: list[HeadsProblem] = []
     expected, prev = 1, L.GENESIS
-    for row in conn.execute(f"SELECT {_ENTRY_SELECT} FROM heads ORDER BY entry").fetchall():
+    for row in conn.execute(f"SELECT {ENTRY_SELECT} FROM heads ORDER BY entry").fetchall():
         entry = int(row[0])
         if entry != expected:
             gap = (
@@ -410,7 +462,7 @@ def check(conn: duckdb.DuckDBPyConnection) -> list[HeadsProblem]:
                     "changed, removed or inserted)",
                 )
             )
-        elif _digest(prev, row[:7]) != row[8]:
+        elif entry_digest(prev, row[:7]) != row[8]:
             problems.append(
                 HeadsProblem(
                     row[2],
