@@ -390,11 +390,33 @@ class TableService:
             for e in entries:
                 self.on_commit(e.game_id, e.envs)
 
-    def forget(self) -> None:
-        """Drop the recording sessions and the store's caches (after an import)."""
-        self.live.clear()
+    def forget(self, games: set[str] | None = None) -> None:
+        """Drop the recording sessions and the store's caches of ``games`` (every game:
+        None), read again from the store when next needed."""
         self.flush_rows()
-        self.store.cache.clear()
+        if games is None:
+            self.live.clear()
+            self.store.cache.clear()
+            return
+        for gid in games:
+            self.live.pop(gid, None)
+            self.store.cache.pop(gid, None)
+
+    def _versions(self, games: set[str]) -> dict[str, int]:
+        """The stored versions of ``games`` in one read (absent: 0)."""
+        if not games:
+            return {}
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT game_id, max(seq) FROM events WHERE list_contains(?, game_id) "
+                "GROUP BY game_id",
+                [sorted(games)],
+            )
+            .fetchall()
+        )
+        found = {str(g): int(n) for g, n in rows}
+        return {g: found.get(g, 0) for g in games}
 
     # --- authorisation ----------------------------------------------------------------
 
@@ -773,19 +795,28 @@ class TableService:
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data if data.endswith(b"\n") else data + b"\n")
-            before = {g: self.store.version(g) for g in self.live}
+            # the games this server holds in memory: only those the import extends are read
+            # again (every table's session rebuilt after each import would stall them all)
+            held = set(self.live) | set(self.store.cache)
+            before = self._versions(held)
             with self.hold():  # the import extends the heads chain: the settler waits
                 report = self.store.import_paths([Path(name)], strict=not lenient, workers=0)
         except LogError as exc:
-            raise ServiceError(400, "bad_import", str(exc).replace(name, "upload")) from None
-        finally:
             self.forget()
+            raise ServiceError(400, "bad_import", str(exc).replace(name, "upload")) from None
+        except BaseException:
+            self.forget()
+            raise
+        finally:
             Path(name).unlink(missing_ok=True)
+        after = self._versions(held)
+        moved = {g for g in held if after[g] != before[g]}
+        self.forget(moved)
         out = report.to_dict()
         text = msgspec.json.encode(out).decode().replace(name, "upload")
         if self.on_commit is not None:
-            for gid, v in before.items():
-                new = [e for e in self.store.events(gid) if e.seq > v]
+            for gid in sorted(moved):
+                new = [e for e in self.store.events(gid) if e.seq > before[gid]]
                 if new:
                     self.on_commit(gid, new)
         return msgspec.json.decode(text)  # type: ignore[no-any-return]
