@@ -81,6 +81,8 @@ def label(option: Any) -> str:
     """An option in the script notation ("go", "play 09R choose 09J1"), without the seat."""
     if type(option) is Keep:
         return "keep the brights"
+    if type(option) is E.BrightsSold:
+        return "sell " + " ".join(option.cards)
     return notation.text(option)
 
 
@@ -96,6 +98,8 @@ def information_set(state: HandState, seat: int, options: Sequence[Any]) -> Seat
     for a in options:  # the card the seat played from a hand the record did not see
         if type(a) is E.CardPlayed and not state.hands[seat] >> _IDX[a.card] & 1:
             held |= 1 << _IDX[a.card]
+    if held.bit_count() > 1:  # options of any unseen card: none of them is known to be held
+        held = 0
     v.hands = v.hands[:]
     v.hands[seat] |= held
     v.hand_unknown = v.hand_unknown[:]

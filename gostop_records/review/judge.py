@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import events as E
-from ..engine.actions import legal_actions
 from ..engine.state import Phase
 from ..projector import Projector
 from .decisions import Decision, find_decisions, information_set, label
@@ -124,7 +123,7 @@ def _luck(
     for s in seats:
         pre = before.get(s, 0)
         if s in h.order:
-            view = information_set(h, s, legal_actions(h))
+            view = information_set(h, s, ())
             vals = deal_values(view, budget, f"{seed}/{hand}/seat{s}", policy)
             deal = interval([pre + v for v in vals])
         else:
