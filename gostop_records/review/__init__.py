@@ -10,7 +10,7 @@ best one world by world, and the loss is graded only when it is clear of the noi
 as text or a self-contained HTML page (:mod:`.render`).
 """
 
-from .decisions import KINDS, Decision, find_decisions, information_set
+from .decisions import KINDS, Decision, decision_at, find_decisions, information_set
 from .grades import BLUNDER, GRADES, INACCURACY, MISTAKE, grade
 from .judge import judge, review_game, review_hand
 from .model import DecisionReview, GameReview, HandLuck, HandReview, Interval, OptionValue
@@ -31,6 +31,7 @@ __all__ = [
     "HandReview",
     "Interval",
     "OptionValue",
+    "decision_at",
     "find_decisions",
     "grade",
     "information_set",

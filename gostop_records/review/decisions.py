@@ -43,7 +43,15 @@ from ..projector import Projector
 from ..sim.strong import candidates
 from ..sim.view import SeatView, seat_view
 
-__all__ = ["KINDS", "Decision", "Keep", "find_decisions", "information_set", "label"]
+__all__ = [
+    "KINDS",
+    "Decision",
+    "Keep",
+    "decision_at",
+    "find_decisions",
+    "information_set",
+    "label",
+]
 
 #: Every kind of decision, in the order they are described above.
 KINDS = ("go_stop", "cup", "four", "capture", "play", "bomb", "shake", "flip_only", "sell")
@@ -194,6 +202,18 @@ def _capture_within(state: HandState, ev: Any) -> list[Any] | None:
         return None
     opts = [a for a in legal_actions(state) if type(a) is E.CardPlayed and a.card == ev.card]
     return opts if len(opts) > 1 and ev in opts else None
+
+
+def decision_at(state: HandState, ev: Any, seq: int = 0, stake: int = 1) -> Decision | None:
+    """The decision the input ``ev`` makes in ``state`` (a hand in progress: a record's, or
+    one built by hand), or None when the state offers no choice; ``seq`` and ``stake`` name
+    it and scale its grade."""
+    found = _decision_of(state, ev, seq, stake)
+    if found is None:
+        return None
+    who, kind, options, k = found
+    view = information_set(state, who, options)
+    return Decision(seq, state.hand_no, who, kind, tuple(options), k, view, stake)
 
 
 def _sale_value(game: GameState, sale: E.BrightsSold) -> int:

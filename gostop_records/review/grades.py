@@ -35,16 +35,18 @@ GRADES: Final[tuple[Grade, ...]] = (
 )
 
 
-def grade(loss: float, low: float, stake: int = 1) -> Grade:
+def grade(loss: float, low: float, stake: int = 1, margin_low: float | None = None) -> Grade:
     """The grade of a decision that lost ``loss`` chips (mean) against the best option, the
     lower end of its 95% interval being ``low``.
 
-    ``best``: the option taken is the best found (nothing lost). ``within noise``: the
-    interval reaches zero. Otherwise the loss per point of stake against the thresholds;
-    ``negligible`` is a clear loss below :data:`INACCURACY`.
+    When the option taken is the best found (``loss`` is 0), ``margin_low`` is the lower end
+    of the interval of its gain over the next best: ``best`` when that is clear of zero,
+    ``within noise`` when the options cannot be told apart (two equal options are). A loss
+    whose interval reaches zero is ``within noise`` too. Otherwise the loss per point of
+    stake against the thresholds; ``negligible`` is a clear loss below :data:`INACCURACY`.
     """
     if loss <= 0:
-        return "best"
+        return "best" if margin_low is None or margin_low > 0 else "within noise"
     if low <= 0:
         return "within noise"
     per_point = loss / max(stake, 1)

@@ -2,7 +2,8 @@
 
 A decision is judged against the best option found: the option with the highest mean chips
 over the worlds. What the option taken lost is the mean of the paired differences, with its
-95% interval, and :func:`~.grades.grade` names it only when the interval is clear of zero.
+95% interval, and :func:`~.grades.grade` names it only when the interval is clear of zero;
+an option taken that is the best is "best" only when it is clearly better than the next.
 Choosing the best by the same worlds it is measured in favours it a little (the largest of
 several noisy means is biased upwards); where two options are close, the interval reaches
 zero and the grade says "within noise", which is the honest answer at that budget.
@@ -44,6 +45,10 @@ def judge(
     means = [sum(v) / len(v) for v in values]
     best = max(range(len(means)), key=lambda k: (means[k], k == d.taken))
     loss = paired(values[best], values[d.taken])
+    margin = None
+    if best == d.taken:  # how clearly: against the next best option
+        second = max((k for k in range(len(means)) if k != best), key=lambda k: means[k])
+        margin = paired(values[best], values[second]).low
     options = [
         OptionValue(label(a), interval(values[k]), k == d.taken, k == best)
         for k, a in enumerate(d.options)
@@ -57,7 +62,7 @@ def judge(
         best=label(d.options[best]),
         options=options,
         loss=loss,
-        grade=grade(loss.mean, loss.low, d.stake),
+        grade=grade(loss.mean, loss.low, d.stake, margin),
         samples=samples,
         unseen=unseen,
     )

@@ -33,8 +33,8 @@ def header(r: GameReview) -> str:
 
 def decision_lines(d: DecisionReview) -> list[str]:
     kind = d.kind.replace("_", "/") if d.kind == "go_stop" else d.kind.replace("_", "-")
-    if d.grade == "best":
-        verdict = "best"
+    if d.taken == d.best:
+        verdict = d.grade
     else:
         verdict = f"lost {d.loss.mean:.1f} chips {span(d.loss)}: {d.grade}"
     head = f"  seq {d.seq:>4}  seat {d.seat}  {kind:<9} took {d.taken!r}"
