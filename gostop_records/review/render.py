@@ -44,10 +44,8 @@ def decision_lines(d: DecisionReview) -> list[str]:
     width = max(len(o.label) for o in d.options)
     for o in sorted(d.options, key=lambda o: -o.chips.mean):
         tags = ", ".join(t for t, on in (("taken", o.taken), ("best", o.best)) if on)
-        lines.append(
-            f"        {o.label:<{width}}  {chips(o.chips.mean):>7} {span(o.chips):<17}"
-            + (f" {tags}" if tags else "")
-        )
+        row = f"        {o.label:<{width}}  {chips(o.chips.mean):>7} {span(o.chips):<17} {tags}"
+        lines.append(row.rstrip())
     if not d.samples:
         lines.append("        (exact: no unseen card changes these chips)")
     return lines
