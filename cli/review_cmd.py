@@ -98,6 +98,14 @@ def review(
         ),
     ] = None,
     server: common.ServerOption = None,
+    store: Annotated[
+        bool,
+        typer.Option(
+            "--store",
+            help="Keep the review in the --db store (tables reviews and review_luck), for SQL "
+            "and the /games/{id}/review page of gostop serve.",
+        ),
+    ] = False,
 ) -> None:
     """Judge every decision of a hand on what its seat knew then: Go or Stop, captures,
     shakes, bombs, the cup, fours, sales (and with --kind play, every card played).
@@ -115,6 +123,8 @@ def review(
             f"unknown policy {policy!r}: {', '.join(POLICIES)}", param_hint="--policy"
         )
     kinds = _kinds(kind)
+    if store and db is None:
+        raise typer.BadParameter("--store keeps the review in the --db store: give --db FILE")
     if server is not None:
         if log is not None or db is not None:
             common.fail("give one of LOG, --db FILE or --server URL", common.EXIT_USAGE)
@@ -140,6 +150,13 @@ def review(
             luck=luck,
             progress=lambda done, total: bar.update(done, total),
         )
+    if store:
+        from gostop_records.review.store import store_review
+        from gostop_records.store import Store
+
+        with Store(db) as st:
+            n = store_review(st.conn, result)
+        typer.echo(f"stored the review of game {gid} in {db}: {n} decision(s)", err=True)
     if html is not None:
         from gostop_records.web.pages import write_page
         from gostop_records.web.review_page import review_page

@@ -255,3 +255,35 @@ def test_the_command_refuses_what_it_cannot_review() -> None:
     assert _run(log, "--policy", "psychic").exit_code == 2
     res = _run(log, "--hand", "7")
     assert res.exit_code == 1 and "no hand 7" in res.output
+
+
+def test_a_stored_review_is_kept_in_its_own_tables_and_served(tmp_path: Path) -> None:
+    from litestar.testing import TestClient
+
+    from gostop_records.service.app import ServiceConfig, create_app
+    from gostop_records.store import Store
+
+    db = tmp_path / "club.duckdb"
+    with Store(db) as store:
+        assert store.import_paths([SAMPLES / "go-bak.jsonl", SAMPLES / "cup-junk.jsonl"]).ok
+    args = ["--db", str(db), "--game", "sample-go-bak", "--budget", "3", "--store"]
+    res = _run(*args)
+    assert res.exit_code == 0, res.output
+    assert "stored the review of game sample-go-bak" in res.stderr
+    assert _run(*args, "--seat", "1").exit_code == 0  # replaces seat 1's rows only
+    with Store(db) as store:
+        rows = store.conn.execute(
+            "SELECT seq, seat, kind, taken, best FROM reviews ORDER BY seq"
+        ).fetchall()
+        assert rows == [(22, 0, "go_stop", "go", "stop"), (32, 1, "go_stop", "stop", "stop")]
+        luck = store.conn.execute("SELECT seat, won FROM review_luck ORDER BY seat").fetchall()
+        assert luck == [(0, -16), (1, 16)]
+        assert store.verify().ok  # the store's own checks do not see the review's tables
+    with TestClient(create_app(ServiceConfig(db=str(db)))) as client:
+        r = client.get("/games/sample-go-bak/review")
+        assert r.status_code == 200
+        assert "seq 22 · seat 0 · go/stop" in r.text and "took <code>go</code>" in r.text
+        assert not re.search(r"https?://|\bsrc=|\bhref=", r.text)
+        r = client.get("/games/sample-cup-junk/review")
+        assert r.status_code == 404 and "--store" in r.text
+    assert _run(str(SAMPLES / "go-bak.jsonl"), "--store").exit_code == 2
