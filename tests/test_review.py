@@ -128,6 +128,18 @@ def test_a_sale_of_brights_is_exact() -> None:
     assert r.grade == "best"
 
 
+def test_a_four_shown_or_kept_is_a_decision() -> None:
+    sc = Scenario(small_deal("matgo", 4, 8, hand_four_keep=True), game_id="four-kept")
+    sc.deal([["01J1"], ["05A", "05R", "05J1", "05J2"]], ["01G", "02A", "03R", "04J1", "06A",
+             "07R", "08J1", "10A"], ["11G", "12A"])  # fmt: skip
+    sc.input(E.FourKept(seat=1))
+    (d,) = find_decisions(sc.envelopes(), kinds=["four"])
+    r = judge(d, budget=2)
+    assert (r.seat, r.taken) == (1, "keep the four")
+    assert [o.label for o in r.options] == ["show the four of 05", "keep the four"]
+    assert r.options[0].chips.low == r.options[0].chips.high  # shown: paid at once, exactly
+
+
 def test_luck_adds_up_and_the_json_is_the_struct() -> None:
     gid, envs = _sample("go-bak.jsonl")
     r = review_game(gid, envs, budget=4, seed=2)

@@ -91,6 +91,10 @@ def label(option: Any) -> str:
         return "keep the brights"
     if type(option) is E.BrightsSold:
         return "sell " + " ".join(option.cards)
+    if type(option) is E.FourKept:
+        return "keep the four"
+    if type(option) is E.FourOfAMonthShown:
+        return "show the four of " + ", ".join(f"{f.month:02d}" for f in option.shown)
     return notation.text(option)
 
 
