@@ -16,6 +16,7 @@ from typing import Annotated
 import typer
 
 from gostop_records.review import DEFAULT_BUDGET, KINDS, POLICIES
+from gostop_records.review.rollouts import MIN_BUDGET
 
 from . import common
 from .progress import Progress
@@ -59,7 +60,7 @@ def review(
         typer.Option(
             "--budget",
             metavar="N",
-            min=1,
+            min=MIN_BUDGET,
             help="Deals of the unseen cards a decision; every option is played out in each.",
         ),
     ] = DEFAULT_BUDGET,

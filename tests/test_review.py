@@ -265,8 +265,11 @@ def test_the_command_refuses_what_it_cannot_review() -> None:
     log = str(SAMPLES / "go-bak.jsonl")
     assert _run(log, "--kind", "nonsense").exit_code == 2
     assert _run(log, "--policy", "psychic").exit_code == 2
+    assert _run(log, "--budget", "1").exit_code == 2  # one world measures no spread
     res = _run(log, "--hand", "7")
     assert res.exit_code == 1 and "no hand 7" in res.output
+    res = _run(log, "--seat", "2")
+    assert res.exit_code == 1 and "seats 0 to 1, not 2" in res.output
 
 
 def test_a_stored_review_is_kept_in_its_own_tables_and_served(tmp_path: Path) -> None:

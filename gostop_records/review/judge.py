@@ -16,11 +16,12 @@ from typing import Any
 
 from .. import events as E
 from ..engine.state import Phase
+from ..errors import GostopError
 from ..projector import Projector
 from .decisions import Decision, find_decisions, information_set, label
 from .grades import grade
 from .model import DecisionReview, GameReview, HandLuck, HandReview, Interval, OptionValue
-from .rollouts import DEFAULT_BUDGET, deal_values, interval, option_values, paired
+from .rollouts import DEFAULT_BUDGET, check, deal_values, interval, option_values, paired
 
 __all__ = ["judge", "review_game", "review_hand"]
 
@@ -186,7 +187,10 @@ def review_game(
     """The review of one hand of a game, or of every hand (see :func:`review_hand`)."""
     first = envelopes[0].event if envelopes else None
     if type(first) is not E.GameStarted:
-        raise ValueError(f"game {game_id}: the log does not start with game_started")
+        raise GostopError(f"game {game_id}: the log does not start with game_started")
+    if seat is not None and not 0 <= seat < len(first.players):
+        raise GostopError(f"game {game_id} has seats 0 to {len(first.players) - 1}, not {seat}")
+    check(budget, policy)
     hands = [hand] if hand is not None else _hands(envelopes)
     total = [0, 0]  # decisions done in earlier hands, and in all (as far as known)
     found = {h: len(find_decisions(envelopes, h, seat, kinds)) for h in hands} if progress else {}

@@ -26,6 +26,7 @@ from .. import events as E
 from ..engine.actions import legal_actions
 from ..engine.state import HandState, Phase
 from ..engine.turn import apply
+from ..errors import GostopError
 from ..sim.bots import GreedyBot
 from ..sim.dealer import SplitMix64
 from ..sim.strong import StrongBot, rollout
@@ -34,9 +35,11 @@ from .model import Interval
 
 __all__ = [
     "DEFAULT_BUDGET",
+    "MIN_BUDGET",
     "POLICIES",
     "STRONG_ROLLOUTS",
     "Values",
+    "check",
     "deal_values",
     "interval",
     "option_values",
@@ -46,6 +49,8 @@ __all__ = [
 
 #: Worlds per decision by default: every option is played out in each.
 DEFAULT_BUDGET = 200
+#: The fewest worlds a decision is judged in: one world measures no spread.
+MIN_BUDGET = 2
 #: Rollouts per decision of the strong bot when it is the rollout policy (it searches at
 #: every turn of every rollout, so it costs about this many greedy rollouts a turn).
 STRONG_ROLLOUTS = 8
@@ -122,8 +127,7 @@ def option_values(
 ) -> Values:
     """The chips of every option in ``budget`` worlds of ``view`` (see the module
     docstring); ``key`` names the decision in the review's seed ("{seed}/{hand}/{seq}")."""
-    if policy not in POLICIES:
-        raise ValueError(f"unknown rollout policy {policy!r}: {', '.join(POLICIES)}")
+    check(budget, policy)
     rng = SplitMix64(f"{key}/review")
     n = view.state.players
     values: Values = [[] for _ in options]
@@ -135,9 +139,19 @@ def option_values(
     return values
 
 
+def check(budget: int, policy: str) -> None:
+    """Refuse a budget that measures no spread (one world gives an interval of width zero,
+    which would claim a certainty it does not have) and an unknown policy."""
+    if budget < MIN_BUDGET:
+        raise GostopError(f"a budget of {budget}: at least {MIN_BUDGET} worlds measure a spread")
+    if policy not in POLICIES:
+        raise GostopError(f"unknown rollout policy {policy!r}: {', '.join(POLICIES)}")
+
+
 def deal_values(view: SeatView, budget: int, key: str, policy: str = "greedy") -> list[int]:
     """The chips the seat of ``view`` wins from there to the end of the hand, in ``budget``
     worlds, every seat playing the policy (what the deal was worth, seen from the deal)."""
+    check(budget, policy)
     rng = SplitMix64(f"{key}/deal")
     n = view.state.players
     out = []
