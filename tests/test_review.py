@@ -302,3 +302,24 @@ def test_a_stored_review_is_kept_in_its_own_tables_and_served(tmp_path: Path) ->
         r = client.get("/games/sample-cup-junk/review")
         assert r.status_code == 404 and "--store" in r.text
     assert _run(str(SAMPLES / "go-bak.jsonl"), "--store").exit_code == 2
+
+
+def test_the_command_reads_a_game_from_a_server(tmp_path: Path) -> None:
+    from service_helpers import KEY, Server, auth
+
+    sample = SAMPLES / "go-bak.jsonl"
+    args = ["--seat", "1", "--budget", "2", "--no-luck", "--json"]
+    with Server(tmp_path / "s.duckdb") as server:
+        r = server.http.post("/api/import", content=sample.read_bytes(), headers=auth(KEY))
+        assert r.status_code == 200, r.text
+        remote = _run("--server", server.url, "--game", "sample-go-bak", *args)
+    assert remote.exit_code == 0, remote.output
+    assert json.loads(remote.stdout) == json.loads(_run(str(sample), *args).stdout)
+
+
+def test_the_strong_bot_can_be_the_rollout_policy() -> None:
+    h = _stop_is_right().hand
+    d = decision_at(h, E.GoCalled(seat=0, count=1, score=7), seq=30)
+    assert d is not None
+    r = judge(d, budget=2, seed=1, policy="strong")
+    assert r.best == "stop" and r.loss.mean > 0
