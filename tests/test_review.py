@@ -258,7 +258,9 @@ def test_the_command_prints_a_review(tmp_path: Path) -> None:
     (d,) = data["hands"][0]["decisions"]
     assert (d["seq"], d["kind"], d["taken"], d["grade"]) == (32, "go_stop", "stop", "best")
     assert msgspec.json.decode(res.stdout, type=GameReview).budget == 3
-    assert page.read_text().startswith("<!doctype html>")
+    text = page.read_text()
+    assert text.startswith("<!doctype html>") and "seq 32 · seat 1 · go/stop" in text
+    assert not re.search(r"https?://|\bsrc=|\bhref=|@import|url\(", text, re.I)
 
 
 def test_the_command_refuses_what_it_cannot_review() -> None:
