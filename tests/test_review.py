@@ -99,6 +99,24 @@ def test_two_captures_worth_the_same_are_within_noise() -> None:
     assert r.grade == "within noise"
 
 
+def test_a_record_that_never_saw_the_hands_reviews_the_capture_only() -> None:
+    """A live record: the hands and the stock unknown. Of seat 0's play only the card is
+    known, so the decision is where it went; the seat's other nine cards stay unknown."""
+    from gostop_records import script
+
+    envs = script.build(
+        "game hidden ruleset=matgo players=2 by=test\nhand dealer=0 deck=no\n"
+        "seat0: ?\nseat1: ?\nlayout: 09R 09J2 01G 02A 03R 04J1 06A 07R\nstock: ?\n"
+        "0 play 09J1 choose 09R\n0 flip 11J1\n1 play 12R\n1 flip 10J1\n"
+    )
+    (d,) = find_decisions(envs)
+    assert d.kind == "capture" and d.view is not None
+    assert d.view.state.hand_unknown == [9, 10]
+    assert d.view.state.hands[0] == C.mask_of(["09J1"])
+    r = judge(d, budget=2)
+    assert [o.label for o in r.options] == ["play 09J1 09R", "play 09J1 09J2"]
+
+
 def test_grades_need_a_clear_loss() -> None:
     assert grade(6.0, 1.0) == "blunder"
     assert grade(3.0, 0.5) == "mistake"
