@@ -153,14 +153,16 @@ def _play_kind(options: Sequence[Any], ev: Any) -> str:
     return "play"
 
 
-def _decision_of(
-    state: HandState, ev: Any, seq: int, stake: int
-) -> tuple[int, str, list[Any], int] | None:
+def _decision_of(state: HandState, ev: Any) -> tuple[int, str, list[Any], int] | None:
     """(seat, kind, options, index taken) of the input ``ev`` in ``state``; None when the
     record offers no choice (or does not know the seat's alternatives)."""
     t = type(ev)
     acts = legal_actions(state)
     phase = state.phase
+    if phase in (Phase.DECIDE, Phase.CUP, Phase.FLIP, Phase.FLIP_AS_PLAY) and (
+        t in (E.GoCalled, E.StopCalled, E.CupAssigned, E.Shaken, E.ShakeDeclined) and ev not in acts
+    ):
+        return None  # an input the rules do not offer here: nothing to compare it with
     if phase is Phase.DECIDE:
         return state.decider, "go_stop", acts, acts.index(ev)
     if phase is Phase.CUP:
@@ -212,7 +214,7 @@ def decision_at(state: HandState, ev: Any, seq: int = 0, stake: int = 1) -> Deci
     """The decision the input ``ev`` makes in ``state`` (a hand in progress: a record's, or
     one built by hand), or None when the state offers no choice; ``seq`` and ``stake`` name
     it and scale its grade."""
-    found = _decision_of(state, ev, seq, stake)
+    found = _decision_of(state, ev)
     if found is None:
         return None
     who, kind, options, k = found
@@ -297,7 +299,7 @@ def find_decisions(
             sales_done = h.hand_no
             out.extend(_sales(game, seq, sold))
             sold = {}
-        found = _decision_of(h, ev, seq, game.stake)
+        found = _decision_of(h, ev)
         if found is None:
             continue
         who, kind, options, k = found
