@@ -58,6 +58,8 @@ KINDS = ("go_stop", "cup", "four", "capture", "play", "bomb", "shake", "flip_onl
 _IDX = C.CODE_TO_INDEX
 _MM = C.MONTH_MASKS
 _FOURS = (E.FourOfAMonthShown, E.FourKept)
+#: Inputs that answer a question of the rules (Go or Stop, the cup, a shake once asked).
+_ANSWERS = (E.GoCalled, E.StopCalled, E.CupAssigned, E.Shaken, E.ShakeDeclined)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,9 +161,7 @@ def _decision_of(state: HandState, ev: Any) -> tuple[int, str, list[Any], int] |
     t = type(ev)
     acts = legal_actions(state)
     phase = state.phase
-    if phase in (Phase.DECIDE, Phase.CUP, Phase.FLIP, Phase.FLIP_AS_PLAY) and (
-        t in (E.GoCalled, E.StopCalled, E.CupAssigned, E.Shaken, E.ShakeDeclined) and ev not in acts
-    ):
+    if t in _ANSWERS and ev not in acts:
         return None  # an input the rules do not offer here: nothing to compare it with
     if phase is Phase.DECIDE:
         return state.decider, "go_stop", acts, acts.index(ev)
