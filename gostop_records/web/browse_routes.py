@@ -1,5 +1,6 @@
 """The reading pages as Litestar routes: the game browser (``/games``), the players
-(``/players``, ``/players/{id}``) and a game's audit (``/games/{id}/audit``).
+(``/players``, ``/players/{id}``), a game's audit (``/games/{id}/audit``) and the review of
+its decisions that the store keeps (``/games/{id}/review``).
 
 The service hands in two readers: ``events_of`` (a game's events, with its access check
 and 404) and ``read_store`` (runs a function on the store's connection where the service
@@ -94,4 +95,16 @@ def browse_routes(events_of: EventsOf, read_store: ReadStore) -> list[HTTPRouteH
             return _refusal(422, "cannot audit", f"game {game_id} cannot be audited: {exc}")
         return _html(page)
 
-    return [games, player_list, player, audit]
+    @get("/games/{game_id:str}/review", media_type=MediaType.HTML, include_in_schema=False)
+    async def review(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
+        from ..review.store import load_review
+        from .review_page import no_review_page, stored_review_page
+
+        envs = await events_of(request, game_id)
+        stored = await read_store(request, lambda conn: load_review(conn, game_id))
+        page = await asyncio.to_thread(stored_review_page, game_id, envs, stored)
+        if page is None:
+            return _html(no_review_page(game_id), 404)
+        return _html(page)
+
+    return [games, player_list, player, audit, review]
