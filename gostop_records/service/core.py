@@ -53,8 +53,7 @@ from ..errors import (
     ProjectionError,
     RulesetError,
 )
-from ..projector import Projector
-from ..recorder import Entry, RecordingSession, Waiting, new_game_id
+from ..recorder import Decision, Entry, RecordingSession, Waiting, new_game_id
 from ..rules import PRESETS, Ruleset, apply_overrides, get_preset
 from ..signing import SigningKey, countersign_message, read_key_file, write_key_file
 from ..store import Store
@@ -110,57 +109,38 @@ class EntryRequest:
 
 @dataclass(slots=True)
 class _Entry:
-    """An entry its game's session accepted, waiting to be committed."""
+    """An entry its game's session decided, waiting to be stored."""
 
-    game_id: str
-    sink: _EntrySink
-    envs: list[E.Envelope]
+    decision: Decision
     body: bytes
-    also: Callable[[Any, Sequence[E.Envelope]], None] | None
+    also: Callable[[Any, Sequence[E.Envelope]], None] | None = None
     key: str | None = None
-    checked: Projector | None = None
     #: The answer to keep under the idempotency key: (scope, key, fingerprint, status,
     #: body, time).
     answer: tuple[str, str, str, int, str, str] | None = None
 
+    @property
+    def game_id(self) -> str:
+        return self.decision.game_id
 
-class _EntrySink:
-    """A sink that keeps what a session writes until the service stores it in one append."""
 
-    def __init__(self, store: Store, game_id: str) -> None:
+class _Stored:
+    """What a recording session of the service reads of its game: the stored version and
+    events. It writes nothing: the session decides (:meth:`RecordingSession.deciding`)
+    and the service stores the decisions."""
+
+    def __init__(self, store: Store) -> None:
         self.store = store
-        self.location = str(store.path)
-        self.game_id = game_id
-        self.base = store.version(game_id)
-        self.pending: list[E.Envelope] = []
-        self.checked: Projector | None = None
+        self.location = "the store"
 
     def version(self, game_id: str) -> int:
-        if game_id != self.game_id:
-            return self.store.version(game_id)
-        return self.base + len(self.pending)
+        return self.store.version(game_id)
 
     def game_events(self, game_id: str) -> list[E.Envelope]:
         return self.store.events(game_id)
 
     def append(self, env: E.Envelope, expected_version: int) -> None:
-        self.append_entry([env], expected_version, None)
-
-    def append_entry(
-        self, envelopes: list[E.Envelope], expected_version: int, projector: Projector | None
-    ) -> None:
-        """An entry and the session's projector after it (the store does not run the rules
-        on it again)."""
-        gid = envelopes[0].game_id
-        if gid != self.game_id or expected_version != self.version(gid):
-            raise ConcurrencyError(gid, expected_version, self.version(gid))
-        self.pending.extend(envelopes)
-        self.checked = projector
-
-    def take(self) -> tuple[list[E.Envelope], Projector | None]:
-        out, self.pending = self.pending, []
-        checked, self.checked = self.checked, None
-        return out, checked
+        raise RuntimeError("the service stores what its sessions decide; they write nothing")
 
     def close(self) -> None:
         pass
@@ -338,18 +318,21 @@ class TableService:
             self.live.move_to_end(game_id)
             return rec
         self._known(game_id)
-        sink = _EntrySink(self.store, game_id)
+        sink = _Stored(self.store)
         first = self.store.events(game_id, until_seq=1)
         by = first[0].by if first else "recorder"
         signer = self.signer if adopt or self._signs(game_id) else None
         try:
-            rec = RecordingSession.resume(sink, game_id, by=by, clock=self.clock, signer=signer)
+            rec = RecordingSession.resume(
+                sink, game_id, by=by, clock=self.clock, signer=signer, deciding=True
+            )
         except (ProjectionError, LogError) as exc:
             raise ServiceError(
                 409, "not_recordable", f"game {game_id!r} cannot be continued: {exc}"
             ) from None
-        if sink.pending:  # an entry a crash of another recorder cut short: complete it
-            self._commit(game_id, sink, None)
+        if rec.opened is not None and rec.opened.envelopes:
+            # an entry a crash of another recorder cut short: its consequences, its seal
+            self._commit(rec.opened)
         self.keys[game_id] = store_rows.keys_of(self._conn(), game_id)
         self.live[game_id] = rec
         while len(self.live) > self.settings.live_games:
@@ -358,18 +341,23 @@ class TableService:
 
     def _commit(
         self,
-        game_id: str,
-        sink: _EntrySink,
-        also: Callable[[Any, Sequence[E.Envelope]], None] | None,
+        decision: Decision,
+        also: Callable[[Any, Sequence[E.Envelope]], None] | None = None,
     ) -> list[E.Envelope]:
-        envs, checked = sink.take()
-        self._commit_group([_Entry(game_id, sink, envs, b"", also, checked=checked)])
-        return envs
+        self._commit_group([_Entry(decision, b"", also)])
+        return decision.envelopes
 
     def _commit_group(self, entries: Sequence[_Entry]) -> None:
         """Store the entries of several games in one transaction (all or none)."""
         appends = [
-            Append(e.game_id, e.envs, e.sink.base, also=e.also, checked=e.checked) for e in entries
+            Append(
+                e.game_id,
+                e.decision.envelopes,
+                e.decision.base,
+                also=e.also,
+                checked=e.decision.checked,
+            )
+            for e in entries
         ]
         answers = [e.answer for e in entries if e.answer is not None]
         if answers:  # every answer of the group in one statement, with the events
@@ -381,14 +369,13 @@ class TableService:
                 self.live.pop(e.game_id, None)
             raise
         for e in entries:
-            e.sink.base += len(e.envs)
             if e.key:
                 self.keys.setdefault(e.game_id, set()).add(e.key)
         if self.after_commit is not None:
             self.after_commit()
         if self.on_commit is not None:
             for e in entries:
-                self.on_commit(e.game_id, e.envs)
+                self.on_commit(e.game_id, e.decision.envelopes)
 
     def forget(self, games: set[str] | None = None) -> None:
         """Drop the recording sessions and the store's caches of ``games`` (every game:
@@ -485,7 +472,7 @@ class TableService:
         gid = req.game_id or new_game_id(self.clock)
         if self.store.version(gid):
             raise ServiceError(409, "exists", f"game {gid!r} exists already")
-        sink = _EntrySink(self.store, gid)
+        sink = _Stored(self.store)
         try:
             rec = RecordingSession.start(
                 sink,
@@ -498,9 +485,11 @@ class TableService:
                 notes=req.notes,
                 clock=self.clock,
                 signer=self.signer,
+                deciding=True,
             )
         except (IllegalAction, GostopError) as exc:
             raise ServiceError(400, "bad_game", str(exc)) from None
+        assert rec.opened is not None
         token = store_rows.new_secret()
         body = {
             "game_id": rec.game_id,
@@ -525,7 +514,7 @@ class TableService:
                     stamp,
                 )
 
-        self._commit(rec.game_id, sink, also)
+        self._commit(rec.opened, also)
         self.live[rec.game_id] = rec
         self.keys[rec.game_id] = set()
         # committed: the first entry need not read the hash back from the store
@@ -608,7 +597,7 @@ class TableService:
                 return _reused(key)
             return ServiceError(409, "conflict", str(exc), version=exc.actual)
         assert isinstance(exc, ProjectionError)
-        return ServiceError(422, "rules", exc.reason, rule=exc.rule, version=e.sink.base)
+        return ServiceError(422, "rules", exc.reason, rule=exc.rule, version=e.decision.base)
 
     def _prepare(self, r: EntryRequest) -> _Entry | Answer:
         """Check an entry with its game's session: the envelopes to store and the answer, or
@@ -640,27 +629,26 @@ class TableService:
                 "another device recorded first; read the game again and decide again",
                 version=version,
             )
-        sink = rec.sink
-        assert isinstance(sink, _EntrySink)
         try:
-            if req.entry is not None:
-                rec.enter(req.entry)
-            else:
-                _record_event(rec, req.event)
+            with rec.deciding() as decision:
+                if req.entry is not None:
+                    rec.enter(req.entry)
+                else:
+                    _record_event(rec, req.event)
         except IllegalAction as exc:
-            self._abandon(game_id, sink)
+            self._abandon(game_id, rec, version)
             extra: dict[str, Any] = {"rule": exc.rule, "version": version}
             candidates = getattr(exc, "candidates", None)
             if candidates:
                 extra["candidates"] = list(candidates)
             raise ServiceError(422, "rules", exc.reason, **extra) from None
         except (CardCodeError, GostopError) as exc:
-            self._abandon(game_id, sink)
+            self._abandon(game_id, rec, version)
             raise ServiceError(400, "bad_entry", str(exc), version=version) from None
         except BaseException:
-            self._abandon(game_id, sink)
+            self._abandon(game_id, rec, version)
             raise
-        envs, checked = sink.take()
+        envs = decision.envelopes
         if not envs:
             raise ServiceError(400, "bad_entry", "the entry records nothing", version=version)
         body = msgspec.json.encode(
@@ -672,7 +660,7 @@ class TableService:
             }
         )
         answer = (game_id, key, fp, 201, body.decode(), self.clock()) if key else None
-        return _Entry(game_id, sink, envs, body, None, key, checked, answer)
+        return _Entry(decision, body, None, key, answer)
 
     # --- countersignatures ------------------------------------------------------------
 
@@ -755,20 +743,21 @@ class TableService:
             if ev.head_seq == req.head_seq:
                 body = {"game_id": game_id, "version": rec.last_seq, "events": [e]}
                 return Answer(200, msgspec.json.encode(body), replayed=True)
-        sink = rec.sink
-        assert isinstance(sink, _EntrySink)
+        version = rec.last_seq
         try:
-            rec.add_countersignature(payload)
+            with rec.deciding() as decision:
+                rec.add_countersignature(payload)
         except BaseException:
-            self._abandon(game_id, sink)
+            self._abandon(game_id, rec, version)
             raise
-        envs = self._commit(game_id, sink, None)
+        envs = self._commit(decision)
         body = {"game_id": game_id, "version": rec.last_seq, "events": _events_json(envs)}
         return Answer(201, msgspec.json.encode(body))
 
-    def _abandon(self, game_id: str, sink: _EntrySink) -> None:
-        """A refused entry: nothing is stored; a session that wrote part of it is rebuilt."""
-        if sink.take()[0]:
+    def _abandon(self, game_id: str, rec: RecordingSession, version: int) -> None:
+        """A refused entry: nothing is stored; a session that decided part of it before the
+        refusal (it took that as its state) is read again from the store when next needed."""
+        if rec.last_seq != version:
             self.live.pop(game_id, None)
 
     def events(self, game_id: str, after: int = 0) -> list[E.Envelope]:
