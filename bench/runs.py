@@ -49,23 +49,36 @@ class Corpus:
     events: int
     games: int
     sim_rates: list[tuple[str, float]]
-    turns: int = 0  # player turns (:func:`is_turn`): what a chess move is to a game of chess
+    turns: int = 0  # player turns (:class:`TurnCounter`): what a chess move is to chess
 
 
-def is_turn(env: E.Envelope) -> bool:
-    """Whether an event starts a player's turn: a card played (not a bonus card played from
-    the hand, after which the same seat plays on in the same turn), a bomb or a flip-only
-    turn. Counted so, a log's turns are the store's ``turns`` rows."""
-    ev = env.event
-    if isinstance(ev, E.CardPlayed):
-        return not ev.card.startswith("B")
-    return isinstance(ev, E.BombPlayed | E.FlipOnlyPlayed)
+class TurnCounter:
+    """Counts a log's player turns as the store's ``turns`` rows count them: a turn starts at
+    a card played, a bomb or a flip-only turn, except the play that follows a bonus card
+    played from the hand before the turn's flip (the same seat plays on in the same turn).
+    Fed every event of a log in order; games are contiguous in the bench's corpus."""
+
+    __slots__ = ("bonus_open", "turns")
+
+    def __init__(self) -> None:
+        self.turns = 0
+        self.bonus_open = False  # a bonus card was played and the turn has not flipped yet
+
+    def feed(self, env: E.Envelope) -> None:
+        ev = env.event
+        if isinstance(ev, E.CardPlayed | E.BombPlayed | E.FlipOnlyPlayed):
+            if not self.bonus_open:
+                self.turns += 1
+            self.bonus_open = isinstance(ev, E.CardPlayed) and ev.card.startswith("B")
+        elif isinstance(ev, E.CardFlipped | E.HandStarted | E.GameStarted):
+            self.bonus_open = False
 
 
 def make_corpus(path: Path, hands: int) -> Corpus:
     """Simulate the corpus mix to a JSONL file, timing each preset's simulation."""
     enc = msgspec.json.Encoder()
-    events = games = made = turns = 0
+    events = games = made = 0
+    turns = TurnCounter()
     rates: list[tuple[str, float]] = []
     with open(path, "wb") as f:
         for k, (name, players, per_game, share) in enumerate(MIX):
@@ -79,7 +92,7 @@ def make_corpus(path: Path, hands: int) -> Corpus:
                 for env in log:
                     buf += enc.encode(env)
                     buf += b"\n"
-                    turns += is_turn(env)
+                    turns.feed(env)
                 events += len(log)
                 games += 1
                 if len(buf) > 1 << 20:
@@ -89,7 +102,7 @@ def make_corpus(path: Path, hands: int) -> Corpus:
             secs = time.process_time() - start
             rates.append((f"{name} {players}p", done / secs if secs else 0.0))
             made += done
-    return Corpus(path, made, events, games, rates, turns)
+    return Corpus(path, made, events, games, rates, turns.turns)
 
 
 def simulate_figures(c: Corpus) -> list[Figure]:

@@ -96,3 +96,22 @@ def test_a_command_s_memory_is_its_whole_process_tree() -> None:
     assert run.largest_kib > 48 << 10
     assert run.tree_peak_kib > run.largest_kib + (40 << 10)
     assert run.wall > 0.5 and run.cpu > 0
+
+
+def test_the_bench_counts_turns_as_the_store_does(tmp_path) -> None:
+    from bench.runs import TurnCounter
+    from gostop_records.rules import PRESETS
+    from gostop_records.sim.selfplay import simulate
+    from gostop_records.store import Store
+
+    counter = TurnCounter()
+    with Store(tmp_path / "t.duckdb") as store:
+        # gamerules deals bonus cards, so turns that play one from the hand come up
+        for log in simulate(PRESETS["gamerules"], 3, 4, 10, seed=7):
+            for env in log:
+                counter.feed(env)
+            store.import_envelopes(log)
+        (rows,) = store.query("SELECT count(*) FROM turns").rows[0]
+        (bonus,) = store.query("SELECT count(*) FROM turns WHERE played_kind = 'bonus'").rows[0]
+    assert counter.turns == rows
+    assert bonus  # the case the counter must not miss is in the sample
