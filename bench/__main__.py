@@ -263,12 +263,15 @@ def _bots(args: argparse.Namespace) -> int:
         print(f"[bench] {line}", file=sys.stderr, flush=True)
 
     deals = 2 if args.quick else args.deals
+    start_load = load_average()
     results = bots.run(
         deals, workers=1 if args.quick else None, rollouts=8 if args.quick else None, log=log
     )
     print(render_table(bots.bot_figures(results, judge=not args.quick)))
     if not args.quick:
-        section = bots.render_section(results, machine(), " ".join(sys.argv[1:]))
+        section = bots.render_section(
+            results, machine(), " ".join(sys.argv[1:]), (start_load, load_average())
+        )
         old = args.results.read_text(encoding="utf-8") if args.results.exists() else ""
         args.results.write_text(bots.merge_section(old, section), encoding="utf-8")
         print(f"[bench] results written to {args.results}", file=sys.stderr)
