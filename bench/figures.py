@@ -93,6 +93,28 @@ def machine() -> str:
     )
 
 
+def revision() -> str:
+    """The commit the bench runs on, and whether the checkout holds changes beside it."""
+    import subprocess
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=here,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    except OSError:
+        return "an unknown commit"
+    if not head:
+        return "an unknown commit"
+    return f"{head} with uncommitted changes" if dirty else head
+
+
 def render_markdown(
     figures: list[Figure],
     machine: str,
@@ -114,7 +136,8 @@ def render_markdown(
         "Earlier runs and the analyses of where the time goes are in",
         "[docs/performance.md](../docs/performance.md).",
         "",
-        f"Measured {when} with `python -m bench {args}`".rstrip() + f" on {corpus}.",
+        f"Measured {when} on {revision()} with `python -m bench {args}`".rstrip()
+        + f" on {corpus}.",
         "",
         f"Machine: {machine}.",
         "",
