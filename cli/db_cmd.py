@@ -273,7 +273,7 @@ def export(
             "--parquet",
             metavar="DIR",
             help="Folder to write the Parquet files to: every table partitioned by month, "
-            "in the layout of gostop archive (see README).",
+            "in the layout of gostop archive (see docs/operations.md).",
         ),
     ],
     db: DbOption = DEFAULT_DB,
