@@ -268,6 +268,8 @@ class TableService:
         entry inside :meth:`hold` (the server's worker does)."""
         self.store = Store(db)
         self.path = self.store.path
+        #: Folders no answer names (:meth:`hide_paths`).
+        self.hidden_folders = _hidden_folders(Path(self.path))
         self.defer_rows = (
             os.environ.get(ROWS_ENV, "") != "inline" if defer_rows is None else defer_rows
         )
@@ -337,7 +339,8 @@ class TableService:
             raise ServiceError(
                 503,
                 "store_unavailable",
-                f"the recorded entries cannot be written into the store now ({exc}); "
+                "the recorded entries cannot be written into the store now "
+                f"({self.hide_paths(str(exc))}); "
                 "they are kept in its journal and nothing is lost: try again later",
             ) from exc
         return self.store.conn
@@ -717,11 +720,16 @@ class TableService:
             ],
         }
 
-    def countersign(self, game_id: str, req: CountersignIn) -> Answer:
+    def countersign(self, game_id: str, req: CountersignIn, *, confirmed: bool = False) -> Answer:
         """A player's countersignature of a signed checkpoint, checked, then appended
         (``result_countersigned``). One per seat and checkpoint; a seat keeps the key it
         first countersigned with. A retry of a countersignature already recorded gets the
-        same answer and appends nothing."""
+        same answer and appends nothing.
+
+        A seat's first countersignature binds its key to the game, so it must be
+        ``confirmed`` by the recorder (the request carries the game's recorder token,
+        :mod:`.access`); without that, a stranger could take a seat and lock its player
+        out. Later ones are the bound key's alone (any other key is ``wrong_key``)."""
         rec = self._session(game_id)
         if not 0 <= req.seat < len(rec.players):
             raise ServiceError(
@@ -763,6 +771,19 @@ class TableService:
             if ev.head_seq == req.head_seq:
                 body = {"game_id": game_id, "version": rec.last_seq, "events": [e]}
                 return Answer(200, msgspec.json.encode(body), replayed=True)
+        bound = any(
+            type(e.event) is E.ResultCountersigned and e.event.seat == req.seat
+            for e in rec.envelopes
+        )
+        if not bound and not confirmed:
+            raise ServiceError(
+                403,
+                "seat_unbound",
+                f"seat {req.seat} has no key bound in game {game_id!r} yet: its first "
+                "countersignature binds the key and is confirmed by the recorder (send it with "
+                "the game's recorder token as Bearer); later ones need only the seat's key",
+                version=rec.last_seq,
+            )
         sink = rec.sink
         assert isinstance(sink, _EntrySink)
         try:
@@ -910,14 +931,33 @@ class TableService:
         try:
             result = query(self.store, sql, limit=limit, allow_files=False)
         except StoreError as exc:
-            raise ServiceError(400, "bad_sql", str(exc)) from None
-        rows = [[_cell(v) for v in r] for r in result.rows]
+            raise ServiceError(400, "bad_sql", self.hide_paths(str(exc))) from None
+        hide = self.hide_paths
+        rows = [[hide(_cell(v)) for v in r] for r in result.rows]
         return {"columns": list(result.columns), "rows": rows, "limit": limit}
 
+    def hide_paths(self, value: Any) -> Any:
+        """``value`` (text, or lists and maps of it) with the folders of the server's files
+        taken out: a store ``/srv/club/gostop.duckdb`` reads ``gostop.duckdb``. SQL can name
+        them (``duckdb_databases()``, ``PRAGMA database_list``, the settings); an answer
+        never does."""
+        if isinstance(value, str):
+            for folder in self.hidden_folders:
+                if folder in value:
+                    value = value.replace(folder, "")
+            return value
+        if isinstance(value, list):
+            return [self.hide_paths(x) for x in value]
+        if isinstance(value, dict):
+            return {k: self.hide_paths(x) for k, x in value.items()}
+        return value
+
     def health(self) -> dict[str, Any]:
+        """Up, with the number of games (the store's name is the web layer's to add, for
+        the server key only)."""
         self.flush_rows()
         n = self._conn().execute("SELECT count(*) FROM games").fetchall()[0][0]
-        return {"ok": True, "store": str(self.path), "games": int(n), "live": len(self.live)}
+        return {"ok": True, "games": int(n), "live": len(self.live)}
 
     # --- importing --------------------------------------------------------------------
 
@@ -944,6 +984,16 @@ class TableService:
                 if new:
                     self.on_commit(gid, new)
         return msgspec.json.decode(text)  # type: ignore[no-any-return]
+
+
+def _hidden_folders(path: Path) -> list[str]:
+    """The folders :meth:`TableService.hide_paths` takes out, longest first: the store's,
+    the home, the temporary and the working folder, each with its separator, then bare."""
+    found = {str(path.resolve().parent), str(path.absolute().parent)}
+    found |= {tempfile.gettempdir(), os.getcwd(), os.path.expanduser("~")}
+    found = {f.rstrip(os.sep) for f in found if len(f.rstrip(os.sep)) > 1}
+    longest = sorted(found, key=len, reverse=True)
+    return [f + os.sep for f in longest] + longest
 
 
 def _lock_down(store: Store) -> bool:
