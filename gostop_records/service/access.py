@@ -278,5 +278,7 @@ async def guard(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRou
     if declared is None:
         if connection.scope["path"].startswith("/schema"):  # Litestar's OpenAPI routes
             return
+        if connection.scope.get("method") == "OPTIONS":  # Litestar's answer of the methods
+            return
         raise ServiceError(403, "forbidden", "this route declares no permission")
     await require(connection, Action(declared), connection.path_params.get("game_id"))
