@@ -251,14 +251,25 @@ async def require(
         return
     if RECORDER in roles and await holds_recorder_token(connection, game_id):
         return
-    raise refusal(action, roles, has_key=cfg.key is not None, sent=bearer(connection))
+    private = cfg.private and TABLE[action].when_private is not None
+    raise refusal(
+        action, roles, has_key=cfg.key is not None, sent=bearer(connection), private=private
+    )
 
 
 def refusal(
-    action: Action, roles: frozenset[Role], *, has_key: bool, sent: str | None
+    action: Action,
+    roles: frozenset[Role],
+    *,
+    has_key: bool,
+    sent: str | None,
+    private: bool = False,
 ) -> ServiceError:
-    """The 401 (nothing sent) or 403 (what was sent does not open it) of ``action``."""
+    """The 401 (nothing sent) or 403 (what was sent does not open it) of ``action``;
+    ``private``: refused because the server is private."""
     what = TABLE[action].what
+    if private:
+        what = f"this server is private: {what}"
     if roles == {KEY} and not has_key:
         return ServiceError(
             403,
@@ -266,7 +277,11 @@ def refusal(
             f"{what} needs the server key; this server was started without one, so nobody "
             "may (start it with a server key: $GOSTOP_SERVER_KEY)",
         )
-    who = " or ".join(r.value for r in sorted(roles, key=list(Role).index) if r is not ANYONE)
+    who = " or ".join(
+        ("the " if r is KEY else "") + r.value
+        for r in sorted(roles, key=list(Role).index)
+        if r is not ANYONE
+    )
     if sent is None:
         return ServiceError(401, "unauthorized", f"{what} needs {who} (Bearer)")
     return ServiceError(403, "forbidden", f"{what} needs {who}; this is not it")
