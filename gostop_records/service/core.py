@@ -29,6 +29,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import re
 import signal
 import tempfile
 from collections import OrderedDict
@@ -268,8 +269,10 @@ class TableService:
         entry inside :meth:`hold` (the server's worker does)."""
         self.store = Store(db)
         self.path = self.store.path
-        #: Folders no answer names (:meth:`hide_paths`).
-        self.hidden_folders = _hidden_folders(Path(self.path))
+        #: Folders no answer names (:meth:`hide_paths`), as one pattern.
+        self.hidden_folders = re.compile(
+            "|".join(re.escape(f) for f in _hidden_folders(Path(self.path)))
+        )
         self.defer_rows = (
             os.environ.get(ROWS_ENV, "") != "inline" if defer_rows is None else defer_rows
         )
@@ -942,10 +945,7 @@ class TableService:
         them (``duckdb_databases()``, ``PRAGMA database_list``, the settings); an answer
         never does."""
         if isinstance(value, str):
-            for folder in self.hidden_folders:
-                if folder in value:
-                    value = value.replace(folder, "")
-            return value
+            return self.hidden_folders.sub("", value) if os.sep in value else value
         if isinstance(value, list):
             return [self.hide_paths(x) for x in value]
         if isinstance(value, dict):
