@@ -360,3 +360,42 @@ def test_the_pages_load_with_no_csp_violation(
             page.wait_for_timeout(300)
             assert not violations, (path, violations)
             page.close()
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
+def test_the_self_contained_files_pass_their_own_policy(
+    browser: Any, server: Server, played: dict[str, Any], tmp_path: Path
+) -> None:
+    """A replay written by ``gostop replay --html`` and the club's report hold their policy
+    in a ``<meta>`` (scripts and styles by hash, no 'unsafe-inline'): opened from the disk,
+    they run and draw with nothing refused."""
+    from browse_support import build_store
+
+    from gostop_records import log as L
+    from gostop_records.store import Store
+    from gostop_records.web.browse_pages import write_report_html
+    from gostop_records.web.pages import write_replay_html
+
+    lines = server.http.get(f"/api/games/{played['game']['game_id']}/events").text.splitlines()
+    envs = [L.decode_json_line(x) for x in lines]
+    replay = tmp_path / "replay.html"
+    write_replay_html(replay, envs[0].game_id, envs)
+    report = tmp_path / "report.html"
+    with Store(build_store(tmp_path / "report.duckdb"), read_only=True) as store:
+        write_report_html(store, report)
+    for path, ready in ((replay, "body.ready"), (report, "#summary")):
+        text = path.read_text()
+        assert "unsafe-inline" not in text and "Content-Security-Policy" in text
+        for make in guarded_contexts(browser, "file:"):
+            page = make().page()
+            found: list[str] = []
+            page.on("console", lambda m, f=found: f.append(m.text))
+            page.goto(path.as_uri())
+            page.wait_for_selector(ready, state="attached", timeout=15_000)
+            page.wait_for_timeout(200)
+            assert not [m for m in found if "Content Security Policy" in m], (path, found)
+            # its styles apply (a style the policy refused would leave the browser's own)
+            ink = page.evaluate(
+                "getComputedStyle(document.documentElement).getPropertyValue('--ink')"
+            )
+            assert ink.strip(), path

@@ -16,13 +16,12 @@ decoded (a thousand levels made the decoder's recursion give up with a traceback
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import re
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from ..web.pages import source_hash
 from .errors import ServiceError
 
 __all__ = ["MAX_DEPTH", "csp", "json_depth", "security_headers"]
@@ -38,19 +37,14 @@ def _static(name: str) -> str:
     return resources.files("gostop_records.web").joinpath("static", name).read_text("utf-8")
 
 
-def _hash(text: str) -> str:
-    digest = hashlib.sha256(text.encode("utf-8")).digest()
-    return f"'sha256-{base64.b64encode(digest).decode()}'"
-
-
 @lru_cache(maxsize=1)
 def csp() -> str:
     """The policy of every answer: the project's scripts and styles by hash, nothing else."""
     static = resources.files("gostop_records.web").joinpath("static")
     scripts = sorted(
-        _hash(f.read_text("utf-8")) for f in static.iterdir() if f.name.endswith(".js")
+        source_hash(f.read_text("utf-8")) for f in static.iterdir() if f.name.endswith(".js")
     )
-    styles = sorted({_hash("".join(_static(n) for n in names)) for names in STYLES})
+    styles = sorted({source_hash("".join(_static(n) for n in names)) for names in STYLES})
     return "; ".join(
         [
             "default-src 'none'",

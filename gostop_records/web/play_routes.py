@@ -36,7 +36,7 @@ from ..play import random_seed
 from ..rules import PRESETS
 from ..sim.roster import BOTS
 from . import cards as W
-from .pages import _env, _script_json, _static
+from .pages import _env, _script_json, _static, page_policy
 from .play import NotYourTurn, PlayTable
 
 __all__ = [
@@ -167,6 +167,11 @@ def play_page(ruleset: str, bot: str) -> str:
             css=Markup(_static("table.css") + _static("play.css")),
             table_js=Markup(_static("table.js")),
             script=Markup(_static("play.js")),
+            csp=page_policy(
+                [_static("table.js"), _static("play.js")],
+                [_static("table.css") + _static("play.css")],
+                connect=True,
+            ),
             sprite=Markup(W.sprite()),
             data=Markup(_script_json(data)),
             presets=presets,
