@@ -45,6 +45,7 @@ __all__ = [
     "guard",
     "holds_key",
     "holds_recorder_token",
+    "permits",
     "require",
     "roles_for",
 ]
@@ -255,6 +256,18 @@ async def require(
     raise refusal(
         action, roles, has_key=cfg.key is not None, sent=bearer(connection), private=private
     )
+
+
+async def permits(
+    connection: ASGIConnection[Any, Any, Any, Any], action: Action, game_id: str | None = None
+) -> bool:
+    """Whether the request may do ``action``, for a route that asks only in some cases
+    (countersigning asks for :attr:`Action.BIND_SEAT` when the seat has no key yet)."""
+    try:
+        await require(connection, action, game_id)
+    except ServiceError:
+        return False
+    return True
 
 
 def refusal(

@@ -257,7 +257,7 @@ async def countersign(
     st = _state(request)
     # binding a seat's key is the recorder's (access.TABLE[BIND_SEAT]): the service asks
     # for it only when the seat has no key yet
-    confirmed = await access.holds_recorder_token(request, game_id)
+    confirmed = await access.permits(request, Action.BIND_SEAT, game_id)
     return _answer(await st.run(st.svc.countersign, game_id, data, confirmed=confirmed))
 
 
