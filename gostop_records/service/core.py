@@ -33,6 +33,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import re
 import tempfile
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -215,6 +216,10 @@ class TableService:
         self.settings = settings or ServiceSettings()
         self.store = Store(db)
         self.path = self.store.path
+        #: Folders no answer names (:meth:`hide_paths`), as one pattern.
+        self.hidden_folders = re.compile(
+            "|".join(re.escape(f) for f in _hidden_folders(Path(self.path)))
+        )
         #: The thread writing rows to DuckDB beside the writer thread.
         self.settler: Settler | None = None
         try:
@@ -697,11 +702,16 @@ class TableService:
             ],
         }
 
-    def countersign(self, game_id: str, req: CountersignIn) -> Answer:
+    def countersign(self, game_id: str, req: CountersignIn, *, confirmed: bool = False) -> Answer:
         """A player's countersignature of a signed checkpoint, checked, then appended
         (``result_countersigned``). One per seat and checkpoint; a seat keeps the key it
         first countersigned with. A retry of a countersignature already recorded gets the
-        same answer and appends nothing."""
+        same answer and appends nothing.
+
+        A seat's first countersignature binds its key to the game, so it must be
+        ``confirmed`` by the recorder (the request carries the game's recorder token,
+        :mod:`.access`); without that, a stranger could take a seat and lock its player
+        out. Later ones are the bound key's alone (any other key is ``wrong_key``)."""
         rec = self._session(game_id)
         if not 0 <= req.seat < len(rec.players):
             raise ServiceError(
@@ -743,6 +753,19 @@ class TableService:
             if ev.head_seq == req.head_seq:
                 body = {"game_id": game_id, "version": rec.last_seq, "events": [e]}
                 return Answer(200, msgspec.json.encode(body), replayed=True)
+        bound = any(
+            type(e.event) is E.ResultCountersigned and e.event.seat == req.seat
+            for e in rec.envelopes
+        )
+        if not bound and not confirmed:
+            raise ServiceError(
+                403,
+                "seat_unbound",
+                f"seat {req.seat} has no key bound in game {game_id!r} yet: its first "
+                "countersignature binds the key and is confirmed by the recorder (send it with "
+                "the game's recorder token as Bearer); later ones need only the seat's key",
+                version=rec.last_seq,
+            )
         version = rec.last_seq
         try:
             with rec.deciding() as decision:
@@ -773,6 +796,19 @@ class TableService:
         from .now import now
 
         return now(self._session(game_id))
+
+    def hide_paths(self, value: Any) -> Any:
+        """``value`` (text, or lists and maps of it) with the folders of the server's files
+        taken out: a store ``/srv/club/gostop.duckdb`` reads ``gostop.duckdb``. SQL can name
+        them (``duckdb_databases()``, ``PRAGMA database_list``, the settings); an answer
+        never does."""
+        if isinstance(value, str):
+            return self.hidden_folders.sub("", value) if os.sep in value else value
+        if isinstance(value, list):
+            return [self.hide_paths(x) for x in value]
+        if isinstance(value, dict):
+            return {k: self.hide_paths(x) for k, x in value.items()}
+        return value
 
     # --- importing --------------------------------------------------------------------
 
@@ -809,6 +845,16 @@ class TableService:
                 if new:
                     self.on_commit(gid, new)
         return msgspec.json.decode(text)  # type: ignore[no-any-return]
+
+
+def _hidden_folders(path: Path) -> list[str]:
+    """The folders :meth:`TableService.hide_paths` takes out, longest first: the store's,
+    the home, the temporary and the working folder, each with its separator, then bare."""
+    found = {str(path.resolve().parent), str(path.absolute().parent)}
+    found |= {tempfile.gettempdir(), os.getcwd(), os.path.expanduser("~")}
+    found = {f.rstrip(os.sep) for f in found if len(f.rstrip(os.sep)) > 1}
+    longest = sorted(found, key=len, reverse=True)
+    return [f + os.sep for f in longest] + longest
 
 
 def _lock_down(store: Store) -> bool:
