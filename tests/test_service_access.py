@@ -20,7 +20,7 @@ from service_helpers import KEY, Server, auth, hand_lines
 
 from gostop_records.service import ServiceConfig, create_app
 from gostop_records.service import access as A
-from gostop_records.service.core import TableService
+from gostop_records.service import reads as R
 from gostop_records.service.headers import MAX_DEPTH
 from gostop_records.signing import SigningKey
 
@@ -246,10 +246,10 @@ class _Kept(logging.Handler):
 def test_a_failure_answers_an_error_id_and_logs_the_rest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(self: TableService) -> dict[str, Any]:
+    def broken(conn: Any) -> dict[str, Any]:
         raise RuntimeError(f"disk on fire at {tmp_path}/secret.duckdb")
 
-    monkeypatch.setattr(TableService, "health", broken)
+    monkeypatch.setattr(R, "health", broken)
     kept = _Kept()
     logger = logging.getLogger("gostop.service")
     logger.addHandler(kept)

@@ -109,7 +109,12 @@ def browse_routes(events_of: EventsOf, read_store: ReadStore) -> list[HTTPRouteH
             return _refusal(422, "cannot audit", f"game {game_id} cannot be audited: {exc}")
         return _html(page)
 
-    @get("/games/{game_id:str}/review", media_type=MediaType.HTML, include_in_schema=False)
+    @get(
+        "/games/{game_id:str}/review",
+        media_type=MediaType.HTML,
+        include_in_schema=False,
+        opt={"access": "read_game"},
+    )
     async def review(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
         from ..review.store import load_review
         from .review_page import no_review_page, stored_review_page
