@@ -74,7 +74,8 @@ class QueryTimeoutError(StoreError):
         self.seconds = seconds
         super().__init__(
             f"the query was stopped after its time limit of {seconds:g} s; narrow it "
-            "(a WHERE on game_id or a date, fewer joins) or ask for a higher limit"
+            "(a WHERE on game_id or a date, fewer joins) or raise the limit (gostop db query "
+            "--timeout; gostop serve --query-timeout)"
         )
 
 
