@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Annotated
@@ -39,6 +40,33 @@ def serve(
             "--private", help="Reads need the server key or the game's recorder token too."
         ),
     ] = False,
+    query_timeout: Annotated[
+        float,
+        typer.Option(
+            "--query-timeout",
+            min=0.1,
+            metavar="SECONDS",
+            help="Stop a query of /api/query after this long (answered 408).",
+        ),
+    ] = 5.0,
+    query_max_rows: Annotated[
+        int,
+        typer.Option(
+            "--query-max-rows",
+            min=1,
+            metavar="N",
+            help="Refuse a query answer of more rows (413).",
+        ),
+    ] = 100_000,
+    query_max_bytes: Annotated[
+        int,
+        typer.Option(
+            "--query-max-bytes",
+            min=1024,
+            metavar="N",
+            help="Refuse a query answer of more bytes, as JSON (413).",
+        ),
+    ] = 16 * 1024 * 1024,
 ) -> None:
     """Serve the store over HTTP: a JSON API, live event streams, OpenAPI at /schema.
 
@@ -50,6 +78,7 @@ def serve(
     """
     from gostop_records.service.serve import ServeOptions
     from gostop_records.service.serve import serve as run
+    from gostop_records.store.sandbox import DEFAULT_LIMITS
 
     key = os.environ.get(KEY_ENV) or None
     opts = ServeOptions(
@@ -59,5 +88,11 @@ def serve(
         open=open_,
         private=private,
         key=key,
+        query_limits=dataclasses.replace(
+            DEFAULT_LIMITS,
+            timeout=query_timeout,
+            max_rows=query_max_rows,
+            max_bytes=query_max_bytes,
+        ),
     )
     run(opts, say=typer.echo)

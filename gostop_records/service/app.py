@@ -32,6 +32,7 @@ from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Stream
 
 from .. import events as E
+from ..store.sandbox import DEFAULT_LIMITS, QueryHandle, QueryLimits
 from ..web.browse_routes import browse_routes
 from ..web.play_routes import play_routes
 from ..web.routes import page_routes
@@ -68,11 +69,13 @@ JSONL = "application/x-ndjson"
 @dataclass(frozen=True, slots=True)
 class ServiceConfig:
     """``key``: the server key that starts games and imports (None: anyone may, ``--open``);
-    ``private``: reads need the server key or the game's recorder token too."""
+    ``private``: reads need the server key or the game's recorder token too;
+    ``query_limits``: what one ``/api/query`` may take (docs/queries.md)."""
 
     db: str | None = None
     key: str | None = None
     private: bool = False
+    query_limits: QueryLimits = DEFAULT_LIMITS
 
 
 class _State:
@@ -163,7 +166,8 @@ def _refusals(*codes: int) -> dict[int, ResponseSpec]:
         403: "the token or key does not open this",
         404: "no such game",
         409: "another device recorded first: the answer has the current version",
-        413: "the body is too large",
+        408: "a query ran past its time limit (the answer names the limits)",
+        413: "the body is too large, or a query's answer is (the answer names the limits)",
         422: "the rules refuse the entry: the answer names the rule; nothing was written",
     }
     return {c: ResponseSpec(ErrorAnswer, description=words[c]) for c in codes}
@@ -394,12 +398,25 @@ async def import_logs(
     summary="Read-only SQL over the store's tables and views (no write, no file)",
     request_max_body_size=ENTRY_LIMIT,
     status_code=200,
-    responses=_refusals(400, 401, 403),
+    responses=_refusals(400, 401, 403, 408, 413),
 )
 async def run_query(data: JSONBody[QueryIn], request: Request[Any, Any, Any]) -> dict[str, Any]:
     st = _state(request)
     await _may_read(st, request, None)
-    return await st.run(st.svc.query, data.sql, data.limit)
+    handle = QueryHandle()  # cancelled when the client goes away, even while it waits
+    gone = asyncio.ensure_future(_cancel_when_gone(request, handle))
+    try:
+        return await st.run(st.svc.query, data.sql, data.limit, st.config.query_limits, handle)
+    finally:
+        gone.cancel()
+
+
+async def _cancel_when_gone(request: Request[Any, Any, Any], handle: QueryHandle) -> None:
+    """Cancels ``handle`` at the client's disconnect: the body has been read, so the next
+    message of the connection is ``http.disconnect``."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+    handle.cancel()
 
 
 @get(

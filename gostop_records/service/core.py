@@ -59,8 +59,15 @@ from ..signing import SigningKey, countersign_message, read_key_file, write_key_
 from ..store import Store
 from ..store.append import Append
 from ..store.connection import fetch_one
-from ..store.errors import ConcurrencyError, StoreError
+from ..store.errors import (
+    ConcurrencyError,
+    QueryCancelledError,
+    QueryTimeoutError,
+    QueryTooLargeError,
+    StoreError,
+)
 from ..store.query import lock_down, query
+from ..store.sandbox import DEFAULT_LIMITS, QueryHandle, QueryLimits
 from . import store_rows
 from .errors import ServiceError
 from .models import CountersignIn, EntryIn, NewGame
@@ -899,8 +906,15 @@ class TableService:
         games = [dict(zip(keys, r, strict=True)) for r in rows]
         return {"games": games, "total": total, "limit": limit, "offset": offset}
 
-    def query(self, sql: str, limit: int) -> dict[str, Any]:
-        """Read-only SQL (the store's query path: no write, no file); the last result."""
+    def query(
+        self,
+        sql: str,
+        limit: int,
+        limits: QueryLimits = DEFAULT_LIMITS,
+        handle: QueryHandle | None = None,
+    ) -> dict[str, Any]:
+        """Read-only SQL (the store's query path: no write, no file) within ``limits``;
+        the last result. ``handle`` cancels it (the client went away)."""
         if not self.sql:
             raise ServiceError(
                 501, "no_sql", "SQL over HTTP needs pyarrow on the server (pip install pyarrow)"
@@ -908,11 +922,22 @@ class TableService:
         self.flush_rows()
         self._conn()  # every acknowledged entry in the store, or a 503 saying why not
         try:
-            result = query(self.store, sql, limit=limit, allow_files=False)
+            result = query(
+                self.store, sql, limit=limit, allow_files=False, limits=limits, handle=handle
+            )
+        except (QueryTimeoutError, QueryCancelledError) as exc:
+            raise ServiceError(408, "query_timeout", str(exc), limits=limits.describe()) from None
+        except QueryTooLargeError as exc:
+            raise ServiceError(413, "query_too_large", str(exc), limits=limits.describe()) from None
         except StoreError as exc:
             raise ServiceError(400, "bad_sql", str(exc)) from None
         rows = [[_cell(v) for v in r] for r in result.rows]
-        return {"columns": list(result.columns), "rows": rows, "limit": limit}
+        return {
+            "columns": list(result.columns),
+            "rows": rows,
+            "limit": limit,
+            "truncated": result.truncated,
+        }
 
     def health(self) -> dict[str, Any]:
         self.flush_rows()

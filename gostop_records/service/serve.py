@@ -16,6 +16,7 @@ import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..store.sandbox import DEFAULT_LIMITS, QueryLimits
 from .store_rows import new_secret
 
 __all__ = ["ServeOptions", "banner", "lan_address", "serve"]
@@ -52,6 +53,7 @@ class ServeOptions:
     open: bool = False
     private: bool = False
     key: str | None = None
+    query_limits: QueryLimits = DEFAULT_LIMITS
 
 
 def _is_loopback(host: str) -> bool:
@@ -129,7 +131,9 @@ def serve(opts: ServeOptions, say: Callable[[str], None] = print) -> None:
 
     signer = server_key(Path(db))  # made on the first start; an unreadable one, in words
     signs = f"with key {signer.fingerprint} ({signer.path})"
-    app = create_app(ServiceConfig(db=db, key=key, private=opts.private))
+    app = create_app(
+        ServiceConfig(db=db, key=key, private=opts.private, query_limits=opts.query_limits)
+    )
     config = uvicorn.Config(
         app,
         host=opts.host,
