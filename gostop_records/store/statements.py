@@ -182,12 +182,14 @@ def _check_one(conn: Any, st: Any, k: int, many: bool, depth: int = 0) -> None:
         _check_one(conn, inner[0], k, many, depth + 1)
     elif kind == "PRAGMA":
         m = _PRAGMA.match(text)
-        name = m.group(1).lower() if m else ""
-        if not m or m.group(2) or name not in READ_PRAGMAS:
+        if not m:  # IMPORT DATABASE parses as a PRAGMA
+            raise _refusal(k, many, " ".join(text.split()[:2]).upper())
+        name = m.group(1).lower()
+        if m.group(2) or name not in READ_PRAGMAS:
             raise _refusal(
                 k,
                 many,
-                f"PRAGMA {name or '?'}",
+                f"PRAGMA {name}",
                 "the PRAGMAs a query may run only tell: " + ", ".join(sorted(READ_PRAGMAS)),
             )
 
