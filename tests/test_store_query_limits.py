@@ -69,10 +69,13 @@ def test_a_long_cross_join_is_interrupted_at_its_time_limit(store: Store) -> Non
     assert run_query(store.conn, "SELECT count(*) FROM games").rows == [(2,)]
 
 
-def test_an_entry_is_written_while_a_query_runs_beside_it(tmp_path: Path) -> None:
-    """The writer is not held by a query on another cursor of the same database."""
-    more = games(count=1, hands=1, seed=6)[0]
+def test_entries_are_written_while_a_query_runs_beside_them(tmp_path: Path) -> None:
+    """The writer is not held by a query on another cursor of the same database: a game's
+    events appended one at a time, as a recorder's entries are, while the query runs."""
+    game = games(count=1, hands=1, seed=6)[0]
+    gid = game[0].game_id
     with Store(tmp_path / "live.duckdb") as st:
+        assert st.append(gid, game[:3], 0).version == 3
         lock_down(st.conn)
         errors: list[BaseException] = []
         handle = QueryHandle()
@@ -83,19 +86,20 @@ def test_an_entry_is_written_while_a_query_runs_beside_it(tmp_path: Path) -> Non
             except BaseException as exc:  # reported below
                 errors.append(exc)
 
-        handle_thread = threading.Thread(target=heavy)
-        handle_thread.start()
+        query_thread = threading.Thread(target=heavy)
+        query_thread.start()
         try:
-            time.sleep(0.3)
+            time.sleep(0.5)
             start = time.monotonic()
-            assert st.import_envelopes(more).ok
+            for k in range(3, len(game)):
+                st.append(gid, [game[k]], k)
             took = time.monotonic() - start
-            assert handle_thread.is_alive(), (took, errors)
+            assert query_thread.is_alive(), (took, errors)
         finally:
             handle.cancel()
-            handle_thread.join(30)
+            query_thread.join(30)
         assert isinstance(errors[0], QueryCancelledError)
-        assert run_query(st.conn, "SELECT count(*) FROM games").rows == [(1,)]
+        assert run_query(st.conn, "SELECT count(*) FROM events").rows == [(len(game),)]
 
 
 def test_too_many_rows_is_an_error_naming_the_limit(store: Store) -> None:

@@ -15,12 +15,16 @@ ONLY`` transaction that is rolled back, and within :class:`QueryLimits`:
   never held whole beyond its limit.
 - **memory and threads**: in DuckDB 2.0 ``memory_limit`` and ``threads`` belong to the
   database (every connection to the file in the process shares them; ``SET SESSION`` is
-  refused), so a query cannot get its own without limiting the store's writer too.
-  The query's cursor gets ``operator_memory_limit`` (the one per-connection memory setting:
-  sorts and hash tables; measured, it bounds little) and :func:`database_settings` gives
-  ``memory_limit`` and ``threads`` for a database opened for queries alone (``gostop db
-  query``). A server holding the store sets them for its database (its store already runs
-  with one DuckDB thread, so a query takes one core, on the thread that runs it).
+  refused), so a query cannot get its own. The query's cursor gets
+  ``operator_memory_limit`` (the one per-connection memory setting: sorts and hash tables;
+  measured, it bounds little), and the database's ``memory_limit`` is *lowered* to
+  ``memory`` when above it, never raised: DuckDB then spills a large sort or join to its
+  temporary file instead of growing the process. The store's writer shares that budget,
+  which its appends need little of (its passes over the whole store already run within
+  64 MiB, :data:`~.connection.WHOLE_STORE_MEMORY`). ``threads`` cannot be lowered without
+  slowing the writer: :func:`database_settings` gives both settings for a database opened
+  for queries alone, and the server's store already runs with one DuckDB thread, so a
+  query takes one core, the one of the thread that runs it.
 - **Python objects**: DuckDB's Python client resolves an unknown table name to a variable
   of the calling code (a "replacement scan"); the cursor turns that off.
 """
@@ -28,6 +32,7 @@ ONLY`` transaction that is rolled back, and within :class:`QueryLimits`:
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -61,6 +66,17 @@ __all__ = [
 BATCH_ROWS = 256
 
 
+_UNITS = {"": 1, "B": 1, "BYTES": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
+_UNITS.update({"KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40})
+
+
+def _size(text: str) -> float | None:
+    """Bytes of a DuckDB memory size ("256MB", "244.1 MiB"); None when unreadable."""
+    m = re.fullmatch(r"\s*([0-9.]+)\s*([A-Za-z]*)\s*", text)
+    unit = _UNITS.get(m.group(2).upper()) if m else None
+    return float(m.group(1)) * unit if m and unit else None  # type: ignore[union-attr]
+
+
 @dataclass(frozen=True, slots=True)
 class QueryLimits:
     """What one query may take; None lifts a limit.
@@ -83,6 +99,8 @@ class QueryLimits:
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise ValueError(f"QueryLimits.{name} must be above 0 (None: no limit)")
+        if self.memory is not None and not _size(self.memory):
+            raise ValueError(f"QueryLimits.memory {self.memory!r}: give a size such as '256MB'")
 
     def describe(self) -> dict[str, Any]:
         """The limits as JSON, for an answer that names them."""
@@ -134,13 +152,11 @@ class QueryHandle:
         return self.reason == "cancelled"
 
     def _stop(self, reason: str) -> None:
+        """Marks the query stopped; its watchdog interrupts it (so that a caller, an event
+        loop, never waits on DuckDB)."""
         with self._lock:
             if self.reason is None:
                 self.reason = reason
-            cur = self._cursor
-        if cur is not None:
-            with contextlib.suppress(Exception):
-                cur.interrupt()
         self._wake.set()
 
 
@@ -221,6 +237,7 @@ def _local_settings(cur: Any, limits: QueryLimits) -> None:
     wanted = [("python_enable_replacements", "false")]
     if limits.memory is not None:
         wanted.append(("operator_memory_limit", f"'{limits.memory}'"))
+        _cap_database_memory(cur, limits.memory)
     for name, value in wanted:
         try:
             cur.execute(f"SET {name} = {value}")
@@ -234,6 +251,20 @@ def _local_settings(cur: Any, limits: QueryLimits) -> None:
                     ) from None
 
 
+def _cap_database_memory(cur: Any, memory: str) -> None:
+    """The database's ``memory_limit`` lowered to ``memory`` when above it (never raised,
+    so a pass holding it lower keeps its own); left alone where the configuration is
+    locked (a database opened for queries alone was given it at the start)."""
+    import duckdb
+
+    row = cur.execute("SELECT current_setting('memory_limit')").fetchall()
+    now, wanted = _size(str(row[0][0])), _size(memory)
+    if now is None or wanted is None or now <= wanted * 1.01:  # DuckDB shows it rounded
+        return
+    with contextlib.suppress(duckdb.Error):
+        cur.execute(f"SET memory_limit = '{memory}'")
+
+
 def _watch(handle: QueryHandle, timeout: float | None) -> None:
     """Interrupts the query at its time limit or on cancel, and again every 50 ms until it
     ends (an interrupt that comes between two statements would be lost)."""
@@ -241,13 +272,13 @@ def _watch(handle: QueryHandle, timeout: float | None) -> None:
     while True:
         left = None if deadline is None else deadline - time.monotonic()
         fired = handle._wake.wait(left if left is None else max(left, 0.0))
+        handle._wake.clear()  # before looking: an end after this wakes the next wait
         with handle._lock:
             running = handle._cursor is not None
         if not running:
             return
         if not fired:
             handle._stop("timeout")
-        handle._wake.clear()
         if handle.reason is not None:
             while True:
                 with handle._lock:
