@@ -67,6 +67,15 @@ def serve(
             help="Refuse a query answer of more bytes, as JSON (413).",
         ),
     ] = 16 * 1024 * 1024,
+    query_memory: Annotated[
+        str,
+        typer.Option(
+            "--query-memory",
+            metavar="SIZE",
+            help="DuckDB's memory for the store while queries run (e.g. 256MB, 1GB); "
+            "beyond it a query spills to disk.",
+        ),
+    ] = "256MB",
 ) -> None:
     """Serve the store over HTTP: a JSON API, live event streams, OpenAPI at /schema.
 
@@ -81,6 +90,18 @@ def serve(
     from gostop_records.store.sandbox import DEFAULT_LIMITS
 
     key = os.environ.get(KEY_ENV) or None
+    try:
+        query_limits = dataclasses.replace(
+            DEFAULT_LIMITS,
+            timeout=query_timeout,
+            max_rows=query_max_rows,
+            max_bytes=query_max_bytes,
+            memory=query_memory,
+        )
+    except ValueError:
+        raise typer.BadParameter(
+            "give a size such as 256MB or 1GB", param_hint="--query-memory"
+        ) from None
     opts = ServeOptions(
         db=str(db) if db is not None else None,
         host=host,
@@ -88,11 +109,6 @@ def serve(
         open=open_,
         private=private,
         key=key,
-        query_limits=dataclasses.replace(
-            DEFAULT_LIMITS,
-            timeout=query_timeout,
-            max_rows=query_max_rows,
-            max_bytes=query_max_bytes,
-        ),
+        query_limits=query_limits,
     )
     run(opts, say=typer.echo)
