@@ -175,6 +175,26 @@ def test_files_and_python_variables_stay_out_of_reach(store: Store) -> None:
         run_query(store.conn, "SELECT * FROM hidden")
 
 
+def test_the_database_memory_is_lowered_to_a_query_s_never_raised(tmp_path: Path) -> None:
+    def memory(st: Store) -> str:
+        return str(st.conn.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
+
+    with Store(tmp_path / "m.duckdb") as st:
+        lock_down(st.conn)
+        run_query(st.conn, "SELECT 1", QueryLimits(memory="100MiB"))
+        assert memory(st) == "100.0 MiB"
+        run_query(st.conn, "SELECT 1", QueryLimits(memory="1GiB"))
+        assert memory(st) == "100.0 MiB"
+        # a sort of about that size still ends (DuckDB spills what does not fit)
+        sql = (
+            "SELECT max(n) FROM (SELECT row_number() OVER (ORDER BY hash(range)) AS n, "
+            "range::VARCHAR AS s FROM range(4000000))"
+        )
+        assert len(run_query(st.conn, sql, QueryLimits(timeout=60, memory="100MiB")).rows) == 1
+    with pytest.raises(ValueError, match="size"):
+        QueryLimits(memory="lots")
+
+
 def test_a_query_is_cancelled_from_another_thread(store: Store) -> None:
     handle = QueryHandle()
     timer = threading.Timer(0.3, handle.cancel)

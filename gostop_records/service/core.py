@@ -925,8 +925,10 @@ class TableService:
             result = query(
                 self.store, sql, limit=limit, allow_files=False, limits=limits, handle=handle
             )
-        except (QueryTimeoutError, QueryCancelledError) as exc:
+        except QueryTimeoutError as exc:
             raise ServiceError(408, "query_timeout", str(exc), limits=limits.describe()) from None
+        except QueryCancelledError as exc:  # the client has gone: nobody reads this answer
+            raise ServiceError(408, "query_cancelled", str(exc)) from None
         except QueryTooLargeError as exc:
             raise ServiceError(413, "query_too_large", str(exc), limits=limits.describe()) from None
         except StoreError as exc:
