@@ -30,7 +30,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import StoreError
-from .sandbox import NO_LIMITS, QueryAnswer, QueryHandle, QueryLimits, database_settings, run_query
+from .sandbox import (
+    DEFAULT_LIMITS,
+    NO_LIMITS,
+    QueryAnswer,
+    QueryHandle,
+    QueryLimits,
+    database_settings,
+    run_query,
+)
 from .statements import READ_PRAGMAS, READ_STATEMENTS, check_read_only
 
 if TYPE_CHECKING:
@@ -102,7 +110,7 @@ def query(
     *,
     limit: int | None = None,
     allow_files: bool = True,
-    limits: QueryLimits = NO_LIMITS,
+    limits: QueryLimits = DEFAULT_LIMITS,
     handle: QueryHandle | None = None,
 ) -> QueryResult:
     """Run read-only SQL; the result of the last statement (:func:`.sandbox.run_query`).
@@ -110,8 +118,9 @@ def query(
     Each run has a cursor of its own and a ``READ ONLY`` transaction, rolled back at the
     end. ``allow_files=False`` refuses to run on a connection that can reach files
     (one neither opened by :func:`open_for_queries` nor put through :func:`lock_down`):
-    the guarantee a service that runs strangers' SQL needs. Without ``limits`` (code of
-    this project, the command line) nothing is limited.
+    the guarantee a service that runs strangers' SQL needs. ``limits`` are a stranger's
+    (:data:`~.sandbox.DEFAULT_LIMITS`) unless given: the command line and the project's
+    own code pass :data:`~.sandbox.NO_LIMITS` (:meth:`.Store.query` does).
     """
     from .store import Store
 
