@@ -15,6 +15,8 @@ import httpx
 import pytest
 from service_helpers import Server
 
+from gostop_records.service.settings import ServiceSettings
+
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
 #: A cross join that would run for hours: only a limit (or a cancel) ends it.
@@ -24,7 +26,7 @@ ENDLESS = "SELECT count(*) FROM range(1000000) a, range(1000000) b WHERE a.range
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     db = tmp_path_factory.mktemp("q") / "s.duckdb"
-    limits = ["--query-timeout", "1", "--query-max-rows", "50", "--query-max-bytes", "100000"]
+    limits = ["--query-timeout", "3", "--query-max-rows", "50", "--query-max-bytes", "100000"]
     with Server(db, None, *limits) as s:
         yield s
 
@@ -37,28 +39,24 @@ def test_a_heavy_query_is_answered_408_within_its_limit(server: Server) -> None:
     start = time.monotonic()
     r = _ask(server, ENDLESS)
     assert r.status_code == 408, r.text
-    assert time.monotonic() - start < 10  # it stops; not a measure of speed
+    assert time.monotonic() - start < 30  # it stops; not a measure of speed
     body = r.json()
-    assert body["error"] == "query_timeout" and "time limit of 1 s" in body["reason"]
-    assert body["limits"]["timeout_s"] == 1
+    assert body["error"] == "query_timeout" and "time limit of 3 s" in body["reason"]
+    assert body["limits"]["timeout_s"] == 3
     assert _ask(server, "SELECT 42 AS a").json()["rows"] == [[42]]
 
 
 def test_health_answers_while_a_heavy_query_runs(server: Server) -> None:
+    """The query runs on a read thread's own connection: health (and entries) do not wait
+    for it."""
     answers: list[httpx.Response] = []
     heavy = threading.Thread(target=lambda: answers.append(_ask(server, ENDLESS)))
     heavy.start()
     try:
-        time.sleep(0.2)
-        start = time.monotonic()
+        time.sleep(0.3)
         health = server.http.get("/api/health", timeout=30)
-        waited = time.monotonic() - start
         assert health.status_code == 200
-        # Today /api/query runs on the store thread, so health waits for the query's end
-        # (its 1 s limit at most). Health answering *while* the query runs needs reads on
-        # connections of their own, off the store thread (the service's threading rework);
-        # then this bound can come down to well under the query's time limit.
-        assert waited < 10
+        assert heavy.is_alive(), "health should answer before the query's 3 s limit"
     finally:
         heavy.join(30)
     assert answers and answers[0].status_code == 408
@@ -96,13 +94,21 @@ def test_what_is_not_a_read_is_400(server: Server, sql: str) -> None:
 
 
 def test_a_query_whose_client_went_away_is_cancelled(tmp_path: Path) -> None:
-    """The server's limit is long; the client gives up after half a second. Health,
-    which waits for the store thread the query runs on today, answers long before the
-    limit: the query was cancelled at the disconnect."""
+    """The server's limit is long; the clients give up after a second. Their queries hold
+    every read thread; a read after them is answered long before the limit, so they were
+    cancelled at the disconnect."""
+    threads = ServiceSettings().read_threads
     with Server(tmp_path / "s.duckdb", None, "--query-timeout", "60") as s:
-        with pytest.raises(httpx.TimeoutException):
-            s.http.post("/api/query", json={"sql": ENDLESS}, timeout=0.5)
+
+        def leave() -> None:
+            with pytest.raises(httpx.TimeoutException):
+                httpx.post(f"{s.url}/api/query", json={"sql": ENDLESS}, timeout=1.0)
+
+        clients = [threading.Thread(target=leave) for _ in range(threads)]
+        for c in clients:
+            c.start()
+        for c in clients:
+            c.join(30)
         start = time.monotonic()
-        assert s.http.get("/api/health", timeout=60).status_code == 200
-        assert time.monotonic() - start < 20
         assert s.http.post("/api/query", json={"sql": "SELECT 1 AS a"}).json()["rows"] == [[1]]
+        assert time.monotonic() - start < 20

@@ -49,6 +49,7 @@ def page_routes(events_of: EventsOf) -> list[HTTPRouteHandler]:
         summary="The replayer of a game: one self-contained HTML page",
         media_type=MediaType.HTML,
         include_in_schema=False,
+        opt={"access": "read_game"},
     )
     async def replay(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
         envs = await events_of(request, game_id)
@@ -63,6 +64,7 @@ def page_routes(events_of: EventsOf) -> list[HTTPRouteHandler]:
         summary="One card drawing as SVG (01G.svg ... B3.svg, back.svg)",
         include_in_schema=False,
         cache_control=CacheControlHeader(max_age=86400, public=True),
+        opt={"access": "public"},
     )
     async def card(name: FromPath[str]) -> Response[str]:
         code = name.removesuffix(".svg")
@@ -70,15 +72,25 @@ def page_routes(events_of: EventsOf) -> list[HTTPRouteHandler]:
             raise NotFoundException(f"there is no card drawing {name!r}: try 01G.svg or back.svg")
         return Response(W.card_svg(code), media_type="image/svg+xml")
 
-    @get("/", media_type=MediaType.HTML, include_in_schema=False)
+    @get("/", media_type=MediaType.HTML, include_in_schema=False, opt={"access": "public"})
     async def index() -> Response[str]:
         return Response(index_page(), media_type=MediaType.HTML)
 
-    @get("/games/{game_id:str}/record", media_type=MediaType.HTML, include_in_schema=False)
+    @get(
+        "/games/{game_id:str}/record",
+        media_type=MediaType.HTML,
+        include_in_schema=False,
+        opt={"access": "public"},  # a shell: the token stays in the phone
+    )
     async def record(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
         return Response(recorder_page(game_id), media_type=MediaType.HTML)
 
-    @get("/games/{game_id:str}", media_type=MediaType.HTML, include_in_schema=False)
+    @get(
+        "/games/{game_id:str}",
+        media_type=MediaType.HTML,
+        include_in_schema=False,
+        opt={"access": "read_game"},
+    )
     async def live(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
         await events_of(request, game_id)  # the service's 404 for a game it does not have
         return Response(live_page(game_id), media_type=MediaType.HTML)
@@ -89,6 +101,7 @@ def page_routes(events_of: EventsOf) -> list[HTTPRouteHandler]:
         include_in_schema=False,
         status_code=200,
         request_max_body_size=2048,
+        opt={"access": "public", "raw_body": True},
     )
     async def qr(request: Request[Any, Any, Any]) -> Response[str]:
         """A QR code of the text sent (the recorder link, whose token stays out of URLs)."""
