@@ -445,8 +445,9 @@ async def run_query(data: JSONBody[QueryIn], request: Request[Any, Any, Any]) ->
     except ServiceError as exc:  # DuckDB's words may name a file of the server's
         exc.reason = svc.hide_paths(exc.reason)
         raise
-    finally:
+    finally:  # answered, failed, or the handler cancelled (the server stopping): it ends
         gone.cancel()
+        handle.cancel()
     return svc.hide_paths(answer)  # type: ignore[no-any-return]
 
 
