@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Annotated
@@ -51,6 +52,42 @@ def serve(
             "https://club.example; repeatable. None by default.",
         ),
     ] = None,
+    query_timeout: Annotated[
+        float,
+        typer.Option(
+            "--query-timeout",
+            min=0.1,
+            metavar="SECONDS",
+            help="Stop a query of /api/query after this long (answered 408).",
+        ),
+    ] = 5.0,
+    query_max_rows: Annotated[
+        int,
+        typer.Option(
+            "--query-max-rows",
+            min=1,
+            metavar="N",
+            help="Refuse a query answer of more rows (413).",
+        ),
+    ] = 100_000,
+    query_max_bytes: Annotated[
+        int,
+        typer.Option(
+            "--query-max-bytes",
+            min=1024,
+            metavar="N",
+            help="Refuse a query answer of more bytes, as JSON (413).",
+        ),
+    ] = 16 * 1024 * 1024,
+    query_memory: Annotated[
+        str,
+        typer.Option(
+            "--query-memory",
+            metavar="SIZE",
+            help="DuckDB's memory for the store while queries run (e.g. 256MB, 1GB); "
+            "beyond it a query spills to disk.",
+        ),
+    ] = "256MB",
 ) -> None:
     """Serve the store over HTTP: a JSON API, live event streams, OpenAPI at /schema.
 
@@ -63,8 +100,22 @@ def serve(
     """
     from gostop_records.service.serve import ServeOptions
     from gostop_records.service.serve import serve as run
+    from gostop_records.service.settings import ServiceSettings
+    from gostop_records.store.sandbox import DEFAULT_LIMITS
 
     key = os.environ.get(KEY_ENV) or None
+    try:
+        query_limits = dataclasses.replace(
+            DEFAULT_LIMITS,
+            timeout=query_timeout,
+            max_rows=query_max_rows,
+            max_bytes=query_max_bytes,
+            memory=query_memory,
+        )
+    except ValueError:
+        raise typer.BadParameter(
+            "give a size such as 256MB or 1GB", param_hint="--query-memory"
+        ) from None
     opts = ServeOptions(
         db=str(db) if db is not None else None,
         host=host,
@@ -73,6 +124,7 @@ def serve(
         private=private,
         key=key,
         allow_origins=tuple(_origin(o) for o in allow_origin or ()),
+        settings=ServiceSettings(query_limits=query_limits),
     )
     run(opts, say=typer.echo)
 

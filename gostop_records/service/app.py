@@ -32,6 +32,7 @@ from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Stream
 
 from .. import events as E
+from ..store.sandbox import QueryHandle
 from ..web.browse_routes import browse_routes
 from ..web.play_routes import play_routes
 from ..web.routes import page_routes
@@ -160,7 +161,8 @@ def _refusals(*codes: int) -> dict[int, ResponseSpec]:
         403: "the token or key does not open this",
         404: "no such game",
         409: "another device recorded first: the answer has the current version",
-        413: "the body is too large",
+        408: "a query ran past its time limit (the answer names the limits)",
+        413: "the body is too large, or a query's answer is (the answer names the limits)",
         422: "the rules refuse the entry: the answer names the rule; nothing was written",
     }
     return {c: ResponseSpec(ErrorAnswer, description=words[c]) for c in codes}
@@ -425,7 +427,7 @@ async def import_logs(
     summary="Read-only SQL over the store's tables and views (no write, no file)",
     request_max_body_size=ENTRY_LIMIT,
     status_code=200,
-    responses=_refusals(400, 401, 403),
+    responses=_refusals(400, 401, 403, 408, 413),
     opt=_opt(Action.READ_STORE),
 )
 async def run_query(data: JSONBody[QueryIn], request: Request[Any, Any, Any]) -> dict[str, Any]:
@@ -435,12 +437,26 @@ async def run_query(data: JSONBody[QueryIn], request: Request[Any, Any, Any]) ->
             501, "no_sql", "SQL over HTTP needs pyarrow on the server (pip install pyarrow)"
         )
     svc = st.svc
+    limits = st.config.settings.query_limits
+    handle = QueryHandle()  # cancelled when the client goes away, even while it waits
+    gone = asyncio.ensure_future(_cancel_when_gone(request, handle))
     try:
-        answer = await st.read(R.query, data.sql, data.limit)
+        answer = await st.read(R.query, data.sql, data.limit, limits, handle)
     except ServiceError as exc:  # DuckDB's words may name a file of the server's
         exc.reason = svc.hide_paths(exc.reason)
         raise
+    finally:  # answered, failed, or the handler cancelled (the server stopping): it ends
+        gone.cancel()
+        handle.cancel()
     return svc.hide_paths(answer)  # type: ignore[no-any-return]
+
+
+async def _cancel_when_gone(request: Request[Any, Any, Any], handle: QueryHandle) -> None:
+    """Cancels ``handle`` at the client's disconnect: the body has been read, so the next
+    message of the connection is ``http.disconnect``."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+    handle.cancel()
 
 
 @get(
