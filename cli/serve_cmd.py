@@ -87,7 +87,7 @@ def serve(
             help="DuckDB's memory for the store while queries run (e.g. 256MB, 1GB); "
             "beyond it a query spills to disk.",
         ),
-    ] = "256MB",
+    ] = "1GB",
 ) -> None:
     """Serve the store over HTTP: a JSON API, live event streams, OpenAPI at /schema.
 

@@ -88,7 +88,7 @@ class QueryLimits:
     """
 
     timeout: float | None = 5.0
-    memory: str | None = "256MB"
+    memory: str | None = "1GB"
     threads: int | None = 1
     max_rows: int | None = 100_000
     max_bytes: int | None = 16 * 1024 * 1024
