@@ -70,6 +70,8 @@ def tap_line(page: Any, line: str) -> bool:
     words = line.split()
     verb = words[0]
     if verb == "deal":
+        if page.locator("#first-dealer").count():  # the first deal names its dealer
+            page.click("#first-dealer button[data-first-dealer='0']")
         for code in words[words.index("layout") + 1 :]:
             page.click(f"#picker button[data-code='{code}']")
         page.click("#deal-record")

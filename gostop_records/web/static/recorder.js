@@ -12,10 +12,13 @@
   const TKEY = `gostop.token.${gid}`;
   const NKEY = `gostop.now.${gid}`;
   const VKEY = `gostop.version.${gid}`;
+  const DKEY = `gostop.dealer.${gid}`;
   const $ = (id) => document.getElementById(id);
 
   // the token arrives in the fragment (never sent to a server log), then lives in storage
   const frag = new URLSearchParams(location.hash.slice(1));
+  // the first dealer, when the person who started the game named one, comes with it
+  if (/^\d$/.test(frag.get("dealer") || "")) localStorage.setItem(DKEY, frag.get("dealer"));
   if (frag.get("token")) {
     localStorage.setItem(TKEY, frag.get("token"));
     history.replaceState(null, "", location.pathname);
@@ -37,6 +40,8 @@
   let drawn = [];
   let outPicked = [];
   let salePicked = {};
+  // the first dealer tapped (first_dealer = lot: the table names them, the deal says so)
+  let firstDealer = localStorage.getItem(DKEY) === null ? null : +localStorage.getItem(DKEY);
 
   function save() {
     localStorage.setItem(QKEY, JSON.stringify(queue));
@@ -330,8 +335,9 @@
       html += chipsPanel() + drawPanel();
     } else if (kind === "deal") {
       const out = sitOutPanel();
-      const ready = dealPicked.filter((x) => /^\d/.test(x)).length === now.deal.layout && out.ready;
-      html += out.html + `<div class="panel"><button type="button" class="big" id="deal-record"` +
+      const named = !now.deal.choose_dealer || dealerOfDeal() !== null;
+      const ready = dealPicked.filter((x) => /^\d/.test(x)).length === now.deal.layout && out.ready && named;
+      html += firstDealerPanel() + out.html + `<div class="panel"><button type="button" class="big" id="deal-record"` +
         `${ready ? "" : " disabled"}>Deal</button>` +
         `<button type="button" class="plain" id="deal-clear">Clear</button></div>`;
     } else if (kind === "over") {
@@ -369,8 +375,9 @@
         const layout = dealPicked.filter((x) => /^\d/.test(x));
         const bonus = dealPicked.filter((x) => !/^\d/.test(x));
         const out = outPicked.length ? ` out ${outPicked.join(" ")}` : "";
+        const first = now.deal.choose_dealer ? ` dealer ${dealerOfDeal()}` : "";
         dealPicked = [];
-        enqueue([`deal layout ${layout.join(" ")}` + (bonus.length ? ` bonus ${bonus.join(" ")}` : "") + out]);
+        enqueue([`deal layout ${layout.join(" ")}` + (bonus.length ? ` bonus ${bonus.join(" ")}` : "") + first + out]);
       });
       $("deal-clear").addEventListener("click", () => { dealPicked = []; draw(); });
     }
@@ -409,7 +416,7 @@
   function sitOutPanel() {
     const k = now.deal.sit_out;
     if (!k) return { html: "", ready: true };
-    const dealer = now.deal.dealer === null || now.deal.dealer === undefined ? 0 : now.deal.dealer;
+    const dealer = dealerOfDeal() === null ? 0 : dealerOfDeal();
     const n = seatsOf().length;
     if (now.rules.sit_out !== "choice") {
       const out = [];
@@ -429,6 +436,21 @@
       html: `<div class="panel ask" id="sit-out"><p>Who sits out this hand? Tap ${k} (${outPicked.length} of ${k})</p>${btns}</div>`,
       ready: outPicked.length === k,
     };
+  }
+
+  /* Who deals the deal waited for: the rules' dealer, or the first dealer tapped. */
+  function dealerOfDeal() {
+    if (now.deal.choose_dealer) return firstDealer !== null && firstDealer < seatsOf().length ? firstDealer : null;
+    return now.deal.dealer === null || now.deal.dealer === undefined ? null : now.deal.dealer;
+  }
+
+  /* The first deal, when the rules leave the first dealer to the table: tap who deals. */
+  function firstDealerPanel() {
+    if (!now.deal.choose_dealer) return "";
+    const d = dealerOfDeal();
+    const btns = seatsOf().map((s) => `<button type="button" class="seat-toggle${d === s ? " on" : ""}" data-first-dealer="${s}" aria-pressed="${d === s}">${T.esc(T.nameOf(now, s))}</button>`).join("");
+    return `<div class="panel ask" id="first-dealer"><p><b>Who deals first?</b> ` +
+      `<span class="muted">Tap the player the table chose; the deal records it, and play starts with them.</span></p>${btns}</div>`;
   }
 
   /* Gwang-pali: a seat sitting out may sell the brights in its hand, before the first play. */
@@ -464,6 +486,12 @@
     }));
     const clear = $("draw-clear");
     if (clear) clear.addEventListener("click", () => { drawn = []; draw(); });
+    c.querySelectorAll("button[data-first-dealer]").forEach((b) => b.addEventListener("click", () => {
+      firstDealer = +b.dataset.firstDealer;
+      localStorage.setItem(DKEY, String(firstDealer));
+      outPicked = outPicked.filter((s) => s !== firstDealer);
+      draw();
+    }));
     c.querySelectorAll("button[data-out-seat]").forEach((b) => b.addEventListener("click", () => {
       const s = +b.dataset.outSeat;
       outPicked = outPicked.includes(s) ? outPicked.filter((x) => x !== s) : [...outPicked, s].sort((a, b2) => a - b2);
@@ -534,13 +562,22 @@
       `<li class="pending" data-line="${T.esc(e.line)}"><span class="dot" aria-hidden="true"></span>${T.esc(e.line)} <span class="muted">${online ? "sending…" : "waiting for the network"}</span></li>`).join("");
   }
 
+  /* What the rules wait for, naming the first dealer tapped before the first deal. */
+  function promptNow() {
+    if (now.waiting.kind === "deal" && now.deal.choose_dealer) {
+      const d = dealerOfDeal();
+      return `Hand ${now.waiting.hand}: the deal` + (d === null ? ": who deals first?" : ` (dealer ${T.nameOf(now, d)})`);
+    }
+    return T.prompt(now, true);
+  }
+
   function draw() {
     if (!now) {
       $("prompt").textContent = "Reading the game…";
       return;
     }
     const kind = expecting();
-    $("prompt").textContent = queue.length ? `${queue.length} entr${queue.length > 1 ? "ies" : "y"} waiting to be confirmed` : T.prompt(now, true);
+    $("prompt").textContent = queue.length ? `${queue.length} entr${queue.length > 1 ? "ies" : "y"} waiting to be confirmed` : promptNow();
     document.body.dataset.waiting = queue.length ? "pending" : now.waiting.kind;
     const m = $("message");
     m.hidden = !message;
