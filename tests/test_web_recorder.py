@@ -314,10 +314,12 @@ def test_two_recorders_one_wins_the_other_is_shown_the_change(
     at = settled(b, at)
     assert b.inner_text("#undo") == "Undo: note Ben dropped a card"
     b.click("#undo")
+    b.click("#confirm-yes")  # an undo is asked before it is sent
     at = settled(b, at)
     assert b.get_attribute("body", "data-waiting") == "flip"
     assert b.inner_text("#undo") == f"Undo: {first}"
     b.click("#undo")
+    b.click("#confirm-yes")  # an undo is asked before it is sent
     settled(b, at)
     assert b.get_attribute("body", "data-waiting") == "play"
     made = inputs_after(server, gid, base)

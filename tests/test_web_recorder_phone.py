@@ -152,3 +152,135 @@ def test_a_game_started_with_the_draw_records_it(contexts: Any, server: Server) 
     drawn = [e for e in events_of(server, gid) if type(e) is E.DealerDrawn]
     assert [(d.dealer, d.night) for d in drawn] == [(0, True)]
     assert "(dealer Ann)" in page.inner_text("#prompt")
+
+
+def recorder_at_play(contexts: Any, server: Server, seed: int = 5) -> tuple[Any, str, list[str]]:
+    """A matgo game of Ann and Ben dealt from the API, its recorder open on a phone at the
+    first play; the hand's lines (hidden hands) after the deal."""
+    lines = script_for(sim_payloads("matgo", 2, seed), hidden=True)
+    r = server.http.post(
+        "/api/games", json={"players": ["Ann", "Ben"], "ruleset": "matgo"}, headers=auth(KEY)
+    )
+    gid, token = r.json()["game_id"], r.json()["recorder_token"]
+    v = server.http.get(f"/api/games/{gid}/now").json()["version"]
+    r = server.http.post(
+        f"/api/games/{gid}/entries",
+        json={"entry": lines[0], "expected_version": v},
+        headers=auth(token),
+    )
+    assert r.status_code == 201, r.text
+    ctx = contexts(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = ctx.page()
+    page.goto(f"{server.url}/games/{gid}/record#token={token}")
+    page.wait_for_selector("body.ready")
+    return page, gid, lines[1:]
+
+
+def inputs_of(server: Server, gid: str) -> list[str]:
+    from gostop_records.notation import text
+
+    skip = (E.GameStarted, E.KeyAdded, E.CheckpointSigned, E.ResultCountersigned)
+    return [text(e) for e in events_of(server, gid) if E.is_input(e) and type(e) not in skip]
+
+
+def test_the_step_stays_on_screen_and_the_pickers_say_played_or_flipped(
+    contexts: Any, server: Server
+) -> None:
+    page, gid, lines = recorder_at_play(contexts, server, seed=2)
+    play, flip = lines[0].split(), lines[1].split()
+    assert play[0] == "play" and flip[0] == "flip" and len(play) == 2
+    v = version(page)
+    assert page.inner_text("#step") == "1 · CARD PLAYED"
+    assert page.get_attribute("#picker-box", "data-verb") == "play"
+    assert page.inner_text("#picker-title").startswith("PLAYED Ann")
+    play_colour = page.eval_on_selector("#picker-box", "e => getComputedStyle(e).borderTopColor")
+    bar_play = page.eval_on_selector("#step-bar", "e => getComputedStyle(e).backgroundColor")
+    # scrolled down to the bottom of the picker, the step is still at the top of the screen
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+    assert page.eval_on_selector("#step-bar", "e => e.getBoundingClientRect().top") <= 1
+    shot(page, "recorder-play-step-phone")
+    # a plain turn is two taps: the card played, then the card flipped
+    taps = 0
+    page.click(f"#picker button[data-verb='play'][data-code='{play[1]}']")
+    taps += 1
+    v = settled(page, v)
+    assert page.inner_text("#step") == "2 · CARD FLIPPED"
+    assert page.inner_text("#picker-title").startswith("FLIPPED Ann")
+    flip_colour = page.eval_on_selector("#picker-box", "e => getComputedStyle(e).borderTopColor")
+    bar_flip = page.eval_on_selector("#step-bar", "e => getComputedStyle(e).backgroundColor")
+    assert play_colour != flip_colour and bar_play != bar_flip
+    # the card just entered, with an Undo, for a few seconds
+    assert page.is_visible("#toast")
+    assert f"Ann played {play[1]}" in page.inner_text("#toast")
+    shot(page, "recorder-flip-step-toast-phone")
+    page.click(f"#picker button[data-verb='flip'][data-code='{flip[1]}']")
+    taps += 1
+    if page.locator("#choice").count():
+        page.click(f"#choice button[data-choose='{flip[2]}']")
+    settled(page, v)
+    assert taps == 2
+    assert inputs_of(server, gid)[-2:] == [lines[0], lines[1]]
+
+
+def test_the_toast_undoes_the_card_just_entered(contexts: Any, server: Server) -> None:
+    page, gid, lines = recorder_at_play(contexts, server, seed=2)
+    v = version(page)
+    card = lines[0].split()[1]
+    page.click(f"#picker button[data-verb='play'][data-code='{card}']")
+    v = settled(page, v)
+    page.click("#toast-undo")
+    settled(page, v)
+    assert page.get_attribute("body", "data-waiting") == "play"
+    made = inputs_of(server, gid)
+    assert made[-2] == lines[0] and made[-1].startswith("undo @")
+    assert page.is_hidden("#toast")
+
+
+def test_a_tap_the_step_does_not_expect_is_asked_first(contexts: Any, server: Server) -> None:
+    page, gid, lines = recorder_at_play(contexts, server, seed=2)
+    v = version(page)
+    before = inputs_of(server, gid)
+    # flip-only and undo are off the turn's path: each asks, and Cancel records nothing
+    page.click("#undo")
+    assert page.is_visible("#confirm")
+    assert "Undo" in page.inner_text("#confirm")
+    shot(page, "recorder-confirm-phone")
+    page.click("#confirm-no")
+    assert page.is_hidden("#confirm")
+    # a double tap on a phone: the second lands on the flip picker drawn under the finger
+    card = lines[0].split()[1]
+    target = page.locator(f"#picker button[data-verb='play'][data-code='{card}']")
+    target.scroll_into_view_if_needed()
+    box = target.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.touchscreen.tap(x, y)
+    under = page.evaluate(
+        "([x, y]) => { const b = document.elementFromPoint(x, y);"
+        " const p = b && b.closest('button'); return p ? p.dataset.verb || '' : ''; }",
+        [x, y],
+    )
+    page.touchscreen.tap(x, y)
+    if under == "flip":
+        page.wait_for_selector("#confirm:not([hidden])")
+        assert "right after the last one" in page.inner_text("#confirm")
+        page.click("#confirm-no")
+    settled(page, v)
+    assert inputs_of(server, gid) == [*before, lines[0]]
+    assert page.get_attribute("body", "data-waiting") == "flip"
+    assert under == "flip", "the second tap fell on no card of the flip picker"
+
+
+def test_a_question_opens_as_a_sheet_at_the_thumb(contexts: Any, server: Server) -> None:
+    page, _gid, lines = recorder_at_play(contexts, server)
+    # seed 5's first play takes one of two layout cards: the choice opens at the bottom
+    play = lines[0].split()
+    assert len(play) == 3
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+    page.click(f"#picker button[data-verb='play'][data-code='{play[1]}']")
+    page.wait_for_selector("#choice")
+    box = page.locator("#choice").bounding_box()
+    assert box["y"] + box["height"] <= PHONE["height"] + 1
+    assert box["y"] >= PHONE["height"] / 3, "the question opens in the lower part of the screen"
+    shot(page, "recorder-choice-sheet-phone")
+    page.click(f"#choice button[data-choose='{play[2]}']")
+    page.wait_for_function("() => !document.querySelector('#choice')")

@@ -14,6 +14,9 @@
   const VKEY = `gostop.version.${gid}`;
   const DKEY = `gostop.dealer.${gid}`;
   const $ = (id) => document.getElementById(id);
+  const TOAST_MS = 6000;
+  const DOUBLE_TAP_MS = 400;
+  const DOUBLE_TAP_PX = 30;
 
   // the token arrives in the fragment (never sent to a server log), then lives in storage
   const frag = new URLSearchParams(location.hash.slice(1));
@@ -42,6 +45,16 @@
   let salePicked = {};
   // the first dealer tapped (first_dealer = lot: the table names them, the deal says so)
   let firstDealer = localStorage.getItem(DKEY) === null ? null : +localStorage.getItem(DKEY);
+  // the entry just made, shown a few seconds with an Undo: {key, text, version, timer}
+  let toast = null;
+  let undoWhenSent = null; // the key of an entry whose toast Undo came while it was sent
+  let asking = null; // a tap the step does not expect, waiting for yes or no: {html, yes, go}
+  let lastTap = null; // {t, x, y, kind}: the previous card tap, to tell a double tap
+  /* The step the table is in, as the sticky bar names it (its colour follows the kind). */
+  const STEPS = {
+    deal: "Deal", play: "1 · Card played", flip: "2 · Card flipped", decide: "Go or Stop?",
+    cup: "September cup", pay: "Payment", over: "Game over", wait: "Sending",
+  };
 
   function save() {
     localStorage.setItem(QKEY, JSON.stringify(queue));
@@ -87,10 +100,119 @@
     message = { kind, html };
   }
 
+  /* The seq of the last input an answer recorded (what an undo right after it retracts). */
+  function lastInput(body) {
+    const inputs = (body.events || []).filter((e) => e.event && T.data.inputs.includes(e.event.type));
+    return inputs.length ? inputs[inputs.length - 1].seq : body.version;
+  }
+
+  // --- the entry just made: a toast with Undo ----------------------------------------
+
+  /* The entry in a few words, naming the player it was made for. */
+  function entryWords(lines, seat) {
+    const who = seat === null || seat === undefined ? "" : T.nameOf(now, seat);
+    const [verb, card, chosen] = lines[0].split(/\s+/);
+    const takes = chosen && /^\d/.test(chosen) ? `, takes ${chosen}` : "";
+    if (verb === "play") return `${who} played ${card}${takes}`;
+    if (verb === "flip") return `${who} flipped ${card}${takes}`;
+    if (verb === "go") return `${who}: Go`;
+    if (verb === "stop") return `${who}: Stop`;
+    if (verb === "deal") return "The deal";
+    if (verb === "pay") return lines.length > 1 || lines[0] !== "pay" ? "The payments as typed" : "The payments due";
+    return lines.join("; ");
+  }
+
+  function showToast(key, line, text) {
+    if (toast) clearTimeout(toast.timer);
+    toast = { key, line, text, version: null, timer: setTimeout(hideToast, TOAST_MS) };
+    drawToast();
+  }
+
+  function hideToast() {
+    if (toast) clearTimeout(toast.timer);
+    toast = null;
+    drawToast();
+  }
+
+  function drawToast() {
+    const el = $("toast");
+    el.hidden = !toast;
+    if (!toast) return (el.innerHTML = "");
+    const card = /^(?:play|flip) (\S+)/.exec(toast.line);
+    el.innerHTML = (card ? T.face(card[1], "card mini") : "") +
+      `<span class="toast-text">Recorded: <b>${T.esc(toast.text)}</b></span>` +
+      `<button type="button" id="toast-undo">Undo</button>`;
+    $("toast-undo").addEventListener("click", undoToast);
+  }
+
+  /* Undo the entry of the toast: not sent yet, it is dropped with what followed it; being
+     sent, it is retracted once recorded; recorded, retracted if nothing came after it. */
+  function undoToast() {
+    const t = toast;
+    hideToast();
+    if (!t) return;
+    const i = queue.findIndex((e) => e.key === t.key);
+    if (i > 0 || (i === 0 && !inFlight)) {
+      show("info", `<p>Not sent, undone: <code>${T.esc(queue[i].line)}</code></p>` + dropRest(i + 1, "Also not sent, as they followed it"));
+      queue.splice(i, 1);
+      save();
+      return draw();
+    }
+    if (i === 0) {
+      undoWhenSent = t.key;
+      return;
+    }
+    if (t.version !== null && now && now.version === t.version && now.undo) {
+      enqueue([`undo @${now.undo.seq}`]);
+      return;
+    }
+    show("info", "<p>Entries were recorded after it: undo them with the Undo button below, newest first.</p>");
+    draw();
+  }
+
+  // --- a tap the step does not expect: asked before it is recorded ---------------------
+
+  function ask(html, yesLabel, go) {
+    asking = { html, yesLabel, go };
+    drawAsk();
+  }
+
+  function drawAsk() {
+    const el = $("confirm");
+    el.hidden = !asking;
+    if (!asking) return (el.innerHTML = "");
+    el.innerHTML = `<div class="sheet-body"><p>${asking.html}</p>` +
+      `<button type="button" class="big" id="confirm-yes">${T.esc(asking.yesLabel)}</button>` +
+      `<button type="button" class="big secondary" id="confirm-no">Cancel</button></div>`;
+    $("confirm-yes").addEventListener("click", () => { const go = asking.go; asking = null; drawAsk(); go(); });
+    $("confirm-no").addEventListener("click", () => { asking = null; drawAsk(); });
+    $("confirm-no").focus();
+  }
+
+  /* A card tap: a double tap (a second touch on the same spot right after the first, or
+     the second click of a double click) that lands on a picker drawn for the next step
+     under the finger is asked about, not recorded. */
+  function cardTap(ev, kind, line, go) {
+    const t = performance.now();
+    const prev = lastTap;
+    const touch = ev.pointerType === "touch";
+    lastTap = { t, x: ev.clientX, y: ev.clientY, kind, touch };
+    const moved = prev && prev.kind !== kind;
+    const bounce = moved && (ev.detail >= 2 || (touch && prev.touch && t - prev.t < DOUBLE_TAP_MS &&
+      Math.hypot(ev.clientX - prev.x, ev.clientY - prev.y) < DOUBLE_TAP_PX));
+    if (!bounce) return go();
+    const step = kind === "flip" ? "the card <b>flipped</b> from the stock" : "the card <b>played</b> from the hand";
+    ask(`This tap came right after the last one, on the same spot: the table now waits for ${step}. ` +
+      `Record <code>${T.esc(line)}</code>?`, "Record it", go);
+  }
+
   // --- the queue ------------------------------------------------------------------------
 
   function enqueue(lines) {
+    const seat = now && !queue.length ? now.waiting.seat : null;
     for (const line of lines) queue.push({ key: newKey(), line, expected: null });
+    const verb = lines.length === 1 ? lines[0].split(/\s+/)[0] : "";
+    if (verb !== "undo" && verb !== "note") showToast(queue[queue.length - 1].key, lines[0], entryWords(lines, seat));
     choice = null;
     showing = null;
     message = null;
@@ -137,6 +259,12 @@
     if (r.status === 201) {
       queue.shift();
       localStorage.setItem(VKEY, String(body.version));
+      if (toast && toast.key === entry.key) toast.version = body.version;
+      if (undoWhenSent === entry.key) {
+        undoWhenSent = null;
+        queue.splice(0); // what was entered after it followed from it
+        queue.push({ key: newKey(), line: `undo @${lastInput(body)}`, expected: body.version });
+      }
       if (queue.length && queue[0].expected === null) {
         queue[0].expected = body.version;
       }
@@ -268,6 +396,7 @@
       return;
     }
     $("picker-box").hidden = kind !== "play" && kind !== "flip" && kind !== "deal";
+    delete $("picker-box").dataset.verb;
     if (kind !== "play" && kind !== "flip") {
       title.textContent = "";
       pick.innerHTML = "";
@@ -287,14 +416,21 @@
     const known = h && seat !== null && !queue.length ? h.seats[seat].hand_known : [];
     const inHand = codes.filter((c) => known.includes(c));
     const rest = codes.filter((c) => !known.includes(c));
-    const who = seat !== null && !queue.length ? T.nameOf(now, seat) : "next";
-    title.textContent = kind === "play" ? `${who}: tap the card played` : `${who}: tap the card flipped`;
+    const who = seat !== null && !queue.length ? T.nameOf(now, seat) : "Next player";
+    $("picker-box").dataset.verb = kind;
+    title.innerHTML = kind === "play"
+      ? `<span class="verb-word">Played</span> ${T.esc(who)}: tap the card played <b>from the hand</b>`
+      : `<span class="verb-word">Flipped</span> ${T.esc(who)}: tap the card turned up <b>from the stock</b>`;
     const btn = (c) => cardButton(c, `data-verb="${kind}"`);
     pick.innerHTML =
       (inHand.length ? `<div class="pick-hand"><span class="m">hand</span>${inHand.map(btn).join("")}</div>` : "") +
       byMonth(rest, btn);
     pick.querySelectorAll("button[data-verb]").forEach((b) => {
-      b.addEventListener("click", () => tapCard(kind, b.dataset.code, acts.get(b.dataset.code)));
+      b.addEventListener("click", (ev) => {
+        const a = acts.get(b.dataset.code);
+        const line = a && a.length === 1 ? a[0].line : `${kind} ${b.dataset.code}`;
+        cardTap(ev, kind, line, () => tapCard(kind, b.dataset.code, a));
+      });
     });
   }
 
@@ -303,12 +439,12 @@
     let html = "";
     const lineOf = (verb) => now.actions.filter((a) => a.verb === verb);
     if (choice) {
-      html += `<div id="choice" class="panel ask"><p>${T.esc(choice.card)} matches two layout cards: which does it take?</p>` +
+      html += `<div id="choice" class="panel ask sheet" role="dialog" aria-label="which card it takes"><p><b>${T.esc(choice.card)}</b> ${choice.verb === "flip" ? "flipped" : "played"} matches two layout cards: which does it take?</p>` +
         choice.options.map((o) => cardButton(o, `data-choose="${T.esc(o)}"`)).join("") +
         `<button type="button" class="plain" data-cancel>Cancel</button></div>`;
     } else if (!queue.length && kind === "decide") {
       const pays = (now.stop_pays && now.stop_pays.losers) || [];
-      html += `<div class="panel ask">` +
+      html += `<div class="panel ask sheet" id="decide" role="dialog" aria-label="Go or Stop">` +
         (pays.length ? `<p>A Stop pays now:</p><ul class="pays">${pays.map((l) => {
           const why = (l.factors || []).filter((f) => f.applies).map((f) => `×${f.factor} ${f.name}`);
           return `<li>${T.esc(T.nameOf(now, l.loser))} pays <b>${l.pays_chips}</b> chips` +
@@ -318,7 +454,7 @@
         lineOf("stop_called").map((a) => `<button type="button" class="big stop" data-line="${T.esc(a.line)}">Stop</button>`).join("") +
         `</div>`;
     } else if (!queue.length && kind === "cup") {
-      html += `<div class="panel ask">` +
+      html += `<div class="panel ask sheet" id="cup" role="dialog" aria-label="the September cup">` +
         lineOf("cup_assigned").map((a) => `<button type="button" class="big" data-line="${T.esc(a.line)}">Cup as ${T.esc(a.role)}</button>`).join("") + `</div>`;
     } else if (!queue.length && kind === "pay") {
       html += `<div class="panel ask" id="pay">` +
@@ -346,11 +482,15 @@
     if (around("sell")) html += salePanel();
     if (showing) {
       const verb = showing === "shake" ? "shaken" : "bomb_played";
-      html += `<div class="panel ask" id="shows"><p>${showing === "shake" ? "Shake" : "Bomb"}: which month?</p>` +
+      html += `<div class="panel ask sheet" id="shows" role="dialog" aria-label="which month"><p>${showing === "shake" ? "Shake" : "Bomb"}: which month?</p>` +
         lineOf(verb).map((a) => `<button type="button" data-line="${T.esc(a.line)}">${T.esc(a.line)}</button>`).join("") +
         `<button type="button" class="plain" data-cancel>Cancel</button></div>`;
     }
     c.innerHTML = html;
+    // a question opens as a sheet at the bottom, where the thumb is; the toast stays above it
+    const sheet = c.querySelector(".sheet");
+    document.body.classList.toggle("has-sheet", !!sheet);
+    $("toast").style.bottom = sheet ? `${sheet.offsetHeight}px` : "";
     c.querySelectorAll("button[data-line]").forEach((b) => b.addEventListener("click", () => enqueue([b.dataset.line])));
     c.querySelectorAll("button[data-choose]").forEach((b) =>
       b.addEventListener("click", () => enqueue([`${choice.verb} ${choice.card} ${b.dataset.choose}`])));
@@ -550,11 +690,12 @@
       if (a.verb === "four_of_a_month_shown" && !queue.length) parts.push(`<button type="button" data-line="${T.esc(a.line)}">${T.esc(a.line)}</button>`);
     }
     t.innerHTML = parts.join("");
-    $("undo").addEventListener("click", () => enqueue(["undo"]));
+    $("undo").addEventListener("click", () => ask(`Undo <code>${T.esc(now.undo.line)}</code>? It is retracted from the record.`, "Undo it", () => enqueue(["undo"])));
     if ($("shake")) $("shake").addEventListener("click", () => { showing = "shake"; draw(); });
     if ($("bomb")) $("bomb").addEventListener("click", () => { showing = "bomb"; draw(); });
-    if ($("flip-only")) $("flip-only").addEventListener("click", () => enqueue(["flip-only"]));
-    t.querySelectorAll("button[data-line]").forEach((b) => b.addEventListener("click", () => enqueue([b.dataset.line])));
+    const who = now.waiting.seat === null ? "" : T.nameOf(now, now.waiting.seat);
+    if ($("flip-only")) $("flip-only").addEventListener("click", () => ask(`${T.esc(who)} plays no card this turn (a flip-only turn)?`, "Record it", () => enqueue(["flip-only"])));
+    t.querySelectorAll("button[data-line]").forEach((b) => b.addEventListener("click", () => ask(`Record <code>${T.esc(b.dataset.line)}</code>?`, "Record it", () => enqueue([b.dataset.line]))));
   }
 
   function drawQueue() {
@@ -579,6 +720,8 @@
     const kind = expecting();
     $("prompt").textContent = queue.length ? `${queue.length} entr${queue.length > 1 ? "ies" : "y"} waiting to be confirmed` : promptNow();
     document.body.dataset.waiting = queue.length ? "pending" : now.waiting.kind;
+    document.body.dataset.step = kind;
+    $("step").textContent = STEPS[kind] || kind;
     const m = $("message");
     m.hidden = !message;
     m.className = message ? `message ${message.kind}` : "message";
