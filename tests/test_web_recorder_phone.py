@@ -247,7 +247,8 @@ def test_a_tap_the_step_does_not_expect_is_asked_first(contexts: Any, server: Se
     shot(page, "recorder-confirm-phone")
     page.click("#confirm-no")
     assert page.is_hidden("#confirm")
-    # a double tap on a phone: the second lands on the flip picker drawn under the finger
+    # a double tap on a phone: the flip picker is drawn under the finger; a card there would
+    # be asked about, and the slot of the card played stays empty
     card = lines[0].split()[1]
     target = page.locator(f"#picker button[data-verb='play'][data-code='{card}']")
     target.scroll_into_view_if_needed()
@@ -267,7 +268,17 @@ def test_a_tap_the_step_does_not_expect_is_asked_first(contexts: Any, server: Se
     settled(page, v)
     assert inputs_of(server, gid) == [*before, lines[0]]
     assert page.get_attribute("body", "data-waiting") == "flip"
-    assert under == "flip", "the second tap fell on no card of the flip picker"
+    # the card played left its slot empty: the second tap falls on no card at all
+    assert under == ""
+    # had it fallen on a card (the second click of a double click), it is asked about
+    flip = lines[1].split()[1]
+    page.dispatch_event(
+        f"#picker button[data-verb='flip'][data-code='{flip}']", "click", {"detail": 2}
+    )
+    page.wait_for_selector("#confirm:not([hidden])")
+    assert f"flip {flip}" in page.inner_text("#confirm")
+    page.click("#confirm-no")
+    assert inputs_of(server, gid) == [*before, lines[0]]
 
 
 def test_a_question_opens_as_a_sheet_at_the_thumb(contexts: Any, server: Server) -> None:
@@ -284,3 +295,34 @@ def test_a_question_opens_as_a_sheet_at_the_thumb(contexts: Any, server: Server)
     shot(page, "recorder-choice-sheet-phone")
     page.click(f"#choice button[data-choose='{play[2]}']")
     page.wait_for_function("() => !document.querySelector('#choice')")
+
+
+def test_the_unseen_cards_fit_a_phone_in_fixed_slots(contexts: Any, server: Server) -> None:
+    page, _gid, lines = recorder_at_play(contexts, server, seed=2)
+    v = version(page)
+    card = lines[0].split()[1]
+    page.click(f"#picker button[data-verb='play'][data-code='{card}']")
+    settled(page, v)
+    page.locator("#picker-box").scroll_into_view_if_needed()
+    fit = page.evaluate(
+        """() => {
+        const pick = document.getElementById('picker');
+        const buttons = [...pick.querySelectorAll('button.pick')];
+        const r = pick.getBoundingClientRect();
+        return {
+          page: document.documentElement.scrollWidth,
+          right: Math.max(...buttons.map((b) => b.getBoundingClientRect().right)),
+          height: r.height,
+          narrowest: Math.min(...buttons.map((b) => b.getBoundingClientRect().width)),
+          shortest: Math.min(...buttons.map((b) => b.getBoundingClientRect().height)),
+          slots: pick.querySelectorAll('.slot').length,
+        };
+    }"""
+    )
+    assert fit["page"] <= PHONE["width"] and fit["right"] <= PHONE["width"]
+    # every unseen card on one screen's height, each big enough for a finger
+    assert fit["height"] <= PHONE["height"] - 60, fit
+    assert fit["narrowest"] >= 36 and fit["shortest"] >= 44, fit
+    # the cards seen (the layout, the card played) leave their slots empty: nothing moves
+    assert fit["slots"] >= 9
+    shot(page, "recorder-unseen-grid-phone")

@@ -355,16 +355,21 @@
     );
   }
 
+  /* The cards to pick from as a compact grid that fits a phone: two months a row, each
+     month in four fixed slots (a card seen leaves its slot empty, so a card never moves
+     under the finger as the hand goes on), the bonus cards in a row of their own. */
   function byMonth(codes, render) {
-    const groups = new Map();
-    for (const c of codes) {
-      const m = T.monthOf(c);
-      if (!groups.has(m)) groups.set(m, []);
-      groups.get(m).push(c);
+    const have = new Set(codes);
+    const rows = [];
+    for (let m = 1; m <= 12; m++) {
+      const cards = T.data.deck.filter((c) => T.monthOf(c) === m);
+      const any = cards.some((c) => have.has(c));
+      rows.push(`<div class="pick-month${any ? "" : " none"}" data-month="${m}"><span class="m">${m}</span>` +
+        cards.map((c) => (have.has(c) ? render(c) : `<span class="slot" aria-hidden="true"></span>`)).join("") + `</div>`);
     }
-    return [...groups.keys()].sort((a, b) => (a || 99) - (b || 99)).map((m) =>
-      `<div class="pick-month" data-month="${m}"><span class="m">${m ? m : "bonus"}</span>` +
-      groups.get(m).map(render).join("") + `</div>`).join("");
+    const bonus = codes.filter((c) => !T.monthOf(c));
+    if (bonus.length) rows.push(`<div class="pick-month bonus" data-month="0"><span class="m">bonus</span>${bonus.map(render).join("")}</div>`);
+    return `<div class="pick-grid">${rows.join("")}</div>`;
   }
 
   /* The entries of the table around the hand the rules wait for or allow now. */
