@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import cards as C
 from .. import events as E
+from .. import words
 from ..engine.actions import legal_actions
 from ..engine.game import GameState, apply_game
 from ..engine.rulebook import seats as SEATS
@@ -94,6 +95,17 @@ def _table(game: GameState) -> dict[str, Any]:
     }
 
 
+def _result_words(rec: RecordingSession) -> str | None:
+    """How the hand on the table ended, in the narrator's words; None while it goes on."""
+    h = rec.game.hand
+    if h is None or h.phase is not Phase.ENDED:
+        return None
+    for env in reversed(rec.envelopes):
+        if type(env.event) is E.HandEnded and env.hand == h.hand_no:
+            return words.describe(env.event, rec.players, words.WATCHER)
+    return None
+
+
 def _names_first_dealer(game: GameState) -> bool:
     """Whether the deal waited for is the first and its dealer is for the table to name:
     no hand started, no dealer drawn, and no draw the rules wait for."""
@@ -169,6 +181,7 @@ def now(rec: RecordingSession) -> dict[str, Any]:
             "sit_out": max(len(game.players) - SEATS.HAND_PLAYERS, 0),
         },
         "around": _table(game),
+        "result_words": _result_words(rec),
         "rules": {
             "shaking": rules.shaking is not Shaking.NONE,
             "bombs": bool(rules.bombs),

@@ -47,7 +47,7 @@ def recorder_page(game_id: str) -> str:
 
 def live_page(game_id: str) -> str:
     """The live table of a game, redrawn from its event stream."""
-    data = {"game_id": game_id, "event_types": sorted(E.EVENT_TYPES)}
+    data = {"game_id": game_id}
     return _render("live.html", "live.js", data, game_id=game_id)
 
 
