@@ -38,7 +38,9 @@ EventsOf = Callable[[Request[Any, Any, Any], str], Awaitable[Sequence[E.Envelope
 
 def _unreplayable(game_id: str, exc: GostopError) -> Response[str]:
     body = (
-        "<!doctype html><meta charset='utf-8'><title>cannot replay</title>"
+        "<!doctype html><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        "<title>cannot replay</title>"
         f"<p>game {escape(game_id)} cannot be replayed: {escape(str(exc))}</p>"
     )
     return Response(body, status_code=422, media_type=MediaType.HTML)
