@@ -326,3 +326,33 @@ def test_the_unseen_cards_fit_a_phone_in_fixed_slots(contexts: Any, server: Serv
     # the cards seen (the layout, the card played) leave their slots empty: nothing moves
     assert fit["slots"] >= 9
     shot(page, "recorder-unseen-grid-phone")
+
+
+def test_the_payment_opens_in_view_after_the_stop(contexts: Any, server: Server) -> None:
+    page, gid, lines = recorder_at_play(contexts, server)
+    token = page.evaluate(f"() => localStorage.getItem('gostop.token.{gid}')")
+    stop = lines.index("stop")
+    for line in lines[:stop]:
+        v = server.http.get(f"/api/games/{gid}/now").json()["version"]
+        r = server.http.post(
+            f"/api/games/{gid}/entries",
+            json={"entry": line, "expected_version": v},
+            headers=auth(token),
+        )
+        assert r.status_code == 201, r.text
+    page.reload()
+    page.wait_for_selector("body.ready")
+    v = version(page)
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+    # Go or Stop is a sheet at the bottom, under the thumb
+    box = page.locator("#decide").bounding_box()
+    assert box["y"] + box["height"] <= PHONE["height"] + 1
+    shot(page, "recorder-decide-sheet-phone")
+    page.click("#controls button.stop")
+    settled(page, v)
+    assert page.get_attribute("body", "data-step") == "pay"
+    page.wait_for_function(
+        "() => { const r = document.getElementById('pay').getBoundingClientRect();"
+        " return r.top >= 0 && r.top < innerHeight; }"
+    )
+    shot(page, "recorder-pay-in-view-phone")

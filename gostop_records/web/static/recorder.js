@@ -725,6 +725,10 @@
     const kind = expecting();
     $("prompt").textContent = queue.length ? `${queue.length} entr${queue.length > 1 ? "ies" : "y"} waiting to be confirmed` : promptNow();
     document.body.dataset.waiting = queue.length ? "pending" : now.waiting.kind;
+    if (kind !== document.body.dataset.step && (kind === "pay" || (kind === "deal" && now.table.hand))) {
+      // a panel of the step (the payment, the next deal) opens at the top: bring it into view
+      setTimeout(() => $("controls").scrollIntoView({ block: "nearest" }));
+    }
     document.body.dataset.step = kind;
     $("step").textContent = STEPS[kind] || kind;
     const m = $("message");
