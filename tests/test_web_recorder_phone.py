@@ -356,3 +356,19 @@ def test_the_payment_opens_in_view_after_the_stop(contexts: Any, server: Server)
         " return r.top >= 0 && r.top < innerHeight; }"
     )
     shot(page, "recorder-pay-in-view-phone")
+
+
+def test_the_toast_drops_an_entry_not_sent_yet(contexts: Any, server: Server) -> None:
+    page, gid, lines = recorder_at_play(contexts, server, seed=2)
+    before = inputs_of(server, gid)
+    page.context.set_offline(True)
+    card = lines[0].split()[1]
+    page.click(f"#picker button[data-verb='play'][data-code='{card}']")
+    page.wait_for_selector("#pending li")
+    page.click("#toast-undo")
+    assert page.locator("#pending li").count() == 0
+    assert f"Not sent, undone: play {card}" in page.inner_text("#message")
+    page.context.set_offline(False)
+    page.wait_for_timeout(500)
+    assert inputs_of(server, gid) == before
+    assert page.get_attribute("body", "data-step") == "play"

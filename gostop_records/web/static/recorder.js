@@ -262,8 +262,9 @@
       if (toast && toast.key === entry.key) toast.version = body.version;
       if (undoWhenSent === entry.key) {
         undoWhenSent = null;
-        queue.splice(0); // what was entered after it followed from it
+        const dropped = dropRest(0, "Not sent, as they followed the entry undone");
         queue.push({ key: newKey(), line: `undo @${lastInput(body)}`, expected: body.version });
+        if (dropped) show("info", dropped);
       }
       if (queue.length && queue[0].expected === null) {
         queue[0].expected = body.version;
