@@ -118,8 +118,10 @@ class Ours:
 
     def __init__(self, path: Path, threads: int | None) -> None:
         from gostop_records.service.core import TableService
+        from gostop_records.service.settings import ServiceSettings
 
-        self.svc = TableService(path, threads=threads)
+        cfg = ServiceSettings(store_threads=threads) if threads else ServiceSettings()
+        self.svc = TableService(path, settings=cfg)
         self.times: dict[str, list[float]] = {"total": []}
         self._entries = self._games()
 

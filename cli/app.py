@@ -22,6 +22,7 @@ from . import (
     play_cmd,
     record_cmd,
     replay_cmd,
+    review_cmd,
     rules_cmd,
     schema_cmd,
     seal_cmd,
@@ -48,6 +49,7 @@ app.command("demo")(demo_cmd.demo)
 app.command("record")(record_cmd.record)
 app.command("games")(games_cmd.games)
 app.command("replay")(replay_cmd.replay)
+app.command("review")(review_cmd.review)
 app.command("play")(play_cmd.play)
 app.command("validate")(validate_cmd.validate)
 app.command("audit")(audit_cmd.audit)

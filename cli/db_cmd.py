@@ -1,4 +1,4 @@
-"""``gostop db``: the DuckDB store: import logs, query, stats, export, report, verify, rebuild.
+"""``gostop db``: the store: import logs, query, stats, export, report, verify, rebuild, repair.
 
 The store file is ``--db FILE``, else ``$GOSTOP_DB``, else ``gostop.duckdb`` in the current
 folder. One process owns the file at a time (DuckDB's rule), so a second command on the same
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
-    help="The DuckDB store: import logs, query with SQL, stats, Parquet export, verify.",
+    help="The DuckDB store: import logs, query with SQL, stats, Parquet export, verify, repair.",
     epilog='Example: gostop db import logs/ && gostop db query "SELECT * FROM v_hand_summary"',
 )
 
@@ -273,7 +273,7 @@ def export(
             "--parquet",
             metavar="DIR",
             help="Folder to write the Parquet files to: every table partitioned by month, "
-            "in the layout of gostop archive (see README).",
+            "in the layout of gostop archive (see docs/operations.md).",
         ),
     ],
     db: DbOption = DEFAULT_DB,
@@ -377,3 +377,33 @@ def rebuild(
         common.warn(f"not projected: {f.describe()}")
     for loss in report.accepted:
         common.warn(f"loss accepted and recorded: game {loss.game_id}: {loss.reason}")
+
+
+@app.command("repair", epilog="Example: gostop db repair --dry-run")
+def repair(
+    db: DbOption = DEFAULT_DB,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Say what the repair would do; change nothing.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Mend the heads chain earlier versions damaged (a stale tip), and record the repair.
+
+    Re-links the entries from the first that does not follow the entry before it, and
+    counts, in a 'repaired' entry, the events a game has past its latest entry; a last
+    'repaired' entry records what was done, with the old hashes.
+    Refuses, changing nothing, when a game's event chain is broken, events the heads chain
+    recorded are missing or replaced (see db rebuild --accept-loss), or an entry was removed
+    or changed. Exit code 1 when it refuses.
+    """
+    from gostop_records.store import Store
+
+    with Store(db) as store:
+        report = store.repair(dry_run=dry_run)
+    if as_json:
+        common.print_json(report.to_dict())
+        return
+    for line in report.lines():
+        common.echo(line)
+    if report.changed and not dry_run:
+        common.echo(f"next: gostop db verify --db {db}")

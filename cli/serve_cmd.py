@@ -30,20 +30,33 @@ def serve(
     open_: Annotated[
         bool,
         typer.Option(
-            "--open", help="No server key: anyone who reaches the server may start games."
+            "--open",
+            help="Anyone who reaches the server may start games (and play on /play); "
+            "reissuing recorder tokens and importing still need the server key.",
         ),
     ] = False,
     private: Annotated[
         bool,
         typer.Option(
-            "--private", help="Reads need the server key or the game's recorder token too."
+            "--private",
+            help="Reads (and /play) need the server key or the game's recorder token too.",
         ),
     ] = False,
+    allow_origin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-origin",
+            metavar="URL",
+            help="A web origin whose pages may call the API (CORS), e.g. "
+            "https://club.example; repeatable. None by default.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the store over HTTP: a JSON API, live event streams, OpenAPI at /schema.
 
     Prints the URL and the server key (set it with $GOSTOP_SERVER_KEY, else a new one each
-    start); listening beyond this machine (--host 0.0.0.0) it prints the LAN URL and a QR
+    start; --open prints it too: it reissues tokens and imports). Who may do what:
+    docs/access.md. Listening beyond this machine (--host 0.0.0.0) it prints the LAN URL and a QR
     code of it. Ctrl-C or SIGTERM stops it cleanly.
 
     Example: gostop serve --host 0.0.0.0 --db club.duckdb
@@ -59,5 +72,19 @@ def serve(
         open=open_,
         private=private,
         key=key,
+        allow_origins=tuple(_origin(o) for o in allow_origin or ()),
     )
     run(opts, say=typer.echo)
+
+
+def _origin(url: str) -> str:
+    """An origin as browsers send it (scheme, host and port, no path), or a usage error."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path not in ("", "/"):
+        raise typer.BadParameter(
+            f"{url!r}: give an origin such as https://club.example or http://10.0.0.5:8080",
+            param_hint="--allow-origin",
+        )
+    return f"{parts.scheme}://{parts.netloc}".lower()

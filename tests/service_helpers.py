@@ -90,7 +90,15 @@ def free_port() -> int:
 class Server:
     """``gostop serve`` in a subprocess on a free port."""
 
-    def __init__(self, db: Path, env: dict[str, str] | None = None, *args: str) -> None:
+    def __init__(
+        self,
+        db: Path,
+        env: dict[str, str] | None = None,
+        *args: str,
+        command: list[str] | None = None,
+    ) -> None:
+        """``command``: what runs instead of ``gostop serve`` (given ``--db`` and
+        ``--port``)."""
         self.db = db
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -98,10 +106,7 @@ class Server:
         full.pop("NO_COLOR", None)
         self.proc = subprocess.Popen(
             [
-                sys.executable,
-                "-m",
-                "gostop_cli.app",
-                "serve",
+                *(command or [sys.executable, "-m", "gostop_cli.app", "serve"]),
                 "--db",
                 str(db),
                 "--port",

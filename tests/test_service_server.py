@@ -18,7 +18,6 @@ from store_support import journal_records
 from typer.testing import CliRunner
 
 from gostop_records import log as L
-from gostop_records.service.core import COMMIT_ENV, FAULT_ENV
 from gostop_records.store import Store
 from gostop_records.store.journal import segments
 from gostop_records.store.query import open_for_queries
@@ -116,38 +115,36 @@ def test_sse_delivers_every_event_in_order_and_resumes_from_last_event_id(
         assert server.http.get("/api/games/nope/stream").status_code == 404
 
 
-@pytest.mark.parametrize("commit", ["journal", "duckdb"])
-def test_a_retry_after_a_kill_between_commit_and_answer_appends_once(
-    tmp_path: Path, commit: str
-) -> None:
+FAULT_SERVER = [sys.executable, str(Path(__file__).with_name("fault_server.py"))]
+
+
+def test_a_retry_after_a_kill_between_commit_and_answer_appends_once(tmp_path: Path) -> None:
     db = tmp_path / "s.duckdb"
     _sim, lines = hand_lines("matgo", 2, 3)
-    mode = {COMMIT_ENV: commit}
-    with Server(db, mode) as server:
+    with Server(db) as server:
         game = start_game(server)
         version = enter(server, game, lines[0], game["version"], key="e-1").json()["version"]
-    # this server dies (SIGKILL) right after it commits an entry (the journal's sync, or
-    # DuckDB's commit), before it answers
-    with Server(db, {**mode, FAULT_ENV: "kill-after-commit"}) as server:
+    # this server dies (SIGKILL) right after it commits an entry (the journal's sync),
+    # before it answers
+    with Server(db, command=FAULT_SERVER) as server:
         with pytest.raises(httpx.HTTPError):
             enter(server, game, lines[1], version, key="e-2")
         server.proc.wait(timeout=15)
         assert server.proc.returncode == -9
-    if commit == "journal":
-        # the entry is in the journal only (DuckDB's rows were not written), and a record
-        # torn by the kill (never acknowledged) follows it
-        records, _torn = journal_records(db)
-        assert [len(r["service_requests"]) for r in records] == [1]
-        with open(segments(db)[-1], "ab") as f:
-            f.write(b"\x00\x00\x01\x00\xde\xad")
-        # gostop db query, read-only, sees the acknowledged entry
-        with open_for_queries(db) as store:
-            sql = "SELECT count(*) FROM service_requests WHERE key = 'e-2'"
-            assert store.query(sql).rows == [(1,)]
+    # the entry is in the journal only (DuckDB's rows were not written), and a record torn
+    # by the kill (never acknowledged) follows it
+    records, _torn = journal_records(db)
+    assert [len(r["service_requests"]) for r in records] == [1]
+    with open(segments(db)[-1], "ab") as f:
+        f.write(b"\x00\x00\x01\x00\xde\xad")
+    # gostop db query, read-only, sees the acknowledged entry
+    with open_for_queries(db) as store:
+        sql = "SELECT count(*) FROM service_requests WHERE key = 'e-2'"
+        assert store.query(sql).rows == [(1,)]
     with Store(db) as store:  # the entry was committed
         committed = store.version(game["game_id"])
         assert committed > version
-    with Server(db, mode) as server:
+    with Server(db) as server:
         again = enter(server, game, lines[1], version, key="e-2")
         assert again.status_code == 201, again.text
         assert again.headers["idempotent-replayed"] == "true"

@@ -4,8 +4,9 @@ Litestar speaks msgspec: the request and answer types are Structs and a typed en
 event payload of :mod:`gostop_records.events`, so the OpenAPI document (served at
 ``/schema``) is generated from the same definitions the log uses.
 
-Every call that touches the store runs on one worker thread, one at a time, so the event
-loop stays free for the live streams while DuckDB sees a single writer. Refusals are JSON
+Every write runs on the writer thread (:mod:`.worker`), one at a time; every read runs on
+a read thread with a DuckDB connection of its own (:mod:`.reads`), so a slow read delays
+no entry and the event loop stays free for the live streams. Refusals are JSON
 ``{"error": ..., "reason": ...}`` with a 4xx status, never a traceback.
 """
 
@@ -13,12 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import logging
-import os
+import secrets
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Annotated, Any, TypeVar
 
@@ -35,8 +35,12 @@ from .. import events as E
 from ..web.browse_routes import browse_routes
 from ..web.play_routes import play_routes
 from ..web.routes import page_routes
-from .core import SETTLER_ENV, Answer, EntryRequest, TableService
+from . import access
+from . import reads as R
+from .access import Action
+from .core import Answer, EntryRequest, TableService
 from .errors import ServiceError
+from .headers import MAX_DEPTH, add_security_headers, refuse_deep_json
 from .models import (
     CountersignIn,
     EntryAnswer,
@@ -47,6 +51,8 @@ from .models import (
     NewGame,
     QueryIn,
 )
+from .reads import Reads
+from .settings import ServiceSettings
 from .streams import Hub, sse_message
 from .worker import Worker
 
@@ -67,12 +73,28 @@ JSONL = "application/x-ndjson"
 
 @dataclass(frozen=True, slots=True)
 class ServiceConfig:
-    """``key``: the server key that starts games and imports (None: anyone may, ``--open``);
-    ``private``: reads need the server key or the game's recorder token too."""
+    """``key``: the server key, which administers (reissues recorder tokens, imports) and
+    starts games; ``open``: anyone may start games (and play on ``/play``), never
+    administer; ``private``: reads (and ``/play``) need the server key or the game's
+    recorder token; ``allow_origins``: the web origins other than the server's own whose
+    pages may call the API (CORS; none by default). Who may do what is
+    :mod:`.access`'s table.
+
+    Without a key nobody administers, and games start without one (as ``open``)."""
 
     db: str | None = None
     key: str | None = None
     private: bool = False
+    open: bool = False
+    allow_origins: tuple[str, ...] = ()
+    settings: ServiceSettings = field(default_factory=ServiceSettings)
+    #: Called after every commit, before the answer (the tests stop a server there).
+    after_commit: Callable[[], None] | None = None
+
+    @property
+    def opens_games(self) -> bool:
+        """Whether anyone may start a game."""
+        return self.open or self.key is None
 
 
 class _State:
@@ -80,12 +102,26 @@ class _State:
         self.config = config
         self.hub = Hub()
         self.worker: Worker | None = None
+        self.reads: Reads | None = None
         self.beat: asyncio.Task[None] | None = None
 
     async def run(self, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
+        """``fn`` on the writer thread (a write, or a read of a live game's session)."""
         if self.worker is None:
             raise ServiceError(503, "unavailable", "the service is starting or stopping")
         return await self.worker.call(partial(fn, *args, **kw))  # type: ignore[no-any-return]
+
+    async def read(self, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
+        """``fn(connection, ...)`` on a read thread (:mod:`.reads`)."""
+        if self.reads is None:
+            raise ServiceError(503, "unavailable", "the service is starting or stopping")
+        return await self.reads.run(lambda conn: fn(conn, *args, **kw))
+
+    async def read_now(self, fn: Callable[..., T]) -> T:
+        """``fn(connection)`` on a read thread without waiting for the settler."""
+        if self.reads is None:
+            raise ServiceError(503, "unavailable", "the service is starting or stopping")
+        return await self.reads.run(fn, settled=False)
 
     @property
     def svc(self) -> TableService:
@@ -93,45 +129,6 @@ class _State:
         if service is None:
             raise ServiceError(503, "unavailable", "the service is starting or stopping")
         return service
-
-
-def _bearer(request: Request[Any, Any, Any]) -> str | None:
-    auth = request.headers.get("authorization", "")
-    scheme, _, value = auth.partition(" ")
-    if scheme.lower() == "bearer" and value.strip():
-        return value.strip()
-    return None
-
-
-def _is_key(st: _State, token: str | None) -> bool:
-    key = st.config.key
-    return key is not None and token is not None and hmac.compare_digest(token, key)
-
-
-def _need_key(st: _State, request: Request[Any, Any, Any], what: str) -> None:
-    if st.config.key is None:
-        return
-    token = _bearer(request)
-    if token is None:
-        raise ServiceError(401, "unauthorized", f"{what} needs the server key (Bearer)")
-    if not _is_key(st, token):
-        raise ServiceError(403, "forbidden", f"{what} needs the server key; this is not it")
-
-
-async def _may_read(st: _State, request: Request[Any, Any, Any], game_id: str | None) -> None:
-    """Reads are open, unless the server is private: then the key or the game's token."""
-    if not st.config.private:
-        return
-    token = _bearer(request)
-    if _is_key(st, token):
-        return
-    if game_id is not None and token and await st.run(st.svc.token_opens, game_id, token):
-        return
-    raise ServiceError(
-        401 if token is None else 403,
-        "unauthorized" if token is None else "forbidden",
-        "this server is private: reading needs the server key or the game's recorder token",
-    )
 
 
 def _state(request: Request[Any, Any, Any]) -> _State:
@@ -182,12 +179,32 @@ def _idem_key(request: Request[Any, Any, Any]) -> str | None:
 # --- routes ---------------------------------------------------------------------------------
 
 
-@get("/api/health", summary="Whether the service is up, and its store")
+def _opt(action: Action, **more: Any) -> dict[str, Any]:
+    """A route's ``opt``: the action it performs, which :mod:`.access` checks."""
+    return {"access": action, **more}
+
+
+@get(
+    "/api/health",
+    summary="Whether the service is up (the store's file name for the server key only)",
+    opt=_opt(Action.PUBLIC),
+)
 async def health(request: Request[Any, Any, Any]) -> dict[str, Any]:
     st = _state(request)
-    out = await st.run(st.svc.health)
+    out = await st.read_now(R.health)
+    svc = st.svc
+    out["live"] = len(svc.live)
+    cause = svc.write_error()
+    if cause is not None:  # that it fails for everyone; the cause for the key holder
+        out["ok"] = False
+    if access.holds_key(request):
+        out["store"] = svc.path.name
+        if cause is not None:
+            out["writes"] = cause
+    if st.worker is not None:
+        out["queue"] = st.worker.depth
     out["viewers"] = st.hub.viewer_count()
-    out["open"] = st.config.key is None
+    out["open"] = st.config.opens_games
     out["private"] = st.config.private
     return out
 
@@ -198,12 +215,12 @@ async def health(request: Request[Any, Any, Any]) -> dict[str, Any]:
     request_max_body_size=ENTRY_LIMIT,
     status_code=201,
     responses=_refusals(400, 401, 403, 409),
+    opt=_opt(Action.START_GAME),
 )
 async def create_game(
     data: JSONBody[NewGame], request: Request[Any, Any, Any]
 ) -> Response[GameCreated]:
     st = _state(request)
-    _need_key(st, request, "starting a game")
     return _answer(await st.run(st.svc.create_game, data, _idem_key(request)))
 
 
@@ -213,13 +230,14 @@ async def create_game(
     request_max_body_size=ENTRY_LIMIT,
     status_code=201,
     responses=_refusals(400, 401, 403, 404, 409, 413, 422),
+    opt=_opt(Action.RECORD),
 )
 async def add_entry(
     game_id: FromPath[str], data: JSONBody[EntryIn], request: Request[Any, Any, Any]
 ) -> Response[EntryAnswer]:
     since = time.perf_counter()
     st = _state(request)
-    token = _bearer(request)
+    token = access.bearer(request)
     key = _idem_key(request)
     raw_event = None
     if data.event is not None:
@@ -244,66 +262,77 @@ async def add_entry(
     "/api/games/{game_id:str}/checkpoint",
     summary="The latest signed checkpoint and the bytes each seat signs to countersign it",
     responses=_refusals(404),
+    opt=_opt(Action.READ_GAME),
 )
 async def game_checkpoint(
     game_id: FromPath[str], request: Request[Any, Any, Any]
 ) -> dict[str, Any]:
     st = _state(request)
-    await _may_read(st, request, game_id)
     return await st.run(st.svc.checkpoint, game_id)
 
 
 @post(
     "/api/games/{game_id:str}/countersign",
-    summary="Countersign a hand's result: a player's signature of a signed checkpoint",
+    summary="Countersign a hand's result: a player's signature of a signed checkpoint (a "
+    "seat's first binds its key and needs the game's recorder token)",
     request_max_body_size=ENTRY_LIMIT,
     status_code=201,
     responses=_refusals(400, 401, 403, 404, 422),
+    opt=_opt(Action.COUNTERSIGN),
 )
 async def countersign(
     game_id: FromPath[str], data: JSONBody[CountersignIn], request: Request[Any, Any, Any]
 ) -> Response[bytes]:
     st = _state(request)
-    await _may_read(st, request, game_id)
-    return _answer(await st.run(st.svc.countersign, game_id, data))
+    # binding a seat's key is the recorder's (access.TABLE[BIND_SEAT]): the service asks
+    # for it only when the seat has no key yet
+    confirmed = await access.permits(request, Action.BIND_SEAT, game_id)
+    return _answer(await st.run(st.svc.countersign, game_id, data, confirmed=confirmed))
 
 
 @post(
     "/api/games/{game_id:str}/token",
     summary="Issue a new recorder token for a stored game (needs the server key)",
     request_max_body_size=1024,
+    opt=_opt(Action.REISSUE_TOKEN),
 )
 async def issue_token(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[bytes]:
     st = _state(request)
-    _need_key(st, request, "issuing a recorder token")
     body = await st.run(st.svc.issue_token, game_id)
     return Response(msgspec.json.encode(body), status_code=201, media_type=JSON)
 
 
-@get("/api/token", summary="The game a recorder token opens (the token as Bearer)")
+@get(
+    "/api/token",
+    summary="The game a recorder token opens (the token as Bearer)",
+    opt=_opt(Action.PUBLIC),
+)
 async def token_game(request: Request[Any, Any, Any]) -> dict[str, Any]:
     st = _state(request)
-    return await st.run(st.svc.token_game, _bearer(request))
+    return await st.run(st.svc.token_game, access.bearer(request))
 
 
-@get("/api/games/{game_id:str}", summary="The table and scores (as gostop replay --json)")
+@get(
+    "/api/games/{game_id:str}",
+    summary="The table and scores (as gostop replay --json)",
+    opt=_opt(Action.READ_GAME),
+)
 async def game_table(
     game_id: FromPath[str],
     request: Request[Any, Any, Any],
     at: Annotated[int | None, QueryParameter(ge=1, description="right after this seq")] = None,
 ) -> dict[str, Any]:
     st = _state(request)
-    await _may_read(st, request, game_id)
-    return await st.run(st.svc.table, game_id, at)
+    return await st.read(R.table, game_id, at)
 
 
 @get(
     "/api/games/{game_id:str}/now",
     summary="The table, what the rules wait for and every entry they accept next (as lines)",
+    opt=_opt(Action.READ_GAME),
 )
 async def game_now(game_id: FromPath[str], request: Request[Any, Any, Any]) -> dict[str, Any]:
     st = _state(request)
-    await _may_read(st, request, game_id)
     return await st.run(st.svc.now, game_id)
 
 
@@ -311,6 +340,7 @@ async def game_now(game_id: FromPath[str], request: Request[Any, Any, Any]) -> d
     "/api/games/{game_id:str}/events",
     summary="The log as JSON Lines, each line as stored",
     media_type=JSONL,
+    opt=_opt(Action.READ_GAME),
 )
 async def game_events(
     game_id: FromPath[str],
@@ -318,11 +348,14 @@ async def game_events(
     after: Annotated[int, QueryParameter(ge=0, description="only events after this seq")] = 0,
 ) -> Response[bytes]:
     st = _state(request)
-    await _may_read(st, request, game_id)
-    return Response(await st.run(st.svc.event_lines, game_id, after), media_type=JSONL)
+    return Response(await st.read(R.event_lines, game_id, after), media_type=JSONL)
 
 
-@get("/api/games/{game_id:str}/audit", summary="The audit of a game as JSON")
+@get(
+    "/api/games/{game_id:str}/audit",
+    summary="The audit of a game as JSON",
+    opt=_opt(Action.READ_GAME),
+)
 async def game_audit(
     game_id: FromPath[str],
     request: Request[Any, Any, Any],
@@ -334,11 +367,10 @@ async def game_audit(
     lenient: FromQuery[bool] = False,
 ) -> dict[str, Any]:
     st = _state(request)
-    await _may_read(st, request, game_id)
-    return await st.run(st.svc.audit, game_id, hand=hand, claims=claim or [], lenient=lenient)
+    return await st.read(R.audit, game_id, hand=hand, claims=claim or [], lenient=lenient)
 
 
-@get("/api/games", summary="Search the stored games (paged)")
+@get("/api/games", summary="Search the stored games (paged)", opt=_opt(Action.READ_STORE))
 async def list_games(
     request: Request[Any, Any, Any],
     player: FromQuery[str | None] = None,
@@ -356,9 +388,8 @@ async def list_games(
     offset: Annotated[int, QueryParameter(ge=0)] = 0,
 ) -> GamesPage:
     st = _state(request)
-    await _may_read(st, request, None)
-    page = await st.run(
-        st.svc.search,
+    page = await st.read(
+        R.search,
         player=player,
         date=date,
         date_from=date_from,
@@ -377,12 +408,12 @@ async def list_games(
     summary="Import a JSON Lines upload, validated and whole per game (needs the server key)",
     request_max_body_size=IMPORT_LIMIT,
     status_code=200,
+    opt=_opt(Action.IMPORT, raw_body=True),
 )
 async def import_logs(
     request: Request[Any, Any, Any], lenient: FromQuery[bool] = False
 ) -> Response[bytes]:
     st = _state(request)
-    _need_key(st, request, "importing")
     data = await request.body()
     report = await st.run(st.svc.import_jsonl, data, lenient=lenient)
     status = 200 if report.get("ok") else 422
@@ -395,17 +426,28 @@ async def import_logs(
     request_max_body_size=ENTRY_LIMIT,
     status_code=200,
     responses=_refusals(400, 401, 403),
+    opt=_opt(Action.READ_STORE),
 )
 async def run_query(data: JSONBody[QueryIn], request: Request[Any, Any, Any]) -> dict[str, Any]:
     st = _state(request)
-    await _may_read(st, request, None)
-    return await st.run(st.svc.query, data.sql, data.limit)
+    if not st.svc.sql:
+        raise ServiceError(
+            501, "no_sql", "SQL over HTTP needs pyarrow on the server (pip install pyarrow)"
+        )
+    svc = st.svc
+    try:
+        answer = await st.read(R.query, data.sql, data.limit)
+    except ServiceError as exc:  # DuckDB's words may name a file of the server's
+        exc.reason = svc.hide_paths(exc.reason)
+        raise
+    return svc.hide_paths(answer)  # type: ignore[no-any-return]
 
 
 @get(
     "/api/games/{game_id:str}/stream",
     summary="Server-Sent Events: one message per event, its seq as the id",
     media_type="text/event-stream",
+    opt=_opt(Action.READ_GAME),
 )
 async def game_stream(
     game_id: FromPath[str],
@@ -413,7 +455,6 @@ async def game_stream(
     after: Annotated[int | None, QueryParameter(ge=0, description="start after this seq")] = None,
 ) -> Stream:
     st = _state(request)
-    await _may_read(st, request, game_id)
     last_id = request.headers.get("last-event-id")
     cursor = after or 0
     if last_id is not None:
@@ -423,7 +464,7 @@ async def game_stream(
             raise ServiceError(400, "bad_request", "Last-Event-ID: give a seq") from None
     queue = st.hub.subscribe(game_id)
     try:
-        backlog = await st.run(st.svc.events, game_id, cursor)
+        backlog = await st.read(R.events, game_id, cursor)
     except BaseException:
         st.hub.unsubscribe(game_id, queue)
         raise
@@ -463,7 +504,9 @@ def _service_error(_request: Request[Any, Any, Any], exc: ServiceError) -> Respo
     return Response(msgspec.json.encode(exc.body()), status_code=exc.status, media_type=JSON)
 
 
-def _http_error(_request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
+def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
+    if exc.status_code >= 500:
+        return _internal_error(request, exc)
     reason = str(exc.detail)
     if isinstance(exc, ValidationException) and exc.extra:
         parts = []
@@ -484,9 +527,25 @@ def _http_error(_request: Request[Any, Any, Any], exc: HTTPException) -> Respons
     )
 
 
-def _internal_error(_request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
-    log.exception("internal error", exc_info=exc)
-    body = {"error": "internal", "reason": f"{type(exc).__name__}: {exc}"}
+def _internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    """A failure of the server: the answer says only that, with an error id; the server's
+    log has the id with the exception and its traceback (never sent: they name files)."""
+    if isinstance(exc, RecursionError):  # a body the size limit let through, nested deep
+        body = {
+            "error": "too_deep",
+            "reason": f"the body nests too deeply to be read (at most {MAX_DEPTH} levels)",
+        }
+        return Response(msgspec.json.encode(body), status_code=400, media_type=JSON)
+    error_id = secrets.token_hex(6)
+    log.error(
+        "internal error %s on %s %s", error_id, request.method, request.url.path, exc_info=exc
+    )
+    body = {
+        "error": "internal",
+        "reason": f"the server failed on this request; its log has the details under error id "
+        f"{error_id}",
+        "error_id": error_id,
+    }
     return Response(msgspec.json.encode(body), status_code=500, media_type=JSON)
 
 
@@ -502,13 +561,14 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
     async def startup(app: Litestar) -> None:
         st.hub.loop = asyncio.get_running_loop()
         st.beat = asyncio.create_task(st.hub.beat(KEEPALIVE_S))
-        worker = Worker()
+        worker = Worker(cfg.settings.group_max)
 
         def open_store() -> None:
             worker.service = TableService(
                 cfg.db,
                 on_commit=st.hub.publish_threadsafe,
-                settler=os.environ.get(SETTLER_ENV, "") != "off",
+                settings=cfg.settings,
+                after_commit=cfg.after_commit,
             )
 
         try:
@@ -516,24 +576,33 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
         except BaseException:
             worker.stop()
             raise
+        svc = worker.service
+        assert svc is not None
+        st.reads = Reads(
+            svc.store, svc.settler, threads=cfg.settings.read_threads, wait_s=cfg.settings.wait_s
+        )
         st.worker = worker
 
     async def shutdown(app: Litestar) -> None:
         st.hub.close()
         if st.beat is not None:
             st.beat.cancel()
+        reads, st.reads = st.reads, None
+        if reads is not None:  # a long read is interrupted: stopping never waits for it
+            await asyncio.to_thread(reads.close)
         worker, st.worker = st.worker, None
         if worker is not None:
             svc = worker.service
             if svc is not None:
-                await worker.call(svc.close)
+                with contextlib.suppress(Exception):
+                    await worker.call(svc.close)
             worker.service = None
             worker.stop()
 
     async def events_of(request: Request[Any, Any, Any], game_id: str) -> list[E.Envelope]:
         """A game's events for the web pages, read as the API reads them."""
-        await _may_read(st, request, game_id)
-        return await st.run(st.svc.events, game_id)
+        await access.require(request, Action.READ_GAME, game_id)
+        return await st.read(R.events, game_id)
 
     async def store_game(data: bytes) -> dict[str, Any]:
         """A hand played on /play, stored as an import (strict) is."""
@@ -541,8 +610,8 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
 
     async def read_store(request: Request[Any, Any, Any], fn: Callable[[Any], T]) -> T:
         """Runs ``fn`` on the store's connection for the reading pages, after the read check."""
-        await _may_read(st, request, None)
-        return await st.run(lambda: fn(st.svc.store.conn))
+        await access.require(request, Action.READ_STORE)
+        return await st.read(fn)
 
     app = Litestar(
         route_handlers=[
@@ -577,7 +646,17 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
             version="1",
             description="Record Go-Stop and matgo games from every device at a table.",
         ),
-        cors_config=CORSConfig(allow_origins=["*"], allow_headers=["*"]),
+        # no CORS unless origins are named (gostop serve --allow-origin URL)
+        cors_config=CORSConfig(
+            allow_origins=list(cfg.allow_origins),
+            allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID"],
+            expose_headers=["Idempotent-Replayed", "Server-Timing"],
+        )
+        if cfg.allow_origins
+        else None,
+        guards=[access.guard],
+        before_request=refuse_deep_json,
+        before_send=[add_security_headers],
         request_max_body_size=ENTRY_LIMIT,
         debug=False,
     )

@@ -1,21 +1,25 @@
-"""The table service without HTTP: one store, the games being recorded, every request.
+"""The table service without HTTP: one store, the games being recorded, every write.
 
-One :class:`TableService` owns the store file for the life of the server. Its methods are
-called one at a time (the web layer runs them on one worker thread), so a game's live
-recording session, the store's connection and the service's rows never see two writers.
+One :class:`TableService` owns the store file for the life of the server. Its writing
+methods are called one at a time, on the writer thread (:mod:`.worker`); reads go to
+:mod:`.reads`, on connections of their own.
 
-An entry is recorded by the game's :class:`~gostop_records.recorder.RecordingSession`,
-the same one ``gostop record`` drives, into a sink that keeps the entry's envelopes (its
-input and every consequence) until they are written together by one ``Store.append``:
-one journal record holds the events, the heads chain entry and the answer to the request
-(when it carries an idempotency key), synced before the answer is sent (the store's
-journal, :mod:`gostop_records.store.journal`: DuckDB charges per statement, so the rows go
-to DuckDB later, many entries' in one transaction, before anything reads them). A retry of
-the key finds that answer and gets it again, even from a server restarted after dying
-between the sync and the answer; nothing is appended twice. The projection tables
-(derived from the events) are written after the answer, a few groups at a time
-(``Store.flush_rows``), and derived again at start for any game a crash left them behind
-on.
+The one write path. An entry is checked by the game's :class:`~gostop_records.recorder.
+RecordingSession` (the same one ``gostop record`` drives), which runs the rules once and
+seals the input and every consequence; the entries of a group (several tables recording at
+once) are then made durable by one ``Store.append_group`` through the store's journal: one
+synced record holds the events, the heads chain entries they ask for and the answer kept
+for a retry (:mod:`gostop_records.store.journal`). Once the sync returns, the answer may be
+sent. The settler (:mod:`.settler`) writes the journal's rows and the projection rows to
+DuckDB on its own connection, chaining the heads entries after the tip DuckDB holds then.
+Every other write (a new game, a token, a countersignature, an import, a ``/play`` hand)
+runs on the same writer thread holding the journal's turn, so it and the settler never
+extend the heads chain at once, and none of them keeps the chain's tip in memory.
+
+A retry of an idempotency key finds that answer and gets it again, even from a server
+restarted after dying between the sync and the answer; nothing is appended twice. While
+the settler cannot write (a full disk) entries are refused with a 503 naming the cause;
+they are accepted again as soon as a batch goes through.
 
 The server signs what it records: its Ed25519 key lives in a key file beside the store
 (``gostop.duckdb.key``, made on the first start, mode 0600); every game it starts holds the
@@ -29,7 +33,7 @@ import contextlib
 import hashlib
 import logging
 import os
-import signal
+import re
 import tempfile
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -42,7 +46,6 @@ import msgspec
 from .. import checkpoints as CP
 from .. import events as E
 from .. import log as L
-from ..audit import AuditArgumentError, ClaimError, audit_game, parse_claim
 from ..errors import (
     CardCodeError,
     GostopError,
@@ -51,27 +54,21 @@ from ..errors import (
     ProjectionError,
     RulesetError,
 )
-from ..projector import Projector
-from ..recorder import Entry, RecordingSession, Waiting, new_game_id
-from ..replay import timeline
+from ..recorder import Decision, Entry, RecordingSession, Waiting, new_game_id
 from ..rules import PRESETS, Ruleset, apply_overrides, get_preset
 from ..signing import SigningKey, countersign_message, read_key_file, write_key_file
 from ..store import Store
 from ..store.append import Append
 from ..store.connection import fetch_one
-from ..store.errors import ConcurrencyError, StoreError
-from ..store.query import lock_down, query
+from ..store.errors import ConcurrencyError, is_no_space
+from ..store.query import lock_down
 from . import store_rows
 from .errors import ServiceError
 from .models import CountersignIn, EntryIn, NewGame
+from .settings import ServiceSettings
 from .settler import Settler
 
 __all__ = [
-    "COMMIT_ENV",
-    "FAULT_ENV",
-    "ROWS_ENV",
-    "SETTLER_ENV",
-    "STORE_THREADS",
     "Answer",
     "EntryRequest",
     "TableService",
@@ -79,29 +76,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("gostop.service")
-
-#: Set to ``kill-after-commit`` to make the server kill itself (SIGKILL) right after it
-#: commits an entry and before it answers: how the tests show that a retry after such a
-#: crash appends nothing twice. Never set it otherwise.
-FAULT_ENV = "GOSTOP_SERVICE_FAULT"
-#: Set to ``inline`` to write the projection rows in each entry's own transaction, as
-#: before they were deferred (how ``bench.service`` compares the two in one run).
-ROWS_ENV = "GOSTOP_SERVICE_ROWS"
-#: Set to ``duckdb`` to commit each group of entries in its own DuckDB transaction, as
-#: before the journal (how ``bench.service`` compares the two in one run).
-COMMIT_ENV = "GOSTOP_SERVICE_COMMIT"
-#: Set to ``off`` to have the server's store thread write the journal's rows and the
-#: projection rows to DuckDB itself, as before the settler (:mod:`.settler`).
-SETTLER_ENV = "GOSTOP_SERVICE_SETTLER"
-
-#: Games whose recording sessions are kept in memory (the least recently used go first).
-LIVE_GAMES = 256
-#: DuckDB threads of the service's store. An entry's transaction is a few single-row
-#: statements; with a thread pool, DuckDB hands each statement's pipeline to its workers
-#: and waits for them, which on a busy two-core server costs more than the work: with one
-#: thread, the transaction of an entry takes about a tenth less (``python -m
-#: bench.commit_cost``). The service's reads are one game's rows or a page of games.
-STORE_THREADS = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,57 +110,38 @@ class EntryRequest:
 
 @dataclass(slots=True)
 class _Entry:
-    """An entry its game's session accepted, waiting to be committed."""
+    """An entry its game's session decided, waiting to be stored."""
 
-    game_id: str
-    sink: _EntrySink
-    envs: list[E.Envelope]
+    decision: Decision
     body: bytes
-    also: Callable[[Any, Sequence[E.Envelope]], None] | None
+    also: Callable[[Any, Sequence[E.Envelope]], None] | None = None
     key: str | None = None
-    checked: Projector | None = None
     #: The answer to keep under the idempotency key: (scope, key, fingerprint, status,
     #: body, time).
     answer: tuple[str, str, str, int, str, str] | None = None
 
+    @property
+    def game_id(self) -> str:
+        return self.decision.game_id
 
-class _EntrySink:
-    """A sink that keeps what a session writes until the service stores it in one append."""
 
-    def __init__(self, store: Store, game_id: str) -> None:
+class _Stored:
+    """What a recording session of the service reads of its game: the stored version and
+    events. It writes nothing: the session decides (:meth:`RecordingSession.deciding`)
+    and the service stores the decisions."""
+
+    def __init__(self, store: Store) -> None:
         self.store = store
-        self.location = str(store.path)
-        self.game_id = game_id
-        self.base = store.version(game_id)
-        self.pending: list[E.Envelope] = []
-        self.checked: Projector | None = None
+        self.location = "the store"
 
     def version(self, game_id: str) -> int:
-        if game_id != self.game_id:
-            return self.store.version(game_id)
-        return self.base + len(self.pending)
+        return self.store.version(game_id)
 
     def game_events(self, game_id: str) -> list[E.Envelope]:
         return self.store.events(game_id)
 
     def append(self, env: E.Envelope, expected_version: int) -> None:
-        self.append_entry([env], expected_version, None)
-
-    def append_entry(
-        self, envelopes: list[E.Envelope], expected_version: int, projector: Projector | None
-    ) -> None:
-        """An entry and the session's projector after it (the store does not run the rules
-        on it again)."""
-        gid = envelopes[0].game_id
-        if gid != self.game_id or expected_version != self.version(gid):
-            raise ConcurrencyError(gid, expected_version, self.version(gid))
-        self.pending.extend(envelopes)
-        self.checked = projector
-
-    def take(self) -> tuple[list[E.Envelope], Projector | None]:
-        out, self.pending = self.pending, []
-        checked, self.checked = self.checked, None
-        return out, checked
+        raise RuntimeError("the service stores what its sessions decide; they write nothing")
 
     def close(self) -> None:
         pass
@@ -245,8 +200,8 @@ def server_key(store_path: Path) -> SigningKey:
 class TableService:
     """See the module docstring. ``on_commit(game_id, envelopes)`` is told of every
     append (the live streams listen there). ``sign``: sign the games started here with
-    the server's key (:func:`server_key`); ``defer_rows``: write projection rows after
-    the answer (default: unless ``$GOSTOP_SERVICE_ROWS`` is ``inline``)."""
+    the server's key (:func:`server_key`); ``after_commit``: called after every commit
+    and before the answer (the tests' way to stop a server at that moment)."""
 
     def __init__(
         self,
@@ -255,42 +210,36 @@ class TableService:
         clock: Callable[[], str] = L.now,
         on_commit: Callable[[str, Sequence[E.Envelope]], None] | None = None,
         sign: bool = True,
-        defer_rows: bool | None = None,
-        threads: int | None = STORE_THREADS,
-        journal: bool | None = None,
-        settler: bool = False,
+        settings: ServiceSettings | None = None,
+        after_commit: Callable[[], None] | None = None,
     ) -> None:
-        """``threads``: DuckDB's threads for the store (None: DuckDB's default);
-        ``journal``: entries are durable at the journal's sync (default: unless
-        ``$GOSTOP_SERVICE_COMMIT`` is ``duckdb``); ``settler``: a second thread writes the
-        journal's rows and the projection rows to DuckDB (:mod:`.settler`; with the
-        journal and deferred rows only), and the caller runs every call other than an
-        entry inside :meth:`hold` (the server's worker does)."""
+        self.settings = settings or ServiceSettings()
         self.store = Store(db)
         self.path = self.store.path
-        self.defer_rows = (
-            os.environ.get(ROWS_ENV, "") != "inline" if defer_rows is None else defer_rows
+        #: Folders no answer names (:meth:`hide_paths`), as one pattern.
+        self.hidden_folders = re.compile(
+            "|".join(re.escape(f) for f in _hidden_folders(Path(self.path)))
         )
-        #: The thread writing rows to DuckDB beside the store thread, if any.
+        #: The thread writing rows to DuckDB beside the writer thread.
         self.settler: Settler | None = None
         try:
-            if threads is not None:
-                self.store.conn.execute(f"SET threads = {int(threads)}")
+            self.store.conn.execute(f"SET threads = {int(self.settings.store_threads)}")
             self.signer = server_key(self.path) if sign else None
             store_rows.create_tables(self.store.conn)
             self.store.catch_up_rows()
-            if os.environ.get(COMMIT_ENV, "") != "duckdb" if journal is None else journal:
-                self.store.open_journal()
-                if settler and self.defer_rows:
-                    self.settler = Settler(self.store)
+            self.store.open_journal()
+            self.settler = Settler(self.store, self.settings)
         except BaseException:
+            if self.settler is not None:
+                self.settler.stop()
             self.store.close()
             raise
-        #: SQL over HTTP runs only on a connection that reaches no file (lock_down); the
+        #: SQL over HTTP runs only on a database that reaches no file (lock_down); the
         #: store's own writes then go through Arrow, so it needs pyarrow.
         self.sql = _lock_down(self.store)
         self.clock = clock
         self.on_commit = on_commit
+        self.after_commit = after_commit
         self.live: OrderedDict[str, RecordingSession] = OrderedDict()
         #: The idempotency keys each live game has answered: a key reused at the game's
         #: current version is told apart here (a journaled entry has no primary key to
@@ -310,9 +259,13 @@ class TableService:
         self.store.close()
 
     def hold(self) -> contextlib.AbstractContextManager[None]:
-        """Keep the settler (if any) out while a call other than an entry uses the store on
-        its own connection (the worker writes every pending row first, so a read sees them)."""
+        """Keep the settler out while a write other than an entry uses the store's own
+        connection (both extend the heads chain)."""
         return self.settler.hold() if self.settler is not None else contextlib.nullcontext()
+
+    def write_error(self) -> str | None:
+        """Why entries cannot be written into the store now (None: they can)."""
+        return self.settler.error if self.settler is not None else None
 
     def flush_rows(self, limit: int | None = None, *, settle: bool = True) -> bool:
         """Write the projection rows deferred so far (of the ``limit`` games waiting
@@ -328,18 +281,17 @@ class TableService:
 
     def _conn(self) -> Any:
         """The store's connection, with every acknowledged entry in it (the journal's
-        rows settled). When they cannot be written (a full disk), the read is refused
-        with a 503 saying so: the entries stay durable in the journal, and a read that
-        left them out would answer with less than was acknowledged."""
+        rows settled), for the writer thread's own reads. When they cannot be written (a
+        full disk), a 503 says so: the entries stay durable in the journal, and a write
+        decided on less than was acknowledged could be wrong."""
         try:
-            self.store.settle()
+            with self.hold():
+                self.store.settle()
         except Exception as exc:
-            raise ServiceError(
-                503,
-                "store_unavailable",
-                f"the recorded entries cannot be written into the store now ({exc}); "
-                "they are kept in its journal and nothing is lost: try again later",
-            ) from exc
+            log.error("the journal's rows cannot be written into the store: %s", exc)
+            raise _unavailable(
+                "the disk holding the store is full" if is_no_space(exc) else None
+            ) from None
         return self.store.conn
 
     def _signs(self, game_id: str) -> bool:
@@ -371,63 +323,92 @@ class TableService:
             self.live.move_to_end(game_id)
             return rec
         self._known(game_id)
-        sink = _EntrySink(self.store, game_id)
+        sink = _Stored(self.store)
         first = self.store.events(game_id, until_seq=1)
         by = first[0].by if first else "recorder"
         signer = self.signer if adopt or self._signs(game_id) else None
         try:
-            rec = RecordingSession.resume(sink, game_id, by=by, clock=self.clock, signer=signer)
+            rec = RecordingSession.resume(
+                sink, game_id, by=by, clock=self.clock, signer=signer, deciding=True
+            )
         except (ProjectionError, LogError) as exc:
             raise ServiceError(
                 409, "not_recordable", f"game {game_id!r} cannot be continued: {exc}"
             ) from None
-        if sink.pending:  # an entry a crash of another recorder cut short: complete it
-            self._commit(game_id, sink, None)
+        if rec.opened is not None and rec.opened.envelopes:
+            # an entry a crash of another recorder cut short: its consequences, its seal
+            self._commit(rec.opened)
         self.keys[game_id] = store_rows.keys_of(self._conn(), game_id)
         self.live[game_id] = rec
-        while len(self.live) > LIVE_GAMES:
+        while len(self.live) > self.settings.live_games:
             self.keys.pop(self.live.popitem(last=False)[0], None)
         return rec
 
     def _commit(
         self,
-        game_id: str,
-        sink: _EntrySink,
-        also: Callable[[Any, Sequence[E.Envelope]], None] | None,
+        decision: Decision,
+        also: Callable[[Any, Sequence[E.Envelope]], None] | None = None,
     ) -> list[E.Envelope]:
-        envs, checked = sink.take()
-        self._commit_group([_Entry(game_id, sink, envs, b"", also, checked=checked)])
-        return envs
+        self._commit_group([_Entry(decision, b"", also)])
+        return decision.envelopes
 
     def _commit_group(self, entries: Sequence[_Entry]) -> None:
         """Store the entries of several games in one transaction (all or none)."""
         appends = [
-            Append(e.game_id, e.envs, e.sink.base, also=e.also, checked=e.checked) for e in entries
+            Append(
+                e.game_id,
+                e.decision.envelopes,
+                e.decision.base,
+                also=e.also,
+                checked=e.decision.checked,
+            )
+            for e in entries
         ]
         answers = [e.answer for e in entries if e.answer is not None]
         if answers:  # every answer of the group in one statement, with the events
             appends[-1].rows = {store_rows.ANSWERS: answers}
         try:
-            self.store.append_group(appends, defer_rows=self.defer_rows, journal=True)
+            self.store.append_group(appends, defer_rows=True, journal=True)
         except BaseException:
             for e in entries:  # the sessions ran ahead of the store: rebuild them
                 self.live.pop(e.game_id, None)
             raise
         for e in entries:
-            e.sink.base += len(e.envs)
             if e.key:
                 self.keys.setdefault(e.game_id, set()).add(e.key)
-        if os.environ.get(FAULT_ENV) == "kill-after-commit":
-            os.kill(os.getpid(), signal.SIGKILL)
+        if self.after_commit is not None:
+            self.after_commit()
         if self.on_commit is not None:
             for e in entries:
-                self.on_commit(e.game_id, e.envs)
+                self.on_commit(e.game_id, e.decision.envelopes)
 
-    def forget(self) -> None:
-        """Drop the recording sessions and the store's caches (after an import)."""
-        self.live.clear()
+    def forget(self, games: set[str] | None = None) -> None:
+        """Drop the recording sessions and the store's caches of ``games`` (every game:
+        None), read again from the store when next needed."""
         self.flush_rows()
-        self.store.cache.clear()
+        if games is None:
+            self.live.clear()
+            self.store.cache.clear()
+            return
+        for gid in games:
+            self.live.pop(gid, None)
+            self.store.cache.pop(gid, None)
+
+    def _versions(self, games: set[str]) -> dict[str, int]:
+        """The stored versions of ``games`` in one read (absent: 0)."""
+        if not games:
+            return {}
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT game_id, max(seq) FROM events WHERE list_contains(?, game_id) "
+                "GROUP BY game_id",
+                [sorted(games)],
+            )
+            .fetchall()
+        )
+        found = {str(g): int(n) for g, n in rows}
+        return {g: found.get(g, 0) for g in games}
 
     # --- authorisation ----------------------------------------------------------------
 
@@ -496,7 +477,7 @@ class TableService:
         gid = req.game_id or new_game_id(self.clock)
         if self.store.version(gid):
             raise ServiceError(409, "exists", f"game {gid!r} exists already")
-        sink = _EntrySink(self.store, gid)
+        sink = _Stored(self.store)
         try:
             rec = RecordingSession.start(
                 sink,
@@ -509,9 +490,11 @@ class TableService:
                 notes=req.notes,
                 clock=self.clock,
                 signer=self.signer,
+                deciding=True,
             )
         except (IllegalAction, GostopError) as exc:
             raise ServiceError(400, "bad_game", str(exc)) from None
+        assert rec.opened is not None
         token = store_rows.new_secret()
         body = {
             "game_id": rec.game_id,
@@ -536,7 +519,7 @@ class TableService:
                     stamp,
                 )
 
-        self._commit(rec.game_id, sink, also)
+        self._commit(rec.opened, also)
         self.live[rec.game_id] = rec
         self.keys[rec.game_id] = set()
         # committed: the first entry need not read the hash back from the store
@@ -576,6 +559,9 @@ class TableService:
     def enter_group(self, requests: Sequence[EntryRequest]) -> list[Answer | Exception]:
         """Entries of several games (one each), committed in one transaction when every one
         is accepted; when the group cannot be committed, each is committed on its own."""
+        cause = self.write_error()
+        if cause is not None:  # nothing more is taken while what was cannot be written
+            return [_unavailable(cause) for _r in requests]
         out: list[Answer | Exception | None] = [None] * len(requests)
         ready: list[tuple[int, _Entry]] = []
         for i, r in enumerate(requests):
@@ -616,7 +602,7 @@ class TableService:
                 return _reused(key)
             return ServiceError(409, "conflict", str(exc), version=exc.actual)
         assert isinstance(exc, ProjectionError)
-        return ServiceError(422, "rules", exc.reason, rule=exc.rule, version=e.sink.base)
+        return ServiceError(422, "rules", exc.reason, rule=exc.rule, version=e.decision.base)
 
     def _prepare(self, r: EntryRequest) -> _Entry | Answer:
         """Check an entry with its game's session: the envelopes to store and the answer, or
@@ -648,27 +634,26 @@ class TableService:
                 "another device recorded first; read the game again and decide again",
                 version=version,
             )
-        sink = rec.sink
-        assert isinstance(sink, _EntrySink)
         try:
-            if req.entry is not None:
-                rec.enter(req.entry)
-            else:
-                _record_event(rec, req.event)
+            with rec.deciding() as decision:
+                if req.entry is not None:
+                    rec.enter(req.entry)
+                else:
+                    _record_event(rec, req.event)
         except IllegalAction as exc:
-            self._abandon(game_id, sink)
+            self._abandon(game_id, rec, version)
             extra: dict[str, Any] = {"rule": exc.rule, "version": version}
             candidates = getattr(exc, "candidates", None)
             if candidates:
                 extra["candidates"] = list(candidates)
             raise ServiceError(422, "rules", exc.reason, **extra) from None
         except (CardCodeError, GostopError) as exc:
-            self._abandon(game_id, sink)
+            self._abandon(game_id, rec, version)
             raise ServiceError(400, "bad_entry", str(exc), version=version) from None
         except BaseException:
-            self._abandon(game_id, sink)
+            self._abandon(game_id, rec, version)
             raise
-        envs, checked = sink.take()
+        envs = decision.envelopes
         if not envs:
             raise ServiceError(400, "bad_entry", "the entry records nothing", version=version)
         body = msgspec.json.encode(
@@ -680,7 +665,7 @@ class TableService:
             }
         )
         answer = (game_id, key, fp, 201, body.decode(), self.clock()) if key else None
-        return _Entry(game_id, sink, envs, body, None, key, checked, answer)
+        return _Entry(decision, body, None, key, answer)
 
     # --- countersignatures ------------------------------------------------------------
 
@@ -717,11 +702,16 @@ class TableService:
             ],
         }
 
-    def countersign(self, game_id: str, req: CountersignIn) -> Answer:
+    def countersign(self, game_id: str, req: CountersignIn, *, confirmed: bool = False) -> Answer:
         """A player's countersignature of a signed checkpoint, checked, then appended
         (``result_countersigned``). One per seat and checkpoint; a seat keeps the key it
         first countersigned with. A retry of a countersignature already recorded gets the
-        same answer and appends nothing."""
+        same answer and appends nothing.
+
+        A seat's first countersignature binds its key to the game, so it must be
+        ``confirmed`` by the recorder (the request carries the game's recorder token,
+        :mod:`.access`); without that, a stranger could take a seat and lock its player
+        out. Later ones are the bound key's alone (any other key is ``wrong_key``)."""
         rec = self._session(game_id)
         if not 0 <= req.seat < len(rec.players):
             raise ServiceError(
@@ -763,161 +753,62 @@ class TableService:
             if ev.head_seq == req.head_seq:
                 body = {"game_id": game_id, "version": rec.last_seq, "events": [e]}
                 return Answer(200, msgspec.json.encode(body), replayed=True)
-        sink = rec.sink
-        assert isinstance(sink, _EntrySink)
+        bound = any(
+            type(e.event) is E.ResultCountersigned and e.event.seat == req.seat
+            for e in rec.envelopes
+        )
+        if not bound and not confirmed:
+            raise ServiceError(
+                403,
+                "seat_unbound",
+                f"seat {req.seat} has no key bound in game {game_id!r} yet: its first "
+                "countersignature binds the key and is confirmed by the recorder (send it with "
+                "the game's recorder token as Bearer); later ones need only the seat's key",
+                version=rec.last_seq,
+            )
+        version = rec.last_seq
         try:
-            rec.add_countersignature(payload)
+            with rec.deciding() as decision:
+                rec.add_countersignature(payload)
         except BaseException:
-            self._abandon(game_id, sink)
+            self._abandon(game_id, rec, version)
             raise
-        envs = self._commit(game_id, sink, None)
+        envs = self._commit(decision)
         body = {"game_id": game_id, "version": rec.last_seq, "events": _events_json(envs)}
         return Answer(201, msgspec.json.encode(body))
 
-    def _abandon(self, game_id: str, sink: _EntrySink) -> None:
-        """A refused entry: nothing is stored; a session that wrote part of it is rebuilt."""
-        if sink.take()[0]:
+    def _abandon(self, game_id: str, rec: RecordingSession, version: int) -> None:
+        """A refused entry: nothing is stored; a session that decided part of it before the
+        refusal (it took that as its state) is read again from the store when next needed."""
+        if rec.last_seq != version:
             self.live.pop(game_id, None)
 
-    # --- reading ----------------------------------------------------------------------
-
     def events(self, game_id: str, after: int = 0) -> list[E.Envelope]:
+        """A game's events after ``after``, read on the writer thread (for what it
+        publishes after a write; readers use :mod:`.reads`)."""
         self._known(game_id)
         envs = self.store.events(game_id)
         return [e for e in envs if e.seq > after] if after else envs
 
     def now(self, game_id: str) -> dict[str, Any]:
-        """The table and every entry the rules accept next (:func:`.now.now`)."""
+        """The table and every entry the rules accept next (:func:`.now.now`), from the
+        game's recording session (kept in memory: no store read on a live game)."""
         from .now import now
 
         return now(self._session(game_id))
 
-    def event_lines(self, game_id: str, after: int = 0) -> bytes:
-        """The log after ``after`` as JSON Lines, each line as stored."""
-        return b"".join(L.encode_json(e) + b"\n" for e in self.events(game_id, after))
-
-    def table(self, game_id: str, at: int | None = None) -> dict[str, Any]:
-        envs = self.events(game_id)
-        if at is not None and not 1 <= at <= envs[-1].seq:
-            raise ServiceError(
-                400, "bad_seq", f"game {game_id!r} has no seq {at} (seqs 1..{envs[-1].seq})"
-            )
-        tl = timeline(game_id, envs)
-        if not tl.envelopes:
-            raise ServiceError(422, "rules", f"game {game_id}: its first event does not replay")
-        try:
-            return tl.state_dict(tl.index_of_seq(at) if at is not None else len(tl.envelopes) - 1)
-        except GostopError as exc:
-            raise ServiceError(400, "bad_seq", str(exc)) from None
-
-    def audit(
-        self,
-        game_id: str,
-        *,
-        hand: int | None = None,
-        claims: Sequence[str] = (),
-        lenient: bool = False,
-    ) -> dict[str, Any]:
-        envs = self.events(game_id)
-        try:
-            parsed = [parse_claim(c) for c in claims]
-            result = audit_game(envs, hand=hand, claims=parsed, lenient=lenient)
-        except (ClaimError, AuditArgumentError) as exc:
-            raise ServiceError(400, "bad_audit", str(exc)) from None
-        except ProjectionError as exc:
-            raise ServiceError(
-                422, "rules", f"{exc} (audit with lenient=true)", rule=exc.rule
-            ) from None
-        return result.to_dict()  # type: ignore[no-any-return]
-
-    def search(
-        self,
-        *,
-        player: str | None = None,
-        date: str | None = None,
-        date_from: str | None = None,
-        date_to: str | None = None,
-        ruleset: str | None = None,
-        outcome: str | None = None,
-        disputed: bool | None = None,
-        limit: int = 50,
-        offset: int = 0,
-    ) -> dict[str, Any]:
-        """Stored games, newest first, by player (id or name), date, ruleset, a hand's
-        outcome, or whether a recorded payment differs from the computed one."""
-        self.flush_rows()
-        where: list[str] = []
-        params: list[Any] = []
-        if player:
-            where.append(
-                "(list_contains([lower(x) FOR x IN g.player_ids], lower(?)) OR "
-                "list_contains([lower(x) FOR x IN g.player_names], lower(?)))"
-            )
-            params += [player, player]
-        for value, op in ((date, "="), (date_from, ">="), (date_to, "<=")):
-            if value:
-                where.append(f"g.started_on {op} TRY_CAST(? AS DATE)")
-                params.append(_date(value))
-        if ruleset:
-            where.append("g.ruleset = ?")
-            params.append(ruleset)
-        if outcome:
-            where.append(
-                "EXISTS (SELECT 1 FROM hands h WHERE h.game_id = g.game_id AND h.outcome = ?)"
-            )
-            params.append(outcome)
-        if disputed is not None:
-            where.append(
-                ("" if disputed else "NOT ") + "EXISTS (SELECT 1 FROM v_payout_disputes d "
-                "WHERE d.game_id = g.game_id)"
-            )
-        cond = ("WHERE " + " AND ".join(where)) if where else ""
-        conn = self._conn()
-        total = int(conn.execute(f"SELECT count(*) FROM games g {cond}", params).fetchall()[0][0])
-        rows = conn.execute(
-            "SELECT g.game_id, g.ruleset, g.player_names, g.stake, g.venue, g.started_at, "
-            "g.last_at, g.events, g.hands, g.hands_ended, "
-            "(SELECT count(*) FROM v_payout_disputes d WHERE d.game_id = g.game_id), "
-            f"g.violations FROM games g {cond} "
-            "ORDER BY g.started_at DESC NULLS LAST, g.game_id LIMIT ? OFFSET ?",
-            [*params, limit, offset],
-        ).fetchall()
-        keys = [
-            "game_id",
-            "ruleset",
-            "players",
-            "stake",
-            "venue",
-            "started_at",
-            "last_at",
-            "version",
-            "hands",
-            "hands_ended",
-            "disputes",
-            "violations",
-        ]
-        games = [dict(zip(keys, r, strict=True)) for r in rows]
-        return {"games": games, "total": total, "limit": limit, "offset": offset}
-
-    def query(self, sql: str, limit: int) -> dict[str, Any]:
-        """Read-only SQL (the store's query path: no write, no file); the last result."""
-        if not self.sql:
-            raise ServiceError(
-                501, "no_sql", "SQL over HTTP needs pyarrow on the server (pip install pyarrow)"
-            )
-        self.flush_rows()
-        self._conn()  # every acknowledged entry in the store, or a 503 saying why not
-        try:
-            result = query(self.store, sql, limit=limit, allow_files=False)
-        except StoreError as exc:
-            raise ServiceError(400, "bad_sql", str(exc)) from None
-        rows = [[_cell(v) for v in r] for r in result.rows]
-        return {"columns": list(result.columns), "rows": rows, "limit": limit}
-
-    def health(self) -> dict[str, Any]:
-        self.flush_rows()
-        n = self._conn().execute("SELECT count(*) FROM games").fetchall()[0][0]
-        return {"ok": True, "store": str(self.path), "games": int(n), "live": len(self.live)}
+    def hide_paths(self, value: Any) -> Any:
+        """``value`` (text, or lists and maps of it) with the folders of the server's files
+        taken out: a store ``/srv/club/gostop.duckdb`` reads ``gostop.duckdb``. SQL can name
+        them (``duckdb_databases()``, ``PRAGMA database_list``, the settings); an answer
+        never does."""
+        if isinstance(value, str):
+            return self.hidden_folders.sub("", value) if os.sep in value else value
+        if isinstance(value, list):
+            return [self.hide_paths(x) for x in value]
+        if isinstance(value, dict):
+            return {k: self.hide_paths(x) for k, x in value.items()}
+        return value
 
     # --- importing --------------------------------------------------------------------
 
@@ -929,21 +820,41 @@ class TableService:
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data if data.endswith(b"\n") else data + b"\n")
-            before = {g: self.store.version(g) for g in self.live}
-            report = self.store.import_paths([Path(name)], strict=not lenient, workers=0)
+            # the games this server holds in memory: only those the import extends are read
+            # again (every table's session rebuilt after each import would stall them all)
+            held = set(self.live) | set(self.store.cache)
+            before = self._versions(held)
+            with self.hold():  # the import extends the heads chain: the settler waits
+                report = self.store.import_paths([Path(name)], strict=not lenient, workers=0)
         except LogError as exc:
-            raise ServiceError(400, "bad_import", str(exc).replace(name, "upload")) from None
-        finally:
             self.forget()
+            raise ServiceError(400, "bad_import", str(exc).replace(name, "upload")) from None
+        except BaseException:
+            self.forget()
+            raise
+        finally:
             Path(name).unlink(missing_ok=True)
+        after = self._versions(held)
+        moved = {g for g in held if after[g] != before[g]}
+        self.forget(moved)
         out = report.to_dict()
         text = msgspec.json.encode(out).decode().replace(name, "upload")
         if self.on_commit is not None:
-            for gid, v in before.items():
-                new = [e for e in self.store.events(gid) if e.seq > v]
+            for gid in sorted(moved):
+                new = [e for e in self.store.events(gid) if e.seq > before[gid]]
                 if new:
                     self.on_commit(gid, new)
         return msgspec.json.decode(text)  # type: ignore[no-any-return]
+
+
+def _hidden_folders(path: Path) -> list[str]:
+    """The folders :meth:`TableService.hide_paths` takes out, longest first: the store's,
+    the home, the temporary and the working folder, each with its separator, then bare."""
+    found = {str(path.resolve().parent), str(path.absolute().parent)}
+    found |= {tempfile.gettempdir(), os.getcwd(), os.path.expanduser("~")}
+    found = {f.rstrip(os.sep) for f in found if len(f.rstrip(os.sep)) > 1}
+    longest = sorted(found, key=len, reverse=True)
+    return [f + os.sep for f in longest] + longest
 
 
 def _lock_down(store: Store) -> bool:
@@ -953,26 +864,6 @@ def _lock_down(store: Store) -> bool:
         return False
     lock_down(store.conn)
     return True
-
-
-def _cell(v: Any) -> Any:
-    """A SQL value as JSON: numbers, text, lists and maps as they are, the rest as text."""
-    if v is None or isinstance(v, bool | int | float | str):
-        return v
-    if isinstance(v, list | tuple):
-        return [_cell(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): _cell(x) for k, x in v.items()}
-    return str(v)
-
-
-def _date(value: str) -> str:
-    import datetime as dt
-
-    try:
-        return dt.date.fromisoformat(value).isoformat()
-    except ValueError:
-        raise ServiceError(400, "bad_query", f"date {value!r}: give YYYY-MM-DD") from None
 
 
 def _latest_checkpoint(envs: Sequence[E.Envelope]) -> E.Envelope | None:
@@ -985,6 +876,16 @@ def _only_countersigned(rec: RecordingSession, expected: int) -> bool:
     if not 0 < expected < rec.last_seq:
         return False
     return all(type(e.event) is E.ResultCountersigned for e in rec.envelopes[expected:])
+
+
+def _unavailable(cause: str | None) -> ServiceError:
+    return ServiceError(
+        503,
+        "store_unavailable",
+        "the store cannot take entries now"
+        + (f": {cause}" if cause else " (see the server's log)")
+        + "; what was acknowledged is kept in its journal and nothing is lost: try again later",
+    )
 
 
 def _reused(key: str) -> ServiceError:

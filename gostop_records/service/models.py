@@ -92,7 +92,7 @@ class CountersignIn(Struct, forbid_unknown_fields=True, kw_only=True):
     bytes ``GET /api/games/{id}/checkpoint`` gives for the seat, made with ``public_key``
     (the raw 32-byte key, base64): the head the recorder signed at ``head_seq``."""
 
-    seat: Annotated[int, Meta(ge=0, le=2)]
+    seat: Annotated[int, Meta(ge=0, le=4)]
     head_seq: Annotated[int, Meta(ge=1)]
     head: Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$")]
     public_key: Annotated[str, Meta(max_length=100)]

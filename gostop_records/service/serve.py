@@ -2,44 +2,36 @@
 
 The banner names the URL, the server key (the one secret that starts games and imports)
 and, when the server listens beyond this machine, the address on the local network with a
-QR code of it for the phones at the table. uvicorn stops on Ctrl-C or SIGTERM: it finishes
-the requests in flight (an acknowledged entry is already committed), ends the live
-streams, and the store is closed, which hands the file to other commands again.
+QR code of it for the phones at the table. uvicorn stops on Ctrl-C or SIGTERM: it ends the
+live streams at once, gives the requests in flight :data:`GRACE_S` seconds (an acknowledged
+entry is already durable), interrupts the reads still running, and closes the store,
+which hands the file to other commands again.
 """
 
 from __future__ import annotations
 
 import io
 import ipaddress
-import os
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from .settings import ServiceSettings
 from .store_rows import new_secret
 
 __all__ = ["ServeOptions", "banner", "lan_address", "serve"]
 
 #: Seconds a stopping server waits for open requests (live streams end at once).
 GRACE_S = 3
-#: uvicorn's HTTP protocol (``auto``, ``h11``, ``httptools``) and event loop (``auto``,
-#: ``asyncio``, ``uvloop``), for comparing them; the default picks the fastest installed.
-HTTP_ENV = "GOSTOP_SERVICE_HTTP"
-LOOP_ENV = "GOSTOP_SERVICE_LOOP"
-#: Set to ``default`` to leave Python's garbage collector as it is (see :func:`settle_gc`).
-GC_ENV = "GOSTOP_SERVICE_GC"
 
 
 def settle_gc() -> None:
     """Move everything made at start-up (the modules, the app, the store) out of the
-    collector's reach. A full collection stops both threads (it holds the GIL) for as long
-    as it takes to walk every object: with the start-up objects in, that was 110 to 500 ms on
-    a loaded 2-core machine, a pause every entry in flight waits through.
-    Frozen, the collector walks only what the service made since: the games it holds."""
+    collector's reach. A full collection stops every thread (it holds the GIL) for as long
+    as it takes to walk every object; frozen, the collector walks only what the service
+    made since: the games it holds."""
     import gc
 
-    if os.environ.get(GC_ENV, "") == "default":
-        return
     gc.collect()
     gc.freeze()
 
@@ -52,6 +44,8 @@ class ServeOptions:
     open: bool = False
     private: bool = False
     key: str | None = None
+    allow_origins: tuple[str, ...] = ()
+    settings: ServiceSettings = field(default_factory=ServiceSettings)
 
 
 def _is_loopback(host: str) -> bool:
@@ -98,13 +92,18 @@ def banner(opts: ServeOptions, key: str | None, db: str, signs: str | None = Non
     if signs is not None:
         lines.append(f"  signs     {signs}")
     if key is None:
-        lines.append("  server key: none (--open): anyone who reaches the server starts games")
+        lines.append("  server key: none: nobody may reissue recorder tokens or import")
+    elif opts.open:
+        lines.append(f"  server key {key}   (reissues recorder tokens and imports: Bearer)")
+        lines.append("  games     anyone who reaches the server starts games (--open)")
     else:
-        lines.append(f"  server key {key}   (starts games and imports: Bearer header)")
+        lines.append(f"  server key {key}   (starts games, reissues tokens, imports: Bearer)")
     lines.append(
         "  reads     "
         + ("need the server key or the game's token (--private)" if opts.private else "open")
     )
+    if opts.allow_origins:
+        lines.append(f"  CORS      pages of {', '.join(opts.allow_origins)} may call the API")
     lan = lan_address(opts.host)
     if lan is not None:
         url = _url(lan, opts.port)
@@ -113,14 +112,21 @@ def banner(opts: ServeOptions, key: str | None, db: str, signs: str | None = Non
     return "\n".join(lines)
 
 
-def serve(opts: ServeOptions, say: Callable[[str], None] = print) -> None:
-    """Serve until Ctrl-C or SIGTERM."""
+def serve(
+    opts: ServeOptions,
+    say: Callable[[str], None] = print,
+    *,
+    after_commit: Callable[[], None] | None = None,
+) -> None:
+    """Serve until Ctrl-C or SIGTERM (``after_commit``: see :class:`.app.ServiceConfig`)."""
     import uvicorn
 
     from ..store import Store, default_path
     from .app import ServiceConfig, create_app
 
-    key = None if opts.open else (opts.key or new_secret())
+    # --open opens starting games, never administration: the key is made all the same, for
+    # whoever runs the server to reissue a recorder token or import (service/access.py)
+    key = opts.key or new_secret()
     db = opts.db or str(default_path())
     Store(db).close()  # a store another process holds is refused here, in one sentence
     from pathlib import Path
@@ -129,16 +135,25 @@ def serve(opts: ServeOptions, say: Callable[[str], None] = print) -> None:
 
     signer = server_key(Path(db))  # made on the first start; an unreadable one, in words
     signs = f"with key {signer.fingerprint} ({signer.path})"
-    app = create_app(ServiceConfig(db=db, key=key, private=opts.private))
+    app = create_app(
+        ServiceConfig(
+            db=db,
+            key=key,
+            private=opts.private,
+            open=opts.open,
+            allow_origins=opts.allow_origins,
+            settings=opts.settings,
+            after_commit=after_commit,
+        )
+    )
     config = uvicorn.Config(
         app,
         host=opts.host,
         port=opts.port,
         # httptools and uvloop when installed (the package depends on them): a request
-        # and a stream's write cost a fraction of h11's and asyncio's; the environment
-        # may name others (how bench.service measures the difference in one run)
-        http=os.environ.get(HTTP_ENV, "auto"),  # type: ignore[arg-type]
-        loop=os.environ.get(LOOP_ENV, "auto"),  # type: ignore[arg-type]
+        # and a stream's write cost a fraction of h11's and asyncio's
+        http=opts.settings.http,  # type: ignore[arg-type]
+        loop=opts.settings.loop,  # type: ignore[arg-type]
         log_level="warning",
         timeout_graceful_shutdown=GRACE_S,
         lifespan="on",
@@ -149,7 +164,8 @@ def serve(opts: ServeOptions, say: Callable[[str], None] = print) -> None:
     async def startup(sockets: list[socket.socket] | None = None) -> None:
         await original(sockets)
         if server.started:
-            settle_gc()
+            if opts.settings.freeze_gc:
+                settle_gc()
             say(banner(opts, key, db, signs))
 
     stop = server.shutdown

@@ -1,60 +1,41 @@
-"""The settler: a second thread that writes the journal's rows and the projection rows to
-DuckDB, so that the store thread, which every entry needs, never waits for DuckDB.
+"""The settler: the thread that writes the journal's rows and the projection rows to DuckDB,
+so that the writer thread, which every entry needs, never waits for DuckDB.
 
 An entry is durable once its journal record is synced (:mod:`gostop_records.store.journal`);
-its rows still have to reach DuckDB before anything reads them. Written by the store thread,
-each batch (a DuckDB transaction of several statements, tens of milliseconds on a busy
-two-core server) was a wait for every entry that arrived meanwhile: most of the append's
-p99. The settler writes them on its own DuckDB connection (a cursor of the store's
-database): one transaction holds the journal's rows taken so far (:meth:`Journal.take`
-closes the journal's segment, so the records appended meanwhile go to the next) and every
-game's pending projection rows. It settles once the journal holds :data:`SETTLE_RECORDS`
-records or its oldest is :data:`SETTLE_S` old (projection rows alone, e.g. of a game just
-started, after :data:`SETTLE_S` too). DuckDB releases the GIL while it executes, so the
-store thread and the event loop go on meanwhile.
+its rows still have to reach DuckDB before anything reads them. The settler writes them on
+its own DuckDB connection (a cursor of the store's database): one transaction holds the
+journal's rows taken so far (:meth:`Journal.take` closes the journal's segment, so the
+records appended meanwhile go to the next) and every game's pending projection rows. It
+settles once the journal holds enough records or its oldest is old enough
+(:class:`~.settings.ServiceSettings`), and at once when a read asks (:meth:`sync`): a read
+waits for the batch that holds every entry acknowledged before it, then reads on its own
+connection.
 
-Everything else the service does (reads, starting games, imports, shutdown) runs on the store
-thread holding the journal's turn (:meth:`hold`): it waits for a batch in flight, settles
-what is left itself on the store's own connection, and keeps the settler out until done, so
-a read sees every acknowledged entry and a write never meets the settler's. A batch that
-fails (a full disk) stays in the journal and is tried again after :data:`RETRY_S`; a read
-meanwhile tries it too and answers 503 saying why (see ``TableService._conn``).
+A write other than an entry (a new game, an import, a token) runs holding the journal's
+turn (:meth:`hold`), which keeps the settler out: both extend the store's heads chain. A
+batch that fails (a full disk) stays in the journal; the cause is logged once, kept in
+:attr:`error` (the service refuses entries and reads with a 503 naming it while it lasts)
+and the batch is tried again every ``retry_s`` until it goes through, which clears it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import threading
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from .settings import ServiceSettings
+
 if TYPE_CHECKING:
     from ..store import Store
 
-__all__ = ["RETRY_S", "SETTLE_ENV", "SETTLE_RECORDS", "SETTLE_S", "Settler"]
+__all__ = ["Settler"]
 
 log = logging.getLogger("gostop.service")
 
-#: The journal's rows go to DuckDB once it holds this many records or its oldest is this
-#: old: DuckDB's cost is per statement, so the fewer and larger the batches, the less CPU
-#: they take. A read settles at once.
-#: Measured side by side on the store thread (20 tables at a recorder's pace, quiet
-#: machine, two runs each): 64 records or 2 s gave append p99 76 ms, 16 or 0.5 s 51 ms, 4
-#: or 0.1 s 65 ms (a large batch is one long wait for the entries behind it, a small one
-#: pays DuckDB too often). On the settler no entry waits for a batch; 64 or 2 s took the
-#: server's CPU to 0.71x and 0.75x of 16 or 0.5 s in two side-by-side runs (20 tables, 40
-#: entries each, a machine loaded to 4 to 6), but its append p99 was 52 against 91 ms in
-#: one and 102 against 78 ms in the other: not shown to pay, so kept.
-SETTLE_RECORDS = 16
-SETTLE_S = 0.5
-#: Set to ``RECORDS/SECONDS`` (``64/2``) to settle at other marks than those above (how a
-#: driver of ``bench.service`` compares batch sizes side by side).
-SETTLE_ENV = "GOSTOP_SERVICE_SETTLE"
-#: After a failed batch (a full disk), the settler tries again this much later.
-RETRY_S = 1.0
 #: How often a settler waiting for the journal's turn looks whether it is being stopped.
 _POLL_S = 0.05
 
@@ -64,14 +45,22 @@ class Settler:
     docstring); ``poke`` after journaling, ``hold`` around anything else, ``stop`` before
     the store closes."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, settings: ServiceSettings | None = None) -> None:
         journal = store.journal
         if journal is None:
             raise ValueError("a settler writes a journal's rows: open the store's journal")
+        cfg = settings or ServiceSettings()
         self.store = store
         self.journal = journal
-        self.records, self.seconds = _marks(os.environ.get(SETTLE_ENV, ""))
+        self.records, self.seconds, self.retry_s = cfg.settle_records, cfg.settle_s, cfg.retry_s
         self.conn = store.conn.cursor()
+        #: Why the last batch could not be written (None: the last one went through).
+        self.error: str | None = None
+        #: Reads waiting for a batch: the number asked for and the number answered (a batch
+        #: answers every request made before it began).
+        self._asked = 0
+        self._answered = 0
+        self._done = threading.Condition()
         self._wake = threading.Event()
         self._stopping = False
         self._last = time.monotonic()  # the last batch, or the start
@@ -81,6 +70,28 @@ class Settler:
         self.failures = 0
         self.thread = threading.Thread(target=self._loop, name="gostop-settler", daemon=True)
         self.thread.start()
+
+    def sync(self, timeout: float) -> str | None:
+        """Wait until everything journaled or pending before this call is in DuckDB; at
+        once when nothing is. Returns None, or why not (a batch failed, or the wait ran out).
+        """
+        if not self.journal.records and not self.store.rows_pending():
+            return None
+        with self._done:
+            self._asked += 1
+            want = self._asked
+            self._wake.set()
+            deadline = time.monotonic() + timeout
+            while self._answered < want:
+                if not self.journal.records and not self.store.rows_pending():
+                    return None  # written meanwhile (by a write job holding the turn)
+                if self.error is not None:
+                    return self.error
+                left = deadline - time.monotonic()
+                if left <= 0 or self._stopping:
+                    return "the store is busy: the entries before this read are not written yet"
+                self._done.wait(min(left, 0.5))
+        return None
 
     def poke(self) -> None:
         """After journaling: wake the settler when the journal holds a batch's worth."""
@@ -107,7 +118,9 @@ class Settler:
         now = time.monotonic()
         j = self.journal
         records = j.records
-        if records:
+        if self._asked > self._answered:
+            due = now
+        elif records:
             due = now if records >= self.records else j.since + self.seconds
         elif self.store.rows_pending():
             due = self._last + self.seconds
@@ -136,28 +149,34 @@ class Settler:
         try:
             if self._stopping:
                 return
+            serving = self._asked
             self.store.flush_rows(conn=self.conn)
         except Exception as exc:
             self.failures += 1
-            self._retry_at = time.monotonic() + RETRY_S
-            log.warning("rows not written to the store yet (tried again shortly): %s", exc)
+            self._retry_at = time.monotonic() + self.retry_s
+            cause = _cause(exc)
+            if cause != self.error:  # once per cause, not once per try
+                log.error("entries cannot be written into the store: %s (%s)", cause, exc)
+            with self._done:
+                self.error = cause
+                self._done.notify_all()
         else:
             self.batches += 1
+            if self.error is not None:
+                log.warning("entries are written into the store again")
+            with self._done:
+                self.error = None
+                self._answered = max(self._answered, serving)
+                self._done.notify_all()
         finally:
             self._last = time.monotonic()
             turn.release()
 
 
-def _marks(given: str) -> tuple[int, float]:
-    """(records, seconds) from ``$GOSTOP_SERVICE_SETTLE`` (``RECORDS/SECONDS``), or the
-    defaults."""
-    if not given:
-        return SETTLE_RECORDS, SETTLE_S
-    records, _, seconds = given.partition("/")
-    try:
-        out = int(records), float(seconds)
-    except ValueError:
-        out = (0, 0.0)
-    if out[0] < 1 or not out[1] > 0:
-        raise ValueError(f"${SETTLE_ENV}: give RECORDS/SECONDS, e.g. 64/2, not {given!r}")
-    return out
+def _cause(exc: BaseException) -> str:
+    """A failed batch's cause in words, without a path of this machine."""
+    from ..store.errors import is_no_space
+
+    if is_no_space(exc):
+        return "the disk holding the store is full"
+    return f"the store refused the write ({type(exc).__name__}); see the server's log"

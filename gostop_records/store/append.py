@@ -36,15 +36,7 @@ from ..errors import LogError, ProjectionError
 from ..projector import Issue, Projector
 from .codec import event_row
 from .errors import ConcurrencyError, StoreError, no_space
-from .heads import (
-    chain_rows,
-    is_tip_collision,
-    known_tip,
-    record_rows,
-    remember_tip,
-    tip,
-    writing,
-)
+from .heads import record_rows, writing
 from .journal import insert_tables
 from .projections import Rows, derive, empty_rows
 from .writer import (
@@ -283,9 +275,7 @@ def _write(store: Store, st: _Staged) -> None:
     st.fresh = derive(all_events, proj.game, proj.issues, hands=st.hands, retracted=proj.retracted)
 
 
-def _write_rows(
-    store: Store, staged: Sequence[_Staged], defer_rows: bool, tip: tuple[int, str] | None
-) -> tuple[int, str]:
+def _write_rows(store: Store, staged: Sequence[_Staged], defer_rows: bool) -> None:
     """Inside the transaction, after every append is checked: the events of all games in
     one statement, then the projection rows that changed (unless deferred), then the
     store's heads chain, then the callers' own rows."""
@@ -303,12 +293,11 @@ def _write_rows(
             st.merged = rows
     # the store's heads chain: an entry per append, so that every event the store
     # acknowledged is counted by it (a cut tail, however short, is found); one statement
-    new_tip = record_rows(conn, _heads_of(staged), known_tip=tip)
+    record_rows(conn, _heads_of(staged))
     insert_tables(conn, _own_rows(staged))
     for st in staged:
         if st.req.also is not None:
             st.req.also(conn, st.new)
-    return new_tip
 
 
 def _heads_of(staged: Sequence[_Staged]) -> list[tuple[str, str | None, int, str | None]]:
@@ -408,25 +397,16 @@ def append_group(
     ):
         with writing(store.path):
             return _journal_group(store, requests)
-    store.settle()
-    if not defer_rows and store.rows_pending():
-        flush_rows(store)
-    # every write extends the heads chain's tip: writes to one file take turns here
-    with writing(store.path):
-        tip = known_tip(store.path)
-        try:
-            return _append_group(store, requests, defer_rows, tip)
-        except Exception as exc:
-            remember_tip(store.path, None)
-            if tip is None or not is_tip_collision(exc):
-                raise
-        # another writer of the file moved the tip: once more, with the tip read afresh
-        return _append_group(store, requests, defer_rows, None)
+    # every write extends the heads chain's tip: writes to one file take turns here, the
+    # journal's writer included, and each reads the tip inside its own transaction
+    with writing(store.path), store.journal_turn():
+        store.settle()
+        if not defer_rows and store.rows_pending():
+            flush_rows(store)
+        return _append_group(store, requests, defer_rows)
 
 
-def _append_group(
-    store: Store, requests: Sequence[Append], defer_rows: bool, tip: tuple[int, str] | None
-) -> list[AppendResult]:
+def _append_group(store: Store, requests: Sequence[Append], defer_rows: bool) -> list[AppendResult]:
     staged = [_begin(store, r) for r in requests]
     done = 0
     try:
@@ -434,10 +414,8 @@ def _append_group(
             for st in staged:
                 _write(store, st)
                 done += 1
-            new_tip = _write_rows(store, staged, defer_rows, tip)
+            _write_rows(store, staged, defer_rows)
     except Exception as exc:
-        if tip is not None and is_tip_collision(exc):
-            raise
         if done < len(staged):
             err = _refused(store, staged[done], exc)
             if err is exc:
@@ -454,20 +432,18 @@ def _append_group(
             if isinstance(err, ConcurrencyError):
                 raise err from None
         raise
-    remember_tip(store.path, new_tip)
     return [_finish(store, st, defer_rows) for st in staged]
 
 
 def _journal_group(store: Store, requests: Sequence[Append]) -> list[AppendResult]:
     """:func:`append_group` through the journal: checked and sealed as in a transaction,
-    then one journal record of the rows it would have written."""
+    then one journal record of the rows it would write. Its heads entries are chained when
+    the record is applied (:func:`.heads.chain_pending`), after whatever tip DuckDB holds
+    then: nothing here depends on a tip remembered in memory."""
     assert store.journal is not None
-    tip_now = known_tip(store.path)
     staged = [_begin(store, r) for r in requests]
-    if tip_now is None or not all(st.trusted for st in staged):
+    if not all(st.trusted for st in staged):
         store.settle()  # what follows reads the store: every acknowledged row first
-        if tip_now is None:
-            tip_now = tip(store.conn)
     done = 0
     try:
         for st in staged:
@@ -478,10 +454,11 @@ def _journal_group(store: Store, requests: Sequence[Append]) -> list[AppendResul
         if err is exc:
             raise
         raise err from None
-    heads, new_tip = chain_rows(_heads_of(staged), tip_now)
+    at = L.now()
     rows: dict[str, list[tuple[Any, ...]]] = {
         "events": [event_row(env) for st in staged for env in st.new],
-        "heads": heads,
+        # chained when applied: (entry, kind, game, seq, head, at, detail, prev, hash)
+        "heads": [(None, k, g, n, h, at, None, None, None) for k, g, n, h in _heads_of(staged)],
         **_own_rows(staged),
     }
     try:
@@ -495,7 +472,6 @@ def _journal_group(store: Store, requests: Sequence[Append]) -> list[AppendResul
         raise
     for st in staged:
         st.merged = merge_rows(st.cache.rows, st.hands, st.fresh)  # type: ignore[union-attr,arg-type]
-    remember_tip(store.path, new_tip)
     return [_finish(store, st, True) for st in staged]
 
 

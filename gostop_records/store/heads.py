@@ -13,6 +13,7 @@ entries to the ``heads`` table, in the transaction that writes the events:
 | ``migrated`` | a game the store held when the chain began (schema version 3) |
 | ``loss_accepted`` | ``db rebuild --accept-loss``: the game's head as it is after a loss |
 | ``rebuild`` | the projection tables derived again |
+| ``repaired`` | ``db repair``: a game's events the chain missed; last, what it did |
 
 An entry holds the game, its number of events and its head hash then, and is chained to the
 entry before it like events are (``hash = sha256(prev + canonical bytes of the entry)``).
@@ -24,7 +25,8 @@ statement for all the games of a group commit): with entries at hand ends only, 
 of a hand in progress could be cut, and events added after the latest entry, with nothing
 to show for it; the chain would vouch only for what the signed checkpoints already do.
 ``gostop db rebuild`` refuses to run over such a loss unless told to accept it, and records
-the loss and the rebuild here.
+the loss and the rebuild here. ``gostop db repair`` mends, and records, the damage a stale
+tip did to this chain in earlier versions, and nothing else (:mod:`.repair`).
 
 Whoever holds the file can recompute this chain too; its tip, sealed (``gostop seal --db``)
 and written down elsewhere, is what they cannot change.
@@ -53,20 +55,20 @@ if TYPE_CHECKING:
     import duckdb
 
 __all__ = [
+    "ENTRY_SELECT",
     "KINDS",
     "HeadsProblem",
     "Loss",
     "LossError",
     "adopt",
+    "chain_pending",
     "chain_rows",
     "check",
     "check_seal",
-    "is_tip_collision",
-    "known_tip",
+    "entry_digest",
     "losses",
     "record",
     "record_rows",
-    "remember_tip",
     "tip",
     "writing",
 ]
@@ -79,8 +81,9 @@ KINDS = (
     "migrated",
     "loss_accepted",
     "rebuild",
+    "repaired",
 )
-_ENTRY_SELECT = "entry, kind, game_id, seq, head, recorded_at, detail, prev, hash"
+ENTRY_SELECT = "entry, kind, game_id, seq, head, recorded_at, detail, prev, hash"
 
 
 _LOCKS: dict[str, threading.RLock] = {}
@@ -99,7 +102,7 @@ def writing(path: str | os.PathLike[str]) -> Iterator[None]:
         yield
 
 
-def _digest(prev: str, row: Sequence[Any]) -> str:
+def entry_digest(prev: str, row: Sequence[Any]) -> str:
     """The hash of an entry: its fields in column order (before ``prev``), after ``prev``."""
     body = msgspec.json.encode(list(row))
     return L.digest_after(prev, body)
@@ -120,19 +123,16 @@ def record(
     detail: dict[str, Any] | None = None,
     *,
     at: str | None = None,
-    known_tip: tuple[int, str] | None = None,
 ) -> tuple[int, str]:
     """Chain one entry per ``(game_id, events, head)``; call inside the writing transaction.
 
-    ``known_tip``: the tip as this writer last left it, which spares reading it; a tip made
-    stale by another writer makes the insert collide on the key ``entry`` (a write conflict
-    the caller answers by trying again with the tip read afresh). Returns the new tip.
+    The tip is read in that transaction: no writer keeps it in memory, so nothing another
+    writer did (an import, a rebuild, a second store of the file) can leave it stale.
+    Returns the new tip.
     """
     assert kind in KINDS, kind
     text = json.dumps(detail, sort_keys=True, ensure_ascii=False) if detail else None
-    return record_rows(
-        conn, [(kind, g, seq, head) for g, seq, head in heads], text, at=at, known_tip=known_tip
-    )
+    return record_rows(conn, [(kind, g, seq, head) for g, seq, head in heads], text, at=at)
 
 
 def record_rows(
@@ -141,13 +141,10 @@ def record_rows(
     detail: str | None = None,
     *,
     at: str | None = None,
-    known_tip: tuple[int, str] | None = None,
 ) -> tuple[int, str]:
     """:func:`record` of ``(kind, game_id, events, head)`` rows of several kinds, in one
     statement (a group commit's appends)."""
-    rows, new_tip = chain_rows(
-        heads, known_tip if known_tip is not None else tip(conn), detail, at=at
-    )
+    rows, new_tip = chain_rows(heads, tip(conn), detail, at=at)
     if rows:
         insert_rows(conn, "heads", HEADS_COLUMNS, rows)
     return new_tip
@@ -169,34 +166,47 @@ def chain_rows(
         assert kind in KINDS, kind
         n += 1
         fields = (n, kind, game_id, seq, head, stamp, detail)
-        digest = _digest(prev, fields)
+        digest = entry_digest(prev, fields)
         rows.append((*fields, prev, digest))
         prev = digest
     return rows, (n, prev)
 
 
-#: The chain's tip as the last live append left it, per store file: an append takes its
-#: turn under :func:`writing` and extends this tip without reading it again. Set only after
-#: a commit; a tip made stale by another writer collides on the key ``entry`` (the append
-#: then reads the tip afresh and tries once more, see ``append_group``).
-_TIPS: dict[str, tuple[int, str]] = {}
-
-
-def known_tip(path: str | os.PathLike[str]) -> tuple[int, str] | None:
-    return _TIPS.get(os.path.realpath(path))
-
-
-def remember_tip(path: str | os.PathLike[str], value: tuple[int, str] | None) -> None:
-    key = os.path.realpath(path)
-    if value is None:
-        _TIPS.pop(key, None)
-    else:
-        _TIPS[key] = value
-
-
-def is_tip_collision(exc: BaseException) -> bool:
-    """A heads entry's key taken already: the remembered tip was stale."""
-    return 'Duplicate key "entry: ' in str(exc)
+def chain_pending(
+    conn: duckdb.DuckDBPyConnection, rows: Sequence[Sequence[Any]], *, skip_held: bool = False
+) -> None:
+    """Chain the heads entries a journal record asked for, after the tip read now, in the
+    transaction that writes the record's events. A record keeps each entry's kind, game,
+    count, head, time and detail; its number and hashes are made here, so the entries
+    follow whatever another writer (an import, a rebuild) chained since the record was
+    written. With ``skip_held``, an entry the store holds already (the same game, count and
+    head: a journal applied again after a crash between the commit and the removal of its
+    file) is skipped.
+    """
+    wanted = [tuple(r[1:7]) for r in rows]
+    if not wanted:
+        return
+    games = sorted({str(w[1]) for w in wanted if w[1] is not None})
+    held: set[tuple[Any, Any, Any]] = set()
+    if games and skip_held:
+        held = {
+            (g, int(n), h)
+            for g, n, h in conn.execute(
+                "SELECT game_id, seq, head FROM heads WHERE list_contains(?, game_id)", [games]
+            ).fetchall()
+        }
+    n, prev = tip(conn)
+    out = []
+    for kind, game_id, seq, head, at, detail in wanted:
+        if (game_id, int(seq), head) in held:
+            continue
+        n += 1
+        fields = (n, kind, game_id, int(seq), head, at, detail)
+        digest = entry_digest(prev, fields)
+        out.append((*fields, prev, digest))
+        prev = digest
+    if out:
+        insert_rows(conn, "heads", HEADS_COLUMNS, out)
 
 
 def adopt(conn: duckdb.DuckDBPyConnection) -> tuple[int, str]:
@@ -359,7 +369,9 @@ def _departs(conn: duckdb.DuckDBPyConnection, game_id: str) -> str:
 
 
 def check_seal(conn: duckdb.DuckDBPyConnection, query: SealQuery) -> SealCheck:
-    """Whether the heads chain holds a store seal (the hash of one of its entries)."""
+    """Whether the heads chain holds a store seal (the hash of one of its entries). A seal
+    found only among the old hashes a ``db repair`` recorded is said to have been held
+    before that repair, not to hold (see :mod:`.repair`)."""
     rows = conn.execute("SELECT entry, hash FROM heads ORDER BY entry").fetchall()
     last = int(rows[-1][0]) if rows else 0
     for entry, digest in rows:
@@ -372,6 +384,9 @@ def check_seal(conn: duckdb.DuckDBPyConnection, query: SealQuery) -> SealCheck:
                 int(entry),
                 after,
             )
+    earlier = _before_repair(conn, query)
+    if earlier is not None:
+        return earlier
     return SealCheck(
         False,
         f"the store's heads chain does not hold seal {query.text} (none of its {len(rows)} "
@@ -380,11 +395,53 @@ def check_seal(conn: duckdb.DuckDBPyConnection, query: SealQuery) -> SealCheck:
     )
 
 
+def _before_repair(conn: duckdb.DuckDBPyConnection, query: SealQuery) -> SealCheck | None:
+    """A seal among the old hashes a ``db repair`` recorded for the entries it re-linked.
+
+    It does not hold: the chain no longer has that hash, and the old hashes are the repair's
+    record, which whoever holds the file could write as well. Whether the entry is still the
+    one sealed (its old hash follows from its fields now and its old link) is said.
+    """
+    found = conn.execute(
+        "SELECT entry, recorded_at, detail FROM heads WHERE kind = 'repaired' "
+        "AND game_id IS NULL ORDER BY entry"
+    ).fetchall()
+    for repair_entry, at, detail in found:
+        try:
+            relinked = json.loads(detail or "{}").get("relinked", [])
+        except (ValueError, AttributeError):
+            continue
+        for old in relinked:
+            try:
+                entry, prev, digest = int(old["entry"]), str(old["prev"]), str(old["hash"])
+                hit = (query.seq is None or query.seq == entry) and query.matches(digest)
+            except (KeyError, TypeError, ValueError):
+                continue
+            if not hit:
+                continue
+            row = fetch_one(conn, f"SELECT {ENTRY_SELECT} FROM heads WHERE entry = ?", [entry])
+            same = row is not None and entry_digest(prev, row[:7]) == digest
+            state = (
+                "the entry is the same but for its link to the entry before"
+                if same
+                else "the entry has changed since"
+            )
+            return SealCheck(
+                False,
+                f"the store's heads chain held seal {query.text} at entry {entry} before the "
+                f"repair of {at} (entry {repair_entry}), which re-linked it; {state}. The "
+                "chain no longer holds this hash: the repair's record of it is all that is "
+                "left, and does not vouch for the chain",
+                entry,
+            )
+    return None
+
+
 def check(conn: duckdb.DuckDBPyConnection) -> list[HeadsProblem]:
     """The chain itself, then every game against its latest entry (see the docstring)."""
     problems: list[HeadsProblem] = []
     expected, prev = 1, L.GENESIS
-    for row in conn.execute(f"SELECT {_ENTRY_SELECT} FROM heads ORDER BY entry").fetchall():
+    for row in conn.execute(f"SELECT {ENTRY_SELECT} FROM heads ORDER BY entry").fetchall():
         entry = int(row[0])
         if entry != expected:
             gap = (
@@ -405,7 +462,7 @@ def check(conn: duckdb.DuckDBPyConnection) -> list[HeadsProblem]:
                     "changed, removed or inserted)",
                 )
             )
-        elif _digest(prev, row[:7]) != row[8]:
+        elif entry_digest(prev, row[:7]) != row[8]:
             problems.append(
                 HeadsProblem(
                     row[2],

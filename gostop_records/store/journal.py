@@ -48,8 +48,9 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from .heads import chain_pending
 from .rows import UNNEST_VALUES, insert_rows
-from .schema import EVENT_COLUMNS, HEADS_COLUMNS, Columns
+from .schema import EVENT_COLUMNS, Columns
 
 if TYPE_CHECKING:
     import duckdb
@@ -68,7 +69,7 @@ __all__ = [
 
 _HEADER = struct.Struct(">II")
 #: The tables whose columns the store knows (others are inserted by position).
-_COLUMNS: dict[str, Columns] = {"events": EVENT_COLUMNS, "heads": HEADS_COLUMNS}
+_COLUMNS: dict[str, Columns] = {"events": EVENT_COLUMNS}
 #: The order rows are written in (the events before the chain entries that count them).
 _FIRST = ("events", "heads")
 #: Digits of a segment's number in its name (more digits still sort by number).
@@ -165,11 +166,15 @@ def insert_tables(
     ignore: bool = False,
 ) -> None:
     """Every table's rows, one statement per table, in the caller's transaction (the
-    events and heads by their columns, other tables' rows by position)."""
+    events by their columns, other tables' rows by position). The heads entries asked for
+    are chained here, after the tip the transaction sees (:func:`.heads.chain_pending`)."""
     order = [t for t in _FIRST if t in rows] + [t for t in rows if t not in _FIRST]
     for table in order:
         rs = [tuple(r) for r in rows[table]]
         if not rs:
+            continue
+        if table == "heads":
+            chain_pending(conn, rs, skip_held=ignore)
             continue
         if not table.replace("_", "").isalnum():
             raise ValueError(f"journal: bad table name {table!r}")

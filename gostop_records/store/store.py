@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from .journal import Journal
     from .query import QueryResult
     from .rebuild import RebuildReport
+    from .repair import RepairReport
     from .verify import VerifyReport
 
 __all__ = ["Store"]
@@ -108,6 +109,11 @@ class Store:
         self._writable()
         if self.journal is None:
             self.journal = Journal(self.path)
+
+    def journal_turn(self) -> contextlib.AbstractContextManager[Any]:
+        """Keep whoever writes the journal's rows to DuckDB (a settler thread) out while
+        this thread writes to DuckDB itself: both extend the heads chain."""
+        return self.journal.turn if self.journal is not None else contextlib.nullcontext()
 
     def settle(self) -> int:
         """Write the rows the journal holds to DuckDB (one transaction) and empty it;
@@ -406,6 +412,18 @@ class Store:
         self.flush_rows()
         self.cache.clear()
         return rebuild(self, accept_loss=accept_loss, progress=progress)
+
+    def repair(self, *, dry_run: bool = False) -> RepairReport:
+        """Mend the heads chain a stale tip damaged in earlier versions, and record the
+        repair in it (see :mod:`.repair`); ``dry_run`` says what it would do.
+
+        Raises :class:`~.repair.RepairError`, changing nothing, over any other damage.
+        """
+        from .repair import repair
+
+        self._writable()
+        self.flush_rows()
+        return repair(self, dry_run=dry_run)
 
     # --- checking and reading out ----------------------------------------------------
 

@@ -16,6 +16,7 @@ events the store holds, so the store keeps one game that grows hand by hand.
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import time
 from collections import OrderedDict
@@ -35,7 +36,7 @@ from ..play import random_seed
 from ..rules import PRESETS
 from ..sim.roster import BOTS
 from . import cards as W
-from .pages import _env, _script_json, _static
+from .pages import _env, _script_json, _static, page_policy
 from .play import NotYourTurn, PlayTable
 
 __all__ = [
@@ -50,6 +51,8 @@ __all__ = [
 
 #: Hands the store through the service: JSON Lines in, the import report out.
 StoreGame = Callable[[bytes], Awaitable[dict[str, Any]]]
+
+log = logging.getLogger("gostop.service")
 
 DEFAULT_RULESET = "cardavia"
 DEFAULT_BOT = "strong"
@@ -164,6 +167,11 @@ def play_page(ruleset: str, bot: str) -> str:
             css=Markup(_static("table.css") + _static("play.css")),
             table_js=Markup(_static("table.js")),
             script=Markup(_static("play.js")),
+            csp=page_policy(
+                [_static("table.js"), _static("play.js")],
+                [_static("table.css") + _static("play.css")],
+                connect=True,
+            ),
             sprite=Markup(W.sprite()),
             data=Markup(_script_json(data)),
             presets=presets,
@@ -186,8 +194,13 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
             # the whole log each time: the store appends what follows the hands it holds
             try:
                 report = await store_game(t.jsonl())
+            except GostopError as exc:  # refused: the reason is for the player
+                report = {"ok": False, "reason": str(exc)}
             except Exception as exc:  # the hand stays in play: the next look tries again
-                report = {"ok": False, "reason": str(exc) or type(exc).__name__}
+                error_id = secrets.token_hex(6)
+                log.error("storing a hand of /play failed (error id %s)", error_id, exc_info=exc)
+                reason = f"the server could not store the hand (error id {error_id} in its log)"
+                report = {"ok": False, "reason": reason}
             if report.get("ok"):
                 hand.stored = report
                 hand.stored_at = t.version
@@ -199,7 +212,9 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
             view["store_error"] = error
         return _json({"id": hand_id, "view": view, "frames": t.frames_since(since)}, status)
 
-    @get("/play", media_type=MediaType.HTML, include_in_schema=False)
+    # the permissions the routes declare (gostop_records.service.access): the page is a
+    # shell, the hands are played through the API
+    @get("/play", media_type=MediaType.HTML, include_in_schema=False, opt={"access": "public"})
     async def page(
         ruleset: Annotated[str, QueryParameter(description="a preset")] = DEFAULT_RULESET,
         bot: Annotated[str, QueryParameter(description="random, greedy or strong")] = DEFAULT_BOT,
@@ -216,7 +231,12 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
             return Response(body, status_code=400, media_type=MediaType.HTML)
         return Response(play_page(ruleset, bot), media_type=MediaType.HTML)
 
-    @post("/api/play", summary="Start a hand against the computer", status_code=201)
+    @post(
+        "/api/play",
+        summary="Start a hand against the computer",
+        status_code=201,
+        opt={"access": "play"},
+    )
     async def start(data: JSONBody[PlayStart]) -> Response[bytes]:
         try:
             _choose(data.ruleset, data.bot)
@@ -232,7 +252,11 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
         hand_id = hands.add(table)
         return await answer(hand_id, hands.get(hand_id), 0, 201)
 
-    @get("/api/play/{hand_id:str}", summary="A hand in play, as its player sees it")
+    @get(
+        "/api/play/{hand_id:str}",
+        summary="A hand in play, as its player sees it",
+        opt={"access": "play"},
+    )
     async def look(
         hand_id: FromPath[str],
         since: Annotated[int, QueryParameter(ge=0, description="frames already shown")] = 0,
@@ -244,7 +268,12 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
         async with hand.lock:
             return await answer(hand_id, hand, since)
 
-    @post("/api/play/{hand_id:str}", summary="The player's answer", status_code=200)
+    @post(
+        "/api/play/{hand_id:str}",
+        summary="The player's answer",
+        status_code=200,
+        opt={"access": "play"},
+    )
     async def act(hand_id: FromPath[str], data: JSONBody[PlayAnswer]) -> Response[bytes]:
         try:
             hand = hands.get(hand_id)

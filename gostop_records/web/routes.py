@@ -74,6 +74,7 @@ def page_routes(events_of: EventsOf, hub: Any = None) -> list[HTTPRouteHandler]:
         summary="The replayer of a game: one self-contained HTML page",
         media_type=MediaType.HTML,
         include_in_schema=False,
+        opt={"access": "read_game"},
     )
     async def replay(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
         envs = await events_of(request, game_id)
@@ -88,6 +89,7 @@ def page_routes(events_of: EventsOf, hub: Any = None) -> list[HTTPRouteHandler]:
         summary="One card drawing as SVG (01G.svg ... B3.svg, back.svg)",
         include_in_schema=False,
         cache_control=CacheControlHeader(max_age=86400, public=True),
+        opt={"access": "public"},
     )
     async def card(name: FromPath[str]) -> Response[str]:
         code = name.removesuffix(".svg")
@@ -95,20 +97,30 @@ def page_routes(events_of: EventsOf, hub: Any = None) -> list[HTTPRouteHandler]:
             raise NotFoundException(f"there is no card drawing {name!r}: try 01G.svg or back.svg")
         return Response(W.card_svg(code), media_type="image/svg+xml")
 
-    @get("/", media_type=MediaType.HTML, include_in_schema=False)
+    @get("/", media_type=MediaType.HTML, include_in_schema=False, opt={"access": "public"})
     async def index() -> Response[str]:
         return Response(index_page(), media_type=MediaType.HTML)
 
-    @get("/games/{game_id:str}/record", media_type=MediaType.HTML, include_in_schema=False)
+    @get(
+        "/games/{game_id:str}/record",
+        media_type=MediaType.HTML,
+        include_in_schema=False,
+        opt={"access": "public"},  # a shell: the token stays in the phone
+    )
     async def record(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
         return Response(recorder_page(game_id), media_type=MediaType.HTML)
 
-    @get("/games/{game_id:str}", media_type=MediaType.HTML, include_in_schema=False)
+    @get(
+        "/games/{game_id:str}",
+        media_type=MediaType.HTML,
+        include_in_schema=False,
+        opt={"access": "read_game"},
+    )
     async def live(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
         await events_of(request, game_id)  # the service's 404 for a game it does not have
         return Response(live_page(game_id), media_type=MediaType.HTML)
 
-    @get("/games/{game_id:str}/view", include_in_schema=False)
+    @get("/games/{game_id:str}/view", include_in_schema=False, opt={"access": "read_game"})
     async def view(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[bytes]:
         """The live table's view (:func:`.live_view.live_view`): no card the table has not
         seen, every sentence written here."""
@@ -116,7 +128,12 @@ def page_routes(events_of: EventsOf, hub: Any = None) -> list[HTTPRouteHandler]:
         body = await _view_of(game_id, envs)
         return Response(body, media_type=MediaType.JSON, headers={"Cache-Control": "no-store"})
 
-    @get("/games/{game_id:str}/watch", media_type="text/event-stream", include_in_schema=False)
+    @get(
+        "/games/{game_id:str}/watch",
+        media_type="text/event-stream",
+        include_in_schema=False,
+        opt={"access": "read_game"},
+    )
     async def watch(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Stream:
         """Server-Sent Events for the live table: the seq of each new event and nothing of
         it (the page reads the view again); a comment now and then keeps it open."""
@@ -160,6 +177,7 @@ def page_routes(events_of: EventsOf, hub: Any = None) -> list[HTTPRouteHandler]:
         include_in_schema=False,
         status_code=200,
         request_max_body_size=2048,
+        opt={"access": "public", "raw_body": True},
     )
     async def qr(request: Request[Any, Any, Any]) -> Response[str]:
         """A QR code of the text sent (the recorder link, whose token stays out of URLs)."""

@@ -18,7 +18,7 @@ from .. import cards as C
 from .. import events as E
 from ..rules import PRESETS
 from . import cards as W
-from .pages import _env, _script_json, _static
+from .pages import _env, _script_json, _static, page_policy
 
 __all__ = ["index_page", "live_page", "qr_svg", "recorder_page"]
 
@@ -31,6 +31,9 @@ def _render(template: str, script: str, data: dict[str, Any], **extra: Any) -> s
             css=Markup(_static("table.css")),
             table_js=Markup(_static("table.js")),
             script=Markup(_static(script)),
+            csp=page_policy(
+                [_static("table.js"), _static(script)], [_static("table.css")], connect=True
+            ),
             sprite=Markup(W.sprite()),
             data=Markup(_script_json({"labels": W.labels(), **data})),
             **extra,
