@@ -145,6 +145,8 @@ TABLE: dict[Action, Rule] = {
             "GET /api/games/{id}/audit",
             "GET /api/games/{id}/checkpoint",
             "GET /games/{id}",
+            "GET /games/{id}/view",
+            "GET /games/{id}/watch",
             "GET /games/{id}/replay",
             "GET /games/{id}/audit",
         ),

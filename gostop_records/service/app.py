@@ -631,7 +631,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
 
     app = Litestar(
         route_handlers=[
-            *page_routes(events_of),
+            *page_routes(events_of, st.hub),
             *play_routes(store_game),
             *browse_routes(events_of, read_store),
             health,

@@ -44,6 +44,7 @@ def _html(body: str, status: int = 200) -> Response[str]:
 def _refusal(status: int, title: str, reason: str) -> Response[str]:
     body = (
         "<!doctype html><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{escape(title)}</title><p>{escape(reason)}</p>"
         "<p><a href='/games'>the game browser</a> · <a href='/players'>players</a></p>"
     )

@@ -223,7 +223,9 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
             _choose(ruleset, bot)
         except _Refused as r:
             body = (
-                "<!doctype html><meta charset='utf-8'><title>cannot play</title>"
+                "<!doctype html><meta charset='utf-8'>"
+                "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+                "<title>cannot play</title>"
                 f"<p>{escape(r.reason)}</p><p><a href='/play'>play CARDAVIA</a></p>"
             )
             return Response(body, status_code=400, media_type=MediaType.HTML)

@@ -44,14 +44,13 @@ def _render(template: str, script: str, data: dict[str, Any], **extra: Any) -> s
 def recorder_page(game_id: str) -> str:
     """The recorder of a game (its token comes in the address's fragment)."""
     deck = [c.code for c in C.ALL_CARDS]
-    return _render(
-        "recorder.html", "recorder.js", {"game_id": game_id, "deck": deck}, game_id=game_id
-    )
+    data = {"game_id": game_id, "deck": deck, "inputs": sorted(E.INPUT_TYPES)}
+    return _render("recorder.html", "recorder.js", data, game_id=game_id)
 
 
 def live_page(game_id: str) -> str:
     """The live table of a game, redrawn from its event stream."""
-    data = {"game_id": game_id, "event_types": sorted(E.EVENT_TYPES)}
+    data = {"game_id": game_id}
     return _render("live.html", "live.js", data, game_id=game_id)
 
 
