@@ -547,12 +547,14 @@ HEAVY_SQL = (
     "SELECT count(*) AS n, sum(a.seq * b.seq) AS s FROM "
     "(SELECT seq FROM events LIMIT 3000) a CROSS JOIN (SELECT seq FROM events LIMIT 3000) b"
 )
-#: One the client gives up on: the client times out after ``CANCEL_AFTER_S`` and hangs up.
+#: One the client gives up on: it times out after ``CANCEL_AFTER_S`` and hangs up, while
+#: the server goes on (0.4 s of DuckDB on this two-core machine, busy: the store's one
+#: thread is held that long).
 CANCELLED_SQL = (
-    "SELECT count(*) AS n FROM range(12000) a CROSS JOIN range(12000) b "
+    "SELECT count(*) AS n FROM range(2500) a CROSS JOIN range(2500) b "
     "WHERE (a.range * 7 + b.range) % 11 = 3"
 )
-CANCEL_AFTER_S = 0.3
+CANCEL_AFTER_S = 0.05
 
 
 def _querier(run: _Run, seed: int, pace: tuple[float, float]) -> None:
