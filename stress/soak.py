@@ -78,6 +78,13 @@ def _p50_p99(seconds: list[float]) -> str:
     return f"{_pct(seconds, 0.5) * 1000:.1f} / {_pct(seconds, 0.99) * 1000:.1f}"
 
 
+def _spread(seconds: list[float]) -> str:
+    """A few times each, sorted; many as their median and maximum."""
+    if len(seconds) <= 8:
+        return ", ".join(f"{t:.2f}" for t in sorted(seconds)) or "-"
+    return f"median {_pct(seconds, 0.5):.2f}, max {max(seconds):.2f}"
+
+
 class _Server:
     """``gostop serve`` on one store and one port, started again after each stop."""
 
@@ -204,10 +211,10 @@ class _Run:
         with self.lock:
             self.counts[what] = self.counts.get(what, 0) + n
 
-    def fail(self, what: str) -> None:
+    def fail(self, what: str, shape: str | None = None) -> None:
         """A failure, told once per shape (the same refusal of a thousand reads is one
-        line, with its count)."""
-        shape = re.sub(r"\d+", "N", re.sub(r"/[^/ ]*\d{4}-\d\d-\d\d-\w+", "/GAME", what))[:90]
+        line, the first, with its count); ``shape`` by default: ``what`` without numbers."""
+        shape = shape or re.sub(r"\d+", "N", what)[:90]
         with self.lock:
             self.counts["failures"] = self.counts.get("failures", 0) + 1
             seen = self.shapes.get(shape)
@@ -226,6 +233,19 @@ class _Run:
     def game_ids(self) -> list[str]:
         with self.lock:
             return [*self.games, *self.imported, *self.played]
+
+
+def _error(r: httpx.Response) -> str:
+    """The ``error`` word of a refusal (its first words when it is not JSON)."""
+    try:
+        return str(r.json().get("error"))
+    except Exception:
+        return r.text[:40]
+
+
+def _stopping(r: httpx.Response) -> bool:
+    """The service's answer while it starts or stops: 503 ``unavailable``."""
+    return r.status_code == 503 and _error(r) == "unavailable"
 
 
 class _GiveUp(Exception):
@@ -255,11 +275,14 @@ def _read(
         seconds = time.perf_counter() - began
         run.add("reads")
         if r.status_code >= 500:
-            if r.status_code == 503 and in_window():
+            if _stopping(r) and in_window():
                 run.add("reads 503 in the window")
             else:
                 run.add("reads 5xx")
-                run.fail(f"{method} {path}: {r.status_code} {r.text[:200]}")
+                run.fail(
+                    f"{method} {path}: {r.status_code} {r.text[:200]}",
+                    f"read {r.status_code} {_error(r)}",
+                )
         elif timed:
             run.read_s.append(seconds)
         return r
@@ -297,12 +320,18 @@ def _write(
                 errors += 1
                 kw["headers"] = {**kw.get("headers", {}), **refresh()}
                 continue
-            if r is not None and r.status_code < 500 and r.status_code != 503:
-                run.fail(f"{what} {path}: {r.status_code} {r.text[:200]}")
+            if r is not None and r.status_code < 500:
+                run.fail(
+                    f"{what} {path}: {r.status_code} {r.text[:200]}",
+                    f"{what} {r.status_code} {_error(r)}",
+                )
                 raise _GiveUp(r.text)
-            if r is not None and not (r.status_code == 503 and in_window()):
+            if r is not None and not (_stopping(r) and in_window()):
                 run.add(f"{what} 5xx")
-                run.fail(f"{what} {path}: {r.status_code} {r.text[:200]}")
+                run.fail(
+                    f"{what} {path}: {r.status_code} {r.text[:200]}",
+                    f"{what} {r.status_code} {_error(r)}",
+                )
                 errors += 1
                 if errors > 2:
                     raise _GiveUp(r.text)
@@ -600,11 +629,15 @@ def _viewer(run: _Run, seed: int) -> None:
                     with http.stream("GET", f"/api/games/{gid}/stream") as r:
                         run.add("reads")
                         if r.status_code >= 500:
-                            if r.status_code == 503 and in_window():
+                            r.read()
+                            if _stopping(r) and in_window():
                                 run.add("reads 503 in the window")
                             else:
                                 run.add("reads 5xx")
-                                run.fail(f"stream of {gid}: {r.status_code}")
+                                run.fail(
+                                    f"stream of {gid}: {r.status_code} {r.text[:200]}",
+                                    f"read {r.status_code} {_error(r)}",
+                                )
                             continue
                         run.add("viewers")
                         for line in r.iter_lines():
@@ -832,9 +865,7 @@ def soak(
         "SSE viewers / messages": f"{c.get('viewers', 0)} / {c.get('stream messages', 0)}",
         "kill -9": c.get("kills", 0),
         "SIGTERM (with the last)": c.get("terms", 0),
-        "stop after SIGTERM, median / max s": (
-            f"{_pct(run.term_s, 0.5):.2f} / {max(run.term_s, default=0):.2f}"
-        ),
+        "stop after SIGTERM, s": _spread(run.term_s),
         "start to first answer, median s": f"{_pct(run.start_s, 0.5):.2f}",
         "db verify runs / failed": f"{c.get('verifies', 0)} / {c.get('verifies failed', 0)}",
     }
