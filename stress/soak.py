@@ -392,13 +392,14 @@ def _table(run: _Run, seed: int) -> None:
                     if rng.random() < 0.03:
                         reissue()
                     key = uuid.UUID(int=rng.getrandbits(128)).hex
+                    body = {"entry": line, "expected_version": version}
                     game.uncertain = True
                     r, seconds = _write(
                         run,
                         http,
                         f"/api/games/{gid}/entries",
                         what="entry",
-                        json={"entry": line, "expected_version": version},
+                        json=body,
                         headers={"Authorization": f"Bearer {token}", "Idempotency-Key": key},
                         refresh=reissue,
                     )
@@ -410,6 +411,9 @@ def _table(run: _Run, seed: int) -> None:
                     run.add("entries")
                     if r.headers.get("idempotent-replayed"):
                         run.add("entries answered as replayed")
+                    if rng.random() < 0.05:  # again, as a device that never saw the answer
+                        headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": key}
+                        _twice(run, http, f"/api/games/{gid}/entries", body, headers, ans)
                     version = ans["version"]
                     ended = any(e["event"]["type"] == "checkpoint_signed" for e in ans["events"])
                     if ended and rng.random() < 0.6:
@@ -417,6 +421,23 @@ def _table(run: _Run, seed: int) -> None:
                     time.sleep(rng.uniform(0, 0.03))
             except _GiveUp:
                 time.sleep(0.5)
+
+
+def _twice(
+    run: _Run,
+    http: httpx.Client,
+    path: str,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    first: dict[str, Any],
+) -> None:
+    """An answered entry sent again with its key: the first answer again (its status, the
+    same events, ``Idempotent-Replayed: true``), nothing recorded."""
+    r, _ = _write(run, http, path, what="entry sent twice", json=body, headers=headers)
+    run.add("entries sent twice")
+    replayed = r.headers.get("idempotent-replayed") == "true"
+    if not replayed or r.json().get("events") != first["events"]:
+        run.fail(f"an entry sent twice with its key: {r.status_code} {r.text[:200]}")
 
 
 def _countersign(
@@ -848,6 +869,7 @@ def soak(
         "entries acknowledged": c.get("entries", 0),
         "entries sent again (same key)": c.get("entry sent again", 0),
         "entries answered as replayed": c.get("entries answered as replayed", 0),
+        "entries sent twice on purpose (answered as replayed)": c.get("entries sent twice", 0),
         "entry p50 / p99 ms": _p50_p99(run.entry_s),
         "reads": c.get("reads", 0),
         "read p50 / p99 ms": _p50_p99(run.read_s),
