@@ -251,7 +251,8 @@ def _copies(args: argparse.Namespace, work: Path, hands: int, step: Callable[[st
     else:
         with Store(work / "bench.duckdb"):
             pass  # an older schema is upgraded (its projection rows derived again)
-    print(render_table(_copy_figures(args.copy_hands, work, step)))
+    load = load_average()
+    print(render_table(stamped(_copy_figures(args.copy_hands, work, step), load)))
     return 0
 
 

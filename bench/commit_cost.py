@@ -188,7 +188,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--entries", type=int, default=300)
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="gostop-bench-commit-"))
-    for name, times in run(args.entries, work):
+    start = os.getloadavg()[0]
+    results = run(args.entries, work)
+    end = os.getloadavg()[0]
+    marked = " LOADED (above 0.5 per core)" if max(start, end) > 0.5 * (os.cpu_count() or 1) else ""
+    print(f"load average (1 min): {start:.2f} before, {end:.2f} after{marked}")
+    for name, times in results:
         print(name)
         for step, values in times.items():
             print(
