@@ -10,9 +10,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-#: Pages README links to that are being written on other branches: a link to one of them is
-#: allowed while the file is absent.
-COMING = {"docs/access.md", "docs/queries.md", "docs/review.md", "docs/recorder.md"}
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
@@ -41,8 +38,6 @@ def test_links_lead_somewhere(page: Path) -> None:
             continue
         path, _, fragment = link.partition("#")
         target = (page.parent / path).resolve() if path else page
-        if not target.exists():
-            assert target.relative_to(ROOT).as_posix() in COMING, f"{link}: no such file"
-            continue
+        assert target.exists(), f"{link}: no such file"
         if fragment and target.suffix == ".md":
             assert fragment in _anchors(target), f"{link}: no such heading"
