@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections import deque
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,15 @@ class RemoteSink:
         self.stored = envs[-1].seq if envs else 0
         return envs
 
-    def append(self, env: E.Envelope, expected_version: int) -> None:
+    def append(
+        self, envs: Sequence[E.Envelope], expected_version: int, checked: object = None
+    ) -> None:
+        """An entry as the server records it: the input is sent, and the consequences the
+        server answers with must be the ones this recorder derived."""
+        for k, env in enumerate(envs):
+            self._one(env, expected_version + k)
+
+    def _one(self, env: E.Envelope, expected_version: int) -> None:
         if self.expect:
             srv = self.expect.popleft()
             if srv.seq != env.seq or _payload(srv) != _payload(env):

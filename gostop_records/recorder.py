@@ -130,8 +130,15 @@ class EventSink(Protocol):
         """Every stored envelope of a game, in seq order."""
         ...
 
-    def append(self, env: E.Envelope, expected_version: int) -> None:
-        """Store one sealed envelope, durably, or raise."""
+    def append(
+        self,
+        envs: Sequence[E.Envelope],
+        expected_version: int,
+        checked: Projector | None = None,
+    ) -> None:
+        """Store sealed envelopes of one game, all or none, durably, or raise. They follow
+        seq ``expected_version``; ``checked`` is the projector the session fed them to (a
+        sink that runs the rules itself may skip them)."""
         ...
 
     def close(self) -> None: ...
@@ -546,17 +553,10 @@ class RecordingSession:
             self._decision.envelopes.extend(envs)
             self._decision.checked = proj
         else:
-            written = 0
             try:
-                for env in envs:
-                    self.sink.append(env, env.seq - 1)
-                    written += 1
+                self.sink.append(list(envs), envs[0].seq - 1, proj)
             except NoSpaceError as exc:
-                self._caught_up(envs[:written])
                 self.fault = exc  # nothing more is appended in this session
-                raise
-            except BaseException:
-                self._caught_up(envs[:written])
                 raise
         self.envelopes.extend(envs)
         self._proj = proj
@@ -567,14 +567,6 @@ class RecordingSession:
         gets the same error instead of the rules' answer to a half-written state."""
         if self.fault is not None:
             raise self.fault
-
-    def _caught_up(self, written: Sequence[E.Envelope]) -> None:
-        """After a write failed part way, the session's state is what the sink holds."""
-        for env in written:
-            self._proj.feed(env)
-            self.envelopes.append(env)
-            self._chain.prev = env.hash
-            self._chain.count += 1
 
     def _complete(self) -> None:
         """Write the consequences the stored log owes (a crash after an input)."""

@@ -302,7 +302,7 @@ def test_stale_expected_version_is_refused(tmp_path: Path) -> None:
             L.envelope("g1", 2, None, E.NoteAdded(text="x"), by="t")
         )
         with pytest.raises(LogError, match="stale expected version"):
-            s.sink.append(env, 0)
+            s.sink.append([env], 0)
         assert _lines(path) == 1
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
@@ -76,26 +77,32 @@ class JsonlSink:
             return []
         return [env for env in read_log(self.path) if env.game_id == game_id]
 
-    def append(self, env: Envelope, expected_version: int) -> None:
-        stored = self._versions.get(env.game_id, 0)
-        if stored != expected_version or env.seq != expected_version + 1:
+    def append(
+        self, envs: Sequence[Envelope], expected_version: int, checked: object = None
+    ) -> None:
+        """The envelopes of one game, all or none: a write that fails part way cuts the
+        file back to where it was."""
+        first = envs[0]
+        stored = self._versions.get(first.game_id, 0)
+        if stored != expected_version or first.seq != expected_version + 1:
             raise LogError(
-                f"stale expected version: the log holds game {env.game_id!r} up to seq "
-                f"{stored}, this append of seq {env.seq} expected {expected_version}",
+                f"stale expected version: the log holds game {first.game_id!r} up to seq "
+                f"{stored}, this append of seq {first.seq} expected {expected_version}",
                 file=self.location,
-                seq=env.seq,
+                seq=first.seq,
             )
         if self._writer is None:
             self._writer = LogWriter(self.path, fsync=self.fsync, repair=True)
         durable = self.path.stat().st_size
         try:
-            self._writer.write(env)
+            for env in envs:
+                self._writer.write(env)
         except OSError as exc:
             self._drop_writer(durable)
             if is_no_space(exc):
                 raise NoSpaceError(self.location) from None
             raise LogError(f"cannot write: {exc.strerror}", file=self.location) from None
-        self._versions[env.game_id] = env.seq
+        self._versions[first.game_id] = envs[-1].seq
 
     def _drop_writer(self, durable: int) -> None:
         """After a failed write: the file cut back to its last whole record, and the bytes

@@ -141,7 +141,9 @@ class StoredGame:
     def game_events(self, game_id: str) -> list[E.Envelope]:
         return self.store.events(game_id)
 
-    def append(self, env: E.Envelope, expected_version: int) -> None:
+    def append(
+        self, envs: Sequence[E.Envelope], expected_version: int, checked: Any = None
+    ) -> None:
         raise RuntimeError("the service stores what its sessions decide; they write nothing")
 
     def close(self) -> None:

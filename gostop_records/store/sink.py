@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from ..errors import GostopError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..events import Envelope
     from ..projector import Projector
 
@@ -23,7 +25,7 @@ class StoreSink:
     """The DuckDB store (:mod:`gostop_records.store`) as a sink: one committed transaction
     per append, with the expected version, so an append that races another writer is
     refused (:class:`~gostop_records.store.ConcurrencyError`) and writes nothing. An entry
-    of a session is one transaction (:meth:`append_entry`)."""
+    of a session is one transaction."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, create: bool = True):
         from . import Store, default_path
@@ -40,15 +42,15 @@ class StoreSink:
     def game_events(self, game_id: str) -> list[Envelope]:
         return self.store.events(game_id)
 
-    def append(self, env: Envelope, expected_version: int) -> None:
-        self.store.append(env.game_id, [env], expected_version)
-
-    def append_entry(
-        self, envelopes: list[Envelope], expected_version: int, projector: Projector
+    def append(
+        self,
+        envs: Sequence[Envelope],
+        expected_version: int,
+        checked: Projector | None = None,
     ) -> None:
         """An entry (an input and its consequences) in one transaction, with the projector
         the session fed them to: the store checks the chain, not the rules again."""
-        self.store.append(envelopes[0].game_id, envelopes, expected_version, checked=projector)
+        self.store.append(envs[0].game_id, list(envs), expected_version, checked=checked)
 
     def close(self) -> None:
         self.store.close()

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import io
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .. import cards as C
@@ -64,10 +64,12 @@ class MemorySink:
     def game_events(self, game_id: str) -> list[E.Envelope]:
         return list(self.envs)
 
-    def append(self, env: E.Envelope, expected_version: int) -> None:
-        if expected_version != self.version(env.game_id):
+    def append(
+        self, envs: Sequence[E.Envelope], expected_version: int, checked: object = None
+    ) -> None:
+        if expected_version != self.version(envs[0].game_id):
             raise PlayInputError("the game moved on meanwhile: reload the page")
-        self.envs.append(env)
+        self.envs.extend(envs)
 
     def close(self) -> None:
         pass
