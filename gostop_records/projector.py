@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
+import msgspec
+
 from . import events as E
 from .engine.game import GameState, HandResult, apply_game, start_game
 from .engine.state import Phase
@@ -349,7 +351,7 @@ class Projector:
             self.checkpoint = game.copy(deep=True)
             self.inputs = []
         try:
-            new, derived = apply_game(game, ev, inplace)
+            new, derived = apply_game(game, _unchecked_payment(ev, t, self.desync), inplace)
         except (IllegalAction, CardCodeError) as exc:
             if inplace:
                 self._rebuild()
@@ -482,3 +484,12 @@ def project(
     if until_seq is not None:
         return Projection(p.game, p.issues, p.last_seq, p.last, p.events, p.retracted)
     return p.finish()
+
+
+def _unchecked_payment(ev: Any, t: type, desync: int | None) -> Any:
+    """A payment in a hand the rules stopped following (lenient, after a violation): its
+    dues are unknown, so it cannot be said to answer none (the rule ``payment_note``); it
+    is applied as if it said why. Every other input is as recorded."""
+    if desync is None or t is not PaymentRecorded or (ev.note or "").strip():
+        return ev
+    return msgspec.structs.replace(ev, note="in a hand the rules could not follow")
