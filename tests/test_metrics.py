@@ -178,6 +178,7 @@ def test_the_access_log_has_a_line_per_request_and_no_credential(tmp_path: Path)
         assert s.http.get(f"/nowhere?key={KEY}").status_code == 404
         hand = s.http.post("/api/play", json={"seed": 1}).json()["id"]  # the id opens the hand
         assert s.http.get(f"/api/play/{hand}").status_code == 200
+        assert s.http.delete(f"/api/play/{hand}").status_code == 405  # a route's path
         assert s.http.get("/metrics", headers=auth(KEY)).status_code == 200
         assert s.http.get("/metrics", headers=auth(token)).status_code == 403
     text = log.read_text()
@@ -192,6 +193,7 @@ def test_the_access_log_has_a_line_per_request_and_no_credential(tmp_path: Path)
         ("GET", "/nowhere", 404, "not_found"),
         ("POST", "/api/play", 201, None),
         ("GET", "/api/play/{hand_id}", 200, None),
+        ("DELETE", "unmatched", 405, "method_not_allowed"),
         ("GET", "/metrics", 200, None),
         ("GET", "/metrics", 403, "forbidden"),
     ]

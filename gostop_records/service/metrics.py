@@ -319,12 +319,15 @@ def observe(app: Callable[..., Any], metrics: Metrics, *, log: bool = False) -> 
 
 def _line(scope: Mapping[str, Any], route: str, status: int, ms: float, error: str | None) -> str:
     """One request as a JSON line: no header, no query string; a route's template (an id
-    in a path may open something: a /play hand), the raw path only when no route matched."""
+    in a path may open something: a /play hand), the path itself only when no route has it
+    (a 404 from the router; a 405 is a route's path asked with another method)."""
     client = scope.get("client")
+    if route == "unmatched" and status == 404:
+        route = scope.get("path", "")
     line: dict[str, Any] = {
         "time": dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds"),
         "method": scope["method"],
-        "route": route if route != "unmatched" else scope.get("path", ""),
+        "route": route,
         "status": status,
         "ms": round(ms, 2),
     }
