@@ -17,6 +17,8 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from service_helpers import KEY, Server, auth, hand_lines
 
+from gostop_records.service.metrics import Metrics, Snapshot
+
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "disputed-payment.jsonl"
 #: A cross join that would run for hours: only the time limit ends it.
 ENDLESS = "SELECT count(*) FROM range(1000000) a, range(1000000) b WHERE a.range + b.range = 7"
@@ -152,6 +154,22 @@ def test_the_viewer_gauge_follows_a_live_stream(server: Server) -> None:
     while scrape(server)[("gostop_live_viewers", ())] != 0:
         assert time.monotonic() < deadline, "the viewer left, the gauge stayed"
         time.sleep(0.1)
+
+
+def test_the_format_escapes_label_values_and_help() -> None:
+    """The text is written by hand: a label value with a quote, a backslash and a newline,
+    and help text with a backslash, read back by prometheus_client as they were."""
+    m = Metrics()
+    odd = 'a "quoted"\\ back\nslash'
+    m.refusals.inc(odd)
+    m.refusals.help += " \\ too"
+    m.answered("BREW", "unmatched", 404, None)
+    families = {f.name: f for f in text_string_to_metric_families(m.render(Snapshot()).decode())}
+    refusals = families["gostop_refusals"]
+    assert refusals.documentation.endswith(" \\ too")
+    assert {s.labels["error"]: s.value for s in refusals.samples} == {odd: 1, "404": 1}
+    (request,) = families["gostop_http_requests"].samples
+    assert request.labels == {"method": "other", "route": "unmatched", "code": "4xx"}
 
 
 # --- the access log -------------------------------------------------------------------------

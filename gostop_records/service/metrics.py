@@ -44,6 +44,9 @@ TIME_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
 ENTRY_ROUTE = "/api/games/{game_id}/entries"
 QUERY_ROUTE = "/api/query"
 IMPORT_ROUTE = "/api/import"
+#: Methods counted by name; any other is counted as ``other`` (a label per stranger's word
+#: would grow without end).
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 #: The most body messages of a 4xx kept to read its error name (a refusal is one).
 _PARTS = 4
 
@@ -217,7 +220,7 @@ class Metrics:
 
     def answered(self, method: str, route: str, status: int, error: str | None) -> None:
         """Count one finished request."""
-        self.requests.inc(method, route, f"{status // 100}xx")
+        self.requests.inc(method if method in METHODS else "other", route, f"{status // 100}xx")
         if 400 <= status < 500:
             self.refusals.inc(error or str(status))
         if method != "POST":
