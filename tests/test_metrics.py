@@ -148,7 +148,8 @@ def test_the_viewer_gauge_follows_a_live_stream(server: Server) -> None:
         httpx.Client(base_url=server.url, timeout=20) as viewer,
         viewer.stream("GET", f"/api/games/{game['game_id']}/stream") as stream,
     ):
-        assert next(stream.iter_raw()).startswith(b"retry:")
+        chunks = stream.iter_raw()  # held: a dropped iterator closes the stream
+        assert next(chunks).startswith(b"retry:")
         assert scrape(server)[("gostop_live_viewers", ())] == 1
     deadline = time.monotonic() + 15
     while scrape(server)[("gostop_live_viewers", ())] != 0:
