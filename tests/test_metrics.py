@@ -91,6 +91,15 @@ def test_counters_move_as_entries_refusals_and_queries_arrive(server: Server) ->
         version = r.json()["version"]
         timings.append(_timing(r))
     assert _entry(server, game, lines[3], version - 1).status_code == 409  # conflict
+    retry = {"entry": lines[3], "expected_version": version}
+    for _ in range(2):  # the second is answered as stored
+        r = server.http.post(
+            ENTRIES.format(game_id=game["game_id"]),
+            json=retry,
+            headers={**auth(game["recorder_token"]), "Idempotency-Key": "once"},
+        )
+        assert r.status_code == 201, r.text
+        timings.append(_timing(r))
     body = {"entry": "note x", "expected_version": version}
     r = server.http.post(ENTRIES.format(game_id=game["game_id"]), json=body)
     assert r.status_code == 401  # no token
@@ -111,7 +120,8 @@ def test_counters_move_as_entries_refusals_and_queries_arrive(server: Server) ->
         key = (name, tuple(sorted(labels.items())))
         return after.get(key, 0) - before.get(key, 0)
 
-    assert moved("gostop_entries_total", status="201") == 3
+    assert moved("gostop_entries_total", status="201") == 5
+    assert moved("gostop_entries_replayed_total") == 1
     assert moved("gostop_entries_total", status="409") == 1
     assert moved("gostop_entries_total", status="401") == 1
     assert moved("gostop_refusals_total", error="conflict") == 1
@@ -121,12 +131,12 @@ def test_counters_move_as_entries_refusals_and_queries_arrive(server: Server) ->
     assert moved("gostop_refusals_total", error="query_timeout") == 1
     assert moved("gostop_imports_total", outcome="ok") == 1
     route = {"method": "POST", "route": ENTRIES}
-    assert moved("gostop_http_requests_total", **route, code="2xx") == 3
+    assert moved("gostop_http_requests_total", **route, code="2xx") == 5
     assert moved("gostop_http_requests_total", **route, code="4xx") == 2
     # the histograms hold the timings the answers' Server-Timing reported
     for metric, part in (("queue", "queue"), ("store", "store")):
         name = f"gostop_entry_{metric}_seconds"
-        assert moved(f"{name}_count") == 3
+        assert moved(f"{name}_count") == 5
         assert moved(f"{name}_sum") == pytest.approx(sum(t[part] for t in timings), abs=1e-4)
         assert after[(f"{name}_bucket", (("le", "+Inf"),))] == after[(f"{name}_count", ())]
     assert after[("gostop_live_games", ())] >= 1

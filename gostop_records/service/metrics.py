@@ -218,8 +218,10 @@ class Metrics:
             "How long the writer thread took for an entry's group (Server-Timing: store).",
         )
 
-    def answered(self, method: str, route: str, status: int, error: str | None) -> None:
-        """Count one finished request."""
+    def answered(
+        self, method: str, route: str, status: int, error: str | None, replayed: bool = False
+    ) -> None:
+        """Count one finished request (``replayed``: answered as stored, to a retry)."""
         self.requests.inc(method if method in METHODS else "other", route, f"{status // 100}xx")
         if 400 <= status < 500:
             self.refusals.inc(error or str(status))
@@ -227,6 +229,8 @@ class Metrics:
             return
         if route == ENTRY_ROUTE:
             self.entries.inc(str(status))
+            if replayed:
+                self.replayed.inc()
         elif route == QUERY_ROUTE:
             self.queries.inc("ok" if status < 300 else error or str(status))
         elif route == IMPORT_ROUTE:
@@ -292,17 +296,17 @@ def observe(app: Callable[..., Any], metrics: Metrics, *, log: bool = False) -> 
         start = time.perf_counter()
         status = 500  # unless an answer starts
         body: list[bytes] | None = None
+        replayed = False
 
         async def watch(message: Mapping[str, Any]) -> None:
-            nonlocal status, body
+            nonlocal status, body, replayed
             kind = message["type"]
             if kind == "http.response.start":
                 status = int(message["status"])
                 headers = message.get("headers", ())
                 if status >= 400 and b"json" in (_header(headers, b"content-type") or b""):
                     body = []
-                if _header(headers, b"idempotent-replayed") == b"true":
-                    metrics.replayed.inc()
+                replayed = _header(headers, b"idempotent-replayed") == b"true"
             elif kind == "http.response.body" and body is not None and len(body) < _PARTS:
                 body.append(message.get("body", b""))
             await send(message)
@@ -312,7 +316,7 @@ def observe(app: Callable[..., Any], metrics: Metrics, *, log: bool = False) -> 
         finally:
             error = _error_name(b"".join(body)) if body else None
             route = scope.get("path_template") or "unmatched"
-            metrics.answered(scope["method"], route, status, error)
+            metrics.answered(scope["method"], route, status, error, replayed)
             if log:
                 ms = (time.perf_counter() - start) * 1000
                 access_log.info(_line(scope, route, status, ms, error))
