@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from service_helpers import KEY, Server, auth, hand_lines
+from service_helpers import KEY, Server, auth, hand_lines, service_client
 
 from gostop_records.service.metrics import Metrics, Snapshot
 
@@ -165,6 +165,27 @@ def test_the_viewer_gauge_follows_a_live_stream(server: Server) -> None:
     while scrape(server)[("gostop_live_viewers", ())] != 0:
         assert time.monotonic() < deadline, "the viewer left, the gauge stayed"
         time.sleep(0.1)
+
+
+def test_writes_failing_shows_while_the_settler_cannot_write(tmp_path: Path) -> None:
+    """The gauge reads the settler's error, as the 503s of entries and reads do (the disk
+    is made full for real in test_disk_full.py; here the settler's error is set)."""
+    with service_client(tmp_path / "s.duckdb") as c:
+        settler = c.app.state["gostop"].worker.service.settler
+
+        def failing() -> float:
+            text = c.get("/metrics", headers=auth(KEY)).text
+            families = {f.name: f for f in text_string_to_metric_families(text)}
+            return families["gostop_writes_failing"].samples[0].value
+
+        assert failing() == 0
+        settler.error = "the disk holding the store is full"
+        try:
+            assert failing() == 1
+            assert c.get("/api/health").json()["ok"] is False
+        finally:
+            settler.error = None
+        assert failing() == 0
 
 
 def test_the_format_escapes_label_values_and_help() -> None:
