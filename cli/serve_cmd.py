@@ -88,6 +88,16 @@ def serve(
             "beyond it a query spills to disk.",
         ),
     ] = "1GB",
+    access_log: Annotated[
+        str | None,
+        typer.Option(
+            "--access-log",
+            metavar="FILE|-",
+            help="Append one JSON line per request to FILE (- for the standard output): "
+            "time, method, route, status, duration, the error of a refusal, the client "
+            "address; never a header or a query string. Off by default.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the store over HTTP: a JSON API, live event streams, OpenAPI at /schema.
 
@@ -125,6 +135,7 @@ def serve(
         key=key,
         allow_origins=tuple(_origin(o) for o in allow_origin or ()),
         settings=ServiceSettings(query_limits=query_limits),
+        access_log=access_log,
     )
     run(opts, say=typer.echo)
 

@@ -73,6 +73,7 @@ class Action(enum.StrEnum):
     COUNTERSIGN = "countersign"
     BIND_SEAT = "bind_seat"
     PLAY = "play"
+    METRICS = "metrics"
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +186,12 @@ TABLE: dict[Action, Rule] = {
         when_private=_r(KEY),
         routes=("POST /api/play", "GET /api/play/{hand}", "POST /api/play/{hand}"),
         note="a finished hand is stored as a game",
+    ),
+    Action.METRICS: Rule(
+        "reading the server's metrics",
+        _r(KEY),
+        routes=("GET /metrics",),
+        note="never open to anyone: for whoever runs the server (the scraper sends the key)",
     ),
 }
 

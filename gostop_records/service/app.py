@@ -42,6 +42,7 @@ from .access import Action
 from .core import Answer, EntryRequest, TableService
 from .errors import ServiceError
 from .headers import MAX_DEPTH, add_security_headers, refuse_deep_json
+from .metrics import CONTENT_TYPE, Metrics, Snapshot, observe
 from .models import (
     CountersignIn,
     EntryAnswer,
@@ -89,6 +90,8 @@ class ServiceConfig:
     open: bool = False
     allow_origins: tuple[str, ...] = ()
     settings: ServiceSettings = field(default_factory=ServiceSettings)
+    #: One JSON line per request on the ``gostop.access`` logger (:mod:`.metrics`).
+    access_log: bool = False
     #: Called after every commit, before the answer (the tests stop a server there).
     after_commit: Callable[[], None] | None = None
 
@@ -102,6 +105,7 @@ class _State:
     def __init__(self, config: ServiceConfig) -> None:
         self.config = config
         self.hub = Hub()
+        self.metrics = Metrics()
         self.worker: Worker | None = None
         self.reads: Reads | None = None
         self.beat: asyncio.Task[None] | None = None
@@ -123,6 +127,23 @@ class _State:
         if self.reads is None:
             raise ServiceError(503, "unavailable", "the service is starting or stopping")
         return await self.reads.run(fn, settled=False)
+
+    def snapshot(self) -> Snapshot:
+        """The gauges of :mod:`.metrics`, read here without the store (they answer while
+        the store is stuck, when they matter most)."""
+        worker = self.worker
+        svc = worker.service if worker is not None else None
+        settler = svc.settler if svc is not None else None
+        journal = svc.store.journal if svc is not None else None
+        return Snapshot(
+            queue=worker.depth if worker is not None else 0,
+            journal=journal.records if journal is not None else 0,
+            batches=settler.batches if settler is not None else 0,
+            failures=settler.failures if settler is not None else 0,
+            failing=svc is not None and svc.write_error() is not None,
+            viewers=self.hub.viewer_count(),
+            live=len(svc.live) if svc is not None else 0,
+        )
 
     @property
     def svc(self) -> TableService:
@@ -257,7 +278,9 @@ async def add_entry(
         token=token,
         check_token=True,
     )
-    return _answer(await st.worker.enter(request_), since)
+    answer = await st.worker.enter(request_)
+    st.metrics.timed(answer.queue_ms, answer.store_ms)
+    return _answer(answer, since)
 
 
 @get(
@@ -513,6 +536,17 @@ async def game_stream(
     )
 
 
+@get(
+    "/metrics",
+    summary="What the server is doing, in Prometheus' text format (needs the server key)",
+    media_type=CONTENT_TYPE,
+    opt=_opt(Action.METRICS),
+)
+async def server_metrics(request: Request[Any, Any, Any]) -> Response[bytes]:
+    st = _state(request)
+    return Response(st.metrics.render(st.snapshot()), media_type=CONTENT_TYPE)
+
+
 # --- errors ---------------------------------------------------------------------------------
 
 
@@ -649,6 +683,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
             import_logs,
             run_query,
             game_stream,
+            server_metrics,
         ],
         on_startup=[startup],
         on_shutdown=[shutdown],
@@ -677,4 +712,6 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
         debug=False,
     )
     app.state["gostop"] = st
+    # every request counted (and logged, when asked), routed or not: around the whole app
+    app.asgi_handler = observe(app.asgi_handler, st.metrics, log=cfg.access_log)
     return app

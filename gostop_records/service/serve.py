@@ -10,16 +10,21 @@ which hands the file to other commands again.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import ipaddress
+import logging
+import logging.handlers
+import queue
 import socket
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .settings import ServiceSettings
 from .store_rows import new_secret
 
-__all__ = ["ServeOptions", "banner", "lan_address", "serve"]
+__all__ = ["ServeOptions", "access_log_to", "banner", "lan_address", "serve"]
 
 #: Seconds a stopping server waits for open requests (live streams end at once).
 GRACE_S = 3
@@ -46,6 +51,8 @@ class ServeOptions:
     key: str | None = None
     allow_origins: tuple[str, ...] = ()
     settings: ServiceSettings = field(default_factory=ServiceSettings)
+    #: A file the access log is appended to, ``-`` for the standard output; None: no log.
+    access_log: str | None = None
 
 
 def _is_loopback(host: str) -> bool:
@@ -112,6 +119,42 @@ def banner(opts: ServeOptions, key: str | None, db: str, signs: str | None = Non
     return "\n".join(lines)
 
 
+@contextlib.contextmanager
+def access_log_to(target: str | None) -> Iterator[None]:
+    """The ``gostop.access`` logger's lines to ``target`` (a file, appended to, or ``-``)
+    while the server runs, written by a thread of their own so that no request waits for
+    the disk; nothing when ``target`` is None."""
+    if target is None:
+        yield
+        return
+    from .metrics import access_log
+
+    try:
+        out: logging.Handler = (
+            logging.StreamHandler(sys.stdout)
+            if target == "-"
+            else logging.FileHandler(target, encoding="utf-8")
+        )
+    except OSError as exc:
+        raise SystemExit(
+            f"gostop serve: cannot write the access log {target}: {exc.strerror}"
+        ) from None
+    out.setFormatter(logging.Formatter("%(message)s"))
+    lines: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
+    listener = logging.handlers.QueueListener(lines, out)
+    hand = logging.handlers.QueueHandler(lines)
+    access_log.addHandler(hand)
+    access_log.setLevel(logging.INFO)
+    access_log.propagate = False  # its own file only, not the server's log
+    listener.start()
+    try:
+        yield
+    finally:
+        access_log.removeHandler(hand)
+        listener.stop()  # every line written
+        out.close()
+
+
 def serve(
     opts: ServeOptions,
     say: Callable[[str], None] = print,
@@ -144,6 +187,7 @@ def serve(
             allow_origins=opts.allow_origins,
             settings=opts.settings,
             after_commit=after_commit,
+            access_log=opts.access_log is not None,
         )
     )
     config = uvicorn.Config(
@@ -177,6 +221,7 @@ def serve(
 
     server.startup = startup  # type: ignore[method-assign]
     server.shutdown = shutdown  # type: ignore[method-assign]
-    server.run()
+    with access_log_to(opts.access_log):
+        server.run()
     if not server.started:
         raise SystemExit(1)
