@@ -2,10 +2,11 @@
 
 ``tests/fixtures/stores/v<N>.duckdb.gz`` is a store written by the code of the last commit
 of main at schema version N (1 to 7), gzipped (see the README there for the commit and the
-commands): three sample games imported (one of them lenient, with a rule violation) and a
-game recorded live entry by entry, signed at the hand's end from version 3 on. Each is
-opened here as a club's server would open it after an upgrade: by a writer, which upgrades
-it in place.
+commands): three sample games imported (one of them lenient, with a rule violation), a hand
+recorded live entry by entry (signed at the hand's end from version 3 on) and, from version
+2 on, the same hand recorded through that version's ``gostop serve`` (whose own tables are
+in the store; the server signs from version 4 on). Each is opened here as a club's server
+would open it after an upgrade: by a writer, which upgrades it in place.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 import duckdb
 import pytest
+from service_helpers import KEY, auth, service_client
 from store_support import ROOT, gostop
 
 from gostop_records import events as E
@@ -32,6 +34,17 @@ def _fixture(tmp_path: Path, version: int) -> Path:
     with gzip.open(FIXTURES / f"v{version}.duckdb.gz", "rb") as src, path.open("wb") as dst:
         shutil.copyfileobj(src, dst)
     return path
+
+
+def _games(version: int) -> list[str]:
+    served = [f"served-v{version}"] if version >= 2 else []
+    return sorted([*IMPORTED, f"recorded-v{version}", *served])
+
+
+def _service_rows(conn: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[Any, ...]]]:
+    """The rows of the service's own tables (recorder tokens, answers kept for retries)."""
+    names = [r[0] for r in conn.execute("SHOW TABLES").fetchall() if r[0].startswith("service_")]
+    return {n: conn.execute(f"SELECT * FROM {n} ORDER BY ALL").fetchall() for n in names}
 
 
 def _as_stored(path: Path) -> tuple[int, list[tuple[Any, ...]], int]:
@@ -62,8 +75,14 @@ def test_a_store_of_every_earlier_version_upgrades_and_verifies(
     path = _fixture(tmp_path, version)
     was, before, heads = _as_stored(path)
     assert was == version
-    assert sorted({r[0] for r in before}) == sorted([*IMPORTED, f"recorded-v{version}"])
+    assert sorted({r[0] for r in before}) == _games(version)
     assert (heads > 0) == (version >= 3)  # the heads chain came with version 3
+    signed = {r[0] for r in before if r[3] == "key_added"}  # a recorder's or the server's
+    assert len(signed) == (0 if version < 3 else 1 if version == 3 else 2)
+    conn = duckdb.connect(str(path), read_only=True)
+    service = _service_rows(conn)
+    conn.close()
+    assert bool(service) == (version >= 2)
 
     with Store(path) as st:
         assert schema.file_version(st.conn) == schema.SCHEMA_VERSION
@@ -82,13 +101,14 @@ def test_a_store_of_every_earlier_version_upgrades_and_verifies(
         ]
         assert read_back == [(r[0], r[1], r[9], r[10]) for r in before]
 
+        assert _service_rows(st.conn) == service  # kept as they were
+
         report = st.verify()
-        assert report.games == 4 and report.events == len(before)
+        assert report.games == len(_games(version)) and report.events == len(before)
         assert not report.breaks and not report.failed, report.problems()
         assert not report.heads and not report.signatures, report.problems()
-        # the game recorded live signs each hand's end from version 3 on
-        assert report.signed_games == (1 if version >= 3 else 0)
-        assert (report.valid_signatures > 0) == (version >= 3)
+        assert report.signed_games == len(signed)
+        assert (report.valid_signatures > 0) == bool(signed)
         if version == 7:
             # the steps from 1 to 6 derive every projection row again; the step from 7
             # (events.prev dropped) leaves them as version 7 derived them, and the rules
@@ -116,8 +136,24 @@ def test_a_store_of_every_earlier_version_upgrades_and_verifies(
 
     with Store(path) as st:  # upgraded once: a second open has nothing to do
         assert schema.migrate(st.conn) == []
+    # today's server serves it: the games recorded before, and a new one
+    with service_client(path) as c:
+        for gid in _games(version):
+            events = c.get(f"/api/games/{gid}/events")
+            assert events.status_code == 200, events.text
+            assert len(events.text.splitlines()) == sum(r[0] == gid for r in before) + (
+                gid == f"recorded-v{version}"
+            )
+        started = c.post(
+            "/api/games",
+            json={"players": ["Eun", "Fay"], "ruleset": "matgo"},
+            headers=auth(KEY),
+        )
+        assert started.status_code == 201, started.text
     with Store(path, read_only=True) as st:
-        assert st.verify().ok
+        report = st.verify()
+        assert report.ok, report.problems()
+        assert report.games == len(_games(version)) + 1
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -146,7 +182,7 @@ def test_the_command_line_upgrades_a_store_then_verifies_it(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     done = gostop("db", "verify", "--db", str(path))
     assert done.returncode == 0, done.stderr
-    assert "4 game(s)" in done.stdout and "1 signed game(s)" in done.stdout
+    assert "5 game(s)" in done.stdout and "2 signed game(s)" in done.stdout
 
 
 def test_every_version_before_this_one_has_a_fixture() -> None:
