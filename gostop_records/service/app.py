@@ -33,7 +33,7 @@ from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Stream
 
 from .. import events as E
-from ..store.backup import BackupError, finish_copy, prune
+from ..store.backup import BackupError, finish_copy, prune, remove_partials
 from ..store.sandbox import QueryHandle
 from ..web.browse_routes import browse_routes
 from ..web.play_routes import play_routes
@@ -41,7 +41,7 @@ from ..web.routes import page_routes
 from . import access
 from . import reads as R
 from .access import Action
-from .backups import default_folder
+from .backups import default_folder, failed
 from .core import Answer, EntryRequest, TableService
 from .errors import ServiceError
 from .headers import MAX_DEPTH, add_security_headers, refuse_deep_json
@@ -151,6 +151,8 @@ class _State:
         except BackupError as exc:
             log.error("backup not kept: %s", exc)
             raise ServiceError(500, "backup_failed", self.svc.hide_paths(str(exc))) from None
+        except OSError as exc:
+            raise failed(exc) from None
         out = info.to_dict()
         backup_log.info(
             "backup %s: %s bytes, %s game(s), %s event(s), heads entry %s",
@@ -171,6 +173,8 @@ class _State:
     async def backup_every(self, seconds: float) -> None:
         """Take a backup every ``seconds`` (the first after ``seconds``), logged; a failure is
         logged and the next one tried on time."""
+        with contextlib.suppress(OSError):  # what a stop during a backup left behind
+            await asyncio.to_thread(remove_partials, self.backup_folder())
         while True:
             await asyncio.sleep(seconds)
             try:

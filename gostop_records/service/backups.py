@@ -10,6 +10,7 @@ elsewhere: a request may give a name at most, which must be a bare file name.
 
 from __future__ import annotations
 
+import errno
 import logging
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from .sessions import Sessions
 
 log = logging.getLogger("gostop.backup")
 
-__all__ = ["Backups", "default_folder"]
+__all__ = ["Backups", "default_folder", "failed"]
 
 
 def default_folder(store_path: Path) -> Path:
@@ -53,3 +54,17 @@ class Backups(Sessions):
             return copy_store(self.store, dest)
         except BackupError as exc:
             raise ServiceError(409, "backup_failed", self.hide_paths(str(exc))) from None
+        except OSError as exc:
+            raise failed(exc) from None
+
+
+def failed(exc: OSError) -> ServiceError:
+    """A backup the disk refused: logged with its cause, answered without a path."""
+    log.error("backup not written: %s", exc)
+    full = exc.errno == errno.ENOSPC
+    return ServiceError(
+        507 if full else 500,
+        "backup_failed",
+        "the backup could not be written: "
+        + ("the disk holding the backups is full" if full else "see the server's log"),
+    )

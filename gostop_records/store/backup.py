@@ -49,6 +49,7 @@ __all__ = [
     "copy_store",
     "finish_copy",
     "prune",
+    "remove_partials",
     "restore",
     "stamped_name",
     "stamped_names",
@@ -166,6 +167,14 @@ def stamped_names(folder: Path) -> list[Path]:
     return sorted(found, key=key)
 
 
+def remove_partials(folder: Path) -> list[Path]:
+    """Remove what backups cut short (a server stopped during one) left in ``folder``."""
+    found = [p for p in folder.glob(".*.duckdb.partial*") if p.is_file()] if folder.is_dir() else []
+    for p in found:
+        p.unlink(missing_ok=True)
+    return found
+
+
 def prune(folder: Path, keep: int) -> list[Path]:
     """Remove all but the ``keep`` newest backups named by their time; those removed.
     Backups given a name of their own are left alone."""
@@ -184,12 +193,14 @@ def copy_store(store: Store, dest: Path) -> Copied:
     """Copy ``store`` to a partial file beside ``dest``, holding its write turn (see the
     module docstring); :func:`finish_copy` checks it and gives it its name. The caller
     runs this where the store's writes run (the service's writer thread)."""
+    import duckdb
+
     from .heads import tip, writing
 
     if dest.exists():
         raise BackupError(f"{dest.name}: a backup of that name exists already")
     if not dest.parent.is_dir():
-        raise BackupError(f"{dest.parent}: no such folder for backups")
+        raise BackupError("the folder for the backup does not exist")
     partial = dest.with_name(f".{dest.name}.partial")
     with store.journal_turn(), writing(store.path):
         store.flush_rows()  # the journal's rows first: nothing acknowledged is left out
@@ -197,7 +208,8 @@ def copy_store(store: Store, dest: Path) -> Copied:
         entry, head = tip(conn)
         row = fetch_one(conn, "SELECT count(DISTINCT game_id), count(*) FROM events")
         games, events = (int(row[0]), int(row[1])) if row else (0, 0)
-        conn.execute("CHECKPOINT")
+        with contextlib.suppress(duckdb.Error):  # refused: DuckDB's log is copied along
+            conn.execute("CHECKPOINT")
         at = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         try:
             _copy(store.path, partial)
