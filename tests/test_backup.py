@@ -331,3 +331,41 @@ def test_serve_backs_up_on_its_own_and_keeps_the_newest(tmp_path: Path) -> None:
 def test_backup_every_needs_a_duration(tmp_path: Path, every: str) -> None:
     done = _gostop("serve", "--db", str(tmp_path / "s.duckdb"), "--backup-every", every)
     assert done.returncode == 2 and "--backup-every" in done.stderr
+
+
+def test_a_checkpoint_refused_copies_duckdbs_log_along(tmp_path: Path) -> None:
+    """When DuckDB will not checkpoint (a reader holds it back), its write-ahead log is
+    copied with the file, and the copy, opened, holds every event."""
+    from gostop_records.store import Store
+    from gostop_records.store.backup import backup
+
+    class _NoCheckpoint:
+        def __init__(self, conn: Any) -> None:
+            self._conn = conn
+
+        def execute(self, sql: str, *args: Any) -> Any:
+            if sql.strip().upper() == "CHECKPOINT":
+                raise duckdb.TransactionException("Cannot CHECKPOINT: other transactions")
+            return self._conn.execute(sql, *args)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._conn, name)
+
+    db = tmp_path / "s.duckdb"
+    with Store(db) as store:
+        store.import_paths([SAMPLES / "go-1.jsonl"], workers=0)
+        wal = db.with_name(db.name + ".wal")
+        assert wal.exists() and wal.stat().st_size > 0  # the import is in DuckDB's log
+        real = store._conn
+        store._conn = _NoCheckpoint(real)  # type: ignore[assignment]
+        try:
+            info = backup(store, tmp_path / "b.duckdb")
+        finally:
+            store._conn = real
+        expected = _events_of(store)
+    assert not (tmp_path / "b.duckdb.wal").exists() and _no_leftovers(tmp_path) == []
+    assert _events(tmp_path / "b.duckdb") == expected and info.events == len(expected)
+
+
+def _events_of(store: Any) -> set[tuple[str, int, str]]:
+    return set(store.conn.execute("SELECT game_id, seq, hash FROM events").fetchall())
