@@ -13,7 +13,7 @@ import dataclasses
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -502,7 +502,7 @@ def backup(
         common.echo(f"removed the older backup {name}")
 
 
-def _remote_backup(server: str, dest: Path | None) -> dict[str, object]:
+def _remote_backup(server: str, dest: Path | None) -> dict[str, Any]:
     import os
 
     from gostop_records.service.client import ServerRefused, ServiceClient

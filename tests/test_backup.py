@@ -369,3 +369,24 @@ def test_a_checkpoint_refused_copies_duckdbs_log_along(tmp_path: Path) -> None:
 
 def _events_of(store: Any) -> set[tuple[str, int, str]]:
     return set(store.conn.execute("SELECT game_id, seq, hash FROM events").fetchall())
+
+
+def test_a_restarted_server_backs_up_at_once_when_the_newest_backup_is_old(
+    tmp_path: Path,
+) -> None:
+    import os
+
+    db, folder = tmp_path / "s.duckdb", tmp_path / "kept"
+    folder.mkdir()
+    old = folder / "s-20200101T000000Z.duckdb"
+    old.write_bytes(b"")
+    os.utime(old, (time.time() - 7200, time.time() - 7200))
+    (folder / ".s-20200101T000001Z.duckdb.partial").write_bytes(b"")  # a stop cut it short
+    args = ("--backup-every", "1h", "--keep", "1", "--backup-dir", str(folder))
+    with Server(db, None, *args):
+        deadline = time.monotonic() + 30
+        while old.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+    left = [p.name for p in stamped_names(folder)]
+    assert not old.exists() and len(left) == 1 and left[0] != old.name
+    assert _no_leftovers(folder) == []

@@ -33,7 +33,7 @@ from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Stream
 
 from .. import events as E
-from ..store.backup import BackupError, finish_copy, prune, remove_partials
+from ..store.backup import BackupError, finish_copy, prune, remove_partials, stamped_names
 from ..store.sandbox import QueryHandle
 from ..web.browse_routes import browse_routes
 from ..web.play_routes import play_routes
@@ -171,12 +171,22 @@ class _State:
         return out
 
     async def backup_every(self, seconds: float) -> None:
-        """Take a backup every ``seconds`` (the first after ``seconds``), logged; a failure is
-        logged and the next one tried on time."""
+        """Take a backup every ``seconds``, logged; the first ``seconds`` after the newest
+        backup in the folder named by its time (a server restarted more often than that
+        still backs up), or after ``seconds`` when there is none. A failure is logged and
+        the next one tried on time."""
+        folder = self.backup_folder()
+        first = seconds
         with contextlib.suppress(OSError):  # what a stop during a backup left behind
-            await asyncio.to_thread(remove_partials, self.backup_folder())
+            await asyncio.to_thread(remove_partials, folder)
+            taken = stamped_names(folder)
+            if taken:
+                age = time.time() - taken[-1].stat().st_mtime
+                first = min(seconds, max(0.0, seconds - age))
+        wait = first
         while True:
-            await asyncio.sleep(seconds)
+            await asyncio.sleep(wait)
+            wait = seconds
             try:
                 await self.backup()
             except asyncio.CancelledError:
