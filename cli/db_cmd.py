@@ -1,4 +1,5 @@
-"""``gostop db``: the store: import logs, query, stats, export, report, verify, rebuild, repair.
+"""``gostop db``: the store: import logs, query, stats, export, report, verify, rebuild, repair,
+back up, restore.
 
 The store file is ``--db FILE``, else ``$GOSTOP_DB``, else ``gostop.duckdb`` in the current
 folder. One process owns the file at a time (DuckDB's rule), so a second command on the same
@@ -27,7 +28,8 @@ if TYPE_CHECKING:
 app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
-    help="The DuckDB store: import logs, query with SQL, stats, Parquet export, verify, repair.",
+    help="The DuckDB store: import logs, query with SQL, stats, Parquet export, verify, repair, "
+    "back up and restore.",
     epilog='Example: gostop db import logs/ && gostop db query "SELECT * FROM v_hand_summary"',
 )
 
@@ -489,6 +491,8 @@ def backup(
                 f"{exc}\nif a gostop serve holds it, ask it for the backup: "
                 "gostop db backup --server URL (with $GOSTOP_SERVER_KEY)"
             )
+        except OSError as exc:
+            common.fail(f"{exc.filename or dest}: the backup was not written: {exc.strerror}")
         out["name"] = str(dest)
     if as_json:
         common.print_json(out)
@@ -550,7 +554,10 @@ def restore(
     """
     from gostop_records.store.backup import restore as run_restore
 
-    report = run_restore(source, db, force=force)
+    try:
+        report = run_restore(source, db, force=force)
+    except OSError as exc:
+        common.fail(f"{exc.filename or db}: nothing was restored: {exc.strerror}")
     if as_json:
         common.print_json({**report.to_dict(), "problems": report.problems})
     if not report.written:

@@ -200,7 +200,7 @@ def copy_store(store: Store, dest: Path) -> Copied:
     if dest.exists():
         raise BackupError(f"{dest.name}: a backup of that name exists already")
     if not dest.parent.is_dir():
-        raise BackupError("the folder for the backup does not exist")
+        raise BackupError(f"{dest.parent}: the folder for the backup does not exist")
     partial = dest.with_name(f".{dest.name}.partial")
     with store.journal_turn(), writing(store.path):
         store.flush_rows()  # the journal's rows first: nothing acknowledged is left out
