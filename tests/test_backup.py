@@ -156,39 +156,44 @@ def test_a_backup_taken_while_four_tables_record_is_the_store_at_its_point(
 
 
 def test_db_backup_of_a_store_no_server_holds_applies_its_journal_first(tmp_path: Path) -> None:
-    db = tmp_path / "s.duckdb"
-    done = _gostop("db", "import", str(SAMPLES / "go-1.jsonl"), "--db", str(db))
-    assert done.returncode == 0, done.stderr
-    # a server killed with entries in its journal: acknowledged, maybe not in DuckDB yet
-    with Server(db) as server:
-        r = server.http.post("/api/games", json={"players": ["Ann", "Ben"]}, headers=auth(KEY))
-        game = r.json()
-        _sim, lines = hand_lines("matgo", 2, 5)
-        version = game["version"]
-        for line in lines[:6]:
-            r = server.http.post(
-                f"/api/games/{game['game_id']}/entries",
-                json={"entry": line, "expected_version": version},
-                headers=auth(game["recorder_token"]),
-            )
-            assert r.status_code == 201, r.text
-            version = r.json()["version"]
-        server.proc.kill()
-        server.proc.wait()
+    from test_store_journal import GAMES, _expected, _killed_after_sync
 
+    from gostop_records.store.journal import segments
+
+    db = tmp_path / "s.duckdb"
+    _killed_after_sync(db, upto=5)  # acknowledged entries in the journal, none in DuckDB
+    assert segments(db)
     copy = tmp_path / "copy.duckdb"
     done = _gostop("db", "backup", str(copy), "--db", str(db), "--json")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert '"heads_tip"' in done.stdout
-    assert (game["game_id"], version) in {
-        (g, n) for g, n in _rows(copy, "SELECT game_id, max(seq) FROM events GROUP BY game_id")
-    }
+    assert '"heads_tip"' in done.stdout and not segments(db)
+    versions = dict(_rows(copy, "SELECT game_id, max(seq) FROM events GROUP BY game_id"))
+    assert versions == _expected(5) and len(versions) == len(GAMES)
     assert _events(copy) == _events(db) and _heads(copy) == _heads(db)
     done = _gostop("db", "verify", "--db", str(copy))
     assert done.returncode == 0, done.stdout + done.stderr
     # a second backup over the first is refused: a backup is never overwritten
     again = _gostop("db", "backup", str(copy), "--db", str(db))
     assert again.returncode != 0 and "exists already" in again.stderr
+
+
+def test_restore_over_a_store_with_a_journal_left_behind_applies_none_of_it(
+    tmp_path: Path,
+) -> None:
+    from test_store_journal import _killed_after_sync
+
+    from gostop_records.store.journal import segments
+
+    backup, db = tmp_path / "b.duckdb", tmp_path / "s.duckdb"
+    other = tmp_path / "other.duckdb"
+    assert _gostop("db", "import", str(SAMPLES / "go-1.jsonl"), "--db", str(other)).returncode == 0
+    assert _gostop("db", "backup", str(backup), "--db", str(other)).returncode == 0
+    _killed_after_sync(db, upto=3)  # a store a killed server left, its journal beside it
+    done = _gostop("db", "restore", str(backup), "--db", str(db), "--force")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not segments(db) and _events(db) == _events(backup)
+    done = _gostop("db", "verify", "--db", str(db))  # opened again: still the backup alone
+    assert done.returncode == 0 and _events(db) == _events(backup), done.stderr
 
 
 def test_db_backup_of_a_store_a_server_holds_asks_the_server(tmp_path: Path) -> None:
