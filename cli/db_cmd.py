@@ -511,17 +511,14 @@ def _remote_backup(server: str, dest: Path | None) -> dict[str, Any]:
 
     from gostop_records.service.client import ServerRefused, ServiceClient
 
-    body: dict[str, str] = {}
-    if dest is not None:
-        if dest.name != str(dest):
-            raise typer.BadParameter(
-                "with --server, give a file name only: the server writes into its backup folder",
-                param_hint="DEST",
-            )
-        body["name"] = dest.name
+    if dest is not None and dest.name != str(dest):
+        raise typer.BadParameter(
+            "with --server, give a file name only: the server writes into its backup folder",
+            param_hint="DEST",
+        )
     client = ServiceClient(server, os.environ.get("GOSTOP_SERVER_KEY") or None, timeout=600)
     try:
-        out = client.post_json("/api/backup", body)
+        out = client.backup(dest.name if dest is not None else None)
     except ServerRefused as exc:
         common.fail(f"{client.url}: {exc.reason}")
     out["name"] = f"{out['name']} (in the server's backup folder)"

@@ -11,6 +11,12 @@ copied in a second or so. The copy is then opened on its own, outside the turn, 
 hold the heads chain tip (entry, hash) and the number of events the store held at that
 point; only then is it renamed to its final name (a backup that exists is whole).
 
+Why a copy of the file rather than DuckDB's ``EXPORT DATABASE`` or ``ATTACH`` and ``COPY
+FROM DATABASE``: the copy is the store itself (its tables, keys, views, ``meta`` and heads
+chain, block for block), which ``gostop db verify`` reads as it is; and a server's database
+is locked down to reach no file (:func:`.query.lock_down`, for SQL over HTTP), which refuses
+``ATTACH`` and ``EXPORT`` on it for the life of the process.
+
 A restore (:func:`restore`) copies a backup beside the target file, opens it, runs every
 check of ``gostop db verify`` (every hash chain and signature, the heads chain against the
 events, the projection tables against a fresh rebuild) and renames it onto the target only
