@@ -1,4 +1,5 @@
-"""``gostop db``: the store: import logs, query, stats, export, report, verify, rebuild, repair.
+"""``gostop db``: the store: import logs, query, stats, export, report, verify, rebuild, repair,
+back up, restore.
 
 The store file is ``--db FILE``, else ``$GOSTOP_DB``, else ``gostop.duckdb`` in the current
 folder. One process owns the file at a time (DuckDB's rule), so a second command on the same
@@ -13,7 +14,7 @@ import dataclasses
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -27,7 +28,8 @@ if TYPE_CHECKING:
 app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
-    help="The DuckDB store: import logs, query with SQL, stats, Parquet export, verify, repair.",
+    help="The DuckDB store: import logs, query with SQL, stats, Parquet export, verify, repair, "
+    "back up and restore.",
     epilog='Example: gostop db import logs/ && gostop db query "SELECT * FROM v_hand_summary"',
 )
 
@@ -435,3 +437,134 @@ def repair(
         common.echo(line)
     if report.changed and not dry_run:
         common.echo(f"next: gostop db verify --db {db}")
+
+
+@app.command(
+    "backup",
+    epilog="Examples: gostop db backup club-copy.duckdb --db club.duckdb; "
+    "GOSTOP_SERVER_KEY=... gostop db backup --server http://127.0.0.1:8765",
+)
+def backup(
+    dest: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="DEST",
+            help="The backup to write (a new file). With --server: a name for it in the "
+            "server's backup folder (optional; by default the UTC time).",
+            show_default=False,
+        ),
+    ] = None,
+    db: DbOption = DEFAULT_DB,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            "--server",
+            metavar="URL",
+            help="Ask the gostop serve holding the store to back it up (with the server key, "
+            "$GOSTOP_SERVER_KEY), into its backup folder.",
+        ),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """A consistent copy of the store, taken while it may be in use.
+
+    Every journaled entry is written into the store first, so nothing acknowledged is left
+    out; the copy is checked (it holds the heads chain tip the store held) before it gets
+    its name. A store a server holds is backed up by the server (--server URL).
+    Restore with gostop db restore, which verifies the backup first.
+    """
+    if server is not None:
+        out = _remote_backup(server, dest)
+    else:
+        if dest is None:
+            raise typer.BadParameter("give the file to write the backup to", param_hint="DEST")
+        from gostop_records.store import Store, StoreLockedError
+        from gostop_records.store.backup import backup as write_backup
+
+        if not db.exists():
+            common.fail(f"{db}: no store here")
+        try:
+            with Store(db) as store:
+                out = write_backup(store, dest).to_dict()
+        except StoreLockedError as exc:
+            common.fail(
+                f"{exc}\nif a gostop serve holds it, ask it for the backup: "
+                "gostop db backup --server URL (with $GOSTOP_SERVER_KEY)"
+            )
+        except OSError as exc:
+            common.fail(f"{exc.filename or dest}: the backup was not written: {exc.strerror}")
+        out["name"] = str(dest)
+    if as_json:
+        common.print_json(out)
+        return
+    tip = out["heads_tip"]
+    common.echo(
+        f"backed up {out['games']} game(s), {out['events']} event(s) to {out['name']} "
+        f"({out['size']:,} bytes); heads chain entry {tip['entry']} {tip['hash']}"
+    )
+    for name in out.get("removed", []):
+        common.echo(f"removed the older backup {name}")
+
+
+def _remote_backup(server: str, dest: Path | None) -> dict[str, Any]:
+    import os
+
+    from gostop_records.service.client import ServerRefused, ServiceClient
+
+    if dest is not None and dest.name != str(dest):
+        raise typer.BadParameter(
+            "with --server, give a file name only: the server writes into its backup folder",
+            param_hint="DEST",
+        )
+    client = ServiceClient(server, os.environ.get("GOSTOP_SERVER_KEY") or None, timeout=600)
+    try:
+        out = client.backup(dest.name if dest is not None else None)
+    except ServerRefused as exc:
+        common.fail(f"{client.url}: {exc.reason}")
+    out["name"] = f"{out['name']} (in the server's backup folder)"
+    return out  # type: ignore[no-any-return]
+
+
+@app.command(
+    "restore",
+    epilog="Example: gostop db restore backups/club-20261206T0600Z.duckdb --db club.duckdb",
+)
+def restore(
+    source: Annotated[Path, typer.Argument(metavar="SRC", help="The backup to restore.")],
+    db: DbOption = DEFAULT_DB,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Replace the store at --db (never one a running process holds).",
+        ),
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Restore a backup into a store file, verified before it is used.
+
+    The backup is copied beside FILE and checked as gostop db verify checks a store (every
+    hash chain and signature, the heads chain against the events, the projection tables);
+    only a backup that verifies becomes FILE. One that does not is refused with the
+    reasons, and nothing is left at FILE. An existing FILE is replaced only with --force.
+    Exit code 1 when the backup is refused.
+    """
+    from gostop_records.store.backup import restore as run_restore
+
+    try:
+        report = run_restore(source, db, force=force)
+    except OSError as exc:
+        common.fail(f"{exc.filename or db}: nothing was restored: {exc.strerror}")
+    if as_json:
+        common.print_json({**report.to_dict(), "problems": report.problems})
+    if not report.written:
+        for line in report.problems:
+            common.error_message(line)
+        common.fail(f"{source}: refused: the backup does not verify; nothing was written to {db}")
+    if not as_json:
+        v = report.verify
+        common.echo(
+            f"restored {source} into {db}: {v.games} game(s), {v.events} event(s), verified "
+            f"(every hash chain, the heads chain, {v.valid_signatures} signature(s), the "
+            f"projection tables); heads chain entry {report.entry} {report.hash}"
+        )

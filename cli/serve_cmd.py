@@ -98,12 +98,41 @@ def serve(
             "address; never a header or a query string. Off by default.",
         ),
     ] = None,
+    backup_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--backup-dir",
+            metavar="DIR",
+            help="Where backups are written (POST /api/backup, --backup-every); default: "
+            "backups/ beside the store.",
+            show_default=False,
+        ),
+    ] = None,
+    backup_every: Annotated[
+        str | None,
+        typer.Option(
+            "--backup-every",
+            metavar="DURATION",
+            help="Back the store up this often, e.g. 6h, 30m, 1d (none by default).",
+        ),
+    ] = None,
+    keep: Annotated[
+        int | None,
+        typer.Option(
+            "--keep",
+            min=1,
+            metavar="N",
+            help="After each backup, keep the N newest backups named by their time and "
+            "remove the older ones (default: remove none).",
+        ),
+    ] = None,
 ) -> None:
     """Serve the store over HTTP: a JSON API, live event streams, OpenAPI at /schema.
 
     Prints the URL and the server key (set it with $GOSTOP_SERVER_KEY, else a new one each
     start; --open prints it too: it reissues tokens and imports). Who may do what:
-    docs/access.md. Listening beyond this machine (--host 0.0.0.0) it prints the LAN URL and a QR
+    docs/access.md. Backups: --backup-every 6h --keep 28, into --backup-dir (see gostop db
+    backup). Listening beyond this machine (--host 0.0.0.0) it prints the LAN URL and a QR
     code of it. Ctrl-C or SIGTERM stops it cleanly.
 
     Example: gostop serve --host 0.0.0.0 --db club.duckdb
@@ -136,8 +165,24 @@ def serve(
         allow_origins=tuple(_origin(o) for o in allow_origin or ()),
         settings=ServiceSettings(query_limits=query_limits),
         access_log=access_log,
+        backup_dir=str(backup_dir) if backup_dir is not None else None,
+        backup_every=_duration(backup_every) if backup_every is not None else None,
+        backup_keep=keep,
     )
     run(opts, say=typer.echo)
+
+
+def _duration(text: str) -> float:
+    """Seconds of a duration such as ``6h``, ``30m``, ``1d`` or ``90s``, or a usage error."""
+    import re
+
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*", text.lower())
+    seconds = float(m[1]) * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[m[2]] if m else 0
+    if seconds < 1:
+        raise typer.BadParameter(
+            f"{text!r}: give a duration such as 6h, 30m, 1d or 90s", param_hint="--backup-every"
+        )
+    return seconds
 
 
 def _origin(url: str) -> str:

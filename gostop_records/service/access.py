@@ -9,8 +9,8 @@ must say who may call it. ``docs/access.md`` is this table in words; keep them t
 The credentials, each sent as ``Authorization: Bearer ...``:
 
 - the **server key**: printed by ``gostop serve`` at start (``$GOSTOP_SERVER_KEY``), held by
-  whoever runs the server; it administers (reissues recorder tokens, imports) and starts
-  games;
+  whoever runs the server; it administers (reissues recorder tokens, imports, takes
+  backups) and starts games;
 - a game's **recorder token**: given once when the game starts (or reissued by the key);
   it records that game's entries and, on a ``--private`` server, reads that game;
 - a **seat key**: a player's Ed25519 key. It is not sent as a header: the countersignature
@@ -19,7 +19,7 @@ The credentials, each sent as ``Authorization: Bearer ...``:
   token); from then on the seat countersigns with that key alone, from the player's phone.
 
 ``--open`` lets anyone who reaches the server start games (and play on ``/play``), never
-reissue a token, import or administer: those still need the server key. ``--private``
+reissue a token, import, take a backup or administer: those still need the server key. ``--private``
 asks for a credential to read anything (and to play on ``/play``).
 """
 
@@ -68,6 +68,7 @@ class Action(enum.StrEnum):
     RECORD = "record"
     REISSUE_TOKEN = "reissue_token"
     IMPORT = "import"
+    BACKUP = "backup"
     READ_GAME = "read_game"
     READ_STORE = "read_store"
     COUNTERSIGN = "countersign"
@@ -133,6 +134,13 @@ TABLE: dict[Action, Rule] = {
     ),
     Action.IMPORT: Rule(
         "importing", _r(KEY), routes=("POST /api/import",), note="never open to anyone"
+    ),
+    Action.BACKUP: Rule(
+        "taking a backup",
+        _r(KEY),
+        routes=("POST /api/backup",),
+        note="written into the server's backup folder only (a request gives a file name at "
+        "most); never open to anyone",
     ),
     Action.READ_GAME: Rule(
         "reading a game",

@@ -20,6 +20,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import msgspec
@@ -32,6 +33,7 @@ from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Stream
 
 from .. import events as E
+from ..store.backup import BackupError, finish_copy, prune, remove_partials, stamped_names
 from ..store.sandbox import QueryHandle
 from ..web.browse_routes import browse_routes
 from ..web.play_routes import play_routes
@@ -39,11 +41,13 @@ from ..web.routes import page_routes
 from . import access
 from . import reads as R
 from .access import Action
+from .backups import default_folder, failed
 from .core import Answer, EntryRequest, TableService
 from .errors import ServiceError
 from .headers import MAX_DEPTH, add_security_headers, refuse_deep_json
 from .metrics import CONTENT_TYPE, Metrics, Snapshot, observe
 from .models import (
+    BackupIn,
     CountersignIn,
     EntryAnswer,
     EntryIn,
@@ -62,6 +66,7 @@ __all__ = ["ENTRY_LIMIT", "IMPORT_LIMIT", "ServiceConfig", "create_app"]
 
 T = TypeVar("T")
 log = logging.getLogger("gostop.service")
+backup_log = logging.getLogger("gostop.backup")
 
 #: Largest body of an entry or a new game; of an import upload.
 ENTRY_LIMIT = 64 * 1024
@@ -94,6 +99,12 @@ class ServiceConfig:
     access_log: bool = False
     #: Called after every commit, before the answer (the tests stop a server there).
     after_commit: Callable[[], None] | None = None
+    #: The folder backups are written into (default: ``backups/`` beside the store); a
+    #: backup every ``backup_every`` seconds (None: only when asked); after each, all but
+    #: the ``backup_keep`` newest backups named by their time are removed (None: none).
+    backup_dir: str | None = None
+    backup_every: float | None = None
+    backup_keep: int | None = None
 
     @property
     def opens_games(self) -> bool:
@@ -109,6 +120,7 @@ class _State:
         self.worker: Worker | None = None
         self.reads: Reads | None = None
         self.beat: asyncio.Task[None] | None = None
+        self.backups: asyncio.Task[None] | None = None
 
     async def run(self, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
         """``fn`` on the writer thread (a write, or a read of a live game's session)."""
@@ -144,6 +156,67 @@ class _State:
             viewers=self.hub.viewer_count(),
             live=len(svc.live) if svc is not None else 0,
         )
+
+    def backup_folder(self) -> Path:
+        if self.config.backup_dir is not None:
+            return Path(self.config.backup_dir).absolute()
+        return default_folder(self.svc.path)
+
+    async def backup(self, name: str | None = None) -> dict[str, Any]:
+        """A backup of the store, taken as a write job (:mod:`.backups`): copied on the
+        writer thread, checked and named off it; then the old ones pruned (``--keep``)."""
+        folder = self.backup_folder()
+        copied = await self.run(self.svc.copy_for_backup, folder, name)
+        try:
+            info = await asyncio.to_thread(finish_copy, copied)
+        except BackupError as exc:
+            log.error("backup not kept: %s", exc)
+            raise ServiceError(500, "backup_failed", self.svc.hide_paths(str(exc))) from None
+        except OSError as exc:
+            raise failed(exc) from None
+        out = info.to_dict()
+        self.metrics.backups.inc()
+        backup_log.info(
+            "backup %s: %s bytes, %s game(s), %s event(s), heads entry %s",
+            info.path,
+            info.size,
+            info.games,
+            info.events,
+            info.entry,
+        )
+        keep = self.config.backup_keep
+        if keep is not None:
+            removed = await asyncio.to_thread(prune, folder, keep)
+            for p in removed:
+                backup_log.info("backup %s removed (--keep %s)", p, keep)
+            out["removed"] = [p.name for p in removed]
+        return out
+
+    async def backup_every(self, seconds: float) -> None:
+        """Take a backup every ``seconds``, logged; the first ``seconds`` after the newest
+        backup in the folder named by its time (a server restarted more often than that
+        still backs up), or after ``seconds`` when there is none. A failure is logged and
+        the next one tried on time."""
+        folder = self.backup_folder()
+        first = seconds
+        with contextlib.suppress(OSError):  # what a stop during a backup left behind
+            await asyncio.to_thread(remove_partials, folder)
+            taken = stamped_names(folder)
+            if taken:
+                age = time.time() - taken[-1].stat().st_mtime
+                first = min(seconds, max(0.0, seconds - age))
+        wait = first
+        while True:
+            await asyncio.sleep(wait)
+            wait = seconds
+            try:
+                await self.backup()
+            except asyncio.CancelledError:
+                raise
+            except ServiceError as exc:
+                backup_log.error("backup failed: %s", exc.reason)
+            except Exception:
+                backup_log.exception("backup failed")
 
     @property
     def svc(self) -> TableService:
@@ -474,6 +547,30 @@ async def run_query(data: JSONBody[QueryIn], request: Request[Any, Any, Any]) ->
     return svc.hide_paths(answer)  # type: ignore[no-any-return]
 
 
+@post(
+    "/api/backup",
+    summary="Back the store up into the server's backup folder (needs the server key)",
+    request_max_body_size=1024,
+    status_code=201,
+    responses=_refusals(400, 401, 403),
+    opt=_opt(Action.BACKUP, raw_body=True),
+)
+async def take_backup(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    """A copy of the store at this point (every entry acknowledged before it, none after),
+    written into the backup folder under a name of the UTC time or the one given
+    (``{"name": "FILE.duckdb"}``, a bare file name); the answer names it, with its size and
+    the heads chain tip (entry, hash) it holds."""
+    st = _state(request)
+    raw = await request.body()
+    name = None
+    if raw.strip():
+        try:
+            name = msgspec.json.decode(raw, type=BackupIn).name
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise ServiceError(400, "bad_request", f"the body: {exc}") from None
+    return await st.backup(name)
+
+
 async def _cancel_when_gone(request: Request[Any, Any, Any], handle: QueryHandle) -> None:
     """Cancels ``handle`` at the client's disconnect: the body has been read, so the next
     message of the connection is ``http.disconnect``."""
@@ -632,11 +729,15 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
             svc.store, svc.settler, threads=cfg.settings.read_threads, wait_s=cfg.settings.wait_s
         )
         st.worker = worker
+        if cfg.backup_every is not None:
+            st.backups = asyncio.create_task(st.backup_every(cfg.backup_every))
 
     async def shutdown(app: Litestar) -> None:
         st.hub.close()
         if st.beat is not None:
             st.beat.cancel()
+        if st.backups is not None:
+            st.backups.cancel()
         reads, st.reads = st.reads, None
         if reads is not None:  # a long read is interrupted: stopping never waits for it
             await asyncio.to_thread(reads.close)
@@ -682,6 +783,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
             list_games,
             import_logs,
             run_query,
+            take_backup,
             game_stream,
             server_metrics,
         ],

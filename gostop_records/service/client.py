@@ -207,6 +207,12 @@ class ServiceClient:
         """Read-only SQL on the server's store: ``{"columns": [...], "rows": [[...]]}``."""
         return self.post_json("/api/query", {"sql": sql, "limit": limit})  # type: ignore[no-any-return]
 
+    def backup(self, name: str | None = None) -> dict[str, Any]:
+        """A backup of the server's store into its backup folder (the client's token must be
+        the server key): its ``name``, ``size`` and ``heads_tip``."""
+        body = {"name": name} if name is not None else {}
+        return self.post_json("/api/backup", body)  # type: ignore[no-any-return]
+
     def import_jsonl(self, data: bytes, *, lenient: bool = False) -> dict[str, Any]:
         try:
             out = self.request(

@@ -3,12 +3,14 @@
 :class:`TableService` is the writer thread's object (:mod:`.worker` runs its methods one at
 a time), made of the parts a newcomer can read apart: :mod:`.sessions` (the store, the
 settler, the games in memory and the one write path), :mod:`.entries` (new games and
-entries), :mod:`.signatures` (checkpoints and countersignatures) and :mod:`.imports`
-(uploads). Reads are not here: :mod:`.reads` runs them on connections of their own.
+entries), :mod:`.signatures` (checkpoints and countersignatures), :mod:`.imports`
+(uploads) and :mod:`.backups` (copies of the store, as write jobs). Reads are not here:
+:mod:`.reads` runs them on connections of their own.
 """
 
 from __future__ import annotations
 
+from .backups import Backups
 from .entries import Entries, fingerprint
 from .imports import Imports
 from .sessions import Answer, EntryRequest, server_key
@@ -17,5 +19,5 @@ from .signatures import Signatures
 __all__ = ["Answer", "EntryRequest", "TableService", "fingerprint", "server_key"]
 
 
-class TableService(Entries, Signatures, Imports):
+class TableService(Entries, Signatures, Imports, Backups):
     """The service on one store file: see the module docstring and :class:`.sessions.Sessions`."""

@@ -15,6 +15,7 @@ from msgspec import Meta, Struct
 from .. import events as E
 
 __all__ = [
+    "BackupIn",
     "CountersignIn",
     "EntryAnswer",
     "EntryIn",
@@ -143,3 +144,10 @@ class GamesPage(Struct):
 
 def encode(obj: Any) -> bytes:
     return msgspec.json.encode(obj)
+
+
+class BackupIn(Struct, forbid_unknown_fields=True, kw_only=True):
+    """``POST /api/backup``: optionally, the backup's file name in the server's backup
+    folder (a bare name ending in ``.duckdb``; by default one made of the UTC time)."""
+
+    name: Annotated[str, Meta(min_length=1, max_length=128)] | None = None

@@ -53,6 +53,11 @@ class ServeOptions:
     settings: ServiceSettings = field(default_factory=ServiceSettings)
     #: A file the access log is appended to, ``-`` for the standard output; None: no log.
     access_log: str | None = None
+    #: Backups: the folder (default ``backups/`` beside the store), every how many seconds
+    #: (None: only when asked, ``POST /api/backup``), and how many of them to keep.
+    backup_dir: str | None = None
+    backup_every: float | None = None
+    backup_keep: int | None = None
 
 
 def _is_loopback(host: str) -> bool:
@@ -111,6 +116,10 @@ def banner(opts: ServeOptions, key: str | None, db: str, signs: str | None = Non
     )
     if opts.allow_origins:
         lines.append(f"  CORS      pages of {', '.join(opts.allow_origins)} may call the API")
+    if opts.backup_every is not None:
+        keep = f", the {opts.backup_keep} newest kept" if opts.backup_keep is not None else ""
+        folder = opts.backup_dir or "backups/ beside the store"
+        lines.append(f"  backups   every {_duration(opts.backup_every)} into {folder}{keep}")
     lan = lan_address(opts.host)
     if lan is not None:
         url = _url(lan, opts.port)
@@ -155,6 +164,28 @@ def access_log_to(target: str | None) -> Iterator[None]:
         out.close()
 
 
+def _duration(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{int(seconds // size)}{unit}"
+    return f"{seconds:g}s"
+
+
+def _log_backups() -> None:
+    """Backups taken and removed (``gostop.backup``) are logged on stderr, beside the
+    server's warnings."""
+    import logging
+    import sys
+
+    logger = logging.getLogger("gostop.backup")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("gostop serve: %(asctime)s %(message)s"))
+        logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
 def serve(
     opts: ServeOptions,
     say: Callable[[str], None] = print,
@@ -188,8 +219,12 @@ def serve(
             settings=opts.settings,
             after_commit=after_commit,
             access_log=opts.access_log is not None,
+            backup_dir=opts.backup_dir,
+            backup_every=opts.backup_every,
+            backup_keep=opts.backup_keep,
         )
     )
+    _log_backups()
     config = uvicorn.Config(
         app,
         host=opts.host,
