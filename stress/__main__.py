@@ -16,7 +16,7 @@ from pathlib import Path
 
 from gostop_records.store import Store
 
-from . import concurrency, crash, faults, fuzz, sql, tamper
+from . import concurrency, crash, faults, fuzz, soak, sql, tamper
 from .damage import write_corpus
 from .figures import Figures, render
 
@@ -80,6 +80,10 @@ def _plan(work: Path, quick: bool, seed: int) -> list[tuple[str, Callable[[], Fi
             lambda: concurrency.racing_appends(work, threads=4, appends=25 // k),
         ),
         ("second writers", lambda: concurrency.second_writers(work)),
+        (
+            "soak of gostop serve",
+            lambda: soak.soak(work / "soak", seconds=120 / k, seed=seed).fig,
+        ),
         *((p.__name__, (lambda p=p: p(work))) for p in tamper.PROBES),  # type: ignore[misc]
     ]
 
