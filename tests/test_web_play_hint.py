@@ -104,3 +104,14 @@ def test_the_hint_reads_only_the_seats_view() -> None:
     b = hint(other, 0, seconds=60, max_worlds=3)
     assert a is not None and b is not None
     assert [(o.label, o.chips) for o in a.options] == [(o.label, o.chips) for o in b.options]
+
+
+def test_the_hint_at_a_go_or_stop_puts_the_sure_stop_first() -> None:
+    from test_review import _stop_is_right
+
+    h = _stop_is_right().hand
+    found = hint(h, 0, seconds=60, max_worlds=4)
+    assert found is not None and found.kind == "go_stop" and found.worlds == 4
+    stop, go = found.options
+    assert stop.label == "stop" and stop.best and stop.chips.mean == stop.chips.low == 7
+    assert go.label == "go" and go.chips.mean < 7
