@@ -147,8 +147,6 @@ def play_hand(ruleset: str, seed: int, seats: Sequence[str]) -> Hand:
             if t is E.PaymentDue:
                 chips[ev.payee] += ev.chips
                 chips[ev.payer] -= ev.chips
-            elif t is E.GoCalled:
-                went[ev.seat] = True
             elif t is E.HandEnded:
                 outcome = ev.outcome
         if s.phase is Phase.ENDED:
@@ -162,6 +160,8 @@ def play_hand(ruleset: str, seed: int, seats: Sequence[str]) -> Hand:
             times[seat].append((time.process_time() - t0) * 1000)
         else:
             a = bots[seat].choose(s, acts)
+        if type(a) is E.GoCalled:  # an input: not among the consequences ``out`` holds
+            went[a.seat] = True
         s, out = apply(s, a, inplace=True)
 
 
@@ -245,7 +245,8 @@ def render(results: list[Match], args: str, deals: int, note: str) -> str:
         "played twice with the seats swapped. **Measured on a heavily loaded shared machine** "
         f"(load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} on {os.cpu_count()} "
         "cores at the end of the run): the chips do not depend on the load, the times do "
-        "(CPU time of the process; wall time was several times it).",
+        "(CPU time of the process, and the wall time of each match, which was several "
+        "times the CPU time).",
         "",
         f"Machine: {machine()}.",
         "",
@@ -254,11 +255,12 @@ def render(results: list[Match], args: str, deals: int, note: str) -> str:
         "Chips: the first bot's mean chips per hand against the second, paired over the "
         "deals, with the 95% interval (Student's t). Nagari: hands with no winner, of the "
         "hands played. Go then lost: the share of a bot's hands in which it called Go and "
-        "then paid. ms: CPU time of a searched decision, mean / 99th percentile.",
+        "then paid. ms: CPU time of a searched decision, mean / 99th percentile. wall s: the "
+        "match's wall time (loaded).",
         "",
         "| rules | bot | against | deals | chips/hand | 95% interval | nagari | "
-        "Go then lost (bot / against) | ms (bot) | ms (against) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "Go then lost (bot / against) | ms (bot) | ms (against) | wall s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for m in results:
         mean, low, high = m.ci()
@@ -268,7 +270,7 @@ def render(results: list[Match], args: str, deals: int, note: str) -> str:
         out.append(
             f"| {m.ruleset} | {m.bot} | {m.foe} | {len(m.pairs)} | {mean:+.2f} | "
             f"[{low:+.2f}, {high:+.2f}] | {nag} | {gl} | {_ms(m.times[m.bot])} | "
-            f"{_ms(m.times[m.foe])} |"
+            f"{_ms(m.times[m.foe])} | {m.wall_s:.0f} |"
         )
     out.append("")
     return "\n".join(out)

@@ -33,3 +33,9 @@ def test_a_small_run_writes_its_table(tmp_path: Path) -> None:
     assert main([*args, "--out", str(out), "--only", "greedy,random"]) == 0
     text = out.read_text()
     assert "heavily loaded" in text and "| cardavia | greedy | random | 1 |" in text
+
+
+def test_a_go_then_a_loss_is_counted() -> None:
+    hands = [play_hand("matgo", seed, ("random", "greedy")) for seed in range(40)]
+    lost = [(h, q) for h in hands for q in (0, 1) if h.went_and_lost[q]]
+    assert lost and all(h.chips[q] < 0 for h, q in lost)
