@@ -221,7 +221,7 @@ def matches(ladder: Sequence[str], top: str) -> list[tuple[str, str]]:
     """(upper, lower) for each adjacent pair, then the top against ``strong`` and the top's
     search on Go/Stop only against greedy."""
     out = [(ladder[k + 1], ladder[k]) for k in range(len(ladder) - 1)]
-    if (top, "strong") not in out:
+    if top != "strong" and (top, "strong") not in out:
         out.append((top, "strong"))
     out.append((f"{top}@gostop", "greedy"))
     return out

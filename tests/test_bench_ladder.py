@@ -39,3 +39,8 @@ def test_a_go_then_a_loss_is_counted() -> None:
     hands = [play_hand("matgo", seed, ("random", "greedy")) for seed in range(40)]
     lost = [(h, q) for h in hands for q in (0, 1) if h.went_and_lost[q]]
     assert lost and all(h.chips[q] < 0 for h, q in lost)
+
+
+def test_strong_as_the_top_plays_no_mirror_match() -> None:
+    ms = matches(rungs(()), "strong")
+    assert ("strong", "strong") not in ms and ms[-1] == ("strong@gostop", "greedy")
