@@ -1,33 +1,53 @@
 """Benchmarks: figures and ratios measured side by side in one run on one generated corpus.
 
-Run with ``make bench`` (or ``python -m bench [--quick] [--hands N] [--million]``; the bots'
-strength is its own, longer entry, ``python -m bench --bots [--deals N]``; the queries alone
-on a larger copy, ``python -m bench --copies-only --copy-hands 10000000 --out DIR``). Never
-run by the test suite. Every figure is printed beside its floor or peer, measured in the same run
-on the same machine, and written with the machine's description to ``bench/RESULTS.md``.
+Run with ``make bench`` (or ``python -m bench [--quick] [--hands N] [--pairs N] [--only
+replay,import,...] [--million]``; the bots' strength is its own, longer entry, ``python -m
+bench --bots [--deals N]``; the queries alone on a larger copy, ``python -m bench
+--copies-only --copy-hands 10000000 --out DIR``). Never run by the test suite. Every ratio
+comes from pairs of back-to-back runs whose order alternates, reported as the median and the
+range of the per-pair ratios; the 1-minute load average is recorded before every figure's
+rounds, and a figure taken under load is marked so. A run (not ``--quick``) rewrites
+``bench/RESULTS.md`` with its own figures alone, keeping the bots' section; the history and
+the analyses are in ``docs/performance.md``.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .figures import Figure, machine, render_markdown, render_table
+from .figures import Figure, machine, render_markdown, render_table, stamped
 from .peer_chess import make_pgn
+from .process import load_average
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 
+PARTS = ("replay", "import", "queries", "archive", "live", "service", "memory")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    ap.add_argument("--quick", action="store_true", help="a small smoke run (a few seconds)")
+    ap.add_argument("--quick", action="store_true", help="a small smoke run (under a minute)")
     ap.add_argument("--hands", type=int, default=20_000, help="hands in the corpus")
+    ap.add_argument(
+        "--pairs",
+        type=int,
+        default=None,
+        help="pairs each comparison is measured in, the order alternating (default 6; 2 with "
+        "--quick; the import 3)",
+    )
+    ap.add_argument(
+        "--only",
+        default=",".join(PARTS),
+        help=f"a comma-separated choice of {', '.join(PARTS)} (default: all; --archive and "
+        "--million add theirs)",
+    )
     ap.add_argument(
         "--million", action="store_true", help="also time the queries on 1,000,000 hands"
     )
@@ -50,7 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--out", type=Path, default=None, help="work folder (default: a temp dir)")
     ap.add_argument(
-        "--results", type=Path, default=HERE / "RESULTS.md", help="where to write the results"
+        "--results",
+        type=Path,
+        default=HERE / "RESULTS.md",
+        help="the file this run rewrites (not with --quick)",
     )
     ap.add_argument(
         "--bots",
@@ -62,6 +85,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.bots:
         return _bots(args)
     hands = 400 if args.quick else args.hands
+    parts = {p.strip() for p in args.only.split(",") if p.strip()}
+    unknown = parts - set(PARTS)
+    if unknown:
+        ap.error(f"--only: unknown part(s) {', '.join(sorted(unknown))}; choose from {PARTS}")
+    if args.archive:
+        parts.add("archive")
+    pairs = args.pairs or (2 if args.quick else 6)
 
     from . import runs
 
@@ -69,84 +99,130 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     figures: list[Figure] = []
 
+    began = time.perf_counter()
+
     def step(title: str) -> None:
-        print(f"[bench] {title}", file=sys.stderr, flush=True)
+        at = time.perf_counter() - began
+        print(
+            f"[bench] {at:6.1f} s  {title} (load {load_average():.2f})", file=sys.stderr, flush=True
+        )
+
+    def measure(title: str, fn: Callable[[], list[Figure]]) -> None:
+        step(title)
+        load = load_average()
+        figures.extend(stamped(fn(), load))
 
     if args.copies_only:
         return _copies(args, work, hands, step)
 
+    start_load = load_average()
     step(f"generating a corpus of {hands} hands")
     corpus = runs.make_corpus(work / "corpus.jsonl", hands)
-    figures += runs.simulate_figures(corpus)
+    figures += stamped(runs.simulate_figures(corpus), start_load)
 
-    step("decoding")
-    figures += runs.decode_figures(corpus)
+    if "replay" in parts:
+        step(
+            f"decode, replay, validate and python-chess: {pairs} rounds of pairs, the order "
+            "alternating"
+        )
+        rounds = runs.Rounds(corpus, make_pgn(60 if args.quick else 600))
+        for k in range(pairs):
+            rounds.round()
+            step(f"round {k + 1} of {pairs} done")
+        figures += rounds.figures()
 
-    step("replay with strict validation, scores and payouts, beside python-chess (round 1)")
-    rounds = runs.ReplayRounds(corpus, make_pgn(60 if args.quick else 600))
-    rounds.round()
-    at = len(figures)
+    db = work / "bench.duckdb"
+    if "import" in parts:
+        import_pairs = 1 if args.quick else (args.pairs or 3)
+        measure(
+            f"gostop db import as a process beside read_json: {import_pairs} rounds",
+            lambda: runs.import_figures(corpus, work, import_pairs),
+        )
+    elif parts & {"queries", "archive"} or args.million:
+        step("importing the corpus (no figure)")
+        runs.plain_import(corpus, db)
 
-    step("import into DuckDB")
-    figures += runs.import_figures(corpus, work, 1 if args.quick else 3)
+    if "queries" in parts:
+        measure(
+            "analytical queries",
+            lambda: runs.query_figures(db, ROOT / "samples" / "queries"),
+        )
 
-    step("replay beside python-chess (round 2)")
-    rounds.round()
+    if "archive" in parts and (args.archive or args.quick):
+        measure(
+            "archive build on Dask with one and two workers, beside the import",
+            lambda: runs.archive_figures(corpus, work, db),
+        )
 
-    step("analytical queries")
-    figures += runs.query_figures(work / "bench.duckdb", ROOT / "samples" / "queries")
+    if "live" in parts:
+        measure(
+            "live recording latency", lambda: runs.live_figures(work, 50 if args.quick else 500)
+        )
 
-    if args.archive or args.quick:
-        step("archive build on Dask with one and two workers, beside the import")
-        figures += runs.archive_figures(corpus, work, work / "bench.duckdb")
+    if "service" in parts:
+        from .service import NOTES as SERVICE_NOTES
+        from .service import service_figures
 
-    step("live recording latency")
-    figures += runs.live_figures(work, 50 if args.quick else 500)
+        measure(
+            "the table service: twenty tables over HTTP, one game to many viewers",
+            lambda: service_figures(work, args.quick, live=False),
+        )
+    else:
+        SERVICE_NOTES = ()
 
-    step("the table service: twenty tables over HTTP, one game to many viewers")
-    from .service import NOTES as SERVICE_NOTES
-    from .service import service_figures
+    if "memory" in parts:
+        measure("peak memory of a streaming replay", lambda: runs.memory_figures(corpus, work))
+        measure(
+            "peak memory of validate, import, verify, rebuild and audit at two sizes",
+            lambda: runs.command_memory_figures(corpus, work, halves=not args.quick),
+        )
 
-    figures += service_figures(work, args.quick, live=False)
-
-    step("peak memory of a streaming replay")
-    figures += runs.memory_figures(corpus, work)
-    step("peak memory of validate, import, verify, rebuild and audit at two sizes")
-    figures += runs.command_memory_figures(corpus, work)
-
-    if args.quick:
+    if args.quick and "replay" in parts:
         from . import bots
 
-        step("bot matches (a few deals, small searches)")
-        figures += bots.bot_figures(bots.run(2, workers=1, rollouts=8), judge=False)
+        measure(
+            "bot matches (a few deals, small searches)",
+            lambda: bots.bot_figures(bots.run(2, workers=1, rollouts=8), judge=False),
+        )
 
     if args.million:
-        figures += _copy_figures(args.copy_hands, work, step)
+        measure("the million-hand copy", lambda: _copy_figures(args.copy_hands, work, step))
 
-    step("replay beside python-chess (round 3)")
-    rounds.round()
-    figures[at:at] = rounds.figures()
-
+    end_load = load_average()
     print(render_table(figures))
     if not args.quick:
-        text = render_markdown(figures, machine(), hands, " ".join(sys.argv[1:]), SERVICE_NOTES)
+        what = (
+            f"a corpus of {corpus.hands:,} simulated hands ({corpus.events:,} events, "
+            f"{corpus.turns:,} player turns, {corpus.games:,} games; every preset, both player "
+            "counts where allowed)"
+        )
+        text = render_markdown(
+            figures,
+            machine(),
+            what,
+            " ".join(sys.argv[1:] if argv is None else argv),
+            (start_load, end_load),
+            SERVICE_NOTES,
+        )
         old = args.results.read_text(encoding="utf-8") if args.results.exists() else ""
-        args.results.write_text(with_sections_of(old, text), encoding="utf-8")
+        args.results.write_text(with_bots_of(old, text), encoding="utf-8")
         print(f"[bench] results written to {args.results}", file=sys.stderr)
     return 0
 
 
-def with_sections_of(old: str, generated: str) -> str:
-    """``generated`` (this run's table and notes) followed by the sections of ``old``.
+def with_bots_of(old: str, generated: str) -> str:
+    """``generated`` (this run's RESULTS.md) followed by the bots' section of ``old``.
 
-    RESULTS.md is this run's table on top and, below it, sections written by hand or by
-    other runs (the analyses of where time goes, the service, the bots' matches): those
-    start at the first heading below the title and are kept as they are.
+    RESULTS.md holds the latest run alone: everything of the old file goes, except the
+    section the bots' own run (``python -m bench --bots``, about 45 minutes) wrote between
+    its marks, which this run does not measure again.
     """
-    found = re.search(r"^#{2,6} ", old, re.MULTILINE)
-    if found is None:
+    from .bots import section_of
+
+    kept = section_of(old)
+    if kept is None:
         return generated
-    return generated.rstrip("\n") + "\n\n" + old[found.start() :]
+    return generated.rstrip("\n") + "\n\n" + kept + "\n"
 
 
 def _copy_figures(hands: int, work: Path, step: Callable[[str], None]) -> list[Figure]:
@@ -175,7 +251,8 @@ def _copies(args: argparse.Namespace, work: Path, hands: int, step: Callable[[st
     else:
         with Store(work / "bench.duckdb"):
             pass  # an older schema is upgraded (its projection rows derived again)
-    print(render_table(_copy_figures(args.copy_hands, work, step)))
+    load = load_average()
+    print(render_table(stamped(_copy_figures(args.copy_hands, work, step), load)))
     return 0
 
 
@@ -187,12 +264,15 @@ def _bots(args: argparse.Namespace) -> int:
         print(f"[bench] {line}", file=sys.stderr, flush=True)
 
     deals = 2 if args.quick else args.deals
+    start_load = load_average()
     results = bots.run(
         deals, workers=1 if args.quick else None, rollouts=8 if args.quick else None, log=log
     )
     print(render_table(bots.bot_figures(results, judge=not args.quick)))
     if not args.quick:
-        section = bots.render_section(results, machine(), " ".join(sys.argv[1:]))
+        section = bots.render_section(
+            results, machine(), " ".join(sys.argv[1:]), (start_load, load_average())
+        )
         old = args.results.read_text(encoding="utf-8") if args.results.exists() else ""
         args.results.write_text(bots.merge_section(old, section), encoding="utf-8")
         print(f"[bench] results written to {args.results}", file=sys.stderr)

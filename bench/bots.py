@@ -234,9 +234,14 @@ def bot_figures(results: list[MatchResult], judge: bool = True) -> list[Figure]:
     return figs
 
 
-def render_section(results: list[MatchResult], machine: str, args: str) -> str:
-    """The bots' section of RESULTS.md, between :data:`BEGIN` and :data:`END`."""
+def render_section(
+    results: list[MatchResult], machine: str, args: str, loads: tuple[float, float] | None = None
+) -> str:
+    """The bots' section of RESULTS.md, between :data:`BEGIN` and :data:`END`; ``loads``:
+    the 1-minute load average at the start and the end of the run."""
     from datetime import UTC, datetime
+
+    from .process import loaded
 
     when = datetime.now(UTC).strftime("%Y-%m-%d")
     deals = results[0].deals if results else 0
@@ -247,6 +252,16 @@ def render_section(results: list[MatchResult], machine: str, args: str) -> str:
         f"Measured {when} with `python -m bench {args}`: {deals:,} seeded deals per match, each "
         f"played twice with the seats swapped ({2 * deals:,} hands), on {machine}.",
         "",
+    ]
+    if loads is not None:
+        mark = ": LOADED (above 0.5 per core), the decision times are inflated" * any(
+            loaded(x) for x in loads
+        )
+        lines += [
+            f"Load average (1 min): {loads[0]:.2f} at the start, {loads[1]:.2f} at the end{mark}.",
+            "",
+        ]
+    lines += [
         "| figure | value | 95% interval or detail | target |",
         "|---|---|---|---|",
     ]

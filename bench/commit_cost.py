@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import tempfile
 import time
@@ -120,7 +121,7 @@ class Ours:
         from gostop_records.service.core import TableService
         from gostop_records.service.settings import ServiceSettings
 
-        cfg = ServiceSettings(store_threads=threads) if threads else ServiceSettings()
+        cfg = ServiceSettings(store_threads=threads or (os.cpu_count() or 1))
         self.svc = TableService(path, settings=cfg)
         self.times: dict[str, list[float]] = {"total": []}
         self._entries = self._games()
@@ -156,7 +157,9 @@ class Ours:
 
 
 def run(entries: int, work: Path) -> list[tuple[str, dict[str, list[float]]]]:
-    from gostop_records.service.core import STORE_THREADS
+    from gostop_records.service.settings import ServiceSettings
+
+    STORE_THREADS = ServiceSettings().store_threads
 
     makers: list[tuple[str, Callable[[Path], Any]]] = [
         ("floor, threads default", lambda p: Floor(p, None)),
@@ -185,7 +188,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--entries", type=int, default=300)
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="gostop-bench-commit-"))
-    for name, times in run(args.entries, work):
+    start = os.getloadavg()[0]
+    results = run(args.entries, work)
+    end = os.getloadavg()[0]
+    marked = " LOADED (above 0.5 per core)" if max(start, end) > 0.5 * (os.cpu_count() or 1) else ""
+    print(f"load average (1 min): {start:.2f} before, {end:.2f} after{marked}")
+    for name, times in results:
         print(name)
         for step, values in times.items():
             print(

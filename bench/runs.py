@@ -2,27 +2,29 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
 import gostop_records
+from gostop_records import events as E
 from gostop_records import log as L
 from gostop_records.projector import project
 from gostop_records.rules import PRESETS
 from gostop_records.sim.selfplay import simulate
 
 from .figures import Figure
-from .peer_chess import PeerResult, replay_pgn
+from .peer_chess import replay_pgn
+from .process import TreeRun, load_average, run_tree
 
 #: The corpus mix: (preset, players, hands per game, share of the corpus).
 MIX = (
@@ -47,12 +49,36 @@ class Corpus:
     events: int
     games: int
     sim_rates: list[tuple[str, float]]
+    turns: int = 0  # player turns (:class:`TurnCounter`): what a chess move is to chess
+
+
+class TurnCounter:
+    """Counts a log's player turns as the store's ``turns`` rows count them: a turn starts at
+    a card played, a bomb or a flip-only turn, except the play that follows a bonus card
+    played from the hand before the turn's flip (the same seat plays on in the same turn).
+    Fed every event of a log in order; games are contiguous in the bench's corpus."""
+
+    __slots__ = ("bonus_open", "turns")
+
+    def __init__(self) -> None:
+        self.turns = 0
+        self.bonus_open = False  # a bonus card was played and the turn has not flipped yet
+
+    def feed(self, env: E.Envelope) -> None:
+        ev = env.event
+        if isinstance(ev, E.CardPlayed | E.BombPlayed | E.FlipOnlyPlayed):
+            if not self.bonus_open:
+                self.turns += 1
+            self.bonus_open = isinstance(ev, E.CardPlayed) and ev.card.startswith("B")
+        elif isinstance(ev, E.CardFlipped | E.HandStarted | E.GameStarted):
+            self.bonus_open = False
 
 
 def make_corpus(path: Path, hands: int) -> Corpus:
     """Simulate the corpus mix to a JSONL file, timing each preset's simulation."""
     enc = msgspec.json.Encoder()
     events = games = made = 0
+    turns = TurnCounter()
     rates: list[tuple[str, float]] = []
     with open(path, "wb") as f:
         for k, (name, players, per_game, share) in enumerate(MIX):
@@ -66,6 +92,7 @@ def make_corpus(path: Path, hands: int) -> Corpus:
                 for env in log:
                     buf += enc.encode(env)
                     buf += b"\n"
+                    turns.feed(env)
                 events += len(log)
                 games += 1
                 if len(buf) > 1 << 20:
@@ -75,63 +102,77 @@ def make_corpus(path: Path, hands: int) -> Corpus:
             secs = time.process_time() - start
             rates.append((f"{name} {players}p", done / secs if secs else 0.0))
             made += done
-    return Corpus(path, made, events, games, rates)
+    return Corpus(path, made, events, games, rates, turns.turns)
 
 
 def simulate_figures(c: Corpus) -> list[Figure]:
     return [Figure(f"simulate {label}", rate, "hands/s") for label, rate in c.sim_rates]
 
 
-#: Single-threaded figures are the best of this many runs (as ``timeit`` advises: on a
-#: shared machine, noise only ever adds time).
-BEST_OF = 3
+T = TypeVar("T")
+
+#: How many pairs each in-process comparison is measured in (``--pairs``).
+PAIRS = 6
 
 
-def _best_seconds(fn: Callable[[], Any], reps: int = BEST_OF) -> tuple[float, Any]:
-    """The least CPU time of ``reps`` runs of ``fn``, and what the last run returned."""
-    best = float("inf")
-    out: Any = None
-    for _ in range(reps):
-        start = time.process_time()
-        out = fn()
-        best = min(best, time.process_time() - start)
-    return best, out
+def pair_order(runs: Sequence[tuple[str, Callable[[], T]]], k: int) -> dict[str, T]:
+    """Run ``runs`` in order in round ``k`` when ``k`` is even, in reverse when it is odd, and
+    return what each returned by name. Neighbours in ``runs`` are the pairs compared: each
+    pair's two runs follow each other, and their order alternates from round to round
+    (A B, B A, A B ...), so that neither side always runs first, on a warmer cache or a
+    quieter spell of a shared machine."""
+    order = list(runs) if k % 2 == 0 else list(reversed(runs))
+    return {name: fn() for name, fn in order}
 
 
-def _dict_decode_rate(path: Path, reps: int = BEST_OF) -> tuple[float, int]:
-    dec = msgspec.json.Decoder()
+def spread(ratios: Sequence[float], unit: str = "") -> str:
+    """The median of per-pair ratios with their range: ``0.46 (0.44-0.48, 6 pairs)``."""
+    med = statistics.median(ratios)
+    n = len(ratios)
+    what = "pair" if n == 1 else "pairs"
+    return f"{med:.2f}{unit} ({min(ratios):.2f}-{max(ratios):.2f}{unit}, {n} {what})"
 
-    def run() -> int:
-        n = 0
+
+def _cpu(fn: Callable[[], Any]) -> float:
+    """CPU seconds of the process for one call of ``fn``."""
+    start = time.process_time()
+    fn()
+    return time.process_time() - start
+
+
+_typed = msgspec.json.Decoder(E.Envelope)
+
+
+def _typed_floor(path: Path) -> float:
+    """The floor of every reader: msgspec decoding each line straight into the project's own
+    structs (the envelope and its tagged union of event types), nothing else. CPU seconds."""
+
+    def run() -> None:
+        dec = _typed.decode
         with open(path, "rb") as f:
             for line in f:
-                dec.decode(line)
-                n += 1
-        return n
+                dec(line)
 
-    secs, n = _best_seconds(run, reps)
-    return n / secs, n
+    return _cpu(run)
 
 
-def decode_figures(c: Corpus) -> list[Figure]:
-    floor, _ = _dict_decode_rate(c.path)
-    out = []
-    for name, exact in (
-        ("decode JSONL into typed events", False),
-        ("decode, keeping each line's stored form (for hash checks)", True),
-    ):
-        secs, n = _best_seconds(lambda e=exact: sum(1 for _ in L.iter_jsonl(c.path, exact=e)))
-        ours = n / secs
-        out.append(
-            Figure(
-                name,
-                ours,
-                "events/s",
-                beside=f"msgspec to plain dicts: {floor:,.0f} events/s",
-                ratio=f"{ours / floor:.2f}",
-            )
-        )
-    return out
+def _hashed_floor(path: Path) -> float:
+    """The floor of a reader that checks the hash chain: each line decoded into the structs
+    and hashed once with SHA-256 (a chain check hashes each event once). CPU seconds."""
+
+    def run() -> None:
+        dec = _typed.decode
+        sha = hashlib.sha256
+        with open(path, "rb") as f:
+            for line in f:
+                dec(line)
+                sha(line).digest()
+
+    return _cpu(run)
+
+
+def _reader(path: Path, exact: bool) -> float:
+    return _cpu(lambda: sum(1 for _ in L.iter_jsonl(path, exact=exact)))
 
 
 def _replay_once(path: Path) -> tuple[int, int]:
@@ -170,86 +211,185 @@ def _pure_replay_seconds(path: Path) -> float:
     return float(out.stdout.split()[-1])
 
 
-@dataclass(slots=True)
-class ReplayRounds:
-    """Replay beside its decode floor and the peer, measured in rounds spread over the run.
+def _validate_seconds(path: Path) -> float:
+    """CPU seconds of ``gostop validate``'s path over the file (``validate_files``): every
+    line decoded keeping its stored form, the hash chain, the signatures, the strict rules."""
+    from gostop_records.validate import validate_files
 
-    Each round times the three one after another; each figure is its best round. Rounds
-    at the start, the middle and the end of the benchmark make a slow spell of a shared
-    machine (which can last minutes) fall on all three alike and not decide the figures.
-    The spread of the replay rounds is shown too. With the compiled build of the hot modules
-    (``make native``), each round also replays on the pure-Python source, so that the gain is
-    a ratio measured in the same run.
+    def run() -> None:
+        report = validate_files([path])
+        if not report.valid:
+            raise RuntimeError(f"the benchmark corpus does not validate: {report.summary()}")
+
+    return _cpu(run)
+
+
+@dataclass(slots=True)
+class Rounds:
+    """The in-process comparisons, each measured in pairs of back-to-back runs whose order
+    alternates from round to round (:func:`pair_order`). Every ratio is the median of the
+    per-pair ratios, shown with their range; the load average is read before each round.
+
+    The comparisons: our typed reader (with and without keeping each line's stored form)
+    against the typed floor; replay (strict rules, no hash chain, as ``gostop replay``
+    reads) against the typed floor; ``gostop validate``'s path (hash chain, signatures,
+    strict rules) against the typed floor plus a SHA-256 of each line; our replay in player
+    turns per second against python-chess in moves (plies) per second; with the compiled
+    build, the compiled replay against the pure-Python source.
     """
 
     corpus: Corpus
     pgn: str
-    replays: list[float] = field(default_factory=list)
-    floors: list[float] = field(default_factory=list)
-    peers: list[PeerResult] = field(default_factory=list)
-    pures: list[float] = field(default_factory=list)
+    runs: list[dict[str, float]] = field(default_factory=list)
+    loads: list[float] = field(default_factory=list)
+    peer_moves: int = 0
     events: int = 0
     hands: int = 0
+    validated: int = 0
 
-    def round(self) -> None:
+    def _replay(self) -> float:
         start = time.process_time()
         self.events, self.hands = _replay_once(self.corpus.path)
-        self.replays.append(time.process_time() - start)
-        self.floors.append(_dict_decode_rate(self.corpus.path, 1)[0])
-        self.peers.append(replay_pgn(self.pgn))
+        return time.process_time() - start
+
+    def _peer(self) -> float:
+        r = replay_pgn(self.pgn)
+        self.peer_moves = r.moves
+        return r.seconds
+
+    def round(self) -> None:
+        k = len(self.runs)
+        path = self.corpus.path
+        self.loads.append(load_average())
+        got: dict[str, float] = {}
+        got |= pair_order(
+            [
+                ("reader", lambda: _reader(path, False)),
+                ("floor_r", lambda: _typed_floor(path)),
+                ("reader_exact", lambda: _reader(path, True)),
+            ],
+            k,
+        )
+        got |= pair_order(
+            [
+                ("floor", lambda: _typed_floor(path)),
+                ("replay", self._replay),
+                ("peer", self._peer),
+            ],
+            k,
+        )
+        got |= pair_order(
+            [
+                ("floor_h", lambda: _hashed_floor(path)),
+                ("validate", lambda: _validate_seconds(path)),
+            ],
+            k,
+        )
         if gostop_records.compiled():
-            self.pures.append(_pure_replay_seconds(self.corpus.path))
+            got |= pair_order(
+                [("replay_c", self._replay), ("pure", lambda: _pure_replay_seconds(path))], k
+            )
+        self.runs.append(got)
+
+    def _rates(self, name: str, count: int) -> list[float]:
+        return [count / r[name] for r in self.runs]
 
     def figures(self) -> list[Figure]:
-        secs = min(self.replays)
-        ev_rate = self.events / secs
-        floor = max(self.floors)
-        met = "met" if ev_rate / floor >= REPLAY_TARGET else "not met"
-        peer = min(self.peers, key=lambda r: r.seconds)
-        ratio = ev_rate / peer.moves_per_second
-        peer_met = "met" if ratio >= PEER_TARGET else "not met"
-        n = len(self.replays)
-        spread = f"{n} rounds: {self.events / max(self.replays):,.0f} to {ev_rate:,.0f}"
-        build = "compiled hot modules" if self.pures else "pure Python"
+        ev = self.corpus.events
+        turns = self.corpus.turns
+        loads = tuple(self.loads)
+        n = len(self.runs)
+        med = statistics.median
+
+        def ratio(a: str, b: str) -> list[float]:
+            # a rate over b rate for the same events: b's seconds over a's
+            return [r[b] / r[a] for r in self.runs]
+
+        floor_r = med(self._rates("floor_r", ev))
         out = [
             Figure(
-                f"replay + strict validation + scores + payouts (decode included; {build})",
-                ev_rate,
+                "decode JSONL into typed events (the replay's reader)",
+                med(self._rates("reader", ev)),
                 "events/s",
-                beside=f"decode floor: {floor:,.0f} events/s ({spread})",
-                ratio=f"{ev_rate / floor:.2f}",
-                target=f">= {REPLAY_TARGET} of the floor: {met}",
+                beside=f"msgspec decode into the project's structs: {floor_r:,.0f} events/s",
+                ratio=spread(ratio("reader", "floor_r")),
+                loads=loads,
+            ),
+            Figure(
+                "decode, keeping each line's stored form (validate, audit, import)",
+                med(self._rates("reader_exact", ev)),
+                "events/s",
+                beside=f"msgspec decode into the project's structs: {floor_r:,.0f} events/s",
+                ratio=spread(ratio("reader_exact", "floor_r")),
+                loads=loads,
             ),
         ]
-        if self.pures:
-            pure = self.events / min(self.pures)
+        replay = med(self._rates("replay", ev))
+        floor = med(self._rates("floor", ev))
+        rr = ratio("replay", "floor")
+        met = "met" if med(rr) >= REPLAY_TARGET else "not met"
+        build = "compiled hot modules" if "pure" in self.runs[0] else "pure Python"
+        out.append(
+            Figure(
+                f"replay + strict rules + scores + payouts, no hash chain check (decode "
+                f"included; {build})",
+                replay,
+                "events/s",
+                beside=f"msgspec decode into the project's structs: {floor:,.0f} events/s",
+                ratio=spread(rr),
+                target=f">= {REPLAY_TARGET} of the floor: {met}",
+                loads=loads,
+            )
+        )
+        if "pure" in self.runs[0]:
+            pure = med(self._rates("pure", ev))
             out.append(
                 Figure(
                     "replay as above, pure-Python source (GOSTOP_PURE_PYTHON=1)",
                     pure,
                     "events/s",
-                    beside=f"decode floor: {floor:,.0f} events/s; compiled: {ev_rate:,.0f}",
-                    ratio=f"{pure / floor:.2f}; compiled/pure {ev_rate / pure:.2f}x",
+                    beside=f"compiled, in the same pairs: "
+                    f"{med(self._rates('replay_c', ev)):,.0f} events/s",
+                    ratio=f"compiled/pure {spread(ratio('replay_c', 'pure'), 'x')}",
+                    loads=loads,
                 )
             )
-        return [
-            *out,
-            Figure("replay, hands", self.hands / secs, "hands/s"),
+        vr = ratio("validate", "floor_h")
+        out.append(
             Figure(
-                "peer: python-chess PGN parse + replay",
-                peer.moves_per_second,
-                "moves/s",
-                beside=f"our replay: {ev_rate:,.0f} events/s",
-                ratio=f"ours/peer {ratio:.2f}",
-                target=f">= {PEER_TARGET:.0f}x: {peer_met}",
+                "gostop validate: decode + hash chain + signatures + strict rules",
+                med(self._rates("validate", ev)),
+                "events/s",
+                beside=f"decode into the structs + SHA-256 of each line: "
+                f"{med(self._rates('floor_h', ev)):,.0f} events/s",
+                ratio=spread(vr),
+                loads=loads,
+            )
+        )
+        ours_turns = [turns / r["replay"] for r in self.runs]
+        peer = [self.peer_moves / r["peer"] for r in self.runs]
+        per_pair = [o / p for o, p in zip(ours_turns, peer, strict=True)]
+        met = "met" if med(per_pair) >= PEER_TARGET else "not met"
+        out += [
+            Figure("replay, hands", self.hands / med(r["replay"] for r in self.runs), "hands/s"),
+            Figure(
+                f"replay, player turns ({ev / turns:.2f} events a turn)",
+                med(ours_turns),
+                "turns/s",
+                beside=f"python-chess PGN parse + replay: {med(peer):,.0f} moves/s",
+                ratio=f"ours/peer {spread(per_pair, 'x')}",
+                target=f">= {PEER_TARGET:.0f}x: {met}",
+                loads=loads,
             ),
         ]
+        return [f if f.loads else replace(f, loads=loads) for f in out] if n else []
 
 
 # VmHWM, not getrusage: ru_maxrss survives exec, so a child would report its parent's peak
 _PEAK = """
 import sys
 import gostop_records
+from gostop_records import events as E
 from gostop_records import log as L
 from gostop_records.projector import project
 if sys.argv[1] != "-":
@@ -295,40 +435,18 @@ def memory_figures(c: Corpus, work: Path) -> list[Figure]:
     ]
 
 
-# A command's peak, read in its own process at exit: the high-water mark of its memory
-# (VmHWM, which exec resets, unlike the rusage a parent reads) and of its worker processes.
-_COMMAND_PEAK = """
-import atexit, resource, sys
-out = sys.argv[1]
-sys.argv = ["gostop", *sys.argv[2:]]
-
-def report():
-    with open("/proc/self/status") as f:
-        hwm = int(next(line.split()[1] for line in f if line.startswith("VmHWM:")))
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    with open(out, "w") as f:
-        f.write(str(max(hwm, kids)))
-
-atexit.register(report)
-from gostop_cli.app import main
-main()
-"""
+def gostop_argv(*args: str) -> list[str]:
+    """A ``gostop`` command as a user runs it: the installed script beside this interpreter
+    (the virtual environment's), else the same entry point through this interpreter."""
+    script = Path(sys.executable).with_name("gostop")
+    if script.exists():
+        return [str(script), *args]
+    return [sys.executable, "-c", "from gostop_cli.app import main; main()", *args]
 
 
-def _command_peak_kib(*args: str) -> int:
-    """Peak RSS of one ``gostop`` command run in a fresh interpreter (its largest process)."""
-    import tempfile
-
-    with tempfile.NamedTemporaryFile(suffix=".peak") as out:
-        done = subprocess.run(
-            [sys.executable, "-c", _COMMAND_PEAK, out.name, *args],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if done.returncode not in (0, 1):
-            raise RuntimeError(f"gostop {' '.join(args)}: {done.stderr.strip()}")
-        return int(Path(out.name).read_text())
+def _command_tree(*args: str) -> TreeRun:
+    """One ``gostop`` command run as a process, its whole tree measured."""
+    return run_tree(gostop_argv(*args))
 
 
 def _last_game(path: Path) -> str:
@@ -354,13 +472,18 @@ COMMAND_BUDGET_MIB: dict[str, int] = {
 }
 
 
-def command_memory_figures(c: Corpus, work: Path) -> list[Figure]:
+def command_memory_figures(c: Corpus, work: Path, halves: bool = True) -> list[Figure]:
     """Peak RSS of validate, db import, db verify, db rebuild and audit (of the log's last
     game) on the corpus and on its first half (written by :func:`memory_figures`): each
-    within its budget (:data:`COMMAND_BUDGET_MIB`) at both sizes when the command streams."""
+    within its budget (:data:`COMMAND_BUDGET_MIB`) at both sizes when the command streams.
+
+    Each command runs as a process; its value is the peak of its whole tree (an import's
+    workers included), the budget is judged on its largest single process, for which the
+    budgets were set. Without ``halves`` (a quick run) each command runs once, on the
+    whole corpus, and the half's figures repeat it."""
     half = work / "half.jsonl"
-    peaks: dict[str, dict[str, int]] = {}
-    for label, path in (("full", c.path), ("half", half)):
+    peaks: dict[str, dict[str, TreeRun]] = {}
+    for label, path in (("full", c.path), ("half", half))[: 2 if halves else 1]:
         db = str(_fresh(work / f"memory-{label}.duckdb"))
         for name, args in (
             ("validate", ("validate", str(path))),
@@ -369,21 +492,27 @@ def command_memory_figures(c: Corpus, work: Path) -> list[Figure]:
             ("db rebuild", ("db", "rebuild", "--db", db)),
             ("audit", ("audit", str(path), "--game", _last_game(path))),
         ):
-            peaks.setdefault(name, {})[label] = _command_peak_kib(*args)
+            peaks.setdefault(name, {})[label] = _command_tree(*args)
     out = []
     for name, p in peaks.items():
-        full, part = p["full"], p["half"]
-        grow = (full - part) / 1024
+        full = p["full"]
+        part = p.get("half", full)
+        grow = (full.largest_kib - part.largest_kib) / 1024
         budget = COMMAND_BUDGET_MIB[name]
-        met = "met" if max(full, part) / 1024 <= budget else "not met"
+        worst = max(full.largest_kib, part.largest_kib) / 1024
+        met = "met" if worst <= budget else "not met"
+        procs = f" ({full.processes} processes)" if full.processes > 1 else ""
         out.append(
             Figure(
-                f"peak memory, gostop {name} of the whole corpus",
-                full / 1024,
+                f"peak memory, gostop {name} of the whole corpus, whole process tree{procs}",
+                full.tree_peak_kib / 1024,
                 "MiB",
-                beside=f"half the corpus: {part / 1024:.1f} MiB",
-                ratio=f"full/half {full / part:.2f}",
-                target=f"<= {budget} MiB at both sizes: {met} ({grow:+.1f} MiB for 2x data)",
+                beside=f"largest process {full.largest_kib / 1024:.1f} MiB; half the corpus: "
+                f"tree {part.tree_peak_kib / 1024:.1f} MiB, largest "
+                f"{part.largest_kib / 1024:.1f} MiB",
+                ratio=f"tree full/half {full.tree_peak_kib / part.tree_peak_kib:.2f}",
+                target=f"largest process <= {budget} MiB at both sizes: {met} "
+                f"({grow:+.1f} MiB for 2x data)",
             )
         )
     return out
@@ -396,108 +525,113 @@ def _fresh(path: Path) -> Path:
     return path
 
 
-# Both sides of the import figure run in a fresh interpreter, as `gostop db import` does,
-# each timing only its own work: the benchmark's own heap and threads stay out of it. Each
-# side loads its libraries before its clock starts and opens its database after (the
-# store's open creates its schema, the floor's connect an empty file).
+# The floor of the import: a process that loads duckdb and reads the file into a bare table
+# of a new database file with DuckDB's own JSON reader (every core), then closes it.
 _FLOOR = """
-import sys, time, duckdb
-start = time.perf_counter()
+import sys, duckdb
 con = duckdb.connect(sys.argv[2])
 con.execute("SET enable_progress_bar = false")
 con.execute(
     "CREATE TABLE raw AS SELECT * FROM read_json(?, format = 'newline_delimited')", [sys.argv[1]]
 )
-print(time.perf_counter() - start)
 con.close()
 """
 
-_IMPORT = """
-import contextlib, sys, time
-import duckdb
-with contextlib.suppress(ImportError):
-    import pyarrow
-from gostop_records.store import Store
-workers = None if sys.argv[3] == "default" else int(sys.argv[3])
-start = time.perf_counter()
-with Store(sys.argv[2]) as store:
-    report = store.import_paths([sys.argv[1]], workers=workers)
-print(time.perf_counter() - start)
-if report.rejected:
-    sys.exit(f"the benchmark corpus was rejected: {report.rejected[0].describe()}")
-"""
+
+def _floor_run(path: Path, work: Path) -> TreeRun:
+    return run_tree([sys.executable, "-c", _FLOOR, str(path), str(_fresh(work / "bare.duckdb"))])
 
 
-def _fresh_run(code: str, *args: str) -> tuple[float, float]:
-    """The wall seconds a fresh interpreter prints for its work, and the CPU seconds of the
-    whole process and every process it waited for (its start-up included)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    out = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=False
-    )
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if out.returncode:
-        raise RuntimeError(out.stderr.strip() or f"exit code {out.returncode}")
-    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return float(out.stdout.strip().splitlines()[-1]), cpu
+def _import_run(path: Path, db: Path, workers: int | None) -> TreeRun:
+    """``gostop db import PATH --db DB`` as a process, as a user runs it."""
+    more = () if workers is None else ("--workers", str(workers))
+    run = _command_tree("db", "import", str(path), "--db", str(_fresh(db)), *more)
+    if run.returncode:
+        raise RuntimeError(f"the benchmark corpus was rejected: {run.stdout[-2000:]}")
+    return run
 
 
-def _fresh_seconds(code: str, *args: str) -> float:
-    return _fresh_run(code, *args)[0]
+def plain_import(c: Corpus, db: Path) -> None:
+    """The corpus imported into ``db`` for the figures that read a store, untimed."""
+    from gostop_records.store import Store
 
-
-def _floor_run(path: Path, work: Path) -> tuple[float, float]:
-    return _fresh_run(_FLOOR, str(path), str(_fresh(work / "bare.duckdb")))
-
-
-def _import_run(path: Path, db: Path, workers: int | None) -> tuple[float, float]:
-    return _fresh_run(
-        _IMPORT, str(path), str(_fresh(db)), "default" if workers is None else str(workers)
-    )
+    with Store(_fresh(db)) as store:
+        store.import_paths([c.path])
 
 
 def _import_seconds(path: Path, db: Path, workers: int | None) -> float:
-    return _import_run(path, db, workers)[0]
+    return _import_run(path, db, workers).wall
 
 
-def import_figures(c: Corpus, work: Path, reps: int = 3) -> list[Figure]:
-    """Import with validation and projections, beside DuckDB's bare read_json of the file.
+def import_figures(c: Corpus, work: Path, pairs: int = PAIRS) -> list[Figure]:
+    """``gostop db import`` run as a process (with its default worker processes, and with
+    ``--workers 0``) beside a process running DuckDB's bare read_json of the file.
 
-    The two alternate ``reps`` times and the medians are compared: on a shared machine
-    one pair can land on a slow or a fast second for either side. Each run is a fresh
-    interpreter. Their CPU seconds are shown beside: both keep every core busy, so the wall
-    time follows the CPU time, which a loaded machine inflates less.
+    Each round runs the three back to back, the floor in the middle and the order reversed
+    every other round (import, floor, import --workers 0; then the reverse), so each import
+    and the floor form a pair whose order alternates. Ratios are per pair, reported as the
+    median and range; the load average is read before each round.
     """
     from gostop_records.store.parallel import default_workers
 
-    single = _import_seconds(c.path, work / "single.duckdb", 0)
-    floors: list[tuple[float, float]] = []
-    ours: list[tuple[float, float]] = []
-    for _ in range(reps):
-        floors.append(_floor_run(c.path, work))
-        ours.append(_import_run(c.path, work / "bench.duckdb", None))
-    floor, secs = statistics.median(f[0] for f in floors), statistics.median(o[0] for o in ours)
-    floor_cpu = statistics.median(f[1] for f in floors)
-    cpu = statistics.median(o[1] for o in ours)
-    ratio = secs / floor
-    met = "met" if ratio <= IMPORT_TARGET else "not met"
-    runs = f"median of {reps} alternating runs" if reps > 1 else "one run"
+    rounds: list[dict[str, TreeRun]] = []
+    loads: list[float] = []
+    for k in range(pairs):
+        loads.append(load_average())
+        got = pair_order(
+            [
+                ("import", lambda: _import_run(c.path, work / "bench.duckdb", None)),
+                ("floor", lambda: _floor_run(c.path, work)),
+                ("single", lambda: _import_run(c.path, work / "single.duckdb", 0)),
+            ],
+            k,
+        )
+        rounds.append(got)
+    med = statistics.median
+
+    def times(name: str) -> list[float]:
+        return [r[name].wall for r in rounds]
+
+    def over_floor(name: str, what: str = "wall") -> list[float]:
+        return [getattr(r[name], what) / getattr(r["floor"], what) for r in rounds]
+
+    ratio = over_floor("import")
+    met = "met" if med(ratio) <= IMPORT_TARGET else "not met"
+    floor_rate = c.events / med(times("floor"))
+    tree = max(r["import"].tree_peak_kib for r in rounds) / 1024
+    largest = max(r["import"].largest_kib for r in rounds) / 1024
+    floor_tree = max(r["floor"].tree_peak_kib for r in rounds) / 1024
+    loads_t = tuple(loads)
     return [
         Figure(
-            f"import into DuckDB with validation and projections ({default_workers()} workers)",
-            c.events / secs,
+            f"gostop db import, the whole command ({default_workers()} workers): validation, "
+            "projections, DuckDB",
+            c.events / med(times("import")),
             "events/s",
-            beside=f"DuckDB read_json into a bare table: {c.events / floor:,.0f} events/s ({runs})",
-            ratio=f"time {ratio:.2f}x the floor; CPU {cpu:.1f} s against {floor_cpu:.1f} s "
-            f"({cpu / floor_cpu:.2f}x)",
+            beside=f"a process running DuckDB read_json into a bare table: {floor_rate:,.0f} "
+            f"events/s; CPU {med(r['import'].cpu for r in rounds):.1f} s against "
+            f"{med(r['floor'].cpu for r in rounds):.1f} s",
+            ratio=f"time {spread(ratio, 'x')} the floor's; CPU "
+            f"{spread(over_floor('import', 'cpu'), 'x')}",
             target=f"<= {IMPORT_TARGET:.0f}x: {met}",
+            loads=loads_t,
         ),
         Figure(
-            "import, every game checked in the importing process (--workers 0)",
-            c.events / single,
+            "gostop db import --workers 0 (every game checked in the importing process)",
+            c.events / med(times("single")),
             "events/s",
-            beside=f"DuckDB read_json: {c.events / floor:,.0f} events/s",
-            ratio=f"time {single / floor:.2f}x the floor",
+            beside=f"DuckDB read_json process: {floor_rate:,.0f} events/s",
+            ratio=f"time {spread(over_floor('single'), 'x')} the floor's",
+            loads=loads_t,
+        ),
+        Figure(
+            "peak memory of gostop db import, whole process tree (importer and workers)",
+            tree,
+            "MiB",
+            beside=f"largest single process {largest:.1f} MiB; the read_json process "
+            f"{floor_tree:.1f} MiB",
+            ratio=f"{tree / floor_tree:.2f}x the floor's",
+            loads=loads_t,
         ),
     ]
 
@@ -518,6 +652,16 @@ if not report.ok:
     sys.exit(f"the benchmark corpus was rejected: {report.rejected[0].describe()}")
 print(secs)
 """
+
+
+def _fresh_seconds(code: str, *args: str) -> float:
+    """The seconds a fresh interpreter running ``code`` prints on its last line."""
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=False
+    )
+    if out.returncode:
+        raise RuntimeError(out.stderr.strip() or f"exit code {out.returncode}")
+    return float(out.stdout.strip().splitlines()[-1])
 
 
 def _tree(folder: Path) -> tuple[int, int]:

@@ -9,6 +9,7 @@ imported inside the commands, which keeps ``gostop --help`` fast.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -42,6 +43,9 @@ DbOption = Annotated[
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Machine output on stdout.")]
 DEFAULT_DB = Path("gostop.duckdb")
+#: ``gostop db query --timeout``: long enough for any report on a club's store, short
+#: enough that a runaway join gives the file back (DuckDB lets one process hold it).
+QUERY_TIMEOUT = 120.0
 
 
 def _err(text: str) -> None:
@@ -171,9 +175,29 @@ def query(
         str | None,
         typer.Option("--server", metavar="URL", help="Run it on the store a gostop serve holds."),
     ] = None,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            "--timeout",
+            min=0,
+            metavar="SECONDS",
+            help="Stop the query after this long (0: no limit). The store stays held, "
+            "for every other command too, while a query runs.",
+        ),
+    ] = QUERY_TIMEOUT,
+    max_rows: Annotated[
+        int | None,
+        typer.Option(
+            "--max-rows",
+            min=1,
+            metavar="N",
+            help="Refuse an answer of more than N rows (--limit shows the first N instead).",
+        ),
+    ] = None,
 ) -> None:
-    """Run SQL on the store, read-only: statements that write are refused, and nothing
-    outside the store is read unless --allow-files is given.
+    """Run SQL on the store, read-only: statements that write (and CHECKPOINT) are refused,
+    and nothing outside the store is read unless --allow-files is given. A query stops
+    after --timeout seconds (docs/queries.md).
 
     Tables: events, games, hands, turns, captures, transfers, decisions, scores, payouts,
     issues.
@@ -184,14 +208,18 @@ def query(
     """
     text = sql_text(sql, file, fmt)
     from gostop_records.store.query import QueryResult, open_for_queries
+    from gostop_records.store.sandbox import NO_LIMITS
 
-    if server is not None:  # the server's query path: no write, no file
+    if server is not None:  # the server's query path and limits: no write, no file
         from gostop_records.service.client import remote_query
 
         result = QueryResult(*remote_query(server, text, limit))
     else:
+        # a person at the command line: several statements, no memory or size limit but
+        # the ones asked for, and a time limit so that a query cannot hold the file forever
+        limits = dataclasses.replace(NO_LIMITS, timeout=timeout or None, max_rows=max_rows)
         with open_for_queries(db, allow_files=allow_files) as store:
-            result = store.query(text, limit=limit, allow_files=allow_files)
+            result = store.query(text, limit=limit, allow_files=allow_files, limits=limits)
     show_result(result, fmt)
 
 
@@ -277,7 +305,7 @@ def export(
             "--parquet",
             metavar="DIR",
             help="Folder to write the Parquet files to: every table partitioned by month, "
-            "in the layout of gostop archive (see README).",
+            "in the layout of gostop archive (see docs/operations.md).",
         ),
     ] = None,
     decisions: Annotated[

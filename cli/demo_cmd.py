@@ -92,6 +92,10 @@ def demo(folder: DirOption = Path("gostop-demo")) -> None:
         (f"gostop validate {r.corpus}", "check every game against the rules"),
         (f'gostop db query --db {db} "SELECT * FROM v_hand_summary LIMIT 5"', "SQL"),
         (f"gostop db stats --db {db}", "games, outcomes, payouts, specials"),
+        (
+            f"gostop serve --db {db}",
+            "the store in a browser at http://127.0.0.1:8765/: record a table from a phone",
+        ),
         ("gostop play", "play a hand against the computer"),
         ("gostop record --log table.jsonl --players Ann,Ben", "record a real table"),
         ("gostop rules show matgo --diff cardavia", "what two rulesets disagree on"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Annotated
@@ -30,28 +31,91 @@ def serve(
     open_: Annotated[
         bool,
         typer.Option(
-            "--open", help="No server key: anyone who reaches the server may start games."
+            "--open",
+            help="Anyone who reaches the server may start games (and play on /play); "
+            "reissuing recorder tokens and importing still need the server key.",
         ),
     ] = False,
     private: Annotated[
         bool,
         typer.Option(
-            "--private", help="Reads need the server key or the game's recorder token too."
+            "--private",
+            help="Reads (and /play) need the server key or the game's recorder token too.",
         ),
     ] = False,
+    allow_origin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-origin",
+            metavar="URL",
+            help="A web origin whose pages may call the API (CORS), e.g. "
+            "https://club.example; repeatable. None by default.",
+        ),
+    ] = None,
+    query_timeout: Annotated[
+        float,
+        typer.Option(
+            "--query-timeout",
+            min=0.1,
+            metavar="SECONDS",
+            help="Stop a query of /api/query after this long (answered 408).",
+        ),
+    ] = 5.0,
+    query_max_rows: Annotated[
+        int,
+        typer.Option(
+            "--query-max-rows",
+            min=1,
+            metavar="N",
+            help="Refuse a query answer of more rows (413).",
+        ),
+    ] = 100_000,
+    query_max_bytes: Annotated[
+        int,
+        typer.Option(
+            "--query-max-bytes",
+            min=1024,
+            metavar="N",
+            help="Refuse a query answer of more bytes, as JSON (413).",
+        ),
+    ] = 16 * 1024 * 1024,
+    query_memory: Annotated[
+        str,
+        typer.Option(
+            "--query-memory",
+            metavar="SIZE",
+            help="DuckDB's memory for the store while queries run (e.g. 256MB, 1GB); "
+            "beyond it a query spills to disk.",
+        ),
+    ] = "1GB",
 ) -> None:
     """Serve the store over HTTP: a JSON API, live event streams, OpenAPI at /schema.
 
     Prints the URL and the server key (set it with $GOSTOP_SERVER_KEY, else a new one each
-    start); listening beyond this machine (--host 0.0.0.0) it prints the LAN URL and a QR
+    start; --open prints it too: it reissues tokens and imports). Who may do what:
+    docs/access.md. Listening beyond this machine (--host 0.0.0.0) it prints the LAN URL and a QR
     code of it. Ctrl-C or SIGTERM stops it cleanly.
 
     Example: gostop serve --host 0.0.0.0 --db club.duckdb
     """
     from gostop_records.service.serve import ServeOptions
     from gostop_records.service.serve import serve as run
+    from gostop_records.service.settings import ServiceSettings
+    from gostop_records.store.sandbox import DEFAULT_LIMITS
 
     key = os.environ.get(KEY_ENV) or None
+    try:
+        query_limits = dataclasses.replace(
+            DEFAULT_LIMITS,
+            timeout=query_timeout,
+            max_rows=query_max_rows,
+            max_bytes=query_max_bytes,
+            memory=query_memory,
+        )
+    except ValueError:
+        raise typer.BadParameter(
+            "give a size such as 256MB or 1GB", param_hint="--query-memory"
+        ) from None
     opts = ServeOptions(
         db=str(db) if db is not None else None,
         host=host,
@@ -59,5 +123,20 @@ def serve(
         open=open_,
         private=private,
         key=key,
+        allow_origins=tuple(_origin(o) for o in allow_origin or ()),
+        settings=ServiceSettings(query_limits=query_limits),
     )
     run(opts, say=typer.echo)
+
+
+def _origin(url: str) -> str:
+    """An origin as browsers send it (scheme, host and port, no path), or a usage error."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path not in ("", "/"):
+        raise typer.BadParameter(
+            f"{url!r}: give an origin such as https://club.example or http://10.0.0.5:8080",
+            param_hint="--allow-origin",
+        )
+    return f"{parts.scheme}://{parts.netloc}".lower()

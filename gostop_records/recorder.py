@@ -29,11 +29,12 @@ No terminal I/O here: the ``gostop record`` command is the user interface.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 import msgspec
@@ -155,6 +156,20 @@ def open_sink(
 # --- what a session returns ----------------------------------------------------------------
 
 
+@dataclass(slots=True)
+class Decision:
+    """What the session decided while :meth:`RecordingSession.deciding`: the envelopes to
+    store (every input with its consequences, and any checkpoint the session sealed after
+    them), the game's version before them, and the projector after them (so the store need
+    not run the rules again). The session has taken them as its state already; the caller
+    stores them, or drops the session if it cannot."""
+
+    game_id: str
+    base: int
+    envelopes: list[E.Envelope] = field(default_factory=list)
+    checked: Projector | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One accepted input as stored, with the consequences the rules derived from it."""
@@ -225,6 +240,10 @@ class RecordingSession:
         #: Consequences written by :meth:`resume` to finish an entry a crash cut short.
         self.completed: list[E.Envelope] = []
         self.fault: NoSpaceError | None = None  # the sink's disk filled up: no more appends
+        #: While :meth:`deciding`: what is decided, not written to the sink.
+        self._decision: Decision | None = None
+        #: What :meth:`start` or :meth:`resume` decided when told to decide (None: nothing).
+        self.opened: Decision | None = None
 
     # --- opening -----------------------------------------------------------------------
 
@@ -242,9 +261,11 @@ class RecordingSession:
         notes: str | None = None,
         clock: Clock = L.now,
         signer: SigningKey | None = None,
+        deciding: bool = False,
     ) -> RecordingSession:
         """A new game: writes ``game_started`` with the pinned ruleset, seats and stake (and
-        ``key_added`` with the signer's public key)."""
+        ``key_added`` with the signer's public key); ``deciding``: writes nothing, and
+        :attr:`opened` holds them (see :meth:`deciding`)."""
         rules = ruleset if isinstance(ruleset, Ruleset) else resolve(ruleset)
         plist = make_players(players)
         if stake < 0:
@@ -262,8 +283,9 @@ class RecordingSession:
         )
         start_game(gid, ev)  # refuses a player count the ruleset is not played with
         session = cls(sink, gid, Projector(strict=True), [], by=by, clock=clock, signer=signer)
-        session._write(ev, None)
-        session._add_key()
+        with session._opening(deciding):
+            session._write(ev, None)
+            session._add_key()
         return session
 
     @classmethod
@@ -275,10 +297,12 @@ class RecordingSession:
         by: str = "recorder",
         clock: Clock = L.now,
         signer: SigningKey | None = None,
+        deciding: bool = False,
     ) -> RecordingSession:
         """The game as stored, at the exact point it stopped (chain and rules checked); a
         signer whose key the record does not hold yet is added, and a hand end left
-        without its checkpoint by a crash gets it."""
+        without its checkpoint by a crash gets it (``deciding``: kept in :attr:`opened`,
+        not written)."""
         envs = sink.game_events(game_id)
         if not envs:
             raise GostopError(f"there is no game {game_id!r} in {sink.location}")
@@ -299,11 +323,21 @@ class RecordingSession:
                 game_id=game_id,
             ) from None
         session = cls(sink, game_id, proj, list(envs), by=by, clock=clock, signer=signer)
-        session._complete()
-        session._add_key()
-        if session._owes_seal(since_end=True):
-            session.seal()
+        with session._opening(deciding):
+            session._complete()
+            session._add_key()
+            if session._owes_seal(since_end=True):
+                session.seal()
         return session
+
+    @contextlib.contextmanager
+    def _opening(self, deciding: bool) -> Iterator[None]:
+        if not deciding:
+            yield
+            return
+        with self.deciding() as d:
+            yield
+        self.opened = d
 
     def close(self) -> None:
         self.sink.close()
@@ -488,27 +522,42 @@ class RecordingSession:
         play (``four`` alone records them); None when there are none."""
         return _fours_due(self.hand)
 
+    @contextlib.contextmanager
+    def deciding(self) -> Iterator[Decision]:
+        """Decide without writing: what the block records is kept in the :class:`Decision`
+        it yields (and taken as the session's state) instead of going to the sink. How a
+        server that stores the entries of many games together records: it decides each
+        entry here, then stores the decisions in one write."""
+        if self._decision is not None:
+            raise RuntimeError("a session decides one thing at a time")
+        self._decision = Decision(self.game_id, self.last_seq)
+        try:
+            yield self._decision
+        finally:
+            self._decision = None
+
     def _commit(self, proj: Projector, chain: L.Chain, envs: Sequence[E.Envelope]) -> None:
-        """Write the envelopes a fork accepted and make the fork the session's state."""
+        """Write the envelopes a fork accepted (or, while deciding, keep them in the
+        decision) and make the fork the session's state."""
         if not envs:
             return
         self._check_sink()
-        append_entry = getattr(self.sink, "append_entry", None)
-        try:
-            if append_entry is not None:
-                append_entry(list(envs), envs[0].seq - 1, proj)
-            else:
-                written = 0
-                try:
-                    for env in envs:
-                        self.sink.append(env, env.seq - 1)
-                        written += 1
-                except BaseException:
-                    self._caught_up(envs[:written])
-                    raise
-        except NoSpaceError as exc:
-            self.fault = exc  # nothing more is appended in this session
-            raise
+        if self._decision is not None:
+            self._decision.envelopes.extend(envs)
+            self._decision.checked = proj
+        else:
+            written = 0
+            try:
+                for env in envs:
+                    self.sink.append(env, env.seq - 1)
+                    written += 1
+            except NoSpaceError as exc:
+                self._caught_up(envs[:written])
+                self.fault = exc  # nothing more is appended in this session
+                raise
+            except BaseException:
+                self._caught_up(envs[:written])
+                raise
         self.envelopes.extend(envs)
         self._proj = proj
         self._chain = chain

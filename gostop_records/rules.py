@@ -706,7 +706,7 @@ PRESETS: dict[str, Ruleset] = {
     "cardavia": Ruleset(
         name="cardavia",
         description="CARDAVIA web app: 2 players, you vs the computer, a single hand, "
-        "precise rules (RULES.md 1B).",
+        "its precise rules (every rule: gostop rules show cardavia).",
         players=(2,),
         double_junk=DoubleJunk.STANDARD,
         hand_four_points=5,
@@ -736,7 +736,8 @@ PRESETS: dict[str, Ruleset] = {
     ),
     "gamerules": Ruleset(
         name="gamerules",
-        description="The general Go Stop rules page: 2-3 players, jokers optional (RULES.md 1A).",
+        description="The general Go Stop rules page: 2-3 players, jokers optional "
+        "(every rule: gostop rules show gamerules).",
         players=(2, 3),
         bonus_cards=("B2", "B3"),
         double_junk=DoubleJunk.STANDARD,
@@ -767,8 +768,8 @@ PRESETS: dict[str, Ruleset] = {
     ),
     "matgo": Ruleset(
         name="matgo",
-        description="Standard Korean matgo, 2 players, as the big services agree "
-        "(RULES.md 1C standard column and section 3).",
+        description="Standard Korean matgo, 2 players, as the big Korean services agree "
+        "(every rule: gostop rules show matgo).",
         players=(2,),
         bonus_cards=("B2", "B3"),
         first_ppuk_points=(7, 14, 21),
@@ -779,7 +780,8 @@ PRESETS: dict[str, Ruleset] = {
     ),
     "gostop3": Ruleset(
         name="gostop3",
-        description="Standard Korean 3-player Go-Stop (RULES.md section 3).",
+        description="Standard Korean 3-player Go-Stop, as the big Korean services agree "
+        "(every rule: gostop rules show gostop3).",
         players=(3,),
         # two 2-unit bonus cards and one 3-unit card (namu.wiki's online 3-player deck)
         bonus_cards=("B2", "B3", "B2B"),

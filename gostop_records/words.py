@@ -26,6 +26,7 @@ __all__ = [
     "PLAIN",
     "SOURCES",
     "STAYS",
+    "WATCHER",
     "Marks",
     "describe",
     "fours_form",
@@ -37,8 +38,10 @@ __all__ = [
     "recorded",
     "sale_proof",
     "seat_name",
+    "standings",
     "stays",
     "stock_words",
+    "table_words",
     "waiting_words",
     "who",
 ]
@@ -461,6 +464,61 @@ def waiting_words(kind: str, seat: int | None, hand: int, players: Sequence[E.Pl
         "decide": "to say Go or Stop",
     }.get(kind, kind)
     return f"hand {hand}: {name} {doing}"
+
+
+#: The viewer of :func:`describe` that sits at no seat: someone watching the table, told
+#: what the table sees (a card drawn into a hand stays hidden) in the third person.
+WATCHER = -1
+
+
+def standings(players: Sequence[E.Player], net: Sequence[int]) -> str:
+    """Chips won and lost so far, best first: ``Ann +30, Cho 0, Ben -30 chips``."""
+    order = sorted(range(len(net)), key=lambda s: (-net[s], s))
+    return (
+        ", ".join(
+            f"{who(players, s)} {net[s]:+d}" if net[s] else f"{who(players, s)} 0" for s in order
+        )
+        + " chips"
+    )
+
+
+def table_words(
+    kind: str,
+    seat: int | None,
+    hand: int,
+    players: Sequence[E.Player],
+    result: str | None,
+    net: Sequence[int],
+) -> str:
+    """Where a game stands, in a sentence with names, for the live table: what the table
+    waits for (``GameState.waiting``) and, between hands or at the end, how the last hand
+    ended (``result``, a sentence of :func:`describe`) and the chips won and lost."""
+    name = who(players, seat)
+    ended = _sentence(result.removeprefix("hand over: ")) if result else ""
+    if kind == "over":
+        return f"The game is over after hand {hand}. {ended}Standing: {standings(players, net)}."
+    if kind == "pay":
+        return f"Hand {hand} is over. {ended}The payments are being recorded."
+    if kind == "deal":
+        if hand <= 1:
+            return f"Hand 1: the deal{f', {name} deals' if seat is not None else ''}."
+        return (
+            f"Hand {hand - 1} is over. {ended}Standing: {standings(players, net)}. "
+            f"Next: hand {hand}, {name} deals."
+        )
+    doing = {
+        "play": "to play",
+        "flip": "to flip a card from the stock",
+        "cup": "to count the September cup as animal or junk",
+        "decide": "to say Go or Stop",
+    }.get(kind, kind)
+    return f"Hand {hand}: {name} {doing}."
+
+
+def _sentence(text: str) -> str:
+    """``hand over: Ann wins by Stop`` as a sentence of its own: capitalised, stopped."""
+    text = text.strip()
+    return (text[:1].upper() + text[1:]).rstrip(".") + ". " if text else ""
 
 
 def payment_difference(

@@ -35,7 +35,7 @@ class Figures:
 
 
 def render(figures: list[Figures]) -> str:
-    """The figures as a Markdown table (what README's reliability section records)."""
+    """The figures as a Markdown table (what docs/operations.md's reliability section records)."""
     head = (
         "| probe | trials | survived | lost | tracebacks | seconds |\n"
         "|---|---:|---:|---:|---:|---:|"

@@ -114,7 +114,9 @@ def import_fuzz(
         got = tables(got_store)
         stored = {gid for (gid,) in got_store.conn.execute("SELECT game_id FROM games").fetchall()}
         clean_ok = got_store.verify().ok
-    fig.notes.append(f"{len(twins)} damaged log(s) read as the same events (see README)")
+    fig.notes.append(
+        f"{len(twins)} damaged log(s) read as the same events (see docs/operations.md, Reliability)"
+    )
     for d in damaged:
         if d.twin is not None:
             fig.survived += d.game_ids[0] in stored

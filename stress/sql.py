@@ -44,6 +44,11 @@ REFUSED = [
     ("UPDATE games SET stake = 0", "UPDATE"),
     ("EXPORT DATABASE '{dir}/dump'", "EXPORT"),
     ("VACUUM", "VACUUM"),
+    ("CHECKPOINT", "CHECKPOINT"),
+    ("FORCE CHECKPOINT", "CHECKPOINT"),
+    ("SELECT * FROM checkpoint()", "checkpoint()"),
+    ("CALL force_checkpoint()", "force_checkpoint()"),
+    ("SELECT * FROM query('SELECT 1')", "query()"),
     ("SELECT 1; COPY (SELECT 1) TO '{dir}/x.csv'", "statement 2"),
     ("SELECT extension_name FROM duckdb_extensions()", "store only"),
 ]

@@ -47,7 +47,7 @@ from gostop_records.rules import LastTurnRule, Ruleset, apply_overrides, load_ru
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = Path(__file__).resolve().parent / "vectors" / "p2p-gostop"
 RULESET = ROOT / "samples" / "rulesets" / "p2p.toml"
-#: The vector files of the suite (push.json and view.json stay out: see README).
+#: The vector files of the suite (push.json and view.json stay out: see docs/rules.md).
 FILES = ("score", "pi", "events", "gostop", "settle", "bonus", "deal")
 
 

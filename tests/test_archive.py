@@ -108,7 +108,7 @@ def test_archive_equals_the_store_and_grows_without_rewriting(
             assert len(list(m.iterdir())) == 1, (table, m.name)
     parts = query(str(out), "SELECT DISTINCT part FROM archive_manifest").rows
     assert len(parts) == len(months) and all((out / p).is_file() for (p,) in parts)
-    # every column carries its documentation, as the README has it
+    # every column carries its documentation, as docs/sql.md has it
     import pyarrow.parquet as pq
 
     from gostop_records.store.columns import COLUMN_DOCS

@@ -56,4 +56,6 @@ def test_demo_command_prints_every_step(tmp_path: Path) -> None:
     ):
         assert heading in out
     assert "payout proof:" in out and "explanations" in out
+    # the next steps name the server, with the store the demo made
+    assert f"gostop serve --db {tmp_path / 'demo'}" in out
     assert "\x1b[" not in out  # no colour codes when not a terminal

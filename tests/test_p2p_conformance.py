@@ -6,7 +6,7 @@ The vectors of kywoo26/p2p-gostop (``packages/engine/test/vectors/``, MIT licenc
 score, pi, events, gostop, settle, bonus and deal files is a test, and all 198 pass. A
 vector this engine could not say would be a strict xfail with its exact reason
 (:data:`XFAIL`, empty now): one that starts to pass fails the suite until it leaves the
-list. push.json and view.json stay out (README).
+list. push.json and view.json stay out (docs/rules.md).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def test_the_suite_holds_every_vector_of_its_files_once() -> None:
     ids = [p.values[0]["id"] for p in PARAMS]
     assert len(ids) == len(set(ids)) == 198
     assert set(XFAIL) <= set(ids)
-    # the counts README states
+    # the counts docs/rules.md states
     assert len(ids) - len(XFAIL) == 198 and not XFAIL
 
 

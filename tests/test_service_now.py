@@ -102,3 +102,21 @@ def test_the_pages_are_served_whole(tmp_path: Path) -> None:
         assert client.get("/games/no-such-game").status_code == 404
         qr = client.post("/qr", content=f"http://table/games/{gid}/record#token=x")
         assert qr.status_code == 200 and qr.text.startswith("<svg")
+
+
+def test_the_first_deal_leaves_its_dealer_to_the_table_unless_drawn(tmp_path: Path) -> None:
+    with service_client(tmp_path / "s.duckdb") as client:
+        g = new_game(client)
+        now = client.get(f"/api/games/{g['game_id']}/now").json()
+        assert now["deal"]["choose_dealer"] is True
+        assert now["waiting"] == {"kind": "deal", "seat": None, "hand": 1, "options": []}
+        deal = _lines()[0].replace("dealer 0", "dealer 1")
+        r = _post(client, g["game_id"], g["recorder_token"], deal, now["version"])
+        assert r.status_code == 201, r.text
+        now = client.get(f"/api/games/{g['game_id']}/now").json()
+        assert now["deal"]["choose_dealer"] is False
+        assert now["waiting"]["seat"] == 1
+        drawn = new_game(client, ruleset={"base": "matgo", "first_dealer": "draw"})
+        now = client.get(f"/api/games/{drawn['game_id']}/now").json()
+        assert now["deal"]["choose_dealer"] is False
+        assert now["around"]["entries"] == ["draw"]

@@ -95,7 +95,10 @@ def test_players_countersign_a_hand_through_the_api(tmp_path: Path) -> None:
         assert cp["countersigned"] == [] and len(cp["messages"]) == 2
         url = f"/api/games/{gid}/countersign"
         body = _countersign(gid, 0, cp, ann)
-        r = c.post(url, json=body)
+        # a seat's first countersignature binds its key: the recorder confirms it
+        assert c.post(url, json=body).status_code == 403
+        recorder = auth(game["recorder_token"])
+        r = c.post(url, json=body, headers=recorder)
         assert r.status_code == 201, r.text
         assert r.json()["events"][0]["event"]["type"] == "result_countersigned"
         # a retry appends nothing
@@ -118,7 +121,7 @@ def test_players_countersign_a_hand_through_the_api(tmp_path: Path) -> None:
         assert r.status_code == 201, r.text
         assert r.json()["events"][0]["seq"] == version + 2
         cp = c.get(f"/api/games/{gid}/checkpoint").json()
-        assert c.post(url, json=_countersign(gid, 1, cp, ben)).status_code == 201
+        assert c.post(url, json=_countersign(gid, 1, cp, ben), headers=recorder).status_code == 201
         envs = _envelopes(c, gid)
         assert c.get(f"/api/games/{gid}/audit").status_code == 200
     report = CP.check(envs)

@@ -13,7 +13,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
-from service_helpers import KEY, auth, hand_lines, new_game, service_client
+from service_helpers import KEY, auth, hand_lines, new_game, run_async, service_client
 
 from gostop_records.service import reads as R
 from gostop_records.service import worker as W
@@ -126,7 +126,7 @@ def test_a_read_runs_beside_a_write_that_holds_the_writer(tmp_path: Path) -> Non
             return await reads.run(lambda conn: R.version(conn, "g"))
 
         start = time.monotonic()
-        assert asyncio.run(read()) == svc.store.version("g") > v0
+        assert run_async(read) == svc.store.version("g") > v0
         assert time.monotonic() - start < 5 and not busy.done()
     finally:
         gate.set()
@@ -152,7 +152,7 @@ def test_closing_the_reads_interrupts_a_long_query_and_frees_the_store(tmp_path:
         with pytest.raises(Exception):  # noqa: B017 - DuckDB's interrupt, whatever its type
             await task
 
-    asyncio.run(run())
+    run_async(run)
     svc.close()
     import subprocess
     import sys

@@ -1,4 +1,4 @@
-"""The store's table documentation: complete, true to the schema, and the README carries it."""
+"""The store's table documentation: complete, true to the schema, and docs/sql.md carries it."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from gostop_records.store import columns as docs
 from gostop_records.store.schema import EVENT_COLUMNS, HEADS_COLUMNS, TABLES, VIEWS
 
 ROOT = Path(__file__).resolve().parent.parent
-REFRESH = "python -m gostop_records.store.columns --write-readme README.md"
+SQL_DOC = "docs/sql.md"
+REFRESH = f"python -m gostop_records.store.columns --write-readme {SQL_DOC}"
 _SPAN = re.compile(r"`([^`]+)`")
 _NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
 _DOTTED = re.compile(r"\b([A-Za-z_]\w*)\.([A-Za-z_]\w*)\b")
@@ -209,11 +210,17 @@ def _section(text: str) -> str:
     return text[start : text.index(docs.README_END)].strip("\n")
 
 
-def test_readme_carries_the_generated_section() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert _section(readme) == docs.markdown().strip("\n"), (
-        f"README.md's tables section is out of date: run `{REFRESH}`"
+def test_the_sql_page_carries_the_generated_section() -> None:
+    page = (ROOT / SQL_DOC).read_text(encoding="utf-8")
+    assert _section(page) == docs.markdown().strip("\n"), (
+        f"{SQL_DOC}'s tables section is out of date: run `{REFRESH}`"
     )
+
+
+def test_the_generated_links_lead_to_pages_beside_it() -> None:
+    for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", docs.markdown()):
+        if "://" not in target:
+            assert (ROOT / SQL_DOC).parent.joinpath(target).exists(), target
 
 
 def test_examples_run_and_return_rows(store: Store) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 from ..store.layout import LAYOUT_TABLES, MANIFEST, views_sql
 from ..store.query import QueryResult
 from ..store.query import query as run_read_only
+from ..store.sandbox import NO_LIMITS
 from .target import Target, is_local
 
 __all__ = ["connect", "query"]
@@ -48,6 +49,6 @@ def query(directory: str, sql: str, *, limit: int | None = None) -> QueryResult:
     """Run read-only SQL on the archive; the result of the last statement."""
     conn = connect(directory)
     try:
-        return run_read_only(conn, sql, limit=limit)
+        return run_read_only(conn, sql, limit=limit, limits=NO_LIMITS)  # the user's machine
     finally:
         conn.close()

@@ -581,6 +581,7 @@ def apply_game(g: GameState, ev: Any, inplace: bool = False) -> tuple[GameState,
                 raise _illegal("payment", f"a payment from seat {ev.payer} to seat {ev.payee}")
             if g.hand_no == 0:
                 raise _illegal("payment", "a payment is recorded for a hand; no hand has started")
+            _check_payment_note(g, ev)
             out = g if inplace else g.copy()
             out.payments = (*g.payments, (g.hand_no, ev.payer, ev.payee, ev.chips))
             return out, []
@@ -624,6 +625,25 @@ def apply_game(g: GameState, ev: Any, inplace: bool = False) -> tuple[GameState,
             out.broke = broke
             out.finished = True
     return out, derived
+
+
+#: The rule that a payment made while nothing is due says why (its note): chips that change
+#: hands outside the rules' dues keep their reason in the record.
+PAYMENT_NOTE: Final = "payment_note"
+
+
+def _check_payment_note(g: GameState, ev: PaymentRecorded) -> None:
+    """A payment while no due is pending (mid-hand with nothing due, or once the hand's dues
+    are answered) is refused without a note saying why (``payment_note``). A payment made
+    while dues are pending answers them as the table paid, for the audit to compare."""
+    if (ev.note or "").strip() or g.pending_dues():
+        return
+    when = f"during hand {g.hand_no}" if g.in_hand else f"after hand {g.hand_no}"
+    raise _illegal(
+        PAYMENT_NOTE,
+        f"nothing is due {when}: a payment from seat {ev.payer} to seat {ev.payee} needs a "
+        f"note saying why (pay {ev.payer}->{ev.payee} {ev.chips} NOTE)",
+    )
 
 
 def _pay_during_hand(g: GameState, out: GameState, derived: list[Any]) -> list[Any]:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import logging
+import secrets
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -32,12 +32,16 @@ from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Stream
 
 from .. import events as E
+from ..store.sandbox import QueryHandle
 from ..web.browse_routes import browse_routes
 from ..web.play_routes import play_routes
 from ..web.routes import page_routes
+from . import access
 from . import reads as R
+from .access import Action
 from .core import Answer, EntryRequest, TableService
 from .errors import ServiceError
+from .headers import MAX_DEPTH, add_security_headers, refuse_deep_json
 from .models import (
     CountersignIn,
     EntryAnswer,
@@ -70,15 +74,28 @@ JSONL = "application/x-ndjson"
 
 @dataclass(frozen=True, slots=True)
 class ServiceConfig:
-    """``key``: the server key that starts games and imports (None: anyone may, ``--open``);
-    ``private``: reads need the server key or the game's recorder token too."""
+    """``key``: the server key, which administers (reissues recorder tokens, imports) and
+    starts games; ``open``: anyone may start games (and play on ``/play``), never
+    administer; ``private``: reads (and ``/play``) need the server key or the game's
+    recorder token; ``allow_origins``: the web origins other than the server's own whose
+    pages may call the API (CORS; none by default). Who may do what is
+    :mod:`.access`'s table.
+
+    Without a key nobody administers, and games start without one (as ``open``)."""
 
     db: str | None = None
     key: str | None = None
     private: bool = False
+    open: bool = False
+    allow_origins: tuple[str, ...] = ()
     settings: ServiceSettings = field(default_factory=ServiceSettings)
     #: Called after every commit, before the answer (the tests stop a server there).
     after_commit: Callable[[], None] | None = None
+
+    @property
+    def opens_games(self) -> bool:
+        """Whether anyone may start a game."""
+        return self.open or self.key is None
 
 
 class _State:
@@ -115,45 +132,6 @@ class _State:
         return service
 
 
-def _bearer(request: Request[Any, Any, Any]) -> str | None:
-    auth = request.headers.get("authorization", "")
-    scheme, _, value = auth.partition(" ")
-    if scheme.lower() == "bearer" and value.strip():
-        return value.strip()
-    return None
-
-
-def _is_key(st: _State, token: str | None) -> bool:
-    key = st.config.key
-    return key is not None and token is not None and hmac.compare_digest(token, key)
-
-
-def _need_key(st: _State, request: Request[Any, Any, Any], what: str) -> None:
-    if st.config.key is None:
-        return
-    token = _bearer(request)
-    if token is None:
-        raise ServiceError(401, "unauthorized", f"{what} needs the server key (Bearer)")
-    if not _is_key(st, token):
-        raise ServiceError(403, "forbidden", f"{what} needs the server key; this is not it")
-
-
-async def _may_read(st: _State, request: Request[Any, Any, Any], game_id: str | None) -> None:
-    """Reads are open, unless the server is private: then the key or the game's token."""
-    if not st.config.private:
-        return
-    token = _bearer(request)
-    if _is_key(st, token):
-        return
-    if game_id is not None and token and await st.run(st.svc.token_opens, game_id, token):
-        return
-    raise ServiceError(
-        401 if token is None else 403,
-        "unauthorized" if token is None else "forbidden",
-        "this server is private: reading needs the server key or the game's recorder token",
-    )
-
-
 def _state(request: Request[Any, Any, Any]) -> _State:
     return request.app.state["gostop"]  # type: ignore[no-any-return]
 
@@ -183,7 +161,8 @@ def _refusals(*codes: int) -> dict[int, ResponseSpec]:
         403: "the token or key does not open this",
         404: "no such game",
         409: "another device recorded first: the answer has the current version",
-        413: "the body is too large",
+        408: "a query ran past its time limit (the answer names the limits)",
+        413: "the body is too large, or a query's answer is (the answer names the limits)",
         422: "the rules refuse the entry: the answer names the rule; nothing was written",
     }
     return {c: ResponseSpec(ErrorAnswer, description=words[c]) for c in codes}
@@ -202,21 +181,32 @@ def _idem_key(request: Request[Any, Any, Any]) -> str | None:
 # --- routes ---------------------------------------------------------------------------------
 
 
-@get("/api/health", summary="Whether the service is up, and its store")
+def _opt(action: Action, **more: Any) -> dict[str, Any]:
+    """A route's ``opt``: the action it performs, which :mod:`.access` checks."""
+    return {"access": action, **more}
+
+
+@get(
+    "/api/health",
+    summary="Whether the service is up (the store's file name for the server key only)",
+    opt=_opt(Action.PUBLIC),
+)
 async def health(request: Request[Any, Any, Any]) -> dict[str, Any]:
     st = _state(request)
     out = await st.read_now(R.health)
     svc = st.svc
     out["live"] = len(svc.live)
     cause = svc.write_error()
-    if cause is not None:  # the cause for the key holder; that it fails for everyone
+    if cause is not None:  # that it fails for everyone; the cause for the key holder
         out["ok"] = False
-        if _is_key(st, _bearer(request)) or st.config.key is None:
+    if access.holds_key(request):
+        out["store"] = svc.path.name
+        if cause is not None:
             out["writes"] = cause
     if st.worker is not None:
         out["queue"] = st.worker.depth
     out["viewers"] = st.hub.viewer_count()
-    out["open"] = st.config.key is None
+    out["open"] = st.config.opens_games
     out["private"] = st.config.private
     return out
 
@@ -227,12 +217,12 @@ async def health(request: Request[Any, Any, Any]) -> dict[str, Any]:
     request_max_body_size=ENTRY_LIMIT,
     status_code=201,
     responses=_refusals(400, 401, 403, 409),
+    opt=_opt(Action.START_GAME),
 )
 async def create_game(
     data: JSONBody[NewGame], request: Request[Any, Any, Any]
 ) -> Response[GameCreated]:
     st = _state(request)
-    _need_key(st, request, "starting a game")
     return _answer(await st.run(st.svc.create_game, data, _idem_key(request)))
 
 
@@ -242,13 +232,14 @@ async def create_game(
     request_max_body_size=ENTRY_LIMIT,
     status_code=201,
     responses=_refusals(400, 401, 403, 404, 409, 413, 422),
+    opt=_opt(Action.RECORD),
 )
 async def add_entry(
     game_id: FromPath[str], data: JSONBody[EntryIn], request: Request[Any, Any, Any]
 ) -> Response[EntryAnswer]:
     since = time.perf_counter()
     st = _state(request)
-    token = _bearer(request)
+    token = access.bearer(request)
     key = _idem_key(request)
     raw_event = None
     if data.event is not None:
@@ -273,66 +264,77 @@ async def add_entry(
     "/api/games/{game_id:str}/checkpoint",
     summary="The latest signed checkpoint and the bytes each seat signs to countersign it",
     responses=_refusals(404),
+    opt=_opt(Action.READ_GAME),
 )
 async def game_checkpoint(
     game_id: FromPath[str], request: Request[Any, Any, Any]
 ) -> dict[str, Any]:
     st = _state(request)
-    await _may_read(st, request, game_id)
     return await st.run(st.svc.checkpoint, game_id)
 
 
 @post(
     "/api/games/{game_id:str}/countersign",
-    summary="Countersign a hand's result: a player's signature of a signed checkpoint",
+    summary="Countersign a hand's result: a player's signature of a signed checkpoint (a "
+    "seat's first binds its key and needs the game's recorder token)",
     request_max_body_size=ENTRY_LIMIT,
     status_code=201,
     responses=_refusals(400, 401, 403, 404, 422),
+    opt=_opt(Action.COUNTERSIGN),
 )
 async def countersign(
     game_id: FromPath[str], data: JSONBody[CountersignIn], request: Request[Any, Any, Any]
 ) -> Response[bytes]:
     st = _state(request)
-    await _may_read(st, request, game_id)
-    return _answer(await st.run(st.svc.countersign, game_id, data))
+    # binding a seat's key is the recorder's (access.TABLE[BIND_SEAT]): the service asks
+    # for it only when the seat has no key yet
+    confirmed = await access.permits(request, Action.BIND_SEAT, game_id)
+    return _answer(await st.run(st.svc.countersign, game_id, data, confirmed=confirmed))
 
 
 @post(
     "/api/games/{game_id:str}/token",
     summary="Issue a new recorder token for a stored game (needs the server key)",
     request_max_body_size=1024,
+    opt=_opt(Action.REISSUE_TOKEN),
 )
 async def issue_token(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[bytes]:
     st = _state(request)
-    _need_key(st, request, "issuing a recorder token")
     body = await st.run(st.svc.issue_token, game_id)
     return Response(msgspec.json.encode(body), status_code=201, media_type=JSON)
 
 
-@get("/api/token", summary="The game a recorder token opens (the token as Bearer)")
+@get(
+    "/api/token",
+    summary="The game a recorder token opens (the token as Bearer)",
+    opt=_opt(Action.PUBLIC),
+)
 async def token_game(request: Request[Any, Any, Any]) -> dict[str, Any]:
     st = _state(request)
-    return await st.run(st.svc.token_game, _bearer(request))
+    return await st.run(st.svc.token_game, access.bearer(request))
 
 
-@get("/api/games/{game_id:str}", summary="The table and scores (as gostop replay --json)")
+@get(
+    "/api/games/{game_id:str}",
+    summary="The table and scores (as gostop replay --json)",
+    opt=_opt(Action.READ_GAME),
+)
 async def game_table(
     game_id: FromPath[str],
     request: Request[Any, Any, Any],
     at: Annotated[int | None, QueryParameter(ge=1, description="right after this seq")] = None,
 ) -> dict[str, Any]:
     st = _state(request)
-    await _may_read(st, request, game_id)
     return await st.read(R.table, game_id, at)
 
 
 @get(
     "/api/games/{game_id:str}/now",
     summary="The table, what the rules wait for and every entry they accept next (as lines)",
+    opt=_opt(Action.READ_GAME),
 )
 async def game_now(game_id: FromPath[str], request: Request[Any, Any, Any]) -> dict[str, Any]:
     st = _state(request)
-    await _may_read(st, request, game_id)
     return await st.run(st.svc.now, game_id)
 
 
@@ -340,6 +342,7 @@ async def game_now(game_id: FromPath[str], request: Request[Any, Any, Any]) -> d
     "/api/games/{game_id:str}/events",
     summary="The log as JSON Lines, each line as stored",
     media_type=JSONL,
+    opt=_opt(Action.READ_GAME),
 )
 async def game_events(
     game_id: FromPath[str],
@@ -347,11 +350,14 @@ async def game_events(
     after: Annotated[int, QueryParameter(ge=0, description="only events after this seq")] = 0,
 ) -> Response[bytes]:
     st = _state(request)
-    await _may_read(st, request, game_id)
     return Response(await st.read(R.event_lines, game_id, after), media_type=JSONL)
 
 
-@get("/api/games/{game_id:str}/audit", summary="The audit of a game as JSON")
+@get(
+    "/api/games/{game_id:str}/audit",
+    summary="The audit of a game as JSON",
+    opt=_opt(Action.READ_GAME),
+)
 async def game_audit(
     game_id: FromPath[str],
     request: Request[Any, Any, Any],
@@ -363,11 +369,10 @@ async def game_audit(
     lenient: FromQuery[bool] = False,
 ) -> dict[str, Any]:
     st = _state(request)
-    await _may_read(st, request, game_id)
     return await st.read(R.audit, game_id, hand=hand, claims=claim or [], lenient=lenient)
 
 
-@get("/api/games", summary="Search the stored games (paged)")
+@get("/api/games", summary="Search the stored games (paged)", opt=_opt(Action.READ_STORE))
 async def list_games(
     request: Request[Any, Any, Any],
     player: FromQuery[str | None] = None,
@@ -385,7 +390,6 @@ async def list_games(
     offset: Annotated[int, QueryParameter(ge=0)] = 0,
 ) -> GamesPage:
     st = _state(request)
-    await _may_read(st, request, None)
     page = await st.read(
         R.search,
         player=player,
@@ -406,12 +410,12 @@ async def list_games(
     summary="Import a JSON Lines upload, validated and whole per game (needs the server key)",
     request_max_body_size=IMPORT_LIMIT,
     status_code=200,
+    opt=_opt(Action.IMPORT, raw_body=True),
 )
 async def import_logs(
     request: Request[Any, Any, Any], lenient: FromQuery[bool] = False
 ) -> Response[bytes]:
     st = _state(request)
-    _need_key(st, request, "importing")
     data = await request.body()
     report = await st.run(st.svc.import_jsonl, data, lenient=lenient)
     status = 200 if report.get("ok") else 422
@@ -423,22 +427,43 @@ async def import_logs(
     summary="Read-only SQL over the store's tables and views (no write, no file)",
     request_max_body_size=ENTRY_LIMIT,
     status_code=200,
-    responses=_refusals(400, 401, 403),
+    responses=_refusals(400, 401, 403, 408, 413),
+    opt=_opt(Action.READ_STORE),
 )
 async def run_query(data: JSONBody[QueryIn], request: Request[Any, Any, Any]) -> dict[str, Any]:
     st = _state(request)
-    await _may_read(st, request, None)
     if not st.svc.sql:
         raise ServiceError(
             501, "no_sql", "SQL over HTTP needs pyarrow on the server (pip install pyarrow)"
         )
-    return await st.read(R.query, data.sql, data.limit)
+    svc = st.svc
+    limits = st.config.settings.query_limits
+    handle = QueryHandle()  # cancelled when the client goes away, even while it waits
+    gone = asyncio.ensure_future(_cancel_when_gone(request, handle))
+    try:
+        answer = await st.read(R.query, data.sql, data.limit, limits, handle)
+    except ServiceError as exc:  # DuckDB's words may name a file of the server's
+        exc.reason = svc.hide_paths(exc.reason)
+        raise
+    finally:  # answered, failed, or the handler cancelled (the server stopping): it ends
+        gone.cancel()
+        handle.cancel()
+    return svc.hide_paths(answer)  # type: ignore[no-any-return]
+
+
+async def _cancel_when_gone(request: Request[Any, Any, Any], handle: QueryHandle) -> None:
+    """Cancels ``handle`` at the client's disconnect: the body has been read, so the next
+    message of the connection is ``http.disconnect``."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+    handle.cancel()
 
 
 @get(
     "/api/games/{game_id:str}/stream",
     summary="Server-Sent Events: one message per event, its seq as the id",
     media_type="text/event-stream",
+    opt=_opt(Action.READ_GAME),
 )
 async def game_stream(
     game_id: FromPath[str],
@@ -446,7 +471,6 @@ async def game_stream(
     after: Annotated[int | None, QueryParameter(ge=0, description="start after this seq")] = None,
 ) -> Stream:
     st = _state(request)
-    await _may_read(st, request, game_id)
     last_id = request.headers.get("last-event-id")
     cursor = after or 0
     if last_id is not None:
@@ -496,7 +520,9 @@ def _service_error(_request: Request[Any, Any, Any], exc: ServiceError) -> Respo
     return Response(msgspec.json.encode(exc.body()), status_code=exc.status, media_type=JSON)
 
 
-def _http_error(_request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
+def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
+    if exc.status_code >= 500:
+        return _internal_error(request, exc)
     reason = str(exc.detail)
     if isinstance(exc, ValidationException) and exc.extra:
         parts = []
@@ -517,9 +543,25 @@ def _http_error(_request: Request[Any, Any, Any], exc: HTTPException) -> Respons
     )
 
 
-def _internal_error(_request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
-    log.exception("internal error", exc_info=exc)
-    body = {"error": "internal", "reason": f"{type(exc).__name__}: {exc}"}
+def _internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    """A failure of the server: the answer says only that, with an error id; the server's
+    log has the id with the exception and its traceback (never sent: they name files)."""
+    if isinstance(exc, RecursionError):  # a body the size limit let through, nested deep
+        body = {
+            "error": "too_deep",
+            "reason": f"the body nests too deeply to be read (at most {MAX_DEPTH} levels)",
+        }
+        return Response(msgspec.json.encode(body), status_code=400, media_type=JSON)
+    error_id = secrets.token_hex(6)
+    log.error(
+        "internal error %s on %s %s", error_id, request.method, request.url.path, exc_info=exc
+    )
+    body = {
+        "error": "internal",
+        "reason": f"the server failed on this request; its log has the details under error id "
+        f"{error_id}",
+        "error_id": error_id,
+    }
     return Response(msgspec.json.encode(body), status_code=500, media_type=JSON)
 
 
@@ -575,7 +617,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
 
     async def events_of(request: Request[Any, Any, Any], game_id: str) -> list[E.Envelope]:
         """A game's events for the web pages, read as the API reads them."""
-        await _may_read(st, request, game_id)
+        await access.require(request, Action.READ_GAME, game_id)
         return await st.read(R.events, game_id)
 
     async def store_game(data: bytes) -> dict[str, Any]:
@@ -584,12 +626,12 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
 
     async def read_store(request: Request[Any, Any, Any], fn: Callable[[Any], T]) -> T:
         """Runs ``fn`` on the store's connection for the reading pages, after the read check."""
-        await _may_read(st, request, None)
+        await access.require(request, Action.READ_STORE)
         return await st.read(fn)
 
     app = Litestar(
         route_handlers=[
-            *page_routes(events_of),
+            *page_routes(events_of, st.hub),
             *play_routes(store_game),
             *browse_routes(events_of, read_store),
             health,
@@ -620,7 +662,17 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
             version="1",
             description="Record Go-Stop and matgo games from every device at a table.",
         ),
-        cors_config=CORSConfig(allow_origins=["*"], allow_headers=["*"]),
+        # no CORS unless origins are named (gostop serve --allow-origin URL)
+        cors_config=CORSConfig(
+            allow_origins=list(cfg.allow_origins),
+            allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID"],
+            expose_headers=["Idempotent-Replayed", "Server-Timing"],
+        )
+        if cfg.allow_origins
+        else None,
+        guards=[access.guard],
+        before_request=refuse_deep_json,
+        before_send=[add_security_headers],
         request_max_body_size=ENTRY_LIMIT,
         debug=False,
     )

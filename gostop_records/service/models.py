@@ -46,8 +46,9 @@ class NewGame(Struct, forbid_unknown_fields=True, kw_only=True):
 
 
 class QueryIn(Struct, forbid_unknown_fields=True, kw_only=True):
-    """``POST /api/query``: read-only SQL (statements that write, and reading files, are
-    refused); the rows of the last statement, at most ``limit``."""
+    """``POST /api/query``: one read-only statement (statements that write, and reading
+    files, are refused); its rows, at most ``limit``, within the server's query limits
+    (408 past the time, 413 past the rows or bytes: docs/queries.md)."""
 
     sql: Annotated[str, Meta(min_length=1, max_length=20_000)]
     limit: Annotated[int, Meta(ge=0, le=100_000)] = 1000
@@ -92,7 +93,7 @@ class CountersignIn(Struct, forbid_unknown_fields=True, kw_only=True):
     bytes ``GET /api/games/{id}/checkpoint`` gives for the seat, made with ``public_key``
     (the raw 32-byte key, base64): the head the recorder signed at ``head_seq``."""
 
-    seat: Annotated[int, Meta(ge=0, le=2)]
+    seat: Annotated[int, Meta(ge=0, le=4)]
     head_seq: Annotated[int, Meta(ge=1)]
     head: Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$")]
     public_key: Annotated[str, Meta(max_length=100)]

@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import cards as C
 from .. import events as E
+from .. import words
 from ..engine.actions import legal_actions
 from ..engine.game import GameState, apply_game
 from ..engine.rulebook import seats as SEATS
@@ -94,6 +95,23 @@ def _table(game: GameState) -> dict[str, Any]:
     }
 
 
+def _result_words(rec: RecordingSession) -> str | None:
+    """How the hand on the table ended, in the narrator's words; None while it goes on."""
+    h = rec.game.hand
+    if h is None or h.phase is not Phase.ENDED:
+        return None
+    for env in reversed(rec.envelopes):
+        if type(env.event) is E.HandEnded and env.hand == h.hand_no:
+            return words.describe(env.event, rec.players, words.WATCHER)
+    return None
+
+
+def _names_first_dealer(game: GameState) -> bool:
+    """Whether the deal waited for is the first and its dealer is for the table to name:
+    no hand started, no dealer drawn, and no draw the rules wait for."""
+    return game.hand is None and game.next_dealer is None and "draw" not in game.table_entries()
+
+
 def _recent(rec: RecordingSession) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for env in reversed(rec.envelopes):
@@ -111,9 +129,9 @@ def now(rec: RecordingSession) -> dict[str, Any]:
     now), ``stop_pays`` (a Stop's proof while Go or Stop is asked), ``dues`` (the
     payments the rules make due), ``undo`` (the entry an undo retracts), ``unseen`` (the
     cards whose place the record does not know), ``deal`` (how many cards a deal lays
-    out, who deals, how many sit out), ``around`` (chips, the draw for the first dealer and
-    sales of brights, when the rules wait for or allow them) and ``recent`` (the latest
-    input entries)."""
+    out, who deals or whether the table names the first dealer, how many sit out),
+    ``around`` (chips, the draw for the first dealer and sales of brights, when the rules
+    wait for or allow them) and ``recent`` (the latest input entries)."""
     game = rec.game
     h = game.hand
     w = rec.waiting()
@@ -158,9 +176,12 @@ def now(rec: RecordingSession) -> dict[str, Any]:
             "hand": hand_size,
             "bonus": list(rules.bonus_cards),
             "dealer": w.seat if w.kind == "deal" else None,
+            # the first dealer is the table's to name (first_dealer = lot, nothing drawn)
+            "choose_dealer": _names_first_dealer(game),
             "sit_out": max(len(game.players) - SEATS.HAND_PLAYERS, 0),
         },
         "around": _table(game),
+        "result_words": _result_words(rec),
         "rules": {
             "shaking": rules.shaking is not Shaking.NONE,
             "bombs": bool(rules.bombs),

@@ -30,8 +30,14 @@ from ..audit import AuditArgumentError, ClaimError, audit_game, parse_claim
 from ..errors import GostopError, ProjectionError
 from ..replay import timeline
 from ..store.codec import rows_to_envelopes
-from ..store.errors import StoreError
+from ..store.errors import (
+    QueryCancelledError,
+    QueryTimeoutError,
+    QueryTooLargeError,
+    StoreError,
+)
 from ..store.query import query as run_sql
+from ..store.sandbox import DEFAULT_LIMITS, QueryHandle, QueryLimits
 from ..store.writer import EVENT_SELECT
 from .errors import ServiceError
 
@@ -260,14 +266,32 @@ def search(
     return {"games": games, "total": total, "limit": limit, "offset": offset}
 
 
-def query(conn: Conn, sql: str, limit: int) -> dict[str, Any]:
-    """Read-only SQL (the store's query path: no write, no file); the last result."""
+def query(
+    conn: Conn,
+    sql: str,
+    limit: int,
+    limits: QueryLimits = DEFAULT_LIMITS,
+    handle: QueryHandle | None = None,
+) -> dict[str, Any]:
+    """Read-only SQL (the store's query path: no write, no file) within ``limits``; the
+    last result. ``handle`` cancels it (the client went away)."""
     try:
-        result = run_sql(conn, sql, limit=limit, allow_files=False)
+        result = run_sql(conn, sql, limit=limit, allow_files=False, limits=limits, handle=handle)
+    except QueryTimeoutError as exc:
+        raise ServiceError(408, "query_timeout", str(exc), limits=limits.describe()) from None
+    except QueryCancelledError as exc:  # the client has gone: nobody reads this answer
+        raise ServiceError(408, "query_cancelled", str(exc)) from None
+    except QueryTooLargeError as exc:
+        raise ServiceError(413, "query_too_large", str(exc), limits=limits.describe()) from None
     except StoreError as exc:
         raise ServiceError(400, "bad_sql", str(exc)) from None
     rows = [[_cell(v) for v in r] for r in result.rows]
-    return {"columns": list(result.columns), "rows": rows, "limit": limit}
+    return {
+        "columns": list(result.columns),
+        "rows": rows,
+        "limit": limit,
+        "truncated": result.truncated,
+    }
 
 
 def health(conn: Conn) -> dict[str, Any]:

@@ -44,6 +44,7 @@ class ServeOptions:
     open: bool = False
     private: bool = False
     key: str | None = None
+    allow_origins: tuple[str, ...] = ()
     settings: ServiceSettings = field(default_factory=ServiceSettings)
 
 
@@ -91,13 +92,18 @@ def banner(opts: ServeOptions, key: str | None, db: str, signs: str | None = Non
     if signs is not None:
         lines.append(f"  signs     {signs}")
     if key is None:
-        lines.append("  server key: none (--open): anyone who reaches the server starts games")
+        lines.append("  server key: none: nobody may reissue recorder tokens or import")
+    elif opts.open:
+        lines.append(f"  server key {key}   (reissues recorder tokens and imports: Bearer)")
+        lines.append("  games     anyone who reaches the server starts games (--open)")
     else:
-        lines.append(f"  server key {key}   (starts games and imports: Bearer header)")
+        lines.append(f"  server key {key}   (starts games, reissues tokens, imports: Bearer)")
     lines.append(
         "  reads     "
         + ("need the server key or the game's token (--private)" if opts.private else "open")
     )
+    if opts.allow_origins:
+        lines.append(f"  CORS      pages of {', '.join(opts.allow_origins)} may call the API")
     lan = lan_address(opts.host)
     if lan is not None:
         url = _url(lan, opts.port)
@@ -118,7 +124,9 @@ def serve(
     from ..store import Store, default_path
     from .app import ServiceConfig, create_app
 
-    key = None if opts.open else (opts.key or new_secret())
+    # --open opens starting games, never administration: the key is made all the same, for
+    # whoever runs the server to reissue a recorder token or import (service/access.py)
+    key = opts.key or new_secret()
     db = opts.db or str(default_path())
     Store(db).close()  # a store another process holds is refused here, in one sentence
     from pathlib import Path
@@ -132,6 +140,8 @@ def serve(
             db=db,
             key=key,
             private=opts.private,
+            open=opts.open,
+            allow_origins=opts.allow_origins,
             settings=opts.settings,
             after_commit=after_commit,
         )

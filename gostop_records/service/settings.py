@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..store.sandbox import DEFAULT_LIMITS, QueryLimits
+
 __all__ = ["ServiceSettings"]
 
 
@@ -42,3 +44,5 @@ class ServiceSettings:
     #: Move what start-up made out of the garbage collector's reach (a full collection
     #: stops every thread for as long as it walks every object).
     freeze_gc: bool = True
+    #: What one ``/api/query`` may take: time, rows, bytes, memory (docs/queries.md).
+    query_limits: QueryLimits = DEFAULT_LIMITS

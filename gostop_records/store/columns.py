@@ -1,9 +1,10 @@
-"""What every table, column and view of the store means: one text for the README and the code.
+"""What every table, column and view of the store means: one text for the docs and the code.
 
-The column types come from :mod:`.schema` and the meanings from here, so the README section
-between ``<!-- tables:start -->`` and ``<!-- tables:end -->`` is rendered, never typed:
-``python -m gostop_records.store.columns --write-readme README.md`` refreshes it, and a test
-fails when it, the schema or these descriptions drift apart.
+The column types come from :mod:`.schema` and the meanings from here, so the section of
+``docs/sql.md`` between ``<!-- tables:start -->`` and ``<!-- tables:end -->`` is rendered,
+never typed: ``python -m gostop_records.store.columns --write-readme docs/sql.md`` refreshes
+it, and a test fails when it, the schema or these descriptions drift apart. (Its links are
+relative to ``docs/``.)
 
 Writing conventions (the test holds the descriptions to them): a name in backticks is a
 column of the table or view described, ``table.column``, a table or view, an event type,
@@ -142,7 +143,7 @@ TABLE_DOCS: dict[str, str] = {
         "per game imported, per loss accepted, per rebuild and per repair, each chained to the "
         "one before it, so that a game deleted, replaced or cut short is found by "
         "`gostop db verify` (see "
-        "[Seals and signatures](#seals-and-signatures)). Key `entry`."
+        "[Seals and signatures](seals.md)). Key `entry`."
     ),
 }
 
@@ -170,8 +171,7 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
     "events": {
         "game_id": "the game (one stream per game)",
         "seq": "position in the game's stream: 1, 2, 3 ..., dense",
-        "type": "the payload's type tag, e.g. `'card_played'` (see "
-        "[The event format](#the-event-format))",
+        "type": "the payload's type tag, e.g. `'card_played'` (see [The event format](events.md))",
         "hand": "hand number within the game, from 1; NULL for game-level events such as "
         "`game_started`",
         "at": "when it happened at the table: RFC 3339 UTC text, e.g. "
@@ -714,7 +714,8 @@ def _table_section(table: str) -> list[str]:
 
 
 def markdown() -> str:
-    """The README section: keys and joins, every table with its columns, views, examples."""
+    """The generated section (docs/sql.md): keys and joins, every table with its columns,
+    views, examples."""
     out = ["### Keys and joins", "", JOINS, "", "### Tables", ""]
     for table in ("events", *TABLES, "heads"):
         out.extend(_table_section(table))
@@ -728,7 +729,7 @@ def markdown() -> str:
 
 
 def replace_section(text: str, section: str) -> str:
-    """``text`` with what lies between the README markers replaced by ``section``."""
+    """``text`` with what lies between the tables markers replaced by ``section``."""
     start, end = text.find(README_START), text.find(README_END)
     once = text.count(README_START) == 1 and text.count(README_END) == 1
     if not once or end < start:

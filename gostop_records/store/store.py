@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from .query import QueryResult
     from .rebuild import RebuildReport
     from .repair import RepairReport
+    from .sandbox import QueryLimits
     from .verify import VerifyReport
 
 __all__ = ["Store"]
@@ -455,13 +456,22 @@ class Store:
         self.flush_rows()
         return stats(self)
 
-    def query(self, sql: str, *, limit: int | None = None, allow_files: bool = True) -> QueryResult:
+    def query(
+        self,
+        sql: str,
+        *,
+        limit: int | None = None,
+        allow_files: bool = True,
+        limits: QueryLimits | None = None,
+    ) -> QueryResult:
         """Run read-only SQL (statements that write are refused; see :mod:`.query` for
-        what reads files and how to open a store that cannot)."""
+        what reads files and how to open a store that cannot), within ``limits``
+        (:class:`~.sandbox.QueryLimits`; none by default)."""
         from .query import query
+        from .sandbox import NO_LIMITS
 
         self.flush_rows()
-        return query(self, sql, limit=limit, allow_files=allow_files)
+        return query(self, sql, limit=limit, allow_files=allow_files, limits=limits or NO_LIMITS)
 
 
 def _apply_journal_first(path: Path) -> None:

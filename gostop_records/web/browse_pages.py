@@ -31,7 +31,7 @@ from ..store.browse import (
 )
 from ..store.schema import BAK_IDS, SPECIAL_KINDS
 from . import charts
-from .pages import _env, _static, write_page
+from .pages import _env, _static, page_policy, write_page
 
 if TYPE_CHECKING:
     import duckdb
@@ -53,7 +53,14 @@ FLAG_NAMES = {m.id: m.name for m in RB.MULTIPLIERS if m.column}
 
 def _render(template: str, **values: Any) -> str:
     return (
-        _env().get_template(template).render(css=Markup(_static("browse.css")), q=quote, **values)
+        _env()
+        .get_template(template)
+        .render(
+            css=Markup(_static("browse.css")),
+            csp=page_policy(styles=[_static("browse.css")]),
+            q=quote,
+            **values,
+        )
     )
 
 

@@ -44,6 +44,7 @@ def _html(body: str, status: int = 200) -> Response[str]:
 def _refusal(status: int, title: str, reason: str) -> Response[str]:
     body = (
         "<!doctype html><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{escape(title)}</title><p>{escape(reason)}</p>"
         "<p><a href='/games'>the game browser</a> · <a href='/players'>players</a></p>"
     )
@@ -55,10 +56,14 @@ def _query(request: Request[Any, Any, Any]) -> dict[str, str]:
     return {k: v[-1] for k, v in request.query_params.dict().items() if v}
 
 
+#: The permission these pages declare (``gostop_records.service.access``).
+_READ_STORE = {"access": "read_store"}
+
+
 def browse_routes(events_of: EventsOf, read_store: ReadStore) -> list[HTTPRouteHandler]:
     """The route handlers of the reading pages."""
 
-    @get("/games", media_type=MediaType.HTML, include_in_schema=False)
+    @get("/games", media_type=MediaType.HTML, include_in_schema=False, opt=_READ_STORE)
     async def games(request: Request[Any, Any, Any]) -> Response[str]:
         query = _query(request)
         try:
@@ -70,12 +75,17 @@ def browse_routes(events_of: EventsOf, read_store: ReadStore) -> list[HTTPRouteH
         page = await read_store(request, lambda conn: hands_page(conn, flt))
         return _html(await asyncio.to_thread(games_page, page, flt))
 
-    @get("/players", media_type=MediaType.HTML, include_in_schema=False)
+    @get("/players", media_type=MediaType.HTML, include_in_schema=False, opt=_READ_STORE)
     async def player_list(request: Request[Any, Any, Any]) -> Response[str]:
         rows = await read_store(request, players)
         return _html(players_page(rows))
 
-    @get("/players/{player_id:str}", media_type=MediaType.HTML, include_in_schema=False)
+    @get(
+        "/players/{player_id:str}",
+        media_type=MediaType.HTML,
+        include_in_schema=False,
+        opt=_READ_STORE,
+    )
     async def player(player_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
         fig = await read_store(request, lambda conn: player_figures(conn, player_id))
         if fig is None:
@@ -86,7 +96,12 @@ def browse_routes(events_of: EventsOf, read_store: ReadStore) -> list[HTTPRouteH
             )
         return _html(await asyncio.to_thread(player_page, fig))
 
-    @get("/games/{game_id:str}/audit", media_type=MediaType.HTML, include_in_schema=False)
+    @get(
+        "/games/{game_id:str}/audit",
+        media_type=MediaType.HTML,
+        include_in_schema=False,
+        opt={"access": "read_game"},
+    )
     async def audit(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
         envs = await events_of(request, game_id)
         try:
@@ -95,7 +110,12 @@ def browse_routes(events_of: EventsOf, read_store: ReadStore) -> list[HTTPRouteH
             return _refusal(422, "cannot audit", f"game {game_id} cannot be audited: {exc}")
         return _html(page)
 
-    @get("/games/{game_id:str}/review", media_type=MediaType.HTML, include_in_schema=False)
+    @get(
+        "/games/{game_id:str}/review",
+        media_type=MediaType.HTML,
+        include_in_schema=False,
+        opt={"access": "read_game"},
+    )
     async def review(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
         from ..review.store import load_review
         from .review_page import no_review_page, stored_review_page

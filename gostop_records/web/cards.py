@@ -533,7 +533,7 @@ def sprite() -> str:
     )
     return (
         '<svg xmlns="http://www.w3.org/2000/svg" width="0" height="0" aria-hidden="true" '
-        f'style="position:absolute;width:0;height:0;overflow:hidden">{symbols}</svg>'
+        f'class="sprite">{symbols}</svg>'
     )
 
 

@@ -8,6 +8,8 @@ with no network and can be attached to a message in a dispute.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
 from collections.abc import Sequence
@@ -42,6 +44,30 @@ def _env() -> jinja2.Environment:
 @lru_cache(maxsize=4)
 def _static(name: str) -> str:
     return resources.files("gostop_records.web").joinpath("static", name).read_text("utf-8")
+
+
+def source_hash(text: str) -> str:
+    """The CSP source of an inline script or style: ``'sha256-...'`` of its text."""
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode()}'"
+
+
+def page_policy(
+    scripts: Sequence[str] = (), styles: Sequence[str] = (), *, connect: bool = False
+) -> str:
+    """The Content-Security-Policy a page states in its ``<meta>``: its own inline
+    ``scripts`` and ``styles`` (their texts, allowed by hash), images from ``data:``, and,
+    with ``connect``, requests to the server that served it. The page works as a file too;
+    a server adds its own policy in a header (``frame-ancestors`` works only there)."""
+    parts = ["default-src 'none'"]
+    if scripts:
+        parts.append("script-src " + " ".join(source_hash(t) for t in scripts))
+    if styles:
+        parts.append("style-src " + " ".join(source_hash(t) for t in styles))
+    parts += ["img-src data:", "base-uri 'none'", "form-action 'self'"]
+    if connect:
+        parts.append("connect-src 'self'")
+    return "; ".join(parts)
 
 
 def _script_json(value: Any) -> str:
@@ -80,6 +106,7 @@ def replay_page(game_id: str, envelopes: Sequence[E.Envelope], *, start: int | N
             problems=problems.strip(),
             css=Markup(_static("replay.css")),
             script=Markup(_static("replay.js")),
+            csp=page_policy([_static("replay.js")], [_static("replay.css")]),
             sprite=Markup(W.sprite()),
             data=Markup(_script_json(data)),
         )

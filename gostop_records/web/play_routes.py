@@ -16,6 +16,7 @@ events the store holds, so the store keeps one game that grows hand by hand.
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import time
 from collections import OrderedDict
@@ -36,7 +37,7 @@ from ..rules import PRESETS
 from ..sim.roster import LEVELS, known
 from ..sim.roster import names as bot_names
 from . import cards as W
-from .pages import _env, _script_json, _static
+from .pages import _env, _script_json, _static, page_policy
 from .play import NotYourTurn, PlayTable
 from .review_page import review_page
 
@@ -52,6 +53,8 @@ __all__ = [
 
 #: Hands the store through the service: JSON Lines in, the import report out.
 StoreGame = Callable[[bytes], Awaitable[dict[str, Any]]]
+
+log = logging.getLogger("gostop.service")
 
 DEFAULT_RULESET = "cardavia"
 DEFAULT_BOT = "strong"
@@ -168,6 +171,11 @@ def play_page(ruleset: str, bot: str) -> str:
             css=Markup(_static("table.css") + _static("play.css")),
             table_js=Markup(_static("table.js")),
             script=Markup(_static("play.js")),
+            csp=page_policy(
+                [_static("table.js"), _static("play.js")],
+                [_static("table.css") + _static("play.css")],
+                connect=True,
+            ),
             sprite=Markup(W.sprite()),
             data=Markup(_script_json(data)),
             presets=presets,
@@ -191,8 +199,13 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
             # the whole log each time: the store appends what follows the hands it holds
             try:
                 report = await store_game(t.jsonl())
+            except GostopError as exc:  # refused: the reason is for the player
+                report = {"ok": False, "reason": str(exc)}
             except Exception as exc:  # the hand stays in play: the next look tries again
-                report = {"ok": False, "reason": str(exc) or type(exc).__name__}
+                error_id = secrets.token_hex(6)
+                log.error("storing a hand of /play failed (error id %s)", error_id, exc_info=exc)
+                reason = f"the server could not store the hand (error id {error_id} in its log)"
+                report = {"ok": False, "reason": reason}
             if report.get("ok"):
                 hand.stored = report
                 hand.stored_at = t.version
@@ -206,7 +219,9 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
             view["store_error"] = error
         return _json({"id": hand_id, "view": view, "frames": t.frames_since(since)}, status)
 
-    @get("/play", media_type=MediaType.HTML, include_in_schema=False)
+    # the permissions the routes declare (gostop_records.service.access): the page is a
+    # shell, the hands are played through the API
+    @get("/play", media_type=MediaType.HTML, include_in_schema=False, opt={"access": "public"})
     async def page(
         ruleset: Annotated[str, QueryParameter(description="a preset")] = DEFAULT_RULESET,
         bot: Annotated[
@@ -217,13 +232,20 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
             _choose(ruleset, bot)
         except _Refused as r:
             body = (
-                "<!doctype html><meta charset='utf-8'><title>cannot play</title>"
+                "<!doctype html><meta charset='utf-8'>"
+                "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+                "<title>cannot play</title>"
                 f"<p>{escape(r.reason)}</p><p><a href='/play'>play CARDAVIA</a></p>"
             )
             return Response(body, status_code=400, media_type=MediaType.HTML)
         return Response(play_page(ruleset, bot), media_type=MediaType.HTML)
 
-    @post("/api/play", summary="Start a hand against the computer", status_code=201)
+    @post(
+        "/api/play",
+        summary="Start a hand against the computer",
+        status_code=201,
+        opt={"access": "play"},
+    )
     async def start(data: JSONBody[PlayStart]) -> Response[bytes]:
         try:
             _choose(data.ruleset, data.bot)
@@ -239,7 +261,11 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
         hand_id = hands.add(table)
         return await answer(hand_id, hands.get(hand_id), 0, 201)
 
-    @get("/api/play/{hand_id:str}", summary="A hand in play, as its player sees it")
+    @get(
+        "/api/play/{hand_id:str}",
+        summary="A hand in play, as its player sees it",
+        opt={"access": "play"},
+    )
     async def look(
         hand_id: FromPath[str],
         since: Annotated[int, QueryParameter(ge=0, description="frames already shown")] = 0,
@@ -251,7 +277,12 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
         async with hand.lock:
             return await answer(hand_id, hand, since)
 
-    @post("/api/play/{hand_id:str}", summary="The player's answer", status_code=200)
+    @post(
+        "/api/play/{hand_id:str}",
+        summary="The player's answer",
+        status_code=200,
+        opt={"access": "play"},
+    )
     async def act(hand_id: FromPath[str], data: JSONBody[PlayAnswer]) -> Response[bytes]:
         try:
             hand = hands.get(hand_id)
@@ -275,7 +306,11 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
                 return _Refused(422, "refused", str(exc)).response()
             return await answer(hand_id, hand, since)
 
-    @get("/api/play/{hand_id:str}/hint", summary="The review of the decision in front of you")
+    @get(
+        "/api/play/{hand_id:str}/hint",
+        summary="The review of the decision in front of you",
+        opt={"access": "play"},
+    )
     async def hint(hand_id: FromPath[str]) -> Response[bytes]:
         """Every option of the player's decision with its expected chips, by a short
         rollout search from what the player's seat knows (about a second)."""
@@ -296,6 +331,7 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
         "/play/{hand_id:str}/review/{hand_no:int}",
         media_type=MediaType.HTML,
         include_in_schema=False,
+        opt={"access": "play"},
     )
     async def review(hand_id: FromPath[str], hand_no: FromPath[int]) -> Response[str]:
         """The review of a finished hand of the game in play (made once, then kept)."""

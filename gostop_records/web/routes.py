@@ -10,20 +10,23 @@ large game does not hold up the live streams or the store's worker.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from html import escape
 from typing import Any
 
+import msgspec
 from litestar import MediaType, Request, Response, get, post
 from litestar.datastructures import CacheControlHeader
 from litestar.exceptions import ClientException, NotFoundException
 from litestar.handlers import HTTPRouteHandler
 from litestar.params import FromPath
+from litestar.response import Stream
 
 from .. import cards as C
 from .. import events as E
 from ..errors import GostopError
 from . import cards as W
+from .live_view import live_view
 from .pages import replay_page
 from .table_pages import index_page, live_page, qr_svg, recorder_page
 
@@ -35,20 +38,43 @@ EventsOf = Callable[[Request[Any, Any, Any], str], Awaitable[Sequence[E.Envelope
 
 def _unreplayable(game_id: str, exc: GostopError) -> Response[str]:
     body = (
-        "<!doctype html><meta charset='utf-8'><title>cannot replay</title>"
+        "<!doctype html><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        "<title>cannot replay</title>"
         f"<p>game {escape(game_id)} cannot be replayed: {escape(str(exc))}</p>"
     )
     return Response(body, status_code=422, media_type=MediaType.HTML)
 
 
-def page_routes(events_of: EventsOf) -> list[HTTPRouteHandler]:
-    """The route handlers of the pages, reading games through ``events_of``."""
+#: Live views already built, by game and version: every viewer of a game asks for the same
+#: one after each event.
+_VIEWS: dict[tuple[str, int], bytes] = {}
+_VIEWS_KEPT = 64
+
+
+async def _view_of(game_id: str, envs: Sequence[E.Envelope]) -> bytes:
+    key = (game_id, envs[-1].seq if envs else 0)
+    body = _VIEWS.get(key)
+    if body is None:
+        view = await asyncio.to_thread(live_view, game_id, envs)
+        body = msgspec.json.encode(view)
+        if len(_VIEWS) >= _VIEWS_KEPT:
+            _VIEWS.pop(next(iter(_VIEWS)))
+        _VIEWS[key] = body
+    return body
+
+
+def page_routes(events_of: EventsOf, hub: Any = None) -> list[HTTPRouteHandler]:
+    """The route handlers of the pages, reading games through ``events_of``; ``hub`` (the
+    service's :class:`~gostop_records.service.streams.Hub`) tells the live tables of new
+    events."""
 
     @get(
         "/games/{game_id:str}/replay",
         summary="The replayer of a game: one self-contained HTML page",
         media_type=MediaType.HTML,
         include_in_schema=False,
+        opt={"access": "read_game"},
     )
     async def replay(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
         envs = await events_of(request, game_id)
@@ -63,6 +89,7 @@ def page_routes(events_of: EventsOf) -> list[HTTPRouteHandler]:
         summary="One card drawing as SVG (01G.svg ... B3.svg, back.svg)",
         include_in_schema=False,
         cache_control=CacheControlHeader(max_age=86400, public=True),
+        opt={"access": "public"},
     )
     async def card(name: FromPath[str]) -> Response[str]:
         code = name.removesuffix(".svg")
@@ -70,18 +97,79 @@ def page_routes(events_of: EventsOf) -> list[HTTPRouteHandler]:
             raise NotFoundException(f"there is no card drawing {name!r}: try 01G.svg or back.svg")
         return Response(W.card_svg(code), media_type="image/svg+xml")
 
-    @get("/", media_type=MediaType.HTML, include_in_schema=False)
+    @get("/", media_type=MediaType.HTML, include_in_schema=False, opt={"access": "public"})
     async def index() -> Response[str]:
         return Response(index_page(), media_type=MediaType.HTML)
 
-    @get("/games/{game_id:str}/record", media_type=MediaType.HTML, include_in_schema=False)
+    @get(
+        "/games/{game_id:str}/record",
+        media_type=MediaType.HTML,
+        include_in_schema=False,
+        opt={"access": "public"},  # a shell: the token stays in the phone
+    )
     async def record(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
         return Response(recorder_page(game_id), media_type=MediaType.HTML)
 
-    @get("/games/{game_id:str}", media_type=MediaType.HTML, include_in_schema=False)
+    @get(
+        "/games/{game_id:str}",
+        media_type=MediaType.HTML,
+        include_in_schema=False,
+        opt={"access": "read_game"},
+    )
     async def live(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
         await events_of(request, game_id)  # the service's 404 for a game it does not have
         return Response(live_page(game_id), media_type=MediaType.HTML)
+
+    @get("/games/{game_id:str}/view", include_in_schema=False, opt={"access": "read_game"})
+    async def view(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[bytes]:
+        """The live table's view (:func:`.live_view.live_view`): no card the table has not
+        seen, every sentence written here."""
+        envs = await events_of(request, game_id)
+        body = await _view_of(game_id, envs)
+        return Response(body, media_type=MediaType.JSON, headers={"Cache-Control": "no-store"})
+
+    @get(
+        "/games/{game_id:str}/watch",
+        media_type="text/event-stream",
+        include_in_schema=False,
+        opt={"access": "read_game"},
+    )
+    async def watch(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Stream:
+        """Server-Sent Events for the live table: the seq of each new event and nothing of
+        it (the page reads the view again); a comment now and then keeps it open."""
+        if hub is None:
+            raise NotFoundException("this server streams no live table")
+        queue = hub.subscribe(game_id)
+        try:
+            envs = await events_of(request, game_id)
+        except BaseException:
+            hub.unsubscribe(game_id, queue)
+            raise
+        start = envs[-1].seq if envs else 0
+
+        async def ticks() -> AsyncIterator[bytes]:
+            seen = start
+            try:
+                yield b"retry: 2000\n\nid: %d\nevent: seq\ndata: %d\n\n" % (seen, seen)
+                while True:
+                    batch = await queue.get()
+                    if batch is None:
+                        return
+                    if not batch:
+                        yield b": keep-alive\n\n"
+                        continue
+                    last = max(seq for seq, _ in batch)
+                    if last > seen:
+                        seen = last
+                        yield b"id: %d\nevent: seq\ndata: %d\n\n" % (seen, seen)
+            finally:
+                hub.unsubscribe(game_id, queue)
+
+        return Stream(
+            ticks(),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
 
     @post(
         "/qr",
@@ -89,6 +177,7 @@ def page_routes(events_of: EventsOf) -> list[HTTPRouteHandler]:
         include_in_schema=False,
         status_code=200,
         request_max_body_size=2048,
+        opt={"access": "public", "raw_body": True},
     )
     async def qr(request: Request[Any, Any, Any]) -> Response[str]:
         """A QR code of the text sent (the recorder link, whose token stays out of URLs)."""
@@ -97,4 +186,4 @@ def page_routes(events_of: EventsOf) -> list[HTTPRouteHandler]:
             raise ClientException("send the text to encode as the body")
         return Response(qr_svg(text), media_type="image/svg+xml")
 
-    return [replay, card, index, record, live, qr]
+    return [replay, card, index, record, live, view, watch, qr]

@@ -18,7 +18,7 @@ from .. import cards as C
 from .. import events as E
 from ..rules import PRESETS
 from . import cards as W
-from .pages import _env, _script_json, _static
+from .pages import _env, _script_json, _static, page_policy
 
 __all__ = ["index_page", "live_page", "qr_svg", "recorder_page"]
 
@@ -31,6 +31,9 @@ def _render(template: str, script: str, data: dict[str, Any], **extra: Any) -> s
             css=Markup(_static("table.css")),
             table_js=Markup(_static("table.js")),
             script=Markup(_static(script)),
+            csp=page_policy(
+                [_static("table.js"), _static(script)], [_static("table.css")], connect=True
+            ),
             sprite=Markup(W.sprite()),
             data=Markup(_script_json({"labels": W.labels(), **data})),
             **extra,
@@ -41,14 +44,13 @@ def _render(template: str, script: str, data: dict[str, Any], **extra: Any) -> s
 def recorder_page(game_id: str) -> str:
     """The recorder of a game (its token comes in the address's fragment)."""
     deck = [c.code for c in C.ALL_CARDS]
-    return _render(
-        "recorder.html", "recorder.js", {"game_id": game_id, "deck": deck}, game_id=game_id
-    )
+    data = {"game_id": game_id, "deck": deck, "inputs": sorted(E.INPUT_TYPES)}
+    return _render("recorder.html", "recorder.js", data, game_id=game_id)
 
 
 def live_page(game_id: str) -> str:
     """The live table of a game, redrawn from its event stream."""
-    data = {"game_id": game_id, "event_types": sorted(E.EVENT_TYPES)}
+    data = {"game_id": game_id}
     return _render("live.html", "live.js", data, game_id=game_id)
 
 

@@ -49,11 +49,31 @@
     net.className = "net ok";
   }
 
+  /* Who deals first: named on the recorder at the first deal, one of the players typed
+     (the recorder link carries the choice), or drawn with cards under the draw rule. */
+  function dealerChoices() {
+    const sel = $("first-dealer");
+    const was = sel.value;
+    const names = $("players").value.split(",").map((s) => s.trim()).filter(Boolean);
+    for (const o of [...sel.options]) if (o.dataset.seat !== undefined) o.remove();
+    names.slice(0, 5).forEach((n, i) => {
+      const o = document.createElement("option");
+      o.value = String(i);
+      o.dataset.seat = String(i);
+      o.textContent = `${n} deals first`;
+      sel.appendChild(o);
+    });
+    sel.value = [...sel.options].some((o) => o.value === was) ? was : "";
+  }
+  $("players").addEventListener("input", dealerChoices);
+
   $("new-game").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const out = $("created");
     const players = $("players").value.split(",").map((s) => s.trim()).filter(Boolean);
-    const body = { players, ruleset: $("preset").value, stake: +$("stake").value || 1 };
+    const first = $("first-dealer").value;
+    const ruleset = first === "draw" ? { base: $("preset").value, first_dealer: "draw" } : $("preset").value;
+    const body = { players, ruleset, stake: +$("stake").value || 1 };
     const headers = { "Content-Type": "application/json", Accept: "application/json" };
     const k = key();
     if (k) headers.Authorization = `Bearer ${k}`;
@@ -66,7 +86,8 @@
     }
     localStorage.setItem(`gostop.token.${ans.game_id}`, ans.recorder_token);
     const id = encodeURIComponent(ans.game_id);
-    const link = `${location.origin}/games/${id}/record#token=${encodeURIComponent(ans.recorder_token)}`;
+    const dealer = /^\d$/.test(first) ? `&dealer=${first}` : "";
+    const link = `${location.origin}/games/${id}/record#token=${encodeURIComponent(ans.recorder_token)}${dealer}`;
     const qr = await fetch("/qr", { method: "POST", headers: { "Content-Type": "text/plain" }, body: link });
     out.hidden = false;
     out.innerHTML =

@@ -1,10 +1,11 @@
-/* The live table: the table redrawn after each event of the SSE stream. EventSource
-   reconnects by itself (the stream asks for 2 s) and resumes after the last seq it saw. */
+/* The live table: the view a viewer may see (GET /games/{id}/view: no card the table has
+   not seen, every sentence written by the server's narrator), read again after each tick of
+   /games/{id}/watch. EventSource reconnects by itself (the stream asks for 2 s). */
 "use strict";
 (function () {
   const T = window.GostopTable;
   const gid = T.data.game_id;
-  const api = `/api/games/${encodeURIComponent(gid)}`;
+  const base = `/games/${encodeURIComponent(gid)}`;
   const $ = (id) => document.getElementById(id);
   let pending = null;
   let reading = false;
@@ -23,15 +24,15 @@
     }
     reading = true;
     try {
-      const r = await fetch(`${api}/now`, { headers: { Accept: "application/json" }, cache: "no-store" });
-      const now = await r.json();
+      const r = await fetch(`${base}/view`, { headers: { Accept: "application/json" }, cache: "no-store" });
+      const view = await r.json();
       if (!r.ok) {
-        $("prompt").textContent = now.reason || `error ${r.status}`;
+        $("prompt").textContent = view.reason || `error ${r.status}`;
       } else {
-        $("prompt").textContent = T.prompt(now);
-        document.body.dataset.waiting = now.waiting.kind;
-        T.render(now, $("table"));
-        T.recent(now, $("recent"));
+        $("prompt").textContent = view.sentence;
+        document.body.dataset.waiting = view.waiting ? view.waiting.kind : "";
+        if (view.table) T.render(view, $("table"));
+        T.recent(view, $("recent"));
       }
       if (es.readyState === EventSource.OPEN) status("live", "ok");
     } catch (e) {
@@ -51,11 +52,9 @@
     pending = setTimeout(() => { pending = null; refresh(); }, 60);
   }
 
-  const es = new EventSource(`${api}/stream`);
+  const es = new EventSource(`${base}/watch`);
   es.onopen = () => { status("live", "ok"); soon(); };
-  es.onmessage = soon;
-  // each message is named by its event type
-  for (const type of T.data.event_types) es.addEventListener(type, soon);
+  es.addEventListener("seq", soon);
   es.onerror = () => status("reconnecting…", "down");
   window.addEventListener("online", soon);
   refresh();

@@ -12,10 +12,16 @@
   const TKEY = `gostop.token.${gid}`;
   const NKEY = `gostop.now.${gid}`;
   const VKEY = `gostop.version.${gid}`;
+  const DKEY = `gostop.dealer.${gid}`;
   const $ = (id) => document.getElementById(id);
+  const TOAST_MS = 6000;
+  const DOUBLE_TAP_MS = 400;
+  const DOUBLE_TAP_PX = 30;
 
   // the token arrives in the fragment (never sent to a server log), then lives in storage
   const frag = new URLSearchParams(location.hash.slice(1));
+  // the first dealer, when the person who started the game named one, comes with it
+  if (/^\d$/.test(frag.get("dealer") || "")) localStorage.setItem(DKEY, frag.get("dealer"));
   if (frag.get("token")) {
     localStorage.setItem(TKEY, frag.get("token"));
     history.replaceState(null, "", location.pathname);
@@ -37,6 +43,18 @@
   let drawn = [];
   let outPicked = [];
   let salePicked = {};
+  // the first dealer tapped (first_dealer = lot: the table names them, the deal says so)
+  let firstDealer = localStorage.getItem(DKEY) === null ? null : +localStorage.getItem(DKEY);
+  // the entry just made, shown a few seconds with an Undo: {key, text, version, timer}
+  let toast = null;
+  let undoWhenSent = null; // the key of an entry whose toast Undo came while it was sent
+  let asking = null; // a tap the step does not expect, waiting for yes or no: {html, yes, go}
+  let lastTap = null; // {t, x, y, kind}: the previous card tap, to tell a double tap
+  /* The step the table is in, as the sticky bar names it (its colour follows the kind). */
+  const STEPS = {
+    deal: "Deal", play: "1 · Card played", flip: "2 · Card flipped", decide: "Go or Stop?",
+    cup: "September cup", pay: "Payment", over: "Game over", wait: "Sending",
+  };
 
   function save() {
     localStorage.setItem(QKEY, JSON.stringify(queue));
@@ -82,10 +100,119 @@
     message = { kind, html };
   }
 
+  /* The seq of the last input an answer recorded (what an undo right after it retracts). */
+  function lastInput(body) {
+    const inputs = (body.events || []).filter((e) => e.event && T.data.inputs.includes(e.event.type));
+    return inputs.length ? inputs[inputs.length - 1].seq : body.version;
+  }
+
+  // --- the entry just made: a toast with Undo ----------------------------------------
+
+  /* The entry in a few words, naming the player it was made for. */
+  function entryWords(lines, seat) {
+    const who = seat === null || seat === undefined ? "" : T.nameOf(now, seat);
+    const [verb, card, chosen] = lines[0].split(/\s+/);
+    const takes = chosen && /^\d/.test(chosen) ? `, takes ${chosen}` : "";
+    if (verb === "play") return `${who} played ${card}${takes}`;
+    if (verb === "flip") return `${who} flipped ${card}${takes}`;
+    if (verb === "go") return `${who}: Go`;
+    if (verb === "stop") return `${who}: Stop`;
+    if (verb === "deal") return "The deal";
+    if (verb === "pay") return lines.length > 1 || lines[0] !== "pay" ? "The payments as typed" : "The payments due";
+    return lines.join("; ");
+  }
+
+  function showToast(key, line, text) {
+    if (toast) clearTimeout(toast.timer);
+    toast = { key, line, text, version: null, timer: setTimeout(hideToast, TOAST_MS) };
+    drawToast();
+  }
+
+  function hideToast() {
+    if (toast) clearTimeout(toast.timer);
+    toast = null;
+    drawToast();
+  }
+
+  function drawToast() {
+    const el = $("toast");
+    el.hidden = !toast;
+    if (!toast) return (el.innerHTML = "");
+    const card = /^(?:play|flip) (\S+)/.exec(toast.line);
+    el.innerHTML = (card ? T.face(card[1], "card mini") : "") +
+      `<span class="toast-text">Recorded: <b>${T.esc(toast.text)}</b></span>` +
+      `<button type="button" id="toast-undo">Undo</button>`;
+    $("toast-undo").addEventListener("click", undoToast);
+  }
+
+  /* Undo the entry of the toast: not sent yet, it is dropped with what followed it; being
+     sent, it is retracted once recorded; recorded, retracted if nothing came after it. */
+  function undoToast() {
+    const t = toast;
+    hideToast();
+    if (!t) return;
+    const i = queue.findIndex((e) => e.key === t.key);
+    if (i > 0 || (i === 0 && !inFlight)) {
+      show("info", `<p>Not sent, undone: <code>${T.esc(queue[i].line)}</code></p>` + dropRest(i + 1, "Also not sent, as they followed it"));
+      queue.splice(i, 1);
+      save();
+      return draw();
+    }
+    if (i === 0) {
+      undoWhenSent = t.key;
+      return;
+    }
+    if (t.version !== null && now && now.version === t.version && now.undo) {
+      enqueue([`undo @${now.undo.seq}`]);
+      return;
+    }
+    show("info", "<p>Entries were recorded after it: undo them with the Undo button below, newest first.</p>");
+    draw();
+  }
+
+  // --- a tap the step does not expect: asked before it is recorded ---------------------
+
+  function ask(html, yesLabel, go) {
+    asking = { html, yesLabel, go };
+    drawAsk();
+  }
+
+  function drawAsk() {
+    const el = $("confirm");
+    el.hidden = !asking;
+    if (!asking) return (el.innerHTML = "");
+    el.innerHTML = `<div class="sheet-body"><p>${asking.html}</p>` +
+      `<button type="button" class="big" id="confirm-yes">${T.esc(asking.yesLabel)}</button>` +
+      `<button type="button" class="big secondary" id="confirm-no">Cancel</button></div>`;
+    $("confirm-yes").addEventListener("click", () => { const go = asking.go; asking = null; drawAsk(); go(); });
+    $("confirm-no").addEventListener("click", () => { asking = null; drawAsk(); });
+    $("confirm-no").focus();
+  }
+
+  /* A card tap: a double tap (a second touch on the same spot right after the first, or
+     the second click of a double click) that lands on a picker drawn for the next step
+     under the finger is asked about, not recorded. */
+  function cardTap(ev, kind, line, go) {
+    const t = performance.now();
+    const prev = lastTap;
+    const touch = ev.pointerType === "touch";
+    lastTap = { t, x: ev.clientX, y: ev.clientY, kind, touch };
+    const moved = prev && prev.kind !== kind;
+    const bounce = moved && (ev.detail >= 2 || (touch && prev.touch && t - prev.t < DOUBLE_TAP_MS &&
+      Math.hypot(ev.clientX - prev.x, ev.clientY - prev.y) < DOUBLE_TAP_PX));
+    if (!bounce) return go();
+    const step = kind === "flip" ? "the card <b>flipped</b> from the stock" : "the card <b>played</b> from the hand";
+    ask(`This tap came right after the last one, on the same spot: the table now waits for ${step}. ` +
+      `Record <code>${T.esc(line)}</code>?`, "Record it", go);
+  }
+
   // --- the queue ------------------------------------------------------------------------
 
   function enqueue(lines) {
+    const seat = now && !queue.length ? now.waiting.seat : null;
     for (const line of lines) queue.push({ key: newKey(), line, expected: null });
+    const verb = lines.length === 1 ? lines[0].split(/\s+/)[0] : "";
+    if (verb !== "undo" && verb !== "note") showToast(queue[queue.length - 1].key, lines[0], entryWords(lines, seat));
     choice = null;
     showing = null;
     message = null;
@@ -132,6 +259,13 @@
     if (r.status === 201) {
       queue.shift();
       localStorage.setItem(VKEY, String(body.version));
+      if (toast && toast.key === entry.key) toast.version = body.version;
+      if (undoWhenSent === entry.key) {
+        undoWhenSent = null;
+        const dropped = dropRest(0, "Not sent, as they followed the entry undone");
+        queue.push({ key: newKey(), line: `undo @${lastInput(body)}`, expected: body.version });
+        if (dropped) show("info", dropped);
+      }
       if (queue.length && queue[0].expected === null) {
         queue[0].expected = body.version;
       }
@@ -222,16 +356,21 @@
     );
   }
 
+  /* The cards to pick from as a compact grid that fits a phone: two months a row, each
+     month in four fixed slots (a card seen leaves its slot empty, so a card never moves
+     under the finger as the hand goes on), the bonus cards in a row of their own. */
   function byMonth(codes, render) {
-    const groups = new Map();
-    for (const c of codes) {
-      const m = T.monthOf(c);
-      if (!groups.has(m)) groups.set(m, []);
-      groups.get(m).push(c);
+    const have = new Set(codes);
+    const rows = [];
+    for (let m = 1; m <= 12; m++) {
+      const cards = T.data.deck.filter((c) => T.monthOf(c) === m);
+      const any = cards.some((c) => have.has(c));
+      rows.push(`<div class="pick-month${any ? "" : " none"}" data-month="${m}"><span class="m">${m}</span>` +
+        cards.map((c) => (have.has(c) ? render(c) : `<span class="slot" aria-hidden="true"></span>`)).join("") + `</div>`);
     }
-    return [...groups.keys()].sort((a, b) => (a || 99) - (b || 99)).map((m) =>
-      `<div class="pick-month" data-month="${m}"><span class="m">${m ? m : "bonus"}</span>` +
-      groups.get(m).map(render).join("") + `</div>`).join("");
+    const bonus = codes.filter((c) => !T.monthOf(c));
+    if (bonus.length) rows.push(`<div class="pick-month bonus" data-month="0"><span class="m">bonus</span>${bonus.map(render).join("")}</div>`);
+    return `<div class="pick-grid">${rows.join("")}</div>`;
   }
 
   /* The entries of the table around the hand the rules wait for or allow now. */
@@ -263,6 +402,7 @@
       return;
     }
     $("picker-box").hidden = kind !== "play" && kind !== "flip" && kind !== "deal";
+    delete $("picker-box").dataset.verb;
     if (kind !== "play" && kind !== "flip") {
       title.textContent = "";
       pick.innerHTML = "";
@@ -282,14 +422,21 @@
     const known = h && seat !== null && !queue.length ? h.seats[seat].hand_known : [];
     const inHand = codes.filter((c) => known.includes(c));
     const rest = codes.filter((c) => !known.includes(c));
-    const who = seat !== null && !queue.length ? T.nameOf(now, seat) : "next";
-    title.textContent = kind === "play" ? `${who}: tap the card played` : `${who}: tap the card flipped`;
+    const who = seat !== null && !queue.length ? T.nameOf(now, seat) : "Next player";
+    $("picker-box").dataset.verb = kind;
+    title.innerHTML = kind === "play"
+      ? `<span class="verb-word">Played</span> ${T.esc(who)}: tap the card played <b>from the hand</b>`
+      : `<span class="verb-word">Flipped</span> ${T.esc(who)}: tap the card turned up <b>from the stock</b>`;
     const btn = (c) => cardButton(c, `data-verb="${kind}"`);
     pick.innerHTML =
       (inHand.length ? `<div class="pick-hand"><span class="m">hand</span>${inHand.map(btn).join("")}</div>` : "") +
       byMonth(rest, btn);
     pick.querySelectorAll("button[data-verb]").forEach((b) => {
-      b.addEventListener("click", () => tapCard(kind, b.dataset.code, acts.get(b.dataset.code)));
+      b.addEventListener("click", (ev) => {
+        const a = acts.get(b.dataset.code);
+        const line = a && a.length === 1 ? a[0].line : `${kind} ${b.dataset.code}`;
+        cardTap(ev, kind, line, () => tapCard(kind, b.dataset.code, a));
+      });
     });
   }
 
@@ -298,12 +445,12 @@
     let html = "";
     const lineOf = (verb) => now.actions.filter((a) => a.verb === verb);
     if (choice) {
-      html += `<div id="choice" class="panel ask"><p>${T.esc(choice.card)} matches two layout cards: which does it take?</p>` +
+      html += `<div id="choice" class="panel ask sheet" role="dialog" aria-label="which card it takes"><p><b>${T.esc(choice.card)}</b> ${choice.verb === "flip" ? "flipped" : "played"} matches two layout cards: which does it take?</p>` +
         choice.options.map((o) => cardButton(o, `data-choose="${T.esc(o)}"`)).join("") +
         `<button type="button" class="plain" data-cancel>Cancel</button></div>`;
     } else if (!queue.length && kind === "decide") {
       const pays = (now.stop_pays && now.stop_pays.losers) || [];
-      html += `<div class="panel ask">` +
+      html += `<div class="panel ask sheet" id="decide" role="dialog" aria-label="Go or Stop">` +
         (pays.length ? `<p>A Stop pays now:</p><ul class="pays">${pays.map((l) => {
           const why = (l.factors || []).filter((f) => f.applies).map((f) => `×${f.factor} ${f.name}`);
           return `<li>${T.esc(T.nameOf(now, l.loser))} pays <b>${l.pays_chips}</b> chips` +
@@ -313,7 +460,7 @@
         lineOf("stop_called").map((a) => `<button type="button" class="big stop" data-line="${T.esc(a.line)}">Stop</button>`).join("") +
         `</div>`;
     } else if (!queue.length && kind === "cup") {
-      html += `<div class="panel ask">` +
+      html += `<div class="panel ask sheet" id="cup" role="dialog" aria-label="the September cup">` +
         lineOf("cup_assigned").map((a) => `<button type="button" class="big" data-line="${T.esc(a.line)}">Cup as ${T.esc(a.role)}</button>`).join("") + `</div>`;
     } else if (!queue.length && kind === "pay") {
       html += `<div class="panel ask" id="pay">` +
@@ -330,8 +477,9 @@
       html += chipsPanel() + drawPanel();
     } else if (kind === "deal") {
       const out = sitOutPanel();
-      const ready = dealPicked.filter((x) => /^\d/.test(x)).length === now.deal.layout && out.ready;
-      html += out.html + `<div class="panel"><button type="button" class="big" id="deal-record"` +
+      const named = !now.deal.choose_dealer || dealerOfDeal() !== null;
+      const ready = dealPicked.filter((x) => /^\d/.test(x)).length === now.deal.layout && out.ready && named;
+      html += firstDealerPanel() + out.html + `<div class="panel"><button type="button" class="big" id="deal-record"` +
         `${ready ? "" : " disabled"}>Deal</button>` +
         `<button type="button" class="plain" id="deal-clear">Clear</button></div>`;
     } else if (kind === "over") {
@@ -340,11 +488,15 @@
     if (around("sell")) html += salePanel();
     if (showing) {
       const verb = showing === "shake" ? "shaken" : "bomb_played";
-      html += `<div class="panel ask" id="shows"><p>${showing === "shake" ? "Shake" : "Bomb"}: which month?</p>` +
+      html += `<div class="panel ask sheet" id="shows" role="dialog" aria-label="which month"><p>${showing === "shake" ? "Shake" : "Bomb"}: which month?</p>` +
         lineOf(verb).map((a) => `<button type="button" data-line="${T.esc(a.line)}">${T.esc(a.line)}</button>`).join("") +
         `<button type="button" class="plain" data-cancel>Cancel</button></div>`;
     }
     c.innerHTML = html;
+    // a question opens as a sheet at the bottom, where the thumb is; the toast stays above it
+    const sheet = c.querySelector(".sheet");
+    document.body.classList.toggle("has-sheet", !!sheet);
+    $("toast").style.bottom = sheet ? `${sheet.offsetHeight}px` : "";
     c.querySelectorAll("button[data-line]").forEach((b) => b.addEventListener("click", () => enqueue([b.dataset.line])));
     c.querySelectorAll("button[data-choose]").forEach((b) =>
       b.addEventListener("click", () => enqueue([`${choice.verb} ${choice.card} ${b.dataset.choose}`])));
@@ -369,8 +521,9 @@
         const layout = dealPicked.filter((x) => /^\d/.test(x));
         const bonus = dealPicked.filter((x) => !/^\d/.test(x));
         const out = outPicked.length ? ` out ${outPicked.join(" ")}` : "";
+        const first = now.deal.choose_dealer ? ` dealer ${dealerOfDeal()}` : "";
         dealPicked = [];
-        enqueue([`deal layout ${layout.join(" ")}` + (bonus.length ? ` bonus ${bonus.join(" ")}` : "") + out]);
+        enqueue([`deal layout ${layout.join(" ")}` + (bonus.length ? ` bonus ${bonus.join(" ")}` : "") + first + out]);
       });
       $("deal-clear").addEventListener("click", () => { dealPicked = []; draw(); });
     }
@@ -409,7 +562,7 @@
   function sitOutPanel() {
     const k = now.deal.sit_out;
     if (!k) return { html: "", ready: true };
-    const dealer = now.deal.dealer === null || now.deal.dealer === undefined ? 0 : now.deal.dealer;
+    const dealer = dealerOfDeal() === null ? 0 : dealerOfDeal();
     const n = seatsOf().length;
     if (now.rules.sit_out !== "choice") {
       const out = [];
@@ -429,6 +582,21 @@
       html: `<div class="panel ask" id="sit-out"><p>Who sits out this hand? Tap ${k} (${outPicked.length} of ${k})</p>${btns}</div>`,
       ready: outPicked.length === k,
     };
+  }
+
+  /* Who deals the deal waited for: the rules' dealer, or the first dealer tapped. */
+  function dealerOfDeal() {
+    if (now.deal.choose_dealer) return firstDealer !== null && firstDealer < seatsOf().length ? firstDealer : null;
+    return now.deal.dealer === null || now.deal.dealer === undefined ? null : now.deal.dealer;
+  }
+
+  /* The first deal, when the rules leave the first dealer to the table: tap who deals. */
+  function firstDealerPanel() {
+    if (!now.deal.choose_dealer) return "";
+    const d = dealerOfDeal();
+    const btns = seatsOf().map((s) => `<button type="button" class="seat-toggle${d === s ? " on" : ""}" data-first-dealer="${s}" aria-pressed="${d === s}">${T.esc(T.nameOf(now, s))}</button>`).join("");
+    return `<div class="panel ask" id="first-dealer"><p><b>Who deals first?</b> ` +
+      `<span class="muted">Tap the player the table chose; the deal records it, and play starts with them.</span></p>${btns}</div>`;
   }
 
   /* Gwang-pali: a seat sitting out may sell the brights in its hand, before the first play. */
@@ -464,6 +632,12 @@
     }));
     const clear = $("draw-clear");
     if (clear) clear.addEventListener("click", () => { drawn = []; draw(); });
+    c.querySelectorAll("button[data-first-dealer]").forEach((b) => b.addEventListener("click", () => {
+      firstDealer = +b.dataset.firstDealer;
+      localStorage.setItem(DKEY, String(firstDealer));
+      outPicked = outPicked.filter((s) => s !== firstDealer);
+      draw();
+    }));
     c.querySelectorAll("button[data-out-seat]").forEach((b) => b.addEventListener("click", () => {
       const s = +b.dataset.outSeat;
       outPicked = outPicked.includes(s) ? outPicked.filter((x) => x !== s) : [...outPicked, s].sort((a, b2) => a - b2);
@@ -522,16 +696,26 @@
       if (a.verb === "four_of_a_month_shown" && !queue.length) parts.push(`<button type="button" data-line="${T.esc(a.line)}">${T.esc(a.line)}</button>`);
     }
     t.innerHTML = parts.join("");
-    $("undo").addEventListener("click", () => enqueue(["undo"]));
+    $("undo").addEventListener("click", () => ask(`Undo <code>${T.esc(now.undo.line)}</code>? It is retracted from the record.`, "Undo it", () => enqueue(["undo"])));
     if ($("shake")) $("shake").addEventListener("click", () => { showing = "shake"; draw(); });
     if ($("bomb")) $("bomb").addEventListener("click", () => { showing = "bomb"; draw(); });
-    if ($("flip-only")) $("flip-only").addEventListener("click", () => enqueue(["flip-only"]));
-    t.querySelectorAll("button[data-line]").forEach((b) => b.addEventListener("click", () => enqueue([b.dataset.line])));
+    const who = now.waiting.seat === null ? "" : T.nameOf(now, now.waiting.seat);
+    if ($("flip-only")) $("flip-only").addEventListener("click", () => ask(`${T.esc(who)} plays no card this turn (a flip-only turn)?`, "Record it", () => enqueue(["flip-only"])));
+    t.querySelectorAll("button[data-line]").forEach((b) => b.addEventListener("click", () => ask(`Record <code>${T.esc(b.dataset.line)}</code>?`, "Record it", () => enqueue([b.dataset.line]))));
   }
 
   function drawQueue() {
     $("pending").innerHTML = queue.map((e) =>
       `<li class="pending" data-line="${T.esc(e.line)}"><span class="dot" aria-hidden="true"></span>${T.esc(e.line)} <span class="muted">${online ? "sending…" : "waiting for the network"}</span></li>`).join("");
+  }
+
+  /* What the rules wait for, naming the first dealer tapped before the first deal. */
+  function promptNow() {
+    if (now.waiting.kind === "deal" && now.deal.choose_dealer) {
+      const d = dealerOfDeal();
+      return `Hand ${now.waiting.hand}: the deal` + (d === null ? ": who deals first?" : ` (dealer ${T.nameOf(now, d)})`);
+    }
+    return T.prompt(now, true);
   }
 
   function draw() {
@@ -540,8 +724,14 @@
       return;
     }
     const kind = expecting();
-    $("prompt").textContent = queue.length ? `${queue.length} entr${queue.length > 1 ? "ies" : "y"} waiting to be confirmed` : T.prompt(now, true);
+    $("prompt").textContent = queue.length ? `${queue.length} entr${queue.length > 1 ? "ies" : "y"} waiting to be confirmed` : promptNow();
     document.body.dataset.waiting = queue.length ? "pending" : now.waiting.kind;
+    if (kind !== document.body.dataset.step && (kind === "pay" || (kind === "deal" && now.table.hand))) {
+      // a panel of the step (the payment, the next deal) opens at the top: bring it into view
+      setTimeout(() => $("controls").scrollIntoView({ block: "nearest" }));
+    }
+    document.body.dataset.step = kind;
+    $("step").textContent = STEPS[kind] || kind;
     const m = $("message");
     m.hidden = !message;
     m.className = message ? `message ${message.kind}` : "message";

@@ -122,11 +122,8 @@ window.GostopTable = (function () {
           `<div class="month" data-month="${m.month}"><span class="m">${m.month}</span>` +
           m.cards.map((c) => face(c, "card" + (played.has(c) ? " played" : ""))).join("") + `</div>`).join("")
       : `<p class="empty">The layout is empty.</p>`;
-    const results = (t.results || []).filter((r) => r.hand === h.hand);
-    const result = results.length
-      ? `<p class="result">${esc(results[0].outcome)}${results[0].winner !== null ? ": " + esc(nameOf(now, results[0].winner)) + " wins" : ""}` +
-        `${results[0].reason ? " (" + esc(results[0].reason) + ")" : ""}</p>`
-      : "";
+    // how the hand ended, in the server's words (gostop_records.words)
+    const result = now.result_words ? `<p class="result">${esc(now.result_words)}</p>` : "";
     const felt =
       `<div class="felt"><div class="layout-head"><h2>Layout</h2>` +
       `<span class="stock-count" data-count="${h.stock_count}">stock ${h.stock_count}</span>` +
@@ -143,7 +140,7 @@ window.GostopTable = (function () {
 
   function recent(now, root) {
     root.innerHTML = now.recent.length
-      ? now.recent.slice().reverse().map((r) => `<li><span class="seq">${r.seq}</span> ${esc(r.line)}</li>`).join("")
+      ? now.recent.slice().reverse().map((r) => `<li><span class="seq">${r.seq}</span> ${esc(r.text || r.line)}</li>`).join("")
       : "<li class='muted'>nothing recorded yet</li>";
   }
 
