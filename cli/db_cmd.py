@@ -295,26 +295,62 @@ def stats(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
     )
 
 
-@app.command("export", epilog="Example: gostop db export --parquet out/")
+@app.command(
+    "export",
+    epilog="Example: gostop db export --parquet out/ ; "
+    "gostop db export --decisions --out decisions.parquet",
+)
 def export(
     parquet: Annotated[
-        Path,
+        Path | None,
         typer.Option(
             "--parquet",
             metavar="DIR",
             help="Folder to write the Parquet files to: every table partitioned by month, "
             "in the layout of gostop archive (see docs/operations.md).",
         ),
-    ],
+    ] = None,
+    decisions: Annotated[
+        bool,
+        typer.Option(
+            "--decisions",
+            help="Write the decisions instead, to --out FILE.parquet: a row per legal option "
+            "of every decision, with the seat's view, the option chosen and a stored "
+            "review's expected chips (see docs/review.md).",
+        ),
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", metavar="FILE", help="The Parquet file --decisions writes."),
+    ] = None,
     db: DbOption = DEFAULT_DB,
     overwrite: Annotated[
-        bool, typer.Option("--overwrite", help="Replace an earlier export in DIR.")
+        bool, typer.Option("--overwrite", help="Replace an earlier export in DIR (or FILE).")
     ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Export the store to Parquet, readable by DuckDB, Polars, Spark and Trino."""
     from gostop_records.store import Store
 
+    if decisions:
+        if out is None or parquet is not None:
+            raise typer.BadParameter("--decisions writes one file: give --out FILE, not --parquet")
+        if out.exists() and not overwrite:
+            common.fail(f"{out} exists: choose another file or pass --overwrite")
+        from gostop_records.review.export import export_decisions
+
+        with Store(db, read_only=True) as store, Progress("export", None, "game") as bar:
+            done = export_decisions(store, out, progress=bar.update)
+        if as_json:
+            common.print_json(done.to_dict())
+            return
+        common.echo(
+            f"exported {done.decisions} decision(s) of {done.games} game(s) to {done.path}: "
+            f"{done.rows} row(s), one per legal option; {done.reviewed} with a stored review"
+        )
+        return
+    if parquet is None:
+        raise typer.BadParameter("give --parquet DIR (or --decisions --out FILE)")
     with Store(db, read_only=True) as store, Progress("export", None, "table") as bar:
         report = store.export_parquet(parquet, overwrite=overwrite, progress=bar.update)
     if as_json:

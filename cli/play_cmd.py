@@ -37,7 +37,8 @@ from gostop_records.play import (
     seat_names,
 )
 from gostop_records.recorder import Entry, card_code, open_sink
-from gostop_records.sim.roster import BOTS
+from gostop_records.sim.roster import known
+from gostop_records.sim.roster import names as bot_names
 
 from . import common
 from .render import (
@@ -418,8 +419,9 @@ def play(
         str,
         typer.Option(
             "--bot",
-            metavar="greedy|random|strong",
-            help="How the computer plays (strong: a search over what its seat can see).",
+            metavar="BOT|LEVEL",
+            help="How the computer plays: a bot (greedy, random, strong: a search over what "
+            "its seat can see) or a level (beginner, casual, club, strong, expert).",
         ),
     ] = "greedy",
     seed: Annotated[
@@ -477,8 +479,8 @@ def play(
 
     Example: gostop play --seed 42
     """
-    if bot not in BOTS:
-        raise typer.BadParameter(f"{bot!r}: bots are {', '.join(BOTS)}", param_hint="--bot")
+    if not known(bot):
+        raise typer.BadParameter(f"{bot!r}: {bot_names()}", param_hint="--bot")
     if players is not None and players not in (2, 3):
         raise typer.BadParameter(f"{players}: 2 or 3 players", param_hint="--players")
     common.not_both("--db", db, "--log", log)

@@ -45,7 +45,8 @@ from .recorder import Clock, Entry, EventSink, RecordingSession, card_code, make
 from .rules import BonusPlay, LastTurnRule, Ruleset, Shaking, StealCount, resolve
 from .sim.bots import Bot
 from .sim.dealer import SplitMix64, deal, shuffled_deck
-from .sim.roster import BOTS, make_bot
+from .sim.roster import known, make_bot
+from .sim.roster import names as bot_and_level_names
 
 __all__ = [
     "DEFAULT_BOT",
@@ -212,8 +213,8 @@ class PlaySession:
         if len(kinds) != n - 1:
             raise GostopError(f"{n} players need {n - 1} bot(s), {len(kinds)} given")
         for k in kinds:
-            if k not in BOTS:
-                raise GostopError(f"unknown bot {k!r}: bots are {', '.join(BOTS)}")
+            if not known(k):
+                raise GostopError(f"unknown bot {k!r}: {bot_and_level_names()}")
         if seed < 0:
             raise GostopError(f"the seed is a whole number 0 or more, not {seed}")
         names = seat_names(name, n)

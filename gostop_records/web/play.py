@@ -30,7 +30,12 @@ from ..engine.state import HandState
 from ..play import HUMAN, PlayInputError, PlaySession
 from ..views import pending_cards, proof_dict
 
-__all__ = ["MemorySink", "NotYourTurn", "PlayTable", "commitment"]
+__all__ = ["MemorySink", "NotYourTurn", "PlayTable", "commitment", "option_words", "signed"]
+
+#: The steps where the human has a decision a hint can review.
+HINT_STEPS = ("play", "flip", "decide", "cup")
+#: Worlds of the review a finished hand links to (Go/Stop, captures, the cup; not every play).
+REVIEW_BUDGET = 60
 
 #: What the human may answer, and the step each answer belongs to.
 ANSWERS = {
@@ -44,6 +49,33 @@ ANSWERS = {
     "cup": "cup",
     "next": "hand_over",
 }
+
+
+def signed(x: float) -> str:
+    """Chips as the page shows them: +3.2, −1.0, 0.0."""
+    return f"+{x:.1f}" if x > 0.05 else f"\u2212{-x:.1f}" if x < -0.05 else "0.0"
+
+
+def option_words(a: Any) -> str:
+    """An option of the hint in words (the page shows these as they are)."""
+    t = type(a)
+    if t is E.GoCalled:
+        return "Go"
+    if t is E.StopCalled:
+        return "Stop"
+    if t is E.CupAssigned:
+        return f"the September cup as {a.role}"
+    if t is E.CardPlayed:
+        return f"play {a.card}" + (f", taking {a.chosen}" if a.chosen else "")
+    if t is E.CardFlipped:
+        return f"take {a.chosen} with the {a.card} you turned" if a.chosen else f"turn {a.card}"
+    if t is E.BombPlayed:
+        return "bomb with " + " ".join(a.cards)
+    if t is E.Shaken:
+        return "shake " + " ".join(a.cards)
+    if t is E.FlipOnlyPlayed:
+        return "play no card, turn one from the stock"
+    return str(a)
 
 
 class NotYourTurn(PlayInputError):
@@ -283,6 +315,73 @@ class PlayTable:
             months = ", ".join(f"{o.month:02d}" for o in found)
             raise PlayInputError(f"say which month you {kind}: {months}")
         return found[0]
+
+    # --- the hint and the review ---------------------------------------------------------
+
+    def hint(self, seconds: float | None = None) -> dict[str, Any]:
+        """The review of the decision in front of the human, before they decide: every
+        option's expected chips from now to the end of the hand, by rollouts from what the
+        human's seat knows (:func:`gostop_records.review.hint.hint`). Refused with
+        :class:`NotYourTurn` when the game waits for no decision of theirs."""
+        from ..review.decisions import label
+        from ..review.hint import HINT_SECONDS, hint, hint_options
+
+        s = self.session
+        step = s.next_step()
+        h = s.hand
+        if not step.human or step.kind not in HINT_STEPS or h is None:
+            raise NotYourTurn("no decision of yours to hint at now")
+        found = hint(h, HUMAN, seconds=HINT_SECONDS if seconds is None else seconds)
+        if found is None:
+            return {"options": [], "summary": "You have only one thing to do here."}
+        actions = {label(a): a for a in hint_options(h)[1]}
+        best = found.options[0]
+        lead = (
+            "clearly the best at this budget"
+            if found.clear
+            else "but the best few are within the noise of each other at this budget"
+        )
+        first = option_words(actions[best.label])
+        summary = (
+            f"{first[0].upper()}{first[1:]} is the best found: {signed(best.chips.mean)} "
+            f"chips on average from here to the end of the hand, {lead}. From "
+            f"{found.worlds} deals of the {found.unseen} cards you cannot see, each option "
+            f"played out by the {found.policy} bot at every seat."
+        )
+        return {
+            "kind": found.kind,
+            "worlds": found.worlds,
+            "seconds": found.seconds,
+            "clear": found.clear,
+            "summary": summary,
+            "options": [
+                {
+                    "label": o.label,
+                    "text": option_words(actions[o.label]),
+                    "chips": o.chips.mean,
+                    "low": o.chips.low,
+                    "high": o.chips.high,
+                    "chips_text": f"{signed(o.chips.mean)} chips",
+                    "interval_text": f"95%: {signed(o.chips.low)} to {signed(o.chips.high)}",
+                    "best": o.best,
+                }
+                for o in found.options
+            ],
+        }
+
+    def review(self, hand: int) -> Any:
+        """The review of a finished hand of this game (Go/Stop, the captures, the cup; not
+        every play), at :data:`REVIEW_BUDGET` worlds: a
+        :class:`~gostop_records.review.GameReview`."""
+        from ..review import KINDS, review_game
+
+        done = {r.hand for r in self.session.game.results}
+        if hand not in done:
+            raise NotYourTurn(f"hand {hand} is not over: its review comes at its end")
+        kinds = [k for k in KINDS if k != "play"]
+        return review_game(
+            self.game_id, self.sink.envs, hand=hand, budget=REVIEW_BUDGET, kinds=kinds
+        )
 
     # --- what the page may see -----------------------------------------------------------
 

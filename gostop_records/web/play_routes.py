@@ -34,10 +34,12 @@ from markupsafe import Markup
 from ..errors import GostopError
 from ..play import random_seed
 from ..rules import PRESETS
-from ..sim.roster import BOTS
+from ..sim.roster import LEVELS, known
+from ..sim.roster import names as bot_names
 from . import cards as W
 from .pages import _env, _script_json, _static, page_policy
 from .play import NotYourTurn, PlayTable
+from .review_page import review_page
 
 __all__ = [
     "DEFAULT_BOT",
@@ -91,6 +93,8 @@ class _Hand:
     stored: dict[str, Any] | None = None
     #: the game's version when it was last stored (each finished hand stores it again)
     stored_at: int = -1
+    #: the review pages of finished hands, by hand number
+    reviews: dict[int, str] = field(default_factory=dict)
 
 
 class PlayHall:
@@ -146,8 +150,8 @@ def _choose(ruleset: str, bot: str) -> None:
         raise _Refused(
             400, "bad_request", f"unknown ruleset {ruleset!r}: presets are {', '.join(PRESETS)}"
         )
-    if bot not in BOTS:
-        raise _Refused(400, "bad_request", f"unknown bot {bot!r}: bots are {', '.join(BOTS)}")
+    if not known(bot):
+        raise _Refused(400, "bad_request", f"unknown bot {bot!r}: {bot_names()}")
 
 
 def play_page(ruleset: str, bot: str) -> str:
@@ -157,7 +161,7 @@ def play_page(ruleset: str, bot: str) -> str:
         "labels": W.labels(),
         "ruleset": ruleset,
         "bot": bot,
-        "bots": list(BOTS),
+        "bots": list(LEVELS),
         "presets": {name: players for name, _, players in presets},
     }
     return (
@@ -175,7 +179,8 @@ def play_page(ruleset: str, bot: str) -> str:
             sprite=Markup(W.sprite()),
             data=Markup(_script_json(data)),
             presets=presets,
-            bots=list(BOTS),
+            levels=[(lv.name, lv.about) for lv in LEVELS.values()],
+            level_names=list(LEVELS),
             ruleset=ruleset,
             bot=bot,
         )
@@ -208,6 +213,8 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
                 error = str(report.get("reason") or report)
         view = t.view()
         view["stored"] = hand.stored_at == t.version
+        if view.get("deals") is not None and view.get("result") is not None:
+            view["review"] = f"/play/{hand_id}/review/{view['hand_no']}"
         if error is not None:
             view["store_error"] = error
         return _json({"id": hand_id, "view": view, "frames": t.frames_since(since)}, status)
@@ -217,7 +224,9 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
     @get("/play", media_type=MediaType.HTML, include_in_schema=False, opt={"access": "public"})
     async def page(
         ruleset: Annotated[str, QueryParameter(description="a preset")] = DEFAULT_RULESET,
-        bot: Annotated[str, QueryParameter(description="random, greedy or strong")] = DEFAULT_BOT,
+        bot: Annotated[
+            str, QueryParameter(description="a level (beginner to expert) or a bot")
+        ] = DEFAULT_BOT,
     ) -> Response[str]:
         try:
             _choose(ruleset, bot)
@@ -297,7 +306,54 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
                 return _Refused(422, "refused", str(exc)).response()
             return await answer(hand_id, hand, since)
 
-    return [page, start, look, act]
+    @get(
+        "/api/play/{hand_id:str}/hint",
+        summary="The review of the decision in front of you",
+        opt={"access": "play"},
+    )
+    async def hint(hand_id: FromPath[str]) -> Response[bytes]:
+        """Every option of the player's decision with its expected chips, by a short
+        rollout search from what the player's seat knows (about a second)."""
+        try:
+            hand = hands.get(hand_id)
+        except _Refused as r:
+            return r.response()
+        async with hand.lock:
+            t = hand.table
+            try:
+                found = await asyncio.to_thread(t.hint)
+            except NotYourTurn as exc:
+                return _Refused(409, "not_now", str(exc)).response()
+            found["version"] = t.version
+            return _json({"id": hand_id, "hint": found}, 200)
+
+    @get(
+        "/play/{hand_id:str}/review/{hand_no:int}",
+        media_type=MediaType.HTML,
+        include_in_schema=False,
+        opt={"access": "play"},
+    )
+    async def review(hand_id: FromPath[str], hand_no: FromPath[int]) -> Response[str]:
+        """The review of a finished hand of the game in play (made once, then kept)."""
+        try:
+            hand = hands.get(hand_id)
+        except _Refused as r:
+            return Response(
+                f"<p>{escape(r.reason)}</p>", status_code=r.status, media_type=MediaType.HTML
+            )
+        async with hand.lock:
+            page = hand.reviews.get(hand_no)
+            if page is None:
+                try:
+                    result = await asyncio.to_thread(hand.table.review, hand_no)
+                except NotYourTurn as exc:
+                    return Response(
+                        f"<p>{escape(str(exc))}</p>", status_code=409, media_type=MediaType.HTML
+                    )
+                page = hand.reviews[hand_no] = review_page(result)
+        return Response(page, media_type=MediaType.HTML)
+
+    return [page, start, look, act, hint, review]
 
 
 def _json(body: dict[str, Any], status: int) -> Response[bytes]:

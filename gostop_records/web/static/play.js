@@ -182,6 +182,51 @@
     return act({ kind: "next" });
   }
 
+  // --- the hint: the server's review of the decision in front of you -------------------------
+
+  let hinted = null; // the version the hint shown was made at
+
+  function drawHintButton(v) {
+    const ask = v.step.human && ["play", "flip", "decide", "cup"].includes(v.step.kind) && !v.deals;
+    $("hint-button").hidden = !ask;
+    if (hinted !== v.version) {
+      $("hint").hidden = true;
+      $("hint").innerHTML = "";
+    }
+  }
+
+  async function askHint() {
+    if (busy || !view || !handId) return;
+    const box = $("hint");
+    box.hidden = false;
+    box.dataset.state = "busy";
+    box.innerHTML = `<p class="muted">Playing out your options…</p>`;
+    const at = view.version;
+    try {
+      const out = await call("GET", `/api/play/${encodeURIComponent(handId)}/hint`);
+      if (!view || view.version !== at) return;
+      const h = out.hint;
+      hinted = at;
+      box.dataset.state = "shown";
+      box.innerHTML =
+        `<p class="hint-summary">${esc(h.summary)}</p>` +
+        (h.options.length
+          ? `<ol class="hint-options" id="hint-options">` +
+            h.options
+              .map(
+                (o) =>
+                  `<li class="${o.best ? "best" : ""}" data-label="${esc(o.label)}" data-chips="${o.chips}">` +
+                  `<span class="what">${esc(o.text)}</span> <b class="chips">${esc(o.chips_text)}</b> <small>${esc(o.interval_text)}</small></li>`,
+              )
+              .join("") +
+            `</ol>`
+          : "");
+    } catch (e) {
+      box.dataset.state = "refused";
+      box.innerHTML = `<p class="refusal">${esc(e.reason || String(e))}</p>`;
+    }
+  }
+
   // --- playing back what happened ------------------------------------------------------------
 
   function wait(ms) {
@@ -461,6 +506,7 @@
       if (pick) drawHand(v, t, false);
     }
     drawChoices(v);
+    drawHintButton(v);
     drawLog(v);
     drawCommit(v);
     drawEnd(v);
@@ -525,6 +571,7 @@
     } else {
       html += `<p class="refusal">The hand could not be stored: ${esc(v.store_error || "unknown reason")}</p>`;
     }
+    if (v.review) html += `<p class="review-link"><a id="review-link" href="${esc(v.review)}" target="_blank" rel="noopener">Review this hand: was each Go, Stop and capture a good one?</a></p>`;
     html += "<p>";
     if (v.next_hand) html += button('class="big" id="next-hand"', "Next hand <kbd>H</kbd>") + " ";
     html += button(`class="${v.next_hand ? "plain" : "big"}" id="again"`, v.multi_hand ? "New game <kbd>N</kbd>" : "Play another hand <kbd>N</kbd>");
@@ -648,6 +695,7 @@
       return;
     }
     if (el.id === "again") return void newHand();
+    if (el.id === "hint-button") return void askHint();
     if (el.id === "next-hand") return void nextHand();
     if (el.matches("#hand .hand-card")) return void playCard(el.dataset.code);
     if (el.dataset.choose && pick) return void act({ kind: "play", card: pick.card, chosen: el.dataset.choose });
@@ -688,6 +736,7 @@
     const step = view.step.human ? view.step.kind : null;
     const digit = /^[0-9]$/.test(k) ? (k === "0" ? 10 : +k) : 0;
     if (k === "n") return void newHand();
+    if (e.key === "?" && !$("hint-button").hidden) return void askHint();
     if (k === "h" && view.next_hand) return void nextHand();
     if (k === "arrowleft" || k === "arrowright") {
       const cards = [...document.querySelectorAll("#hand button:not([disabled]), #choices button")];
