@@ -17,6 +17,7 @@ from .model import (
     GameAudit,
     HandAudit,
     PaymentCheck,
+    SettlementAudit,
 )
 
 __all__ = ["AS_NOTED", "TABLE_NOTED", "render_audit"]
@@ -44,6 +45,9 @@ def render_audit(audit: GameAudit, *, unicode: bool = True) -> str:
     for h in audit.hands:
         out.append("")
         out.extend(_hand(h, label, yes, no))
+    if audit.settlement is not None:
+        out.append("")
+        out.extend(_settlement(audit.settlement, label, yes, no))
     out.append("")
     out.append(_verdict(audit))
     return "\n".join(out)
@@ -192,6 +196,36 @@ def _payment(pc: PaymentCheck, label: Callable[[int], str], yes: str, no: str) -
     return out
 
 
+def _settlement(st: SettlementAudit, label: Callable[[int], str], yes: str, no: str) -> list[str]:
+    """The night's settlement: each seat's total by hand, then the transfers."""
+    out = [f"The night's settlement (closed at seq {st.closed_seq}):"]
+    for seat in st.seats:
+        hands = ", ".join(f"hand {h} {c:+d}" for h, c in seat.by_hand) or "no dues"
+        paid = (
+            f"; paid during the night {seat.paid_during_night:+d}, owed {seat.owed:+d}"
+            if seat.paid_during_night
+            else ""
+        )
+        out.append(f"  {label(seat.seat)}: total {seat.total:+d} ({hands}){paid}")
+    out.append("  Transfers:" if st.transfers else "  Transfers: none (every seat is square)")
+    for t in st.transfers:
+        who = f"{label(t.payer)} -> {label(t.payee)}"
+        proposed = f"proposed {t.proposed}" if t.proposed is not None else "not proposed"
+        if t.status == AGREED:
+            line = f"{who}: paid {t.chips} (seq {t.seq}); {proposed}; {yes} agreed"
+        elif t.status == DIFFERS:
+            line = (
+                f"{who}: paid {t.chips} (seq {t.seq}); {proposed}; {no} differs by "
+                f"{t.difference:+d} chips"
+            )
+        else:
+            line = f"{who}: {proposed}; - not paid yet"
+        out.append(f"    {line}")
+        if t.note:
+            out.append(f"      {TABLE_NOTED}: {t.note}")
+    return out
+
+
 def _verdict(audit: GameAudit) -> str:
     if audit.ok:
         n = sum(1 for h in audit.hands for p in h.payments if p.status == AGREED)
@@ -200,6 +234,9 @@ def _verdict(audit: GameAudit) -> str:
     d = len(audit.disagreements)
     if d:
         parts.append(f"{d} payment(s) or claim(s) differ from what the rules make due")
+    if audit.settlement is not None and audit.settlement.disagreements:
+        n = len(audit.settlement.disagreements)
+        parts.append(f"{n} paid transfer(s) of the settlement differ from the proposal")
     if not audit.record.chain.ok:
         parts.append("the hash chain is broken")
     if audit.record.violations:
