@@ -44,7 +44,7 @@ def render_audit(audit: GameAudit, *, unicode: bool = True) -> str:
     out.extend(_record(audit, yes, no))
     for h in audit.hands:
         out.append("")
-        out.extend(_hand(h, label, yes, no))
+        out.extend(_hand(h, label, yes, no, audit.settlement is not None))
     if audit.settlement is not None:
         out.append("")
         out.extend(_settlement(audit.settlement, label, yes, no))
@@ -107,7 +107,9 @@ def _payload(d: dict[str, object]) -> str:
     return f"{d.get('type', '?')}({body})"
 
 
-def _hand(h: HandAudit, label: Callable[[int], str], yes: str, no: str) -> list[str]:
+def _hand(
+    h: HandAudit, label: Callable[[int], str], yes: str, no: str, settled: bool = False
+) -> list[str]:
     head = f"Hand {h.hand}: {h.outcome}"
     if h.dealer is not None:
         head += f", dealer seat {h.dealer}"
@@ -151,13 +153,15 @@ def _hand(h: HandAudit, label: Callable[[int], str], yes: str, no: str) -> list[
     if h.payments:
         out.append("  Payments")
         for pc in h.payments:
-            out.extend(_payment(pc, label, yes, no))
+            out.extend(_payment(pc, label, yes, no, settled))
     elif h.outcome in ("stop", "instant"):
         out.append("  Payments: none recorded")
     return out
 
 
-def _payment(pc: PaymentCheck, label: Callable[[int], str], yes: str, no: str) -> list[str]:
+def _payment(
+    pc: PaymentCheck, label: Callable[[int], str], yes: str, no: str, settled: bool = False
+) -> list[str]:
     who = f"{label(pc.payer)} -> {label(pc.payee)}"
     if pc.source == "claim":
         what = f"claim {pc.claim!r}: {pc.chips}"
@@ -171,7 +175,8 @@ def _payment(pc: PaymentCheck, label: Callable[[int], str], yes: str, no: str) -
         pts = f", {pc.difference_points:+d} points" if pc.difference_points is not None else ""
         verdict = f"{no} differs by {pc.difference:+d} chips{pts}"
     elif pc.status == UNRECORDED:
-        verdict = "- due, no payment recorded"
+        # a closed night pays its hands' dues in the settlement (its total, below)
+        verdict = "- due, in the night's settlement" if settled else "- due, no payment recorded"
     else:
         verdict = "- not checked"
     out = [f"    {who}: {what}; computed {pc.computed}; {verdict}"]
