@@ -256,7 +256,7 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
         return f"paid: {w(ev.payer)} -> {w(ev.payee)} {ev.chips} chips{note}"
     if t == "game_closed":
         why = f" ({ev.note})" if ev.note else ""
-        return p.mark(f"the night is closed: no hand follows, the settlement{why}", "outcome")
+        return p.mark(f"the night is closed, no hand follows{why}", "outcome")
     if t == "settlement_proposed":
         return "settlement: " + settlement_words(players, ev.totals, ev.paid, ev.transfers)
     if t == "settlement_paid":
