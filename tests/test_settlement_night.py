@@ -5,15 +5,17 @@ CLI script, the store's ``v_settlements``, the audit and the HTTP service each s
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_support import CHROMIUM, guarded_contexts
 from gostop_cli.app import app
 from hypothesis import given
 from hypothesis import strategies as st
 from record_helpers import script_for, sim_payloads
-from service_helpers import auth, new_game, service_client
+from service_helpers import KEY, Server, auth, new_game, service_client
 from typer.testing import CliRunner
 
 from gostop_records import events as E
@@ -296,3 +298,82 @@ def test_the_api_accepts_the_lines_and_now_shows_the_step(tmp_path: Path) -> Non
         assert now["waiting"]["kind"] == "closed" and not now["settlement"]["open"]
         r = _post(client, gid, token, "hand")
         assert r.status_code == 422 and r.json()["rule"] == "game_closed"
+
+
+# --- the web recorder's settlement panel, in a real browser -------------------------------
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with Server(tmp_path_factory.mktemp("settle") / "store.duckdb") as s:
+        yield s
+
+
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+
+
+def _page_version(page: Any) -> int:
+    return int(page.evaluate("() => +document.body.dataset.version || 0"))
+
+
+def _settled(page: Any, after: int) -> int:
+    page.wait_for_function(
+        "(v) => +document.body.dataset.version > v && !document.querySelector('#pending li')",
+        arg=after,
+        timeout=10_000,
+    )
+    return _page_version(page)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed")
+def test_the_web_recorder_closes_the_night_and_records_the_settlement(
+    browser: Any, server: Server
+) -> None:
+    r = server.http.post(
+        "/api/games", json={"players": NAMES, "ruleset": "gostop3"}, headers=auth(KEY)
+    )
+    assert r.status_code == 201, r.text
+    gid, token = r.json()["game_id"], r.json()["recorder_token"]
+    for line in NIGHT:
+        v = server.http.get(f"/api/games/{gid}/now").json()["version"]
+        r = server.http.post(
+            f"/api/games/{gid}/entries",
+            json={"entry": line, "expected_version": v},
+            headers=auth(token),
+        )
+        assert r.status_code == 201, (line, r.text)
+    for make in guarded_contexts(browser, server.url):
+        page = make().page()
+        page.goto(f"{server.url}/games/{gid}/record#token={token}")
+        page.wait_for_selector("body.ready")
+        panel = page.inner_text("#settle")
+        assert "The night so far" in panel and "Closing it now proposes" in panel
+        v = _page_version(page)
+        page.click("#settle-close")
+        page.click("#confirm-yes")
+        v = _settled(page, v)
+        assert page.get_attribute("body", "data-waiting") == "settle"
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "recorder-settle.png"), full_page=True)
+        open_ = server.http.get(f"/api/games/{gid}/now").json()["settlement"]["open"]
+        field = page.locator("#settle-0")
+        assert field.input_value() == str(open_[0]["chips"])
+        field.fill(str(open_[0]["chips"] - 1))
+        assert page.is_visible("#settle-why-0")
+        page.click("#settle-record")
+        assert "needs a reason" in page.inner_text("#message")
+        page.fill("#settle-why-0", "one chip forgiven")
+        page.click("#settle-record")
+        v = _settled(page, v)
+        page.wait_for_function("() => document.body.dataset.waiting === 'closed'")
+        assert "closed and settled" in page.inner_text("#settle")
+        break
+    envs = [
+        L.decode_json_line(ln)
+        for ln in server.http.get(f"/api/games/{gid}/events").text.splitlines()
+    ]
+    paid = [e.event for e in envs if type(e.event) is E.SettlementPaid]
+    assert paid[0].chips == open_[0]["chips"] - 1 and paid[0].note == "one chip forgiven"
+    assert len(paid) == len(open_)
+    audit = audit_game(envs)
+    assert audit.settlement is not None and len(audit.settlement.disagreements) == 1

@@ -604,12 +604,12 @@
       differs = true;
       if (!/^\d+$/.test(amount)) {
         show("refusal", `<p>${T.esc(amount)} is not a number of chips</p>`);
-        return;
+        return draw();
       }
       if (!why) {
         show("refusal", "<p>A transfer different from the one proposed needs a reason: it is recorded with it.</p>");
         setTimeout(() => { const f = $(`settle-why-${i}`); if (f) f.focus(); });
-        return;
+        return draw();
       }
       lines.push(`settle pay ${t.payer}->${t.payee} ${amount} ${why}`);
     }
