@@ -18,6 +18,7 @@ from record_helpers import script_for, sim_payloads
 from service_helpers import KEY, Server, auth, new_game, service_client
 from typer.testing import CliRunner
 
+from gostop_records import checkpoints as CP
 from gostop_records import events as E
 from gostop_records import log as L
 from gostop_records import words
@@ -228,6 +229,16 @@ def test_record_script_of_a_night_ending_with_settle_is_strictly_valid(tmp_path:
     assert types.count("settlement_paid") == len(_from(envs).transfers)
     game = project(envs).game
     assert game is not None and game.waiting().kind == "closed"
+    # signed like a hand's end: a checkpoint after the settlement, and after its payments
+    at = types.index("settlement_proposed")
+    assert types[at + 1] == "checkpoint_signed"
+    assert types[-1] == "checkpoint_signed" and types[-2] == "settlement_paid"
+    assert not [p for p in CP.check(envs).problems if p.rule == "checkpoint_missing"]
+    # a record cut after the settlement's last payment lost that checkpoint: it is caught
+    cut = [p for p in CP.check(envs[:-1]).problems if p.rule == "checkpoint_missing"]
+    assert [p.seq for p in cut] == [envs[-2].seq]
+    cut = [p for p in CP.check(envs[: at + 1]).problems if p.rule == "checkpoint_missing"]
+    assert [p.seq for p in cut] == [envs[at].seq]
 
 
 def _from(envs: list[E.Envelope]) -> E.SettlementProposed:
