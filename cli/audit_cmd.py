@@ -106,5 +106,8 @@ def audit(
             parts.append("the record disagrees with the rules, its hash chain or its signatures")
         if result.conservation_problems:
             parts.append("cards are not conserved")
+        if result.settlement is not None and result.settlement.disagreements:
+            k = len(result.settlement.disagreements)
+            parts.append(f"{k} paid transfer(s) of the night's settlement differ")
         typer.echo(f"{common.PROG}: audit: " + common.with_source("; ".join(parts)), err=True)
         raise typer.Exit(common.EXIT_REJECTED)

@@ -35,6 +35,7 @@ import msgspec
 from gostop_records import events as E
 from gostop_records import notation, words
 from gostop_records.cards import CODE_FORMS
+from gostop_records.engine import night as NIGHT
 from gostop_records.engine.state import Phase
 from gostop_records.errors import GostopError, NoSpaceError
 from gostop_records.recorder import (
@@ -88,6 +89,11 @@ go | stop             the decision of a player who may stop
 pay                   record the payments due at the computed amounts
 pay PAYER->PAYEE N [NOTE]
                       what the table actually paid: pay Ben->Ann 24
+settle                close the night (정산): each seat's total over its
+                      hands and the transfers that square them; no hand follows
+settle pay [PAYER->PAYEE N [NOTE]]
+                      the settlement as paid (alone: as proposed); a different
+                      transfer needs a NOTE: settle pay Ben->Ann 300 owes 40
 note [@SEQ] TEXT      free text, optionally about an earlier seq
 undo [REASON]         retract the latest entry (back to the hand's start)
 show | proof | log [N]
@@ -307,6 +313,8 @@ class Session:
             "note_added",
             "payment_recorded",
             "hand_started",
+            "game_closed",
+            "settlement_paid",
         ):
             if h.phase is not Phase.DEAL:
                 self.out("       " + render_layout(h, self.p, g.players))
@@ -320,7 +328,9 @@ class Session:
                 else []
             ):
                 self.out("       " + line)
-        self.hint(between_hands=ended or t == "payment_recorded")
+        self.hint(
+            between_hands=ended or t in ("payment_recorded", "game_closed", "settlement_paid")
+        )
         self.show_seals()
 
     def show_seals(self) -> None:
@@ -328,7 +338,7 @@ class Session:
         new = self.rec.seals[self.seals_shown :]
         self.seals_shown = len(self.rec.seals)
         for k, s in enumerate(new):
-            settled = self.rec.waiting().kind in ("deal", "over") and k == len(new) - 1
+            settled = self.rec.waiting().kind in ("deal", "over", "closed") and k == len(new) - 1
             for line in seal_lines(s, qr=settled and self.qr):
                 self.out("       " + line)
 
@@ -358,6 +368,15 @@ class Session:
                 f"       payments due: {dues}; `pay` records them as due, "
                 "`pay PAYER->PAYEE CHIPS` what was paid"
             )
+        elif w.kind == "settle":
+            g = self.rec.game
+            open_ = words.transfer_words(players, NIGHT.open_transfers(g))
+            self.out(
+                f"       the night is closed; to pay: {open_}; `settle pay` records them as "
+                "proposed, `settle pay PAYER->PAYEE CHIPS NOTE` what was paid"
+            )
+        elif w.kind == "closed" and between_hands:
+            self.out("       the night is closed and settled; quit to finish")
         elif w.kind == "over" and between_hands:
             self.out("       the game is over (a single-hand ruleset); quit to finish")
         elif w.kind == "deal" and between_hands:

@@ -376,7 +376,59 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
     if report.keys:
         _missing_checkpoints(envs, report.keys[0][0], checkpoints, problems)
         _unsealed_payments(envs, report.keys[0][0], checkpoints, problems)
+        _unsealed_settlement(envs, report.keys[0][0], checkpoints, problems)
     return report
+
+
+def _unsealed_settlement(
+    envs: Sequence[E.Envelope],
+    signing_from: int,
+    checkpoints: list[tuple[int, int, bool]],
+    problems: list[SignatureProblem],
+) -> None:
+    """The recorder signs the night's close (its ``settlement_proposed``) and again once
+    every proposed transfer is paid (``settlement_paid``), as it signs a hand's end and its
+    payments: a record without those checkpoints was cut after them (or they were removed).
+    Entries an undo retracted are left out."""
+    undone: set[int] = set()
+    for e in envs:
+        if type(e.event) is E.EntryRetracted:
+            undone.update(range(e.event.seq, e.seq + 1))
+    live = [e for e in envs if e.seq not in undone]
+    proposed = [e for e in live if type(e.event) is E.SettlementProposed]
+    if not proposed or proposed[-1].seq < signing_from:
+        return
+    close = proposed[-1]
+    heads = [h for _s, h, _ok in checkpoints]
+    if not any(h >= close.seq for h in heads):
+        problems.append(
+            SignatureProblem(
+                close.seq,
+                "checkpoint_missing",
+                f"the night was closed at seq {close.seq} (its settlement) with no signed "
+                "checkpoint after it; the recorder signs the close, so the record was cut "
+                "after it (or that checkpoint removed)",
+            )
+        )
+        return
+    open_ = [(t.payer, t.payee) for t in close.event.transfers]  # type: ignore[attr-defined]
+    last_paid = 0
+    for e in live:
+        ev = e.event
+        if type(ev) is E.SettlementPaid and e.seq > close.seq:
+            last_paid = e.seq
+            if (ev.payer, ev.payee) in open_:
+                open_.remove((ev.payer, ev.payee))
+    if last_paid and not open_ and not any(h >= last_paid for h in heads):
+        problems.append(
+            SignatureProblem(
+                last_paid,
+                "checkpoint_missing",
+                f"the night's settlement was all paid by seq {last_paid}, with no signed "
+                "checkpoint after it; the recorder signs once the settlement is paid, so the "
+                "record was cut after it (or that checkpoint removed)",
+            )
+        )
 
 
 def _unsealed_payments(

@@ -54,6 +54,7 @@ __all__ = [
     "FourKept",
     "FourOfAMonthShown",
     "FourShown",
+    "GameClosed",
     "GameStarted",
     "GoCalled",
     "HandEnded",
@@ -68,6 +69,9 @@ __all__ = [
     "PpukMade",
     "ResultCountersigned",
     "SeatsSatOut",
+    "SettlementPaid",
+    "SettlementProposed",
+    "SettlementTransfer",
     "ShakeDeclined",
     "Shaken",
     "SittingEnded",
@@ -399,6 +403,47 @@ class EntryRetracted(_Payload, tag="entry_retracted"):
     reason: str | None = None
 
 
+# --- the night's settlement (see ``engine/night.py``) --------------------------------------
+
+
+class GameClosed(_Payload, tag="game_closed"):
+    """Input. The recorder closes the night: no hand follows; the rules derive the
+    settlement (``settlement_proposed``) and the table pays it (``settlement_paid``)."""
+
+    note: str | None = None
+
+
+class SettlementTransfer(Struct, frozen=True, gc=False):
+    """One transfer of a settlement: ``payer`` pays ``payee`` ``chips``."""
+
+    payer: Seat
+    payee: Seat
+    chips: Chips
+
+
+class SettlementProposed(_Payload, tag="settlement_proposed"):
+    """Consequence. The night's settlement when it is closed, per seat in seat order:
+    ``totals`` the net chips over all hands (the dues, after caps; positive: won), ``paid``
+    the net chips recorded as paid during the night (``payment_recorded``), ``owed`` totals
+    minus paid; ``transfers`` square ``owed`` (largest debtor to largest creditor, at most
+    one fewer than the seats)."""
+
+    totals: list[int]
+    paid: list[int]
+    owed: list[int]
+    transfers: list[SettlementTransfer]
+
+
+class SettlementPaid(_Payload, tag="settlement_paid"):
+    """Input. A transfer of the settlement as the table paid it; one that differs from the
+    proposal (another amount or pair) carries a ``note`` saying why."""
+
+    payer: Seat
+    payee: Seat
+    chips: Chips
+    note: str | None = None
+
+
 # --- metadata: keys and signatures (see ``checkpoints``) ----------------------------------
 
 Base64 = Annotated[str, Meta(pattern=r"^[A-Za-z0-9+/]+={0,2}$")]
@@ -469,6 +514,9 @@ Event = (
     | PaymentRecorded
     | NoteAdded
     | EntryRetracted
+    | GameClosed
+    | SettlementProposed
+    | SettlementPaid
     | KeyAdded
     | CheckpointSigned
     | ResultCountersigned
@@ -504,6 +552,8 @@ INPUT_TYPES: frozenset[str] = frozenset(
         "payment_recorded",
         "note_added",
         "entry_retracted",
+        "game_closed",
+        "settlement_paid",
     }
 )
 #: Keys and signatures: neither input nor consequence; the rules ignore them.

@@ -39,7 +39,8 @@ class GameSummary:
     """One game in a listing: where it is, who plays, how far it went and what it waits for.
 
     ``waiting`` is :attr:`GameState.waiting`'s kind (``over`` for a finished single-hand
-    game); ``state`` says it in words. ``source`` is the log file (or store) it is in.
+    game, ``closed`` for a night closed and its settlement paid); ``state`` says it in words.
+    ``source`` is the log file (or store) it is in.
     """
 
     game_id: str
@@ -56,7 +57,7 @@ class GameSummary:
     @property
     def unfinished(self) -> bool:
         """The game can go on: it is not over and its record could be read."""
-        return self.waiting != "over" and self.problem is None
+        return self.waiting not in ("over", "closed") and self.problem is None
 
     @property
     def in_hand(self) -> bool:

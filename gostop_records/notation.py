@@ -22,6 +22,11 @@ The grammar (one input per line; case does not matter; commas and colons count a
     pay [due]                  every payment due, at the computed amounts
     pay PAYER->PAYEE CHIPS [NOTE]
                                what the table paid: ``pay Ben->Ann 24``
+    settle                     close the night (정산): no hand follows; the rules propose
+                               each seat's total and the transfers that square them
+    settle pay [PAYER->PAYEE CHIPS [NOTE]]
+                               a transfer of the settlement as paid (alone: every open
+                               transfer at the proposed amounts); a different one needs a NOTE
     note [@SEQ] TEXT           free text, optionally about an earlier seq
     undo [@SEQ] [REASON]       retract the latest input entry (alias ``retract``)
     hand [dealer SEAT] [out SEAT...] [order SEAT...] [deck CARD...]
@@ -53,6 +58,7 @@ from . import cards as C
 from . import events as E
 from .engine.actions import legal_actions
 from .engine.game import GameState
+from .engine.night import open_transfers
 from .engine.state import HandState, Phase
 from .errors import GostopError, IllegalAction
 
@@ -98,6 +104,7 @@ VERBS: dict[str, str] = {
     "go": "go",
     "stop": "stop",
     "pay": "pay",
+    "settle": "settle",
     "note": "note",
     "undo": "undo",
     "retract": "undo",
@@ -362,6 +369,8 @@ def parse(
         return [_undo(ln.rest, undo_target)]
     if verb == "pay":
         return _pay(game, ln.rest)
+    if verb == "settle":
+        return _settle(game, ln.rest)
     if verb == "hand":
         return [_hand(game, args)]
     if verb == "deal":
@@ -552,6 +561,35 @@ def _pay(game: GameState, rest: str) -> list[Any]:
     return [E.PaymentRecorded(payer=payer, payee=payee, chips=_chips(m.group(3)), note=note)]
 
 
+def _settle(game: GameState, rest: str) -> list[Any]:
+    """``settle``: close the night; ``settle pay ...``: a transfer of the settlement paid."""
+    word, more = _first(rest)
+    if not word:
+        return [E.GameClosed()]
+    if word.lower() == "note" and more.strip():
+        return [E.GameClosed(note=more.strip())]
+    if word.lower() != "pay":
+        raise NotationError(
+            "settle (close the night), settle note TEXT, or settle pay PAYER->PAYEE CHIPS "
+            "[NOTE], e.g. settle pay Ben->Ann 340 (or `settle pay` for the open transfers)"
+        )
+    if not more.strip():
+        open_ = open_transfers(game)
+        if not open_:
+            raise IllegalAction(
+                "settlement_order",
+                "no transfer of the settlement is open"
+                + ("" if game.closed else ": close the night first (settle)"),
+            )
+        return [E.SettlementPaid(payer=p, payee=q, chips=c) for p, q, c in open_]
+    m = _PAY.match(more)
+    if m is None:
+        raise NotationError("settle pay PAYER->PAYEE CHIPS [NOTE], e.g. settle pay Ben->Ann 340")
+    payer, payee = seat_of(m.group(1), game.players), seat_of(m.group(2), game.players)
+    note = (m.group(4) or "").strip() or None
+    return [E.SettlementPaid(payer=payer, payee=payee, chips=_chips(m.group(3)), note=note)]
+
+
 def _note(rest: str) -> E.NoteAdded:
     about = None
     m = re.match(r"^@(\d+)\s*(.*)$", rest, re.S)
@@ -729,8 +767,9 @@ def _deal(game: GameState, tokens: Sequence[str]) -> list[Any]:
 
 def lines_now(game: GameState | None) -> list[str]:
     """The table inputs the rules allow now, as lines (the legal entries, and a play or flip
-    by its card alone); between hands ``deal`` and ``pay``, the table's ``chips``, ``draw``
-    and ``sell`` when the rules wait for or allow them, always ``note`` and ``undo``."""
+    by its card alone); between hands ``deal`` and ``pay``, ``settle`` once a hand has ended
+    (``settle pay`` once the night is closed), the table's ``chips``, ``draw`` and ``sell``
+    when the rules wait for or allow them, always ``note`` and ``undo``."""
     out: list[str] = []
     h = game.hand if game is not None else None
     for a in legal_actions(h) if h is not None and h.phase is not Phase.ENDED else []:
@@ -744,6 +783,10 @@ def lines_now(game: GameState | None) -> list[str]:
             out.append("pay")
         elif w.kind == "deal":
             out.append("deal")
+        elif w.kind == "settle":
+            out.append("settle pay")
+        if game.can_close():
+            out.append("settle")
         for word in game.table_entries():
             if word == "draw":
                 out += ["draw night", "draw day"]
@@ -802,6 +845,11 @@ def text(payload: Any, *, seat: bool = False) -> str:
     if t is E.PaymentRecorded:
         note = f" {payload.note}" if payload.note else ""
         return f"pay {payload.payer}->{payload.payee} {payload.chips}{note}"
+    if t is E.GameClosed:
+        return "settle" + (f" note {payload.note}" if payload.note else "")
+    if t is E.SettlementPaid:
+        note = f" {payload.note}" if payload.note else ""
+        return f"settle pay {payload.payer}->{payload.payee} {payload.chips}{note}"
     if t is E.NoteAdded:
         about = f"@{payload.about_seq} " if payload.about_seq is not None else ""
         return f"note {about}{payload.text}"

@@ -343,7 +343,7 @@ class Projector:
                 self._close_desynced_hand()
                 game = self.game
                 assert game is not None
-            elif t not in (PaymentRecorded, NoteAdded):
+            elif t not in (PaymentRecorded, NoteAdded, E.SettlementPaid):
                 return
 
         inplace = self.inplace

@@ -628,7 +628,11 @@ class RecordingSession:
         self._commit(proj, chain, [e for first, cons, _, _ in groups for e in (first, *cons)])
         ended = any(type(e.event) is E.HandEnded for _, cons, _, _ in groups for e in cons)
         paid = type(checked[-1]) is E.PaymentRecorded and not self.pending_dues()
-        if ended or paid:
+        # the night's close (its settlement), then again once the settlement is paid
+        closed = type(checked[-1]) is E.GameClosed or (
+            type(checked[-1]) is E.SettlementPaid and self.game.waiting().kind == "closed"
+        )
+        if ended or paid or closed:
             self.seal()  # the hand's end, then again once its payments are recorded
         return [Entry(first, cons, before, after) for first, cons, before, after in groups]
 
@@ -873,6 +877,18 @@ class RecordingSession:
         if not dues:
             raise IllegalAction("payment", "no payment is due")
         return [self.pay(d.payer, d.payee, d.chips) for d in dues]
+
+    def settle(self, note: str | None = None) -> Entry:
+        """``game_closed``: close the night; the consequence is the settlement the rules
+        propose (``settlement_proposed``: each seat's total and the transfers). Sealed."""
+        return self.record(E.GameClosed(note=note))
+
+    def settle_pay(self, payer: int, payee: int, chips: int, note: str | None = None) -> Entry:
+        """``settlement_paid``: a transfer of the night's settlement as paid; one that
+        differs from the proposal needs a note (``settlement_note``)."""
+        if chips < 0:
+            raise IllegalAction("payment", f"a payment is 0 chips or more, not {chips}")
+        return self.record(E.SettlementPaid(payer=payer, payee=payee, chips=chips, note=note))
 
     def note(self, text: str, about_seq: int | None = None) -> Entry:
         """``note_added``: free text, optionally about an earlier seq."""

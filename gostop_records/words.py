@@ -38,10 +38,12 @@ __all__ = [
     "recorded",
     "sale_proof",
     "seat_name",
+    "settlement_words",
     "standings",
     "stays",
     "stock_words",
     "table_words",
+    "transfer_words",
     "waiting_words",
     "who",
 ]
@@ -252,6 +254,14 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
     if t == "payment_recorded":
         note = f" ({ev.note})" if ev.note else ""
         return f"paid: {w(ev.payer)} -> {w(ev.payee)} {ev.chips} chips{note}"
+    if t == "game_closed":
+        why = f" ({ev.note})" if ev.note else ""
+        return p.mark(f"the night is closed, no hand follows{why}", "outcome")
+    if t == "settlement_proposed":
+        return "settlement: " + settlement_words(players, ev.totals, ev.paid, ev.transfers)
+    if t == "settlement_paid":
+        note = f" ({ev.note})" if ev.note else ""
+        return f"settled: {v(ev.payer, 'pay')} {w(ev.payee)} {ev.chips}{note}"
     if t == "note_added":
         about = f" (about seq {ev.about_seq})" if ev.about_seq else ""
         return f"note{about}: {ev.text}"
@@ -415,6 +425,10 @@ def recorded(ev: Any) -> str:
         return f"seat {ev.seat} counted the cup as {ev.role}"
     if t is E.PaymentRecorded:
         return f"seat {ev.payer} paid seat {ev.payee} {ev.chips} chips"
+    if t is E.SettlementPaid:
+        return f"seat {ev.payer} paid seat {ev.payee} {ev.chips} chips in the settlement"
+    if t is E.GameClosed:
+        return "closed the night"
     if t is E.BrightsSold:
         return f"seat {ev.seat} sold {' '.join(ev.cards)}"
     if t is E.DealerDrawn:
@@ -445,12 +459,44 @@ def sale_proof(
     )
 
 
+def transfer_words(players: Sequence[E.Player], transfers: Sequence[Any]) -> str:
+    """``Ben pays Ann 340, Cho pays Ann 120`` (transfers as structs or (payer, payee,
+    chips)); ``nobody pays anybody`` when every seat is square."""
+    out = []
+    for tr in transfers:
+        payer, payee, chips = (tr.payer, tr.payee, tr.chips) if hasattr(tr, "payer") else tuple(tr)
+        out.append(f"{_acts(who(players, payer), 'pay')} {who(players, payee)} {chips}")
+    return ", ".join(out) if out else "nobody pays anybody"
+
+
+def settlement_words(
+    players: Sequence[E.Player],
+    totals: Sequence[int],
+    paid: Sequence[int],
+    transfers: Sequence[Any],
+) -> str:
+    """The night's settlement in a sentence: each seat's total (and what was paid during
+    the night, when anything was), then the transfers: ``Ann +460, Ben -340, Cho -120;
+    Ben pays Ann 340, Cho pays Ann 120``."""
+    seats = []
+    for s, total in enumerate(totals):
+        part = f"{who(players, s)} {total:+d}" if total else f"{who(players, s)} 0"
+        if paid[s]:
+            part += f" ({paid[s]:+d} paid during the night)"
+        seats.append(part)
+    return ", ".join(seats) + "; " + transfer_words(players, transfers)
+
+
 def waiting_words(kind: str, seat: int | None, hand: int, players: Sequence[E.Player]) -> str:
     """Where a game stands, from what its table waits for (``GameState.waiting``): a listing
     of games shows it ("hand 2: Ann to play", "between hands: hand 3 to deal")."""
     name = who(players, seat)
     if kind == "over":
         return "over"
+    if kind == "settle":
+        return "closed: the settlement to pay"
+    if kind == "closed":
+        return "closed and settled"
     if kind == "pay":
         return f"hand {hand}: payments due"
     if kind == "deal":
@@ -497,6 +543,11 @@ def table_words(
     ended = _sentence(result.removeprefix("hand over: ")) if result else ""
     if kind == "over":
         return f"The game is over after hand {hand}. {ended}Standing: {standings(players, net)}."
+    if kind in ("settle", "closed"):
+        paying = "the settlement is being paid" if kind == "settle" else "the settlement is paid"
+        return (
+            f"The night is closed after hand {hand}: {paying}. Standing: {standings(players, net)}."
+        )
     if kind == "pay":
         return f"Hand {hand} is over. {ended}The payments are being recorded."
     if kind == "deal":

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from gostop_records import events as E
 from gostop_records import log
 from gostop_records.events import (
     BombPlayed,
@@ -116,6 +117,15 @@ def make_sample_events() -> list[Any]:
         FourKept(seat=1),
         # asked to shake once the card is chosen, declined
         ShakeDeclined(seat=0, month=8),
+        # the night's settlement: closed, proposed, paid
+        E.GameClosed(note="last train"),
+        E.SettlementProposed(
+            totals=[30, -30],
+            paid=[0, 0],
+            owed=[30, -30],
+            transfers=[E.SettlementTransfer(payer=1, payee=0, chips=30)],
+        ),
+        E.SettlementPaid(payer=1, payee=0, chips=25, note="5 forgiven"),
     ]
 
 

@@ -7,6 +7,7 @@ point; the result is data (frozen dataclasses with ``to_dict()``), and
 - :mod:`.core`: the audit of a game, hand by hand.
 - :mod:`.context`: a hand's settlement facts, re-settled under any ruleset.
 - :mod:`.explain`: the search for the house rule that explains a disputed amount.
+- :mod:`.night`: the night's settlement of a closed game, itemised by hand, its transfers.
 - :mod:`.record`: hash chain, card conservation, the first rule violation.
 - :mod:`.claims`: "PAYER->PAYEE=CHIPS".
 - :mod:`.model`: the result types.

@@ -37,6 +37,7 @@ from .model import (
     RecordAudit,
     Seat,
 )
+from .night import audit_settlement
 from .record import check_chain, conservation, violation
 
 __all__ = ["audit_game"]
@@ -143,6 +144,7 @@ def audit_game(
         stake=game.stake,
         record=record,
         hands=tuple(out),
+        settlement=audit_settlement(game, envs, set(proj.retracted)) if hand is None else None,
     )
 
 

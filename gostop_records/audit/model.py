@@ -32,6 +32,10 @@ __all__ = [
     "PaymentCheck",
     "RecordAudit",
     "Seat",
+    "SettlementAudit",
+    "SettlementItem",
+    "SettlementSeat",
+    "TransferCheck",
     "Violation",
     "plain",
 ]
@@ -271,6 +275,82 @@ class RecordAudit:
 
 
 @dataclass(frozen=True, slots=True)
+class SettlementItem:
+    """One hand's part in a seat's night total: a due of the hand (after caps), from the
+    same proof the hand's audit shows, signed for the seat (positive: received)."""
+
+    hand: int
+    payer: int
+    payee: int
+    chips: int
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return _fields(self)
+
+
+@dataclass(frozen=True, slots=True)
+class SettlementSeat:
+    """A seat's night: ``total`` over all hands (the sum of ``by_hand``), what was paid
+    during the night, what the settlement said it was still owed, and the ``items``."""
+
+    seat: int
+    total: int
+    paid_during_night: int
+    owed: int
+    by_hand: tuple[tuple[int, int], ...]  # (hand, net chips of the seat in it)
+    items: tuple[SettlementItem, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return _fields(self)
+
+
+@dataclass(frozen=True, slots=True)
+class TransferCheck:
+    """A transfer of the settlement: as proposed and as paid (``settlement_paid``).
+
+    ``status``: AGREED (paid as proposed), DIFFERS (another amount, or a transfer the
+    proposal does not name: the table's note says why) or UNRECORDED (proposed, not paid)."""
+
+    payer: int
+    payee: int
+    proposed: int | None  # the proposed chips; None: the proposal names no such transfer
+    chips: int | None  # the chips paid; None: not paid
+    status: str
+    seq: int | None = None  # the settlement_paid
+    note: str | None = None
+    difference: int = 0  # chips - proposed (a transfer not proposed: its chips)
+
+    @property
+    def agreed(self) -> bool:
+        return self.status != DIFFERS
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**_fields(self), "agreed": self.agreed}
+
+
+@dataclass(frozen=True, slots=True)
+class SettlementAudit:
+    """The night's settlement of a closed game: each seat's total itemised by hand, the
+    proposed transfers, and every paid transfer beside its proposal."""
+
+    closed_seq: int
+    seats: tuple[SettlementSeat, ...]
+    transfers: tuple[TransferCheck, ...]
+
+    @property
+    def disagreements(self) -> tuple[TransferCheck, ...]:
+        return tuple(t for t in self.transfers if not t.agreed)
+
+    @property
+    def ok(self) -> bool:
+        return not self.disagreements
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**_fields(self), "ok": self.ok}
+
+
+@dataclass(frozen=True, slots=True)
 class GameAudit:
     """The audit of a game: the record, then each hand's proof and payments."""
 
@@ -281,6 +361,8 @@ class GameAudit:
     stake: int
     record: RecordAudit
     hands: tuple[HandAudit, ...]
+    #: the night's settlement, when the game was closed (``game_closed``)
+    settlement: SettlementAudit | None = None
 
     @property
     def disagreements(self) -> tuple[PaymentCheck, ...]:
@@ -292,8 +374,10 @@ class GameAudit:
 
     @property
     def ok(self) -> bool:
-        """True when the record is sound and every payment and claim agrees."""
-        return self.record.ok and all(h.ok for h in self.hands)
+        """True when the record is sound and every payment, claim and paid transfer of
+        the night's settlement agrees."""
+        settled = self.settlement is None or self.settlement.ok
+        return self.record.ok and all(h.ok for h in self.hands) and settled
 
     def seat_label(self, seat: int) -> str:
         for s in self.seats:

@@ -17,6 +17,7 @@ from .model import (
     GameAudit,
     HandAudit,
     PaymentCheck,
+    SettlementAudit,
 )
 
 __all__ = ["AS_NOTED", "TABLE_NOTED", "render_audit"]
@@ -43,7 +44,10 @@ def render_audit(audit: GameAudit, *, unicode: bool = True) -> str:
     out.extend(_record(audit, yes, no))
     for h in audit.hands:
         out.append("")
-        out.extend(_hand(h, label, yes, no))
+        out.extend(_hand(h, label, yes, no, audit.settlement is not None))
+    if audit.settlement is not None:
+        out.append("")
+        out.extend(_settlement(audit.settlement, label, yes, no))
     out.append("")
     out.append(_verdict(audit))
     return "\n".join(out)
@@ -103,7 +107,9 @@ def _payload(d: dict[str, object]) -> str:
     return f"{d.get('type', '?')}({body})"
 
 
-def _hand(h: HandAudit, label: Callable[[int], str], yes: str, no: str) -> list[str]:
+def _hand(
+    h: HandAudit, label: Callable[[int], str], yes: str, no: str, settled: bool = False
+) -> list[str]:
     head = f"Hand {h.hand}: {h.outcome}"
     if h.dealer is not None:
         head += f", dealer seat {h.dealer}"
@@ -147,13 +153,15 @@ def _hand(h: HandAudit, label: Callable[[int], str], yes: str, no: str) -> list[
     if h.payments:
         out.append("  Payments")
         for pc in h.payments:
-            out.extend(_payment(pc, label, yes, no))
+            out.extend(_payment(pc, label, yes, no, settled))
     elif h.outcome in ("stop", "instant"):
         out.append("  Payments: none recorded")
     return out
 
 
-def _payment(pc: PaymentCheck, label: Callable[[int], str], yes: str, no: str) -> list[str]:
+def _payment(
+    pc: PaymentCheck, label: Callable[[int], str], yes: str, no: str, settled: bool = False
+) -> list[str]:
     who = f"{label(pc.payer)} -> {label(pc.payee)}"
     if pc.source == "claim":
         what = f"claim {pc.claim!r}: {pc.chips}"
@@ -167,7 +175,8 @@ def _payment(pc: PaymentCheck, label: Callable[[int], str], yes: str, no: str) -
         pts = f", {pc.difference_points:+d} points" if pc.difference_points is not None else ""
         verdict = f"{no} differs by {pc.difference:+d} chips{pts}"
     elif pc.status == UNRECORDED:
-        verdict = "- due, no payment recorded"
+        # a closed night pays its hands' dues in the settlement (its total, below)
+        verdict = "- due, in the night's settlement" if settled else "- due, no payment recorded"
     else:
         verdict = "- not checked"
     out = [f"    {who}: {what}; computed {pc.computed}; {verdict}"]
@@ -192,6 +201,36 @@ def _payment(pc: PaymentCheck, label: Callable[[int], str], yes: str, no: str) -
     return out
 
 
+def _settlement(st: SettlementAudit, label: Callable[[int], str], yes: str, no: str) -> list[str]:
+    """The night's settlement: each seat's total by hand, then the transfers."""
+    out = [f"The night's settlement (closed at seq {st.closed_seq}):"]
+    for seat in st.seats:
+        hands = ", ".join(f"hand {h} {c:+d}" for h, c in seat.by_hand) or "no dues"
+        paid = (
+            f"; paid during the night {seat.paid_during_night:+d}, owed {seat.owed:+d}"
+            if seat.paid_during_night
+            else ""
+        )
+        out.append(f"  {label(seat.seat)}: total {seat.total:+d} ({hands}){paid}")
+    out.append("  Transfers:" if st.transfers else "  Transfers: none (every seat is square)")
+    for t in st.transfers:
+        who = f"{label(t.payer)} -> {label(t.payee)}"
+        proposed = f"proposed {t.proposed}" if t.proposed is not None else "not proposed"
+        if t.status == AGREED:
+            line = f"{who}: paid {t.chips} (seq {t.seq}); {proposed}; {yes} agreed"
+        elif t.status == DIFFERS:
+            line = (
+                f"{who}: paid {t.chips} (seq {t.seq}); {proposed}; {no} differs by "
+                f"{t.difference:+d} chips"
+            )
+        else:
+            line = f"{who}: {proposed}; - not paid yet"
+        out.append(f"    {line}")
+        if t.note:
+            out.append(f"      {TABLE_NOTED}: {t.note}")
+    return out
+
+
 def _verdict(audit: GameAudit) -> str:
     if audit.ok:
         n = sum(1 for h in audit.hands for p in h.payments if p.status == AGREED)
@@ -200,6 +239,9 @@ def _verdict(audit: GameAudit) -> str:
     d = len(audit.disagreements)
     if d:
         parts.append(f"{d} payment(s) or claim(s) differ from what the rules make due")
+    if audit.settlement is not None and audit.settlement.disagreements:
+        n = len(audit.settlement.disagreements)
+        parts.append(f"{n} paid transfer(s) of the settlement differ from the proposal")
     if not audit.record.chain.ok:
         parts.append("the hash chain is broken")
     if audit.record.violations:

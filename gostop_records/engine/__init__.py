@@ -1,4 +1,5 @@
-"""The pure rules engine: hand state, turns, scores, settlement. No I/O."""
+"""The pure rules engine: hand state, turns, scores, settlement, the night's settlement
+(``night``). No I/O."""
 
 from .actions import legal_actions
 from .game import GameState, HandResult, apply_game, start_game

@@ -22,6 +22,7 @@ from ..events import (
     BrightsSold,
     ChipsCounted,
     DealerDrawn,
+    GameClosed,
     GameStarted,
     HandEnded,
     HandStarted,
@@ -31,9 +32,13 @@ from ..events import (
     PaymentRecorded,
     Player,
     SeatsSatOut,
+    SettlementPaid,
+    SettlementProposed,
+    SettlementTransfer,
     SittingEnded,
 )
 from ..rules import ChipLimit, FirstDealer, Ruleset
+from . import night as NIGHT
 from .rulebook import seats as SEATS
 from .settlement import Proof, settle
 from .state import HandState, Phase
@@ -107,7 +112,8 @@ class Waiting:
 
     ``kind``: ``deal`` (the next hand's deal), ``play``, ``flip``, ``cup`` (the September
     cup's holder decides animal or junk), ``decide`` (Go or Stop), ``pay`` (the payments of a
-    finished hand), ``over`` (a single-hand game has ended).
+    finished hand), ``over`` (a single-hand game has ended), ``settle`` (the night is closed:
+    the settlement's transfers are to be paid), ``closed`` (closed and paid).
     """
 
     kind: str
@@ -135,6 +141,7 @@ class GameState:
         "hand_dues",
         "hand_no",
         "next_dealer",
+        "night",
         "notes",
         "payments",
         "players",
@@ -142,6 +149,7 @@ class GameState:
         "rules",
         "sales",
         "sat_out",
+        "settled",
         "shortfalls",
         "stake",
         "table",
@@ -174,6 +182,8 @@ class GameState:
         draw_tied: tuple[int, ...] = (),  # seats that tied in the draw for the first deal
         broke: tuple[int, ...] = (),  # seats left with no chips: the sitting ended
         draw_ties: int = 0,  # tied draws for the first deal so far (draw_ties_by_lot)
+        night: NIGHT.Night | None = None,  # the settlement, once the night is closed
+        settled: tuple[tuple[int, int, int, str | None], ...] = (),  # settlement_paid
     ) -> None:
         self.game_id = game_id
         self.rules = rules
@@ -197,6 +207,8 @@ class GameState:
         self.draw_tied = draw_tied
         self.broke = broke
         self.draw_ties = draw_ties
+        self.night = night
+        self.settled = settled
 
     def copy(self, deep: bool = False) -> GameState:
         """A copy; ``deep`` also copies the hand in progress (for in-place folds)."""
@@ -226,6 +238,8 @@ class GameState:
             self.draw_tied,
             self.broke,
             self.draw_ties,
+            self.night,
+            self.settled,
         )
 
     @property
@@ -292,11 +306,24 @@ class GameState:
             if p is Phase.CUP:
                 return Waiting("cup", h.decider, h.hand_no, ("animal", "junk"))
             return Waiting("decide", h.decider, h.hand_no, ("go", "stop"))
+        if self.night is not None:
+            if NIGHT.open_transfers(self):
+                return Waiting("settle", None, self.hand_no)
+            return Waiting("closed", None, self.hand_no)
         if self.pending_dues():
             return Waiting("pay", None, self.hand_no)
         if self.finished:
             return Waiting("over", None, self.hand_no)
         return Waiting("deal", self.next_dealer, self.hand_no + 1)
+
+    @property
+    def closed(self) -> bool:
+        """Whether the night is closed (``game_closed``): no hand follows."""
+        return self.night is not None
+
+    def can_close(self) -> bool:
+        """Whether the night can be closed now (between hands, once a hand has ended)."""
+        return self.night is None and not self.in_hand and bool(self.results)
 
     def pending_dues(self) -> list[tuple[int, int, int, int, int, str]]:
         """Payments due in the latest hand that no recorded payment answers yet: (hand,
@@ -553,7 +580,17 @@ def _result_of(
 #: The inputs of the game around its hands (Final: a C static in the compiled build, where
 #: each imported class is a dictionary lookup); every other input goes to the hand.
 _GAME_INPUTS: Final = frozenset(
-    {HandStarted, BrightsSold, DealerDrawn, ChipsCounted, PaymentRecorded, NoteAdded, GameStarted}
+    {
+        HandStarted,
+        BrightsSold,
+        DealerDrawn,
+        ChipsCounted,
+        PaymentRecorded,
+        NoteAdded,
+        GameStarted,
+        GameClosed,
+        SettlementPaid,
+    }
 )
 
 
@@ -565,7 +602,31 @@ def apply_game(g: GameState, ev: Any, inplace: bool = False) -> tuple[GameState,
     changed; the caller rebuilds it (see ``projector``).
     """
     t = type(ev)
+    if g.night is not None and t is not SettlementPaid and t is not NoteAdded:
+        raise _illegal(
+            NIGHT.GAME_CLOSED,
+            f"the night is closed: {E.event_type(ev)} is not recorded after game_closed "
+            "(only the settlement's payments, notes and signatures)",
+        )
     if t in _GAME_INPUTS:  # else an input to the hand in progress, the usual case
+        if t is GameClosed:
+            NIGHT.check_close(g)
+            out = g if inplace else g.copy()
+            out.night = night = NIGHT.night_of(g)
+            proposed = SettlementProposed(
+                totals=list(night.totals),
+                paid=list(night.paid),
+                owed=list(night.owed),
+                transfers=[
+                    SettlementTransfer(payer=p, payee=q, chips=c) for p, q, c in night.transfers
+                ],
+            )
+            return out, [proposed]
+        if t is SettlementPaid:
+            NIGHT.check_paid(g, ev.payer, ev.payee, ev.chips, ev.note)
+            out = g if inplace else g.copy()
+            out.settled = (*g.settled, (ev.payer, ev.payee, ev.chips, ev.note))
+            return out, []
         if t is HandStarted:
             out = _hand_started(g, ev, inplace)
             return out, _sat_out_event(out)

@@ -15,6 +15,7 @@ from typing import Any
 from .. import cards as C
 from .. import events as E
 from .. import words
+from ..engine import night as NIGHT
 from ..engine.actions import legal_actions
 from ..engine.game import GameState, apply_game
 from ..engine.rulebook import seats as SEATS
@@ -131,7 +132,9 @@ def now(rec: RecordingSession) -> dict[str, Any]:
     cards whose place the record does not know), ``deal`` (how many cards a deal lays
     out, who deals or whether the table names the first dealer, how many sit out),
     ``around`` (chips, the draw for the first dealer and sales of brights, when the rules
-    wait for or allow them) and ``recent`` (the latest input entries)."""
+    wait for or allow them), ``settlement`` (the night's settlement: what closing it would
+    propose, or once closed what it proposed and what is open and paid; None mid-hand) and
+    ``recent`` (the latest input entries)."""
     game = rec.game
     h = game.hand
     w = rec.waiting()
@@ -158,6 +161,12 @@ def now(rec: RecordingSession) -> dict[str, Any]:
     ]
     if dues:
         lines.append({"line": "pay", "verb": "payment_recorded"})
+    settlement = _settlement(game)
+    if settlement is not None:
+        if settlement["closed"] and settlement["open"]:
+            lines.append({"line": "settle pay", "verb": "settlement_paid"})
+        elif not settlement["closed"]:
+            lines.append({"line": "settle", "verb": "game_closed"})
     undo = rec.retractable()
     rules = game.rules
     hand_size, layout_size = rules.deal_size(len(game.players))
@@ -169,6 +178,7 @@ def now(rec: RecordingSession) -> dict[str, Any]:
         "actions": lines,
         "stop_pays": stop_pays,
         "dues": dues,
+        "settlement": settlement,
         "undo": {"seq": undo.seq, "line": _line(undo.event)} if undo is not None else None,
         "unseen": unseen,
         "deal": {
@@ -190,6 +200,32 @@ def now(rec: RecordingSession) -> dict[str, Any]:
             "gwang_price": rules.gwang_price,
         },
         "recent": _recent(rec),
+    }
+
+
+def _settlement(game: GameState) -> dict[str, Any] | None:
+    """The night's settlement step: once the night is closed, the settlement it proposed,
+    the transfers still open and those paid; before, when it can be closed, what closing it
+    now would propose (``closed`` false). None while it cannot be closed (mid-hand)."""
+    if game.night is None and not game.can_close():
+        return None
+    night = game.night if game.night is not None else NIGHT.night_of(game)
+    open_ = NIGHT.open_transfers(game) if game.night is not None else list(night.transfers)
+
+    def tr(t: tuple[int, int, int]) -> dict[str, Any]:
+        return {"payer": t[0], "payee": t[1], "chips": t[2], "line": f"{t[0]}->{t[1]} {t[2]}"}
+
+    return {
+        "closed": game.night is not None,
+        "totals": list(night.totals),
+        "paid_during": list(night.paid),
+        "owed": list(night.owed),
+        "transfers": [tr(t) for t in night.transfers],
+        "open": [tr(t) for t in open_],
+        "paid": [
+            {"payer": p, "payee": q, "chips": c, "note": note} for p, q, c, note in game.settled
+        ],
+        "words": words.settlement_words(game.players, night.totals, night.paid, night.transfers),
     }
 
 

@@ -583,6 +583,19 @@ VIEW_DOCS: dict[str, str] = {
         "`recorded_chips` (net chips recorded as paid) and `difference` (recorded minus "
         "computed)."
     ),
+    "v_settlements": (
+        "The night's settlement (정산) of each closed game: who owes whom at the end of the "
+        "night? One row per seat of every game closed with `game_closed`, from its "
+        "`settlement_proposed` (the latest one an undo left standing) and the "
+        "`settlement_paid` after it: `game_id`, `ruleset`, `seat`, `player_id`, "
+        "`player_name`, `total` (net chips over all the game's hands, the dues after caps: "
+        "positive won, negative lost), `paid_during_night` (net chips recorded as paid "
+        "during the night, `payment_recorded`: received minus paid), `paid_in_settlement` "
+        "(net chips of the settlement's recorded transfers, `settlement_paid`: received "
+        "minus paid), `paid` (the two together), `owed` (`total` minus `paid`: 0 once the "
+        "seat is square; positive: still owed to the seat, negative: the seat still owes) "
+        "and `proposed_seq` (the seq of the `settlement_proposed`)."
+    ),
     "v_player_hands": (
         "What did each player make of each hand? One row per seat of every ended hand: "
         "`game_id`, `hand`, `started_at`, `date`, `ruleset`, `seat`, `player_id`, "

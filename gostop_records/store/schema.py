@@ -456,6 +456,49 @@ VIEWS: dict[str, str] = {
         FROM flows f JOIN games g USING (game_id)
         LEFT JOIN won w ON w.game_id = f.game_id AND w.seat = f.seat
         GROUP BY f.game_id, g.ruleset, f.seat, g.player_ids, g.player_names""",
+    # the night's settlement, read from the events as recorded: the latest
+    # settlement_proposed of a game (game_closed's consequence) per seat, beside what the
+    # table paid; events an entry_retracted undid are left out, as the projector leaves them
+    "v_settlements": """
+        WITH undone AS (
+            SELECT game_id, CAST(payload->>'seq' AS INTEGER) AS lo, seq AS hi
+            FROM events WHERE type = 'entry_retracted'
+        ), live AS (
+            SELECT e.game_id, e.seq, e.type, e.payload FROM events e
+            WHERE e.type IN ('settlement_proposed', 'settlement_paid')
+              AND NOT EXISTS (
+                  SELECT 1 FROM undone u
+                  WHERE u.game_id = e.game_id AND e.seq BETWEEN u.lo AND u.hi)
+        ), proposed AS (
+            SELECT game_id, arg_max(seq, seq) AS seq, arg_max(payload, seq) AS payload
+            FROM live WHERE type = 'settlement_proposed' GROUP BY game_id
+        ), seats AS (
+            SELECT p.game_id, p.seq, s.seat - 1 AS seat,
+                   CAST(p.payload->'totals' AS BIGINT[])[s.seat] AS total,
+                   CAST(p.payload->'paid' AS BIGINT[])[s.seat] AS paid_during_night
+            FROM proposed p,
+                 generate_series(1, CAST(json_array_length(p.payload->'totals') AS BIGINT))
+                     AS s(seat)
+        ), flows AS (
+            SELECT game_id, CAST(payload->>'payer' AS INTEGER) AS seat,
+                   -CAST(payload->>'chips' AS BIGINT) AS chips
+            FROM live WHERE type = 'settlement_paid'
+            UNION ALL
+            SELECT game_id, CAST(payload->>'payee' AS INTEGER),
+                   CAST(payload->>'chips' AS BIGINT)
+            FROM live WHERE type = 'settlement_paid'
+        ), settled AS (
+            SELECT game_id, seat, sum(chips) AS chips FROM flows GROUP BY game_id, seat
+        )
+        SELECT s.game_id, g.ruleset, s.seat, g.player_ids[s.seat + 1] AS player_id,
+               g.player_names[s.seat + 1] AS player_name, s.total,
+               s.paid_during_night,
+               CAST(coalesce(t.chips, 0) AS BIGINT) AS paid_in_settlement,
+               s.paid_during_night + coalesce(t.chips, 0) AS paid,
+               s.total - s.paid_during_night - coalesce(t.chips, 0) AS owed,
+               s.seq AS proposed_seq
+        FROM seats s JOIN games g USING (game_id)
+        LEFT JOIN settled t ON t.game_id = s.game_id AND t.seat = s.seat""",
 }
 
 BAK_IDS = FLAG_IDS

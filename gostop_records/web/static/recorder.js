@@ -36,6 +36,7 @@
   let showing = null; // "shake" | "bomb" | null
   let dealPicked = [];
   let payDraft = {}; // amounts and reasons typed, kept across redraws
+  let settleDraft = {}; // the same for the transfers of the night's settlement
   let message = null; // {kind: "refusal" | "conflict" | "info", html}
   // the table around the hand: chips typed, cards drawn for the first dealer (in the order
   // of the seats that draw), seats tapped to sit out, brights tapped for a sale (by seat)
@@ -54,6 +55,7 @@
   const STEPS = {
     deal: "Deal", play: "1 · Card played", flip: "2 · Card flipped", decide: "Go or Stop?",
     cup: "September cup", pay: "Payment", over: "Game over", wait: "Sending",
+    settle: "Settlement", closed: "Night closed",
   };
 
   function save() {
@@ -119,6 +121,7 @@
     if (verb === "stop") return `${who}: Stop`;
     if (verb === "deal") return "The deal";
     if (verb === "pay") return lines.length > 1 || lines[0] !== "pay" ? "The payments as typed" : "The payments due";
+    if (verb === "settle") return lines[0] === "settle" ? "The night closed" : lines[0] === "settle pay" ? "The settlement as proposed" : "The settlement as typed";
     return lines.join("; ");
   }
 
@@ -217,6 +220,7 @@
     showing = null;
     message = null;
     payDraft = {};
+    settleDraft = {};
     drawn = [];
     outPicked = [];
     salePicked = {};
@@ -485,6 +489,7 @@
     } else if (kind === "over") {
       html += `<div class="panel"><p>The game is over. <a href="/games/${encodeURIComponent(gid)}/replay">Replay it</a></p></div>`;
     }
+    if (["deal", "pay", "over", "settle", "closed"].includes(kind)) html += settlePanel(kind);
     if (around("sell")) html += salePanel();
     if (showing) {
       const verb = showing === "shake" ? "shaken" : "bomb_played";
@@ -515,6 +520,7 @@
       pay.addEventListener("click", payment);
     }
     wireAround(c);
+    wireSettle(c);
     const deal = $("deal-record");
     if (deal) {
       deal.addEventListener("click", () => {
@@ -527,6 +533,87 @@
       });
       $("deal-clear").addEventListener("click", () => { dealPicked = []; draw(); });
     }
+  }
+
+  // --- the night's settlement (정산) ---------------------------------------------------------
+
+  /* Between hands: each seat's total so far and what closing the night would propose, with
+     the button that closes it; once closed: each open transfer with its amount (a different
+     one needs a reason, recorded with it, as a hand's payment does). */
+  function settlePanel(kind) {
+    const st = now.settlement;
+    if (!st || queue.length) return "";
+    const name = (x) => T.esc(T.nameOf(now, x));
+    const signed = (n) => (n > 0 ? `+${n}` : String(n));
+    const totals = `<ul class="totals">` + st.totals.map((t, i) => `<li>${name(i)} <b>${signed(t)}</b>` +
+      (st.paid_during[i] ? ` <span class="muted">(${signed(st.paid_during[i])} paid during the night)</span>` : "") +
+      `</li>`).join("") + `</ul>`;
+    const list = (ts) => ts.length ? ts.map((t) => `${name(t.payer)} pays ${name(t.payee)} ${t.chips}`).join(", ") : "nobody pays anybody";
+    if (!st.closed) {
+      return `<div class="panel" id="settle"><p>The night so far:</p>${totals}` +
+        `<p class="muted">Closing it now proposes: ${list(st.transfers)}</p>` +
+        `<button type="button" id="settle-close">Close the night (settle)</button></div>`;
+    }
+    if (kind === "closed" || !st.open.length) {
+      return `<div class="panel" id="settle"><p>The night is closed and settled.</p>${totals}</div>`;
+    }
+    return `<div class="panel ask" id="settle"><p>The night is closed. The settlement:</p>${totals}` +
+      st.open.map((t, i) => {
+        const draft = settleDraft[i] || { amount: String(t.chips), why: "" };
+        return `<div class="due"><label for="settle-${i}">${name(t.payer)} pays ${name(t.payee)}</label> ` +
+          `<input id="settle-${i}" type="number" min="0" inputmode="numeric" value="${T.esc(draft.amount)}" data-proposed="${t.chips}" data-i="${i}">` +
+          ` chips <span class="muted">proposed: ${t.chips}</span>` +
+          `<div class="why"${draft.amount === String(t.chips) ? " hidden" : ""}><label for="settle-why-${i}">Why a different amount?</label>` +
+          `<input id="settle-why-${i}" type="text" maxlength="200" data-i="${i}" value="${T.esc(draft.why)}" placeholder="the reason, recorded with it"></div></div>`;
+      }).join("") +
+      `<button type="button" class="big" id="settle-record">Record the settlement</button></div>`;
+  }
+
+  function wireSettle(c) {
+    const close = $("settle-close");
+    if (close) {
+      close.addEventListener("click", () => ask(
+        "Close the night? No hand follows; the settlement is proposed and then paid.", "Close it",
+        () => enqueue(["settle"])));
+    }
+    const rec = $("settle-record");
+    if (!rec) return;
+    const keep = (i) => {
+      settleDraft[i] = { amount: $(`settle-${i}`).value.trim(), why: $(`settle-why-${i}`).value };
+    };
+    c.querySelectorAll("input[data-proposed]").forEach((inp) => inp.addEventListener("input", () => {
+      inp.parentElement.querySelector(".why").hidden = inp.value.trim() === inp.dataset.proposed;
+      keep(inp.dataset.i);
+    }));
+    c.querySelectorAll("#settle .why input").forEach((inp) => inp.addEventListener("input", () => keep(inp.dataset.i)));
+    rec.addEventListener("click", settlement);
+  }
+
+  function settlement() {
+    const open = now.settlement.open;
+    const lines = [];
+    let differs = false;
+    for (let i = 0; i < open.length; i++) {
+      const t = open[i];
+      const amount = $(`settle-${i}`).value.trim();
+      const why = $(`settle-why-${i}`).value.trim();
+      if (amount === String(t.chips)) {
+        lines.push(`settle pay ${t.payer}->${t.payee} ${t.chips}`);
+        continue;
+      }
+      differs = true;
+      if (!/^\d+$/.test(amount)) {
+        show("refusal", `<p>${T.esc(amount)} is not a number of chips</p>`);
+        return draw();
+      }
+      if (!why) {
+        show("refusal", "<p>A transfer different from the one proposed needs a reason: it is recorded with it.</p>");
+        setTimeout(() => { const f = $(`settle-why-${i}`); if (f) f.focus(); });
+        return draw();
+      }
+      lines.push(`settle pay ${t.payer}->${t.payee} ${amount} ${why}`);
+    }
+    enqueue(differs ? lines : ["settle pay"]);
   }
 
   // --- the table around the hand: chips, the draw, who sits out, a sale of brights -------

@@ -50,6 +50,8 @@ window.GostopTable = (function () {
       }
       case "pay": return `Hand ${w.hand} is over: the payment`;
       case "over": return "The game is over";
+      case "settle": return "The night is closed: the settlement";
+      case "closed": return "The night is closed and settled";
       default: return w.kind;
     }
   }

@@ -1,0 +1,151 @@
+"""The night's settlement (정산): many tables tally through the night and pay at the end.
+
+A game (a sitting) is closed with ``game_closed``. The rules then derive the settlement
+(``settlement_proposed``): each seat's total over all its hands (the dues the rules made,
+after caps), what the table recorded as paid during the night (``payment_recorded``), what is
+still owed (total minus paid), and the transfers that square what is owed. The table records
+what it actually paid with ``settlement_paid``. This module is the one place of those rules;
+it is pure (a :class:`~gostop_records.engine.game.GameState` in, numbers out).
+
+The transfers: a greedy match of the largest debtor to the largest creditor (ties by the lower
+seat), each transfer the smaller of the two amounts. Every transfer squares at least one of
+the two seats and the last squares both, so ``n`` seats need at most ``n - 1`` transfers. The
+greedy match is not always the fewest possible (when a group of seats squares among itself,
+e.g. 10 and 20 owed to 10 and 20, two transfers do where greedy may make three), but it is
+the choice a table can check by hand, it is deterministic and it never needs more than
+``n - 1``; with at most five seats the difference is one transfer at most.
+
+Checks (named rules, raised as :class:`~gostop_records.errors.IllegalAction`):
+
+- ``settlement_order``: the night is closed between hands, once a hand has ended; a
+  ``settlement_paid`` comes after the close.
+- ``game_closed``: nothing is recorded after the close but the settlement's payments, notes,
+  an undo and the record's metadata (checkpoints, countersignatures).
+- ``settlement_note``: a paid transfer that differs from the proposal (another amount, or a
+  pair the proposal does not name, or one already paid) says why in its note.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from ..errors import IllegalAction
+
+if TYPE_CHECKING:
+    from .game import GameState
+
+__all__ = [
+    "GAME_CLOSED",
+    "SETTLEMENT_NOTE",
+    "SETTLEMENT_ORDER",
+    "Night",
+    "check_close",
+    "check_paid",
+    "night_of",
+    "open_transfers",
+    "transfers",
+]
+
+#: The rule that nothing but the settlement's payments and notes follow the close.
+GAME_CLOSED: Final = "game_closed"
+#: The rule that a paid transfer differing from the proposal says why.
+SETTLEMENT_NOTE: Final = "settlement_note"
+#: The rule that the night is closed between hands, and paid after it is closed.
+SETTLEMENT_ORDER: Final = "settlement_order"
+
+Transfer = tuple[int, int, int]  # payer, payee, chips
+
+
+@dataclass(frozen=True, slots=True)
+class Night:
+    """A night's settlement: per seat ``totals`` (net chips over all hands, after caps),
+    ``paid`` (net chips recorded as paid during the night), ``owed`` (totals minus paid) and
+    the ``transfers`` that square ``owed``."""
+
+    totals: tuple[int, ...]
+    paid: tuple[int, ...]
+    owed: tuple[int, ...]
+    transfers: tuple[Transfer, ...]
+
+
+def transfers(owed: list[int] | tuple[int, ...]) -> list[Transfer]:
+    """The transfers that square ``owed`` (net chips per seat: positive is owed to the seat,
+    negative owed by it; the sum is 0): the largest debtor pays the largest creditor the
+    smaller of the two amounts, until every seat is square. At most ``len(owed) - 1``."""
+    if sum(owed) != 0:
+        raise ValueError(f"the nets do not sum to 0: {list(owed)}")
+    bal = list(owed)
+    out: list[Transfer] = []
+    while True:
+        debtor = min(range(len(bal)), key=lambda s: (bal[s], s))
+        creditor = max(range(len(bal)), key=lambda s: (bal[s], -s))
+        if bal[debtor] >= 0 or bal[creditor] <= 0:
+            return out
+        chips = min(-bal[debtor], bal[creditor])
+        out.append((debtor, creditor, chips))
+        bal[debtor] += chips
+        bal[creditor] -= chips
+
+
+def night_of(g: GameState) -> Night:
+    """The settlement of a game as it stands (between hands)."""
+    totals = g.ledger()
+    paid = g.recorded_ledger()
+    owed = [t - p for t, p in zip(totals, paid, strict=True)]
+    return Night(tuple(totals), tuple(paid), tuple(owed), tuple(transfers(owed)))
+
+
+def check_close(g: GameState) -> None:
+    """Refuse a ``game_closed`` the rules do not allow now."""
+    if g.night is not None:
+        raise IllegalAction(GAME_CLOSED, "the night is closed already")
+    if g.in_hand:
+        raise IllegalAction(
+            SETTLEMENT_ORDER, f"hand {g.hand_no} is still in progress: close the night after it"
+        )
+    if not g.results:
+        raise IllegalAction(SETTLEMENT_ORDER, "no hand has ended: there is nothing to settle")
+
+
+def open_transfers(g: GameState) -> list[Transfer]:
+    """The proposed transfers no ``settlement_paid`` answers yet (a paid transfer answers the
+    first open one of the same payer and payee, whatever its amount)."""
+    if g.night is None:
+        return []
+    open_ = list(g.night.transfers)
+    for payer, payee, _chips, _note in g.settled:
+        for k, t in enumerate(open_):
+            if t[0] == payer and t[1] == payee:
+                del open_[k]
+                break
+    return open_
+
+
+def check_paid(g: GameState, payer: int, payee: int, chips: int, note: str | None) -> None:
+    """Refuse a ``settlement_paid`` the rules do not allow: before the close, between
+    seats that do not exist, or differing from the proposal without a note."""
+    n = g.table.players
+    if payer >= n or payee >= n or payer == payee:
+        raise IllegalAction("payment", f"a payment from seat {payer} to seat {payee}")
+    if g.night is None:
+        raise IllegalAction(
+            SETTLEMENT_ORDER, "the night is not closed: close it first (settle), then pay"
+        )
+    if (note or "").strip():
+        return
+    for p, q, c in open_transfers(g):
+        if p == payer and q == payee:
+            if c == chips:
+                return
+            raise IllegalAction(
+                SETTLEMENT_NOTE,
+                f"the settlement proposes seat {payer} pays seat {payee} {c}, not {chips}: "
+                f"a different amount needs a note saying why "
+                f"(settle pay {payer}->{payee} {chips} NOTE)",
+            )
+    raise IllegalAction(
+        SETTLEMENT_NOTE,
+        f"the settlement proposes no open transfer from seat {payer} to seat {payee}: "
+        f"it needs a note saying why (settle pay {payer}->{payee} {chips} NOTE)",
+    )
