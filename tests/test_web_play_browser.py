@@ -229,12 +229,12 @@ def test_the_strong_bot_by_default_and_two_computers_in_gostop3(
     assert "the strong bot" in page.locator("#facing").inner_text()
     assert page.locator("#ruleset").input_value() == "cardavia"
     page.select_option("#ruleset", "gostop3")
-    page.select_option("#bot", "random")
+    page.select_option("#bot", "beginner")  # the level that plays at random
     page.click("#new-hand-button")
     page.wait_for_function("() => document.querySelectorAll('#opponents .seat').length === 2")
     settle(page)
-    assert "you against two random bots" in page.locator("#facing").inner_text()
-    assert "ruleset=gostop3" in page.url and "bot=random" in page.url
+    assert "you against two beginner bots" in page.locator("#facing").inner_text()
+    assert "ruleset=gostop3" in page.url and "bot=beginner" in page.url
     page.screenshot(path=str(ARTIFACTS / "play-phone-gostop3.png"), full_page=True)
 
 
