@@ -158,14 +158,24 @@ def chain_rows(
     at: str | None = None,
 ) -> tuple[list[tuple[Any, ...]], tuple[int, str]]:
     """The ``heads`` rows that chain ``(kind, game_id, events, head)`` after the tip
-    ``after``, and the new tip; nothing written (a journaled append writes them later)."""
-    n, prev = after
+    ``after``, each with the time ``at`` (now) and ``detail``, and the new tip; nothing
+    written."""
     stamp = at or L.now()
+    return _linked(((k, g, seq, h, stamp, detail) for k, g, seq, h in heads), after)
+
+
+def _linked(
+    entries: Iterable[tuple[str, str | None, int, str | None, str, str | None]],
+    after: tuple[int, str],
+) -> tuple[list[tuple[Any, ...]], tuple[int, str]]:
+    """``(kind, game_id, events, head, recorded_at, detail)`` numbered and hashed after the
+    tip ``after``, each entry's hash the next one's ``prev``; and the new tip."""
+    n, prev = after
     rows = []
-    for kind, game_id, seq, head in heads:
+    for kind, game_id, seq, head, at, detail in entries:
         assert kind in KINDS, kind
         n += 1
-        fields = (n, kind, game_id, seq, head, stamp, detail)
+        fields = (n, kind, game_id, seq, head, at, detail)
         digest = entry_digest(prev, fields)
         rows.append((*fields, prev, digest))
         prev = digest
@@ -195,16 +205,14 @@ def chain_pending(
                 "SELECT game_id, seq, head FROM heads WHERE list_contains(?, game_id)", [games]
             ).fetchall()
         }
-    n, prev = tip(conn)
-    out = []
-    for kind, game_id, seq, head, at, detail in wanted:
-        if (game_id, int(seq), head) in held:
-            continue
-        n += 1
-        fields = (n, kind, game_id, int(seq), head, at, detail)
-        digest = entry_digest(prev, fields)
-        out.append((*fields, prev, digest))
-        prev = digest
+    out, _tip = _linked(
+        (
+            (kind, game_id, int(seq), head, at, detail)
+            for kind, game_id, seq, head, at, detail in wanted
+            if (game_id, int(seq), head) not in held
+        ),
+        tip(conn),
+    )
     if out:
         insert_rows(conn, "heads", HEADS_COLUMNS, out)
 
