@@ -54,13 +54,12 @@ from ..signing import SigningKey, read_key_file, write_key_file
 from ..store import Store
 from ..store.append import Append
 from ..store.connection import fetch_one
-from ..store.errors import is_no_space
 from ..store.query import lock_down
 from . import store_rows
 from .errors import ServiceError
 from .models import EntryIn
 from .settings import ServiceSettings
-from .settler import Settler
+from .settler import Settler, write_cause
 
 log = logging.getLogger("gostop.service")
 
@@ -260,9 +259,7 @@ class Sessions:
                 self.store.settle()
         except Exception as exc:
             log.error("the journal's rows cannot be written into the store: %s", exc)
-            raise unavailable(
-                "the disk holding the store is full" if is_no_space(exc) else None
-            ) from None
+            raise unavailable(write_cause(exc)) from None
         return self.store.conn
 
     def _signs(self, game_id: str) -> bool:
@@ -490,13 +487,12 @@ def _lock_down(store: Store) -> bool:
     return True
 
 
-def unavailable(cause: str | None) -> ServiceError:
+def unavailable(cause: str) -> ServiceError:
     return ServiceError(
         503,
         "store_unavailable",
-        "the store cannot take entries now"
-        + (f": {cause}" if cause else " (see the server's log)")
-        + "; what was acknowledged is kept in its journal and nothing is lost: try again later",
+        f"the store cannot take entries now: {cause}; what was acknowledged is kept in its "
+        "journal and nothing is lost: try again later",
     )
 
 

@@ -32,7 +32,7 @@ from .settings import ServiceSettings
 if TYPE_CHECKING:
     from ..store import Store
 
-__all__ = ["Settler"]
+__all__ = ["Settler", "write_cause"]
 
 log = logging.getLogger("gostop.service")
 
@@ -154,7 +154,7 @@ class Settler:
         except Exception as exc:
             self.failures += 1
             self._retry_at = time.monotonic() + self.retry_s
-            cause = _cause(exc)
+            cause = write_cause(exc)
             if cause != self.error:  # once per cause, not once per try
                 log.error("entries cannot be written into the store: %s (%s)", cause, exc)
             with self._done:
@@ -173,7 +173,7 @@ class Settler:
             turn.release()
 
 
-def _cause(exc: BaseException) -> str:
+def write_cause(exc: BaseException) -> str:
     """A failed batch's cause in words, without a path of this machine."""
     from ..store.errors import is_no_space
 
