@@ -29,7 +29,6 @@ from .. import log as L
 from ..audit import AuditArgumentError, ClaimError, audit_game, parse_claim
 from ..errors import GostopError, ProjectionError
 from ..replay import timeline
-from ..store.codec import rows_to_envelopes
 from ..store.errors import (
     QueryCancelledError,
     QueryTimeoutError,
@@ -38,7 +37,7 @@ from ..store.errors import (
 )
 from ..store.query import query as run_sql
 from ..store.sandbox import DEFAULT_LIMITS, QueryHandle, QueryLimits
-from ..store.writer import EVENT_SELECT
+from ..store.store import game_events, game_head
 from .errors import ServiceError
 
 if TYPE_CHECKING:
@@ -141,18 +140,14 @@ class Reads:
 
 
 def version(conn: Conn, game_id: str) -> int:
-    row = conn.execute("SELECT max(seq) FROM events WHERE game_id = ?", [game_id]).fetchone()
-    return int(row[0]) if row is not None and row[0] is not None else 0
+    return game_head(conn, game_id)[0]
 
 
 def events(conn: Conn, game_id: str, after: int = 0) -> list[E.Envelope]:
     """A game's envelopes after ``after``, decoded as from a log; 404 for no such game."""
-    rows = conn.execute(
-        f"SELECT {EVENT_SELECT} FROM events WHERE game_id = ? ORDER BY seq", [game_id]
-    ).fetchall()
-    if not rows:
+    envs = game_events(conn, game_id)
+    if not envs:
         raise ServiceError(404, "not_found", f"there is no game {game_id!r}")
-    envs = rows_to_envelopes(rows, source="store")
     return [e for e in envs if e.seq > after] if after else envs
 
 

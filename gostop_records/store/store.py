@@ -190,12 +190,7 @@ class Store:
     def head(self, game_id: str) -> tuple[int, str | None]:
         """(version, last hash) of a game: its number of events and the hash of the last."""
         self.settle()
-        row = fetch_one(
-            self.conn,
-            "SELECT seq, hash FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1",
-            [game_id],
-        )
-        return (0, None) if row is None else (int(row[0]), str(row[1]))
+        return game_head(self.conn, game_id)
 
     def version(self, game_id: str) -> int:
         """The number of stored events of a game (0 for an unknown game)."""
@@ -234,13 +229,7 @@ class Store:
     def events(self, game_id: str, until_seq: int | None = None) -> list[E.Envelope]:
         """A game's envelopes in seq order, decoded as from a log file."""
         self.settle()
-        sql = f"SELECT {EVENT_SELECT} FROM events WHERE game_id = ?"
-        params: list[Any] = [game_id]
-        if until_seq is not None:
-            sql += " AND seq <= ?"
-            params.append(until_seq)
-        rows = self.conn.execute(sql + " ORDER BY seq", params).fetchall()
-        return rows_to_envelopes(rows, source=str(self.path))
+        return game_events(self.conn, game_id, until_seq, source=str(self.path))
 
     def games_events(self, game_ids: Sequence[str]) -> dict[str, list[tuple[Any, ...]]]:
         """The stored rows of several games, grouped by game in seq order (rows hold no
@@ -492,3 +481,30 @@ def _apply_journal_first(path: Path) -> None:
             f"yet in the file, and opening the store for writing to apply them failed "
             f"({exc}): run a command that writes it (gostop db rebuild) as a user who can"
         ) from None
+
+
+def game_head(conn: duckdb.DuckDBPyConnection, game_id: str) -> tuple[int, str | None]:
+    """(version, last hash) of a game on ``conn``: its number of events and the hash of the
+    last; (0, None) for a game the store does not hold."""
+    row = fetch_one(
+        conn, "SELECT seq, hash FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1", [game_id]
+    )
+    return (0, None) if row is None else (int(row[0]), str(row[1]))
+
+
+def game_events(
+    conn: duckdb.DuckDBPyConnection,
+    game_id: str,
+    until_seq: int | None = None,
+    *,
+    source: str = "store",
+) -> list[E.Envelope]:
+    """A game's envelopes on ``conn`` in seq order (up to ``until_seq``), decoded as from a
+    log file; ``source`` names where they come from in an error."""
+    sql = f"SELECT {EVENT_SELECT} FROM events WHERE game_id = ?"
+    params: list[Any] = [game_id]
+    if until_seq is not None:
+        sql += " AND seq <= ?"
+        params.append(until_seq)
+    rows = conn.execute(sql + " ORDER BY seq", params).fetchall()
+    return rows_to_envelopes(rows, source=source)
