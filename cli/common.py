@@ -227,6 +227,22 @@ def print_report(report: Any, as_json: bool, **problems: Sequence[Any]) -> None:
         raise typer.Exit(EXIT_REJECTED)
 
 
+#: The log, ``--db`` and ``--game`` of the commands that read one game (replay, review).
+GameLogArgument = Annotated[
+    Path | None, typer.Argument(metavar="LOG", help="A log file (.jsonl or .msgpack).")
+]
+GameDbOption = Annotated[
+    Path | None, typer.Option("--db", metavar="FILE", help="Read the game from the store.")
+]
+GameOption = Annotated[
+    str | None,
+    typer.Option(
+        "--game",
+        metavar="ID",
+        help="The game (needed with --db, or when the log holds several).",
+    ),
+]
+
 #: ``--server URL`` of the commands that read one game: the game comes from a ``gostop serve``.
 ServerOption = Annotated[
     str | None,

@@ -29,20 +29,9 @@ DEFAULT_KINDS = tuple(k for k in KINDS if k != "play")
 
 
 def review(
-    log: Annotated[
-        Path | None, typer.Argument(metavar="LOG", help="A log file (.jsonl or .msgpack).")
-    ] = None,
-    db: Annotated[
-        Path | None, typer.Option("--db", metavar="FILE", help="Read the game from the store.")
-    ] = None,
-    game: Annotated[
-        str | None,
-        typer.Option(
-            "--game",
-            metavar="ID",
-            help="The game (needed with --db, or when the log holds several).",
-        ),
-    ] = None,
+    log: common.GameLogArgument = None,
+    db: common.GameDbOption = None,
+    game: common.GameOption = None,
     hand: Annotated[
         int | None,
         typer.Option(
