@@ -245,7 +245,7 @@ async def holds_recorder_token(
     if game_id is None or not token:
         return False
     st = _state(connection)
-    return bool(await st.run(st.svc.token_opens, game_id, token))
+    return bool(await st.look(st.svc.token_opens, game_id, token))
 
 
 # --- the checks -----------------------------------------------------------------------------

@@ -123,10 +123,19 @@ class _State:
         self.backups: asyncio.Task[None] | None = None
 
     async def run(self, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
-        """``fn`` on the writer thread (a write, or a read of a live game's session)."""
+        """``fn`` on the writer thread: a write."""
         if self.worker is None:
             raise ServiceError(503, "unavailable", "the service is starting or stopping")
         return await self.worker.call(partial(fn, *args, **kw))  # type: ignore[no-any-return]
+
+    async def look(self, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
+        """``fn`` on the writer thread, writing nothing: a look at a live game's session or
+        a token, which are the writer's state."""
+        if self.worker is None:
+            raise ServiceError(503, "unavailable", "the service is starting or stopping")
+        return await self.worker.call(  # type: ignore[no-any-return]
+            partial(fn, *args, **kw), writes=False
+        )
 
     async def read(self, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
         """``fn(connection, ...)`` on a read thread (:mod:`.reads`)."""
@@ -366,7 +375,7 @@ async def game_checkpoint(
     game_id: FromPath[str], request: Request[Any, Any, Any]
 ) -> dict[str, Any]:
     st = _state(request)
-    return await st.run(st.svc.checkpoint, game_id)
+    return await st.look(st.svc.checkpoint, game_id)
 
 
 @post(
@@ -407,7 +416,7 @@ async def issue_token(game_id: FromPath[str], request: Request[Any, Any, Any]) -
 )
 async def token_game(request: Request[Any, Any, Any]) -> dict[str, Any]:
     st = _state(request)
-    return await st.run(st.svc.token_game, access.bearer(request))
+    return await st.look(st.svc.token_game, access.bearer(request))
 
 
 @get(
@@ -431,7 +440,7 @@ async def game_table(
 )
 async def game_now(game_id: FromPath[str], request: Request[Any, Any, Any]) -> dict[str, Any]:
     st = _state(request)
-    return await st.run(st.svc.now, game_id)
+    return await st.look(st.svc.now, game_id)
 
 
 @get(

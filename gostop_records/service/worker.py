@@ -7,10 +7,12 @@ checked one by one by their games' recording sessions and made durable together,
 journal record (:meth:`~.core.TableService.enter_group`): the thread takes every entry
 queued behind the first, one per game, up to the first job of another kind.
 
-Every other job runs holding the journal's turn (:meth:`~.core.TableService.hold`), which
-keeps the settler (the thread writing the journal's rows to DuckDB) out while the job
-writes to DuckDB itself. Reads do not come here: they run on connections of their own
-(:mod:`.reads`).
+Every other write job runs holding the journal's turn (:meth:`~.core.TableService.hold`),
+which keeps the settler (the thread writing the journal's rows to DuckDB) out while the job
+writes to DuckDB itself; what is pending is written first, so a read meanwhile waits for
+nothing. A look at a live game's session (what the rules wait for, a checkpoint, a token)
+comes here too, being the writer's state, but writes nothing and runs as it is. Reads of the
+store do not come here: they run on connections of their own (:mod:`.reads`).
 
 A job whose caller has gone (a request cancelled, a server stopping) before it starts is
 skipped; one that started is finished and its answer dropped.
@@ -19,7 +21,6 @@ skipped; one that started is finished and its answer dropped.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import queue
 import threading
@@ -38,6 +39,7 @@ __all__ = ["Worker"]
 class _Job:
     fn: Callable[[], Any] | None = None
     entry: EntryRequest | None = None
+    writes: bool = True
     future: Future[Any] = field(default_factory=Future)
     queued: float = field(default_factory=time.perf_counter)
 
@@ -52,8 +54,9 @@ class Worker:
         self.thread = threading.Thread(target=self._loop, name="gostop-writer", daemon=True)
         self.thread.start()
 
-    async def call(self, fn: Callable[[], Any]) -> Any:
-        job = _Job(fn=fn)
+    async def call(self, fn: Callable[[], Any], *, writes: bool = True) -> Any:
+        """``fn`` on the thread; ``writes=False`` for a look at the writer's state."""
+        job = _Job(fn=fn, writes=writes)
         self.jobs.put(job)
         return await asyncio.wrap_future(job.future)
 
@@ -83,9 +86,11 @@ class Worker:
                 continue  # its caller went before it started
             if job.entry is None:
                 svc = self.service
-                with svc.hold() if svc is not None else contextlib.nullcontext():
-                    if svc is not None:  # what is pending first: reads meanwhile wait for none
-                        svc.flush_rows()
+                if svc is None or not job.writes:
+                    _run(job, job.fn)
+                    continue
+                with svc.hold():
+                    svc.flush_rows()  # what is pending first: reads meanwhile wait for none
                     _run(job, job.fn)
                 continue
             group = [job]
