@@ -91,11 +91,11 @@ class Busy:
     against the server at ``url`` until :meth:`stop`: what a club's server does beside the
     tables (a member's analysis, a night's logs uploaded)."""
 
-    def __init__(self, url: str, work: Path, name: str) -> None:
+    def __init__(self, url: str) -> None:
         import threading
 
         self.url = url
-        self.logs = [_import_log(work, f"{name}-{k}", 40 + k) for k in range(40)]
+        self.logs = [_import_log(40 + k) for k in range(40)]
         self.stopping = threading.Event()
         self.queries = self.imports = self.refused = 0
         self.threads = [
@@ -136,14 +136,13 @@ class Busy:
             t.join(timeout=120)
 
 
-def _import_log(work: Path, name: str, seed: int) -> bytes:
+def _import_log(seed: int) -> bytes:
     """A whole simulated game of three hands as JSON Lines, with a game id of its own."""
     from gostop_records import log as L
     from gostop_records.rules import PRESETS
     from gostop_records.sim.selfplay import GameSpec, play_game
 
     envs = play_game(GameSpec(PRESETS["gostop3"], 3, 3, seed))
-    del work, name
     return b"".join(L.encode_json(e) + b"\n" for e in envs)
 
 
@@ -704,7 +703,7 @@ def _service_run(
     for seg in segments(db):  # a journal of an earlier run's store is not this one's
         seg.unlink()
     with running_server(db) as url:
-        load = Busy(url, work, name) if busy else None
+        load = Busy(url) if busy else None
         try:
             groups: list[dict[str, float]] = []
             lat, rate = asyncio.run(_tables(url, per_table, pace, groups))
