@@ -48,6 +48,7 @@ def test_the_store_runs_its_entries_on_the_threads_the_settings_give(tmp_path: P
                 assert not isinstance(ans, Exception), ans
         assert [e.event for e in one.events("g")] == [e.event for e in two.events("g")]
         two.create_game(NewGame(players=["Cy", "Di"], game_id="p"))
+        two.store.settle()  # the new game's events are in the journal until then
         one.import_jsonl(b"".join(e for e in [R.event_lines(two.store.conn, "p")]))
         assert one.store.version("p") == two.store.version("p")
         assert _threads(one) == 1

@@ -45,6 +45,7 @@ from .backups import default_folder, failed
 from .core import Answer, EntryRequest, TableService
 from .errors import ServiceError
 from .headers import MAX_DEPTH, add_security_headers, refuse_deep_json
+from .imports import Imports
 from .metrics import CONTENT_TYPE, Metrics, Snapshot, observe
 from .models import (
     BackupIn,
@@ -127,6 +128,26 @@ class _State:
         if self.worker is None:
             raise ServiceError(503, "unavailable", "the service is starting or stopping")
         return await self.worker.call(partial(fn, *args, **kw))  # type: ignore[no-any-return]
+
+    async def journaled(self, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
+        """``fn`` on the writer thread: a write through the journal, as an entry is (it
+        neither waits for the settler nor writes what is pending first)."""
+        if self.worker is None:
+            raise ServiceError(503, "unavailable", "the service is starting or stopping")
+        return await self.worker.call(  # type: ignore[no-any-return]
+            partial(fn, *args, **kw), journaled=True
+        )
+
+    async def upload(self, data: bytes, *, lenient: bool = False) -> dict[str, Any]:
+        """An upload read and checked by the rules on a thread of its own, then judged and
+        appended through the journal by the writer (:mod:`.imports`)."""
+        if self.worker is None:
+            raise ServiceError(503, "unavailable", "the service is starting or stopping")
+        up = await asyncio.to_thread(Imports.read_upload, data, lenient=lenient)
+        try:
+            return await self.journaled(self.svc.import_upload, up)
+        finally:
+            Imports.discard(up)
 
     async def look(self, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
         """``fn`` on the writer thread, writing nothing: a look at a live game's session or
@@ -326,7 +347,7 @@ async def create_game(
     data: JSONBody[NewGame], request: Request[Any, Any, Any]
 ) -> Response[GameCreated]:
     st = _state(request)
-    return _answer(await st.run(st.svc.create_game, data, _idem_key(request)))
+    return _answer(await st.journaled(st.svc.create_game, data, _idem_key(request)))
 
 
 @post(
@@ -522,7 +543,7 @@ async def import_logs(
 ) -> Response[bytes]:
     st = _state(request)
     data = await request.body()
-    report = await st.run(st.svc.import_jsonl, data, lenient=lenient)
+    report = await st.upload(data, lenient=lenient)
     status = 200 if report.get("ok") else 422
     return Response(msgspec.json.encode(report), status_code=status, media_type=JSON)
 
@@ -766,7 +787,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
 
     async def store_game(data: bytes) -> dict[str, Any]:
         """A hand played on /play, stored as an import (strict) is."""
-        return await st.run(st.svc.import_jsonl, data)
+        return await st.upload(data)
 
     async def read_store(request: Request[Any, Any, Any], fn: Callable[[Any], T]) -> T:
         """Runs ``fn`` on the store's connection for the reading pages, after the read check."""

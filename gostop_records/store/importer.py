@@ -60,14 +60,13 @@ from .runs import (
     Problem,
     Run,
     RunReader,
-    check_links,
     first_bad_hash,
-    replay,
     rows_of,
     scan,
     scan_envelopes,
 )
 from .schema import EVENT_COLUMNS, TABLES
+from .verdict import Conflict, judge
 from .writer import (
     clear_games,
     insert_events,
@@ -669,73 +668,25 @@ class Importer:
     def _plan(
         self, read: Run, hashes: dict[str, list[str]], pending: dict[str, Checked]
     ) -> Checked | None:
-        file, run = read.file, read.events
-        gid = run[0].game_id
-        report = self.report
-        if self._broken(file, gid):
+        gid = read.events[0].game_id
+        if self._broken(read.file, gid):
             return None
-        broken = check_links(run, read.bad_hash)
-        if broken is not None:
-            problem = Problem(file, gid, broken[0], broken[1], "hash_chain")
-            report.rejected.append(self._placed(problem, read.index))
-            return None
-        stored = hashes.get(gid, [])
-        n = len(stored)
-        for env in run:
-            if env.seq > n:
-                break
-            if stored[env.seq - 1] != env.hash:
-                report.conflicts.append(
-                    Problem(
-                        file,
-                        gid,
-                        env.seq,
-                        f"the store holds another event at seq {env.seq} (stored hash "
-                        f"{stored[env.seq - 1][:12]}..., file {env.hash[:12]}...); the stored "
-                        "events are kept",
-                    )
-                )
-                return None
-        new = [env for env in run if env.seq > n]
-        if not new:
-            report.skipped += 1
-            return None
-        first = run[0].seq
-        if first > n + 1:
-            report.rejected.append(
-                Problem(
-                    file,
-                    gid,
-                    first,
-                    f"the file's events start at seq {first}, but the store holds {n}: "
-                    f"seq {n + 1}..{first - 1} are missing",
-                    "seq_dense",
-                    line=self._scans[file].line_of(read.index, 0, gid)
-                    if file in self._scans
-                    else None,
-                )
-            )
-            return None
-        if n and first == n + 1 and run[0].prev != stored[-1]:
-            report.conflicts.append(
-                Problem(
-                    file,
-                    gid,
-                    first,
-                    "does not continue the stored hash chain of the game",
-                )
-            )
-            return None
-        if first == 1:
-            full = list(run)
+        verdict = judge(
+            read,
+            hashes.get(gid, []),
+            lambda: pending[gid].full if gid in pending else self.store.events(gid),
+            strict=self.strict,
+            scan=self._scans.get(read.file),
+        )
+        if verdict is None:
+            self.report.skipped += 1
+        elif isinstance(verdict, Conflict):
+            self.report.conflicts.append(verdict.problem)
+        elif isinstance(verdict, Problem):
+            self.report.rejected.append(self._placed(verdict, read.index))
         else:
-            before = pending[gid].full if gid in pending else self.store.events(gid)
-            full = [*before[: first - 1], *run]
-        checked = replay(read, full, n, self.strict)
-        if isinstance(checked, Problem):
-            report.rejected.append(self._placed(checked, read.index))
-            return None
-        return checked
+            return verdict
+        return None
 
     # --- writing ---------------------------------------------------------------------
 

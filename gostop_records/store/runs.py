@@ -102,6 +102,8 @@ class Checked:
     stored: int  # events the store held before
     violations: int
     retracted: list[int]  # seqs the projector undid (entry_retracted)
+    #: the projector after the game, for an append that does not run the rules again
+    projector: Projector | None = None
 
 
 class RunReader:
@@ -424,7 +426,7 @@ def replay(run: Run, full: list[Envelope], stored: int, strict: bool) -> Checked
     violations = sum(
         1 for i in p.issues if i.severity == "violation" and (i.seq is None or i.seq > stored)
     )
-    return Checked(run, new, full, p.game, p.issues, stored, violations, p.retracted)
+    return Checked(run, new, full, p.game, p.issues, stored, violations, p.retracted, p)
 
 
 def signature_problem(file: str | None, full: Sequence[Envelope]) -> Problem | None:

@@ -130,6 +130,15 @@ class Store:
         with writing(self.path):
             return j.apply(self.conn)
 
+    def settle_for(self, game_id: str) -> None:
+        """:meth:`settle`, when the journal holds events of ``game_id`` (only then does a
+        read of that game need it: a record leaves the journal once DuckDB holds it, so a
+        game the journal does not name is read whole from DuckDB, without waiting for the
+        thread that writes the journal's rows)."""
+        j = self.journal
+        if j is None or game_id in j.games():
+            self.settle()
+
     def _check_schema(self) -> None:
         from .schema import SCHEMA_VERSION, file_version
 
@@ -189,7 +198,7 @@ class Store:
 
     def head(self, game_id: str) -> tuple[int, str | None]:
         """(version, last hash) of a game: its number of events and the hash of the last."""
-        self.settle()
+        self.settle_for(game_id)
         return game_head(self.conn, game_id)
 
     def version(self, game_id: str) -> int:
@@ -228,7 +237,7 @@ class Store:
 
     def events(self, game_id: str, until_seq: int | None = None) -> list[E.Envelope]:
         """A game's envelopes in seq order, decoded as from a log file."""
-        self.settle()
+        self.settle_for(game_id)
         return game_events(self.conn, game_id, until_seq, source=str(self.path))
 
     def games_events(self, game_ids: Sequence[str]) -> dict[str, list[tuple[Any, ...]]]:
