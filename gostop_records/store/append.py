@@ -457,8 +457,9 @@ def _journal_group(store: Store, requests: Sequence[Append]) -> list[AppendResul
     then: nothing here depends on a tip remembered in memory."""
     assert store.journal is not None
     staged = [_begin(store, r) for r in requests]
-    if not all(st.trusted for st in staged):
-        store.settle()  # what follows reads the store: every acknowledged row first
+    for st in staged:
+        if not st.trusted:  # its head is read: every acknowledged event of it first
+            store.settle_for(st.req.game_id)
     done = 0
     try:
         for st in staged:

@@ -20,10 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ..projector import Projector
-from .append import Append, AppendResult, GameCache
+from .append import Append, AppendResult
 from .importer import ImportReport
-from .projections import empty_rows
 from .runs import Checked, FileScan, Problem, Run, RunReader, replay, scan
 from .verdict import Conflict, judge
 
@@ -110,9 +108,6 @@ def append_upload(store: Store, up: Upload) -> tuple[ImportReport, list[AppendRe
             )
     if not appends:
         return report, []
-    for c in planned:
-        if not c.stored:  # a new game: the append need not ask DuckDB for its head
-            store.cache[c.full[0].game_id] = GameCache(Projector(), [], 0, None, empty_rows())
     results = store.append_group(appends, defer_rows=True, journal=True)
     for c in planned:
         # the rules' projector ran in place (fast, but not one a later entry can fork):
