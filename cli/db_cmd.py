@@ -423,13 +423,37 @@ def rebuild(
             "store's heads chain.",
         ),
     ] = False,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            "--server",
+            metavar="URL",
+            help="Ask the gostop serve holding the store to rebuild beside its live tables "
+            "while it records, and follow it to its swap.",
+        ),
+    ] = None,
+    key: Annotated[
+        str | None,
+        typer.Option(
+            "--key",
+            envvar="GOSTOP_SERVER_KEY",
+            help="With --server: the server key (default: $GOSTOP_SERVER_KEY).",
+            show_default=False,
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Derive every projection table again from the events (one transaction).
+    """Derive every projection table again from the events, into new tables swapped in in
+    one transaction.
 
     Refuses when the store's heads chain says events are missing (a game deleted, replaced
     or cut short), naming them, unless --accept-loss; the rebuild is recorded either way.
+    A store a server holds is rebuilt by the server (--server URL), which goes on
+    answering from the old tables meanwhile.
     """
+    if server is not None:
+        _server_rebuild(server, key, accept_loss, as_json)
+        return
     from gostop_records.store import Store
 
     with Store(db) as store, Progress("rebuild", None, "game") as bar:
@@ -443,6 +467,21 @@ def rebuild(
         common.warn(f"not projected: {f.describe()}")
     for loss in report.accepted:
         common.warn(f"loss accepted and recorded: game {loss.game_id}: {loss.reason}")
+
+
+def _server_rebuild(server: str, key: str | None, accept_loss: bool, as_json: bool) -> None:
+    from .remote_rebuild import remote_rebuild
+
+    if accept_loss:
+        common.fail("--accept-loss is for a store no server holds: stop the server first")
+    status = remote_rebuild(server, key)
+    if as_json:
+        common.print_json(status)
+    elif status["state"] == "done":
+        common.echo(f"the server rebuilt the projections of {status['total']} game(s), swapped in")
+    if status["state"] != "done":
+        why = f": {status['error']}" if status.get("error") else ""
+        common.fail(f"the server's rebuild {status['state']}{why}; its tables are as they were")
 
 
 @app.command("repair", epilog="Example: gostop db repair --dry-run")

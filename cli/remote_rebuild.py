@@ -1,0 +1,43 @@
+"""``gostop db rebuild --server URL``: a rebuild by the server that holds the store.
+
+The server rebuilds beside its live tables while it records (``POST /api/rebuild``); this
+asks for it with the server key, then follows its progress in ``/api/health`` until it is
+swapped in, failed or cancelled.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from . import common
+from .progress import Progress
+
+__all__ = ["remote_rebuild"]
+
+#: How often the server's health is read while its rebuild runs.
+POLL_S = 0.5
+
+
+def remote_rebuild(server: str, key: str | None) -> dict[str, Any]:
+    """The server's rebuild, followed to its end: its last progress (``state`` is
+    ``done``, ``failed`` or ``cancelled``). Exits with a message when the server refuses."""
+    from gostop_records.errors import GostopError
+    from gostop_records.service.client import ServerRefused, ServiceClient
+
+    if not key:
+        common.fail("--server needs the server key: --key KEY or $GOSTOP_SERVER_KEY")
+    client = ServiceClient(server, key, timeout=30)
+    try:
+        status = client.rebuild()
+        with Progress("rebuild", None, "game") as bar:
+            while status.get("running"):
+                time.sleep(POLL_S)
+                status = client.health().get("rebuild") or status
+                if status.get("total"):
+                    bar.update(status["games"], status["total"])
+    except ServerRefused as exc:
+        common.fail(f"{client.url}: {exc.reason}")
+    except GostopError as exc:
+        common.fail(str(exc))
+    return status
