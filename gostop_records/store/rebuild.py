@@ -380,7 +380,7 @@ class Rebuild:
         """After a failure or a cancel: the new tables dropped, the live ones untouched."""
         with contextlib.suppress(Exception):  # the store may be closed by now
             staging.drop(self.source.conn)
-        cancelled = isinstance(exc, RebuildCancelled)
+        cancelled = isinstance(exc, RebuildCancelled) or self._cancelled.is_set()
         if exc is not None and not cancelled:
             self.status.error = str(exc) or type(exc).__name__
         self._end("cancelled" if cancelled else "failed")

@@ -6,7 +6,7 @@ without saying so. :func:`announce` wraps the app's ASGI handler: while ``notice
 text, every HTML answer gets it as a paragraph (``<p class="server-notice"
 role="status">``) right after its ``<body>`` tag (after its ``<title>``, or first, in a
 page without one), its ``Content-Length`` set again. Every other answer (JSON, streams,
-files) passes as it is, and so does every answer while there is nothing to say.
+files, a ``HEAD``) passes as it is, and so does every answer while there is nothing to say.
 """
 
 from __future__ import annotations
@@ -31,15 +31,17 @@ def with_notice(page: bytes, text: str) -> bytes:
 
 
 def _is_html(headers: Iterable[tuple[bytes, bytes]]) -> bool:
-    ctype = next((v for k, v in headers if k.lower() == b"content-type"), b"")
-    return ctype.lower().startswith(b"text/html")
+    """An HTML page as it is (not compressed: nothing can be put into its bytes)."""
+    found = {k.lower(): v for k, v in headers}
+    ctype = found.get(b"content-type", b"")
+    return ctype.lower().startswith(b"text/html") and b"content-encoding" not in found
 
 
 def announce(app: Callable[..., Any], notice: Callable[[], str | None]) -> Callable[..., Any]:
     """``app`` (an ASGI handler) with ``notice()`` on every HTML page while it gives text."""
 
     async def handler(scope: Mapping[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or notice() is None:
+        if scope["type"] != "http" or scope.get("method") == "HEAD" or notice() is None:
             await app(scope, receive, send)
             return
         start: dict[str, Any] | None = None
