@@ -382,7 +382,8 @@ class Store:
         accept_loss: bool = False,
         progress: Callable[[int, int], None] | None = None,
     ) -> RebuildReport:
-        """Derive every projection table again from the events, in one transaction.
+        """Derive every projection table again from the events into new tables, swapped
+        in in one transaction (see :mod:`.rebuild`).
 
         Raises :class:`~.heads.LossError` when the heads chain says events are missing,
         unless ``accept_loss``, which records the loss in the chain and goes on.
