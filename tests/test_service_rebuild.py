@@ -214,3 +214,13 @@ def test_the_notice_goes_after_the_body_tag_or_first() -> None:
     bare = with_notice(b"<title>t</title><p>no</p>", "n")
     assert bare.startswith(b'<title>t</title><p class="server-notice" role="status">n</p>')
     assert with_notice(b"plain", "n").endswith(b"</p>plain")
+
+
+def test_new_tables_a_killed_server_left_are_dropped_at_the_next_start(db: Path) -> None:
+    with Store(db) as st:
+        staging.create(st.conn)  # as a server killed in the middle of a rebuild leaves them
+        assert _staged(st.conn)
+    with service_client(db) as client:
+        conn = client.app.state["gostop"].svc.store.conn.cursor()
+        assert _staged(conn) == []
+        conn.close()

@@ -83,3 +83,17 @@ def test_a_cancel_before_the_swap_leaves_the_live_tables(tmp_path: Path) -> None
         assert _tables(st) == before
         kinds = [k for (k,) in st.conn.execute("SELECT kind FROM heads").fetchall()]
         assert "rebuild" not in kinds
+
+
+def test_a_loss_is_refused_before_any_new_table(tmp_path: Path) -> None:
+    from gostop_records.store.heads import LossError
+
+    game = one_game("matgo", 2, hands=1, seed=4, game_id="cut")
+    with Store(tmp_path / "s.duckdb") as st:
+        assert st.import_envelopes(game).ok
+        st.conn.execute("DELETE FROM events WHERE game_id = 'cut' AND seq = ?", [len(game)])
+        job = R.Rebuild(st, conn=st.conn.cursor())
+        with pytest.raises(LossError, match="cut"):
+            job.derive()
+        names = [r[0] for r in st.conn.execute("SELECT table_name FROM duckdb_tables()").fetchall()]
+        assert not [n for n in names if n.startswith(staging.NEXT)]

@@ -370,8 +370,8 @@ class Rebuild:
                 report.failed = sorted(self.failed.values(), key=lambda f: f.game_id)
                 report.rows = staging.counts(conn)
                 staging.swap(conn)
-                detail = {"games": report.games, "failed": len(report.failed), "rows": report.rows}
-                record_head(conn, "rebuild", [(None, 0, None)], detail)
+                done = {"games": report.games, "failed": len(report.failed), "rows": report.rows}
+                record_head(conn, "rebuild", [(None, 0, None)], done)
         self.status.behind = 0
         self._end("done")
         return report
