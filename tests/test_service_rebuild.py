@@ -124,7 +124,7 @@ def test_a_rebuild_runs_beside_entries_and_says_so_until_it_swaps(db: Path, gate
         assert mine["version"] == version  # the live tables follow the entries meanwhile
         page = client.get("/games")
         assert page.status_code == 200 and 'class="server-notice"' in page.text
-        assert "being rebuilt" in page.text and "before" in page.text
+        assert "being rebuilt" in page.text and "computed as before" in page.text
         health = client.get("/api/health").json()
         assert health["rebuilding"] is True and "rebuild" not in health  # progress: key only
         status = client.get("/api/health", headers=auth(KEY)).json()["rebuild"]

@@ -75,11 +75,11 @@ class RebuildRunner:
         if job is None or not job.status.running:
             return None
         s = job.status
-        done = f"{s.games} of {s.total} games" if s.total else "starting"
+        done = f"{s.games} of {s.total} done" if s.total else "starting"
         return (
-            "The statistics are being rebuilt from the recorded games "
-            f"({done}); until it finishes, tables and figures show them as they were before "
-            "it began, and games recorded since may be missing from them."
+            f"The statistics are being rebuilt from the recorded games ({done}). Until the "
+            "rebuild finishes, the game lists and the players' figures are computed as before "
+            "it; each game's own record is up to date."
         )
 
     def start(self, st: Any) -> dict[str, Any]:
@@ -113,7 +113,8 @@ class RebuildRunner:
                 len(report.failed),
             )
         finally:
-            self.metrics.rebuilds.inc(job.status.state)
+            if not job.status.running:
+                self.metrics.rebuilds.inc(job.status.state)
             with contextlib.suppress(Exception):
                 conn.close()
 
