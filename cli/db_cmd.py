@@ -452,7 +452,9 @@ def rebuild(
     answering from the old tables meanwhile.
     """
     if server is not None:
-        _server_rebuild(server, key, accept_loss, as_json)
+        from .remote_rebuild import server_rebuild
+
+        server_rebuild(server, key, accept_loss=accept_loss, as_json=as_json)
         return
     from gostop_records.store import Store
 
@@ -467,21 +469,6 @@ def rebuild(
         common.warn(f"not projected: {f.describe()}")
     for loss in report.accepted:
         common.warn(f"loss accepted and recorded: game {loss.game_id}: {loss.reason}")
-
-
-def _server_rebuild(server: str, key: str | None, accept_loss: bool, as_json: bool) -> None:
-    from .remote_rebuild import remote_rebuild
-
-    if accept_loss:
-        common.fail("--accept-loss is for a store no server holds: stop the server first")
-    status = remote_rebuild(server, key)
-    if as_json:
-        common.print_json(status)
-    elif status["state"] == "done":
-        common.echo(f"the server rebuilt the projections of {status['total']} game(s), swapped in")
-    if status["state"] != "done":
-        why = f": {status['error']}" if status.get("error") else ""
-        common.fail(f"the server's rebuild {status['state']}{why}; its tables are as they were")
 
 
 @app.command("repair", epilog="Example: gostop db repair --dry-run")

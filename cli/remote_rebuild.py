@@ -13,7 +13,7 @@ from typing import Any
 from . import common
 from .progress import Progress
 
-__all__ = ["remote_rebuild"]
+__all__ = ["remote_rebuild", "server_rebuild"]
 
 #: How often the server's health is read while its rebuild runs.
 POLL_S = 0.5
@@ -41,3 +41,18 @@ def remote_rebuild(server: str, key: str | None) -> dict[str, Any]:
     except GostopError as exc:
         common.fail(str(exc))
     return status
+
+
+def server_rebuild(server: str, key: str | None, *, accept_loss: bool, as_json: bool) -> None:
+    """``gostop db rebuild --server``: the rebuild asked for and followed, its end printed;
+    exit code 1 when it failed or was cancelled."""
+    if accept_loss:
+        common.fail("--accept-loss is for a store no server holds: stop the server first")
+    status = remote_rebuild(server, key)
+    if as_json:
+        common.print_json(status)
+    elif status["state"] == "done":
+        common.echo(f"the server rebuilt the projections of {status['total']} game(s), swapped in")
+    if status["state"] != "done":
+        why = f": {status['error']}" if status.get("error") else ""
+        common.fail(f"the server's rebuild {status['state']}{why}; its tables are as they were")
