@@ -423,13 +423,39 @@ def rebuild(
             "store's heads chain.",
         ),
     ] = False,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            "--server",
+            metavar="URL",
+            help="Ask the gostop serve holding the store to rebuild beside its live tables "
+            "while it records, and follow it to its swap.",
+        ),
+    ] = None,
+    key: Annotated[
+        str | None,
+        typer.Option(
+            "--key",
+            envvar="GOSTOP_SERVER_KEY",
+            help="With --server: the server key (default: $GOSTOP_SERVER_KEY).",
+            show_default=False,
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Derive every projection table again from the events (one transaction).
+    """Derive every projection table again from the events, into new tables swapped in in
+    one transaction.
 
     Refuses when the store's heads chain says events are missing (a game deleted, replaced
     or cut short), naming them, unless --accept-loss; the rebuild is recorded either way.
+    A store a server holds is rebuilt by the server (--server URL), which goes on
+    answering from the old tables meanwhile.
     """
+    if server is not None:
+        from .remote_rebuild import server_rebuild
+
+        server_rebuild(server, key, accept_loss=accept_loss, as_json=as_json)
+        return
     from gostop_records.store import Store
 
     with Store(db) as store, Progress("rebuild", None, "game") as bar:

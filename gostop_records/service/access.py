@@ -19,8 +19,8 @@ The credentials, each sent as ``Authorization: Bearer ...``:
   token); from then on the seat countersigns with that key alone, from the player's phone.
 
 ``--open`` lets anyone who reaches the server start games (and play on ``/play``), never
-reissue a token, import, take a backup or administer: those still need the server key. ``--private``
-asks for a credential to read anything (and to play on ``/play``).
+reissue a token, import, take a backup, rebuild or administer: those still need the server
+key. ``--private`` asks for a credential to read anything (and to play on ``/play``).
 """
 
 from __future__ import annotations
@@ -69,6 +69,7 @@ class Action(enum.StrEnum):
     REISSUE_TOKEN = "reissue_token"
     IMPORT = "import"
     BACKUP = "backup"
+    REBUILD = "rebuild"
     READ_GAME = "read_game"
     READ_STORE = "read_store"
     COUNTERSIGN = "countersign"
@@ -141,6 +142,13 @@ TABLE: dict[Action, Rule] = {
         routes=("POST /api/backup",),
         note="written into the server's backup folder only (a request gives a file name at "
         "most); never open to anyone",
+    ),
+    Action.REBUILD: Rule(
+        "rebuilding the projection tables",
+        _r(KEY),
+        routes=("POST /api/rebuild", "DELETE /api/rebuild"),
+        note="starts (or cancels) a rebuild beside the live tables; its progress is in "
+        "GET /api/health for the key holder; never open to anyone",
     ),
     Action.READ_GAME: Rule(
         "reading a game",

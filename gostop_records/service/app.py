@@ -36,6 +36,7 @@ from .. import events as E
 from ..store.backup import BackupError, finish_copy, prune, remove_partials, stamped_names
 from ..store.sandbox import QueryHandle
 from ..web.browse_routes import browse_routes
+from ..web.notice import announce
 from ..web.play_routes import play_routes
 from ..web.routes import page_routes
 from . import access
@@ -59,6 +60,7 @@ from .models import (
     QueryIn,
 )
 from .reads import Reads
+from .rebuilds import RebuildRunner, rebuild_routes
 from .settings import ServiceSettings
 from .streams import Hub, sse_message
 from .worker import Worker
@@ -118,6 +120,7 @@ class _State:
         self.config = config
         self.hub = Hub()
         self.metrics = Metrics()
+        self.rebuilds = RebuildRunner(self.metrics)
         self.worker: Worker | None = None
         self.reads: Reads | None = None
         self.beat: asyncio.Task[None] | None = None
@@ -177,6 +180,8 @@ class _State:
         svc = worker.service if worker is not None else None
         settler = svc.settler if svc is not None else None
         journal = svc.store.journal if svc is not None else None
+        job = self.rebuilds.job
+        rebuilding = job is not None and job.status.running
         return Snapshot(
             queue=worker.depth if worker is not None else 0,
             journal=journal.records if journal is not None else 0,
@@ -185,6 +190,11 @@ class _State:
             failing=svc is not None and svc.write_error() is not None,
             viewers=self.hub.viewer_count(),
             live=len(svc.live) if svc is not None else 0,
+            rebuilding=rebuilding,
+            rebuild_done=job.status.games / job.status.total
+            if rebuilding and job is not None and job.status.total
+            else 0.0,
+            rebuild_behind=job.status.behind if rebuilding and job is not None else 0,
         )
 
     def backup_folder(self) -> Path:
@@ -323,10 +333,14 @@ async def health(request: Request[Any, Any, Any]) -> dict[str, Any]:
     cause = svc.write_error()
     if cause is not None:  # that it fails for everyone; the cause for the key holder
         out["ok"] = False
+    out["rebuilding"] = st.rebuilds.running  # the pages say it to everyone
     if access.holds_key(request):
         out["store"] = svc.path.name
         if cause is not None:
             out["writes"] = cause
+        rebuild = st.rebuilds.status()
+        if rebuild is not None:  # the running rebuild's progress, or the last one's end
+            out["rebuild"] = rebuild
     if st.worker is not None:
         out["queue"] = st.worker.depth
     out["viewers"] = st.hub.viewer_count()
@@ -764,6 +778,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
 
     async def shutdown(app: Litestar) -> None:
         st.hub.close()
+        await st.rebuilds.stop()  # cancelled before its swap: the live tables stay
         if st.beat is not None:
             st.beat.cancel()
         if st.backups is not None:
@@ -814,6 +829,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
             import_logs,
             run_query,
             take_backup,
+            *rebuild_routes(),
             game_stream,
             server_metrics,
         ],
@@ -845,5 +861,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
     )
     app.state["gostop"] = st
     # every request counted (and logged, when asked), routed or not: around the whole app
-    app.asgi_handler = observe(app.asgi_handler, st.metrics, log=cfg.access_log)
+    app.asgi_handler = observe(
+        announce(app.asgi_handler, st.rebuilds.notice), st.metrics, log=cfg.access_log
+    )
     return app

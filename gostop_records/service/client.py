@@ -213,6 +213,11 @@ class ServiceClient:
         body = {"name": name} if name is not None else {}
         return self.post_json("/api/backup", body)  # type: ignore[no-any-return]
 
+    def rebuild(self) -> dict[str, Any]:
+        """Start a projection rebuild on the server (the client's token must be the server
+        key); its progress, as ``/api/health`` shows it to the key holder."""
+        return self.post_json("/api/rebuild", {})["rebuild"]  # type: ignore[no-any-return]
+
     def import_jsonl(self, data: bytes, *, lenient: bool = False) -> dict[str, Any]:
         try:
             out = self.request(

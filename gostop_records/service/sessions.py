@@ -51,7 +51,7 @@ from ..errors import (
 )
 from ..recorder import Decision, RecordingSession, Waiting
 from ..signing import SigningKey, read_key_file, write_key_file
-from ..store import Store
+from ..store import Store, staging
 from ..store.append import Append
 from ..store.connection import fetch_one
 from ..store.query import lock_down
@@ -199,6 +199,7 @@ class Sessions:
             self.signer = server_key(self.path) if sign else None
             store_rows.create_tables(self.store.conn)
             self.store.catch_up_rows()
+            staging.drop(self.store.conn)  # a rebuild's new tables a killed server left
             self.store.open_journal()
             self.settler = Settler(self.store, self.settings)
         except BaseException:

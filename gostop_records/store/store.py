@@ -244,15 +244,7 @@ class Store:
         """The stored rows of several games, grouped by game in seq order (rows hold no
         ``prev``: :func:`.codec.rows_to_envelopes` gives it back)."""
         self.settle()
-        out: dict[str, list[tuple[Any, ...]]] = {g: [] for g in game_ids}
-        rows = self.conn.execute(
-            f"SELECT {EVENT_SELECT} FROM events WHERE game_id IN "
-            "(SELECT unnest(?::VARCHAR[])) ORDER BY game_id, seq",
-            [list(game_ids)],
-        ).fetchall()
-        for r in rows:
-            out[r[0]].append(r)
-        return out
+        return games_events(self.conn, game_ids)
 
     # --- writing ---------------------------------------------------------------------
 
@@ -399,7 +391,8 @@ class Store:
         accept_loss: bool = False,
         progress: Callable[[int, int], None] | None = None,
     ) -> RebuildReport:
-        """Derive every projection table again from the events, in one transaction.
+        """Derive every projection table again from the events into new tables, swapped
+        in in one transaction (see :mod:`.rebuild`).
 
         Raises :class:`~.heads.LossError` when the heads chain says events are missing,
         unless ``accept_loss``, which records the loss in the chain and goes on.
@@ -517,3 +510,18 @@ def game_events(
         params.append(until_seq)
     rows = conn.execute(sql + " ORDER BY seq", params).fetchall()
     return rows_to_envelopes(rows, source=source)
+
+
+def games_events(
+    conn: duckdb.DuckDBPyConnection, game_ids: Sequence[str]
+) -> dict[str, list[tuple[Any, ...]]]:
+    """The stored rows of several games on ``conn``, grouped by game in seq order."""
+    out: dict[str, list[tuple[Any, ...]]] = {g: [] for g in game_ids}
+    rows = conn.execute(
+        f"SELECT {EVENT_SELECT} FROM events WHERE game_id IN "
+        "(SELECT unnest(?::VARCHAR[])) ORDER BY game_id, seq",
+        [list(game_ids)],
+    ).fetchall()
+    for r in rows:
+        out[r[0]].append(r)
+    return out
