@@ -135,6 +135,7 @@ def test_a_rebuild_while_four_tables_record_answers_every_read_and_loses_nothing
         assert '"state": "done"' in done.stdout
         after = sum(t.entries for t in tables)
         _wait(lambda: sum(t.entries for t in tables) >= after + 20, "recording stopped")
+        _wait(lambda: len(reader.statuses) > 20, "reading stopped")
         stop.set()
         for t in [*tables, reader]:
             t.join(timeout=120)

@@ -98,6 +98,9 @@ class RebuildRunner:
 
     async def _run(self, st: Any, job: Rebuild, conn: duckdb.DuckDBPyConnection) -> None:
         try:
+            settler = st.svc.settler
+            if settler is not None:  # what was acknowledged before the start is counted in it
+                await asyncio.to_thread(settler.sync, st.svc.settings.wait_s)
             await asyncio.to_thread(job.derive)
             report = await st.run(st.svc.finish_rebuild, job)
         except Exception as exc:
