@@ -122,7 +122,7 @@ def violation(issue: Issue, envelopes: Sequence[E.Envelope], detail: bool = Fals
     """An issue as a finding; with ``detail``, the state and the legal inputs at that point."""
     rec = issue.recorded
     what = describe_action(rec) if rec is not None and E.is_input(rec) else ""
-    where = f"seq {issue.seq}: " if issue.seq is not None else "at the end of the log: "
+    where = f"{issue.where}: " if issue.where else "at the end of the log: "
     text = f"{where}{what}: {issue.reason}" if what else f"{where}{issue.reason}"
     legal: tuple[dict[str, Any], ...] = ()
     ltext = ""

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import log as L
+from ..errors import Finding
 from ..events import Envelope
 from . import parallel
 from .connection import bounded_memory, database_setting
@@ -112,8 +113,8 @@ class ImportReport:
     skipped: int = 0  # games already stored in full
     events: int = 0  # events written
     violations: int = 0  # rule violations accepted in lenient mode
-    rejected: list[Problem] = field(default_factory=list)
-    conflicts: list[Problem] = field(default_factory=list)
+    rejected: list[Finding] = field(default_factory=list)
+    conflicts: list[Finding] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -121,6 +122,8 @@ class ImportReport:
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
+        d["rejected"] = [p.to_dict() for p in self.rejected]
+        d["conflicts"] = [p.to_dict() for p in self.conflicts]
         d["ok"] = self.ok
         return d
 
@@ -267,10 +270,10 @@ def ripe(count: int, step: int, bound: int, row_group: int = ROW_GROUP_ROWS) -> 
     return tail == 0 or tail + step >= row_group
 
 
-def discover(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[Problem]]:
+def discover(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[Finding]]:
     """Log files named or found (recursively) in folders, and the paths that are neither."""
     files, missing = L.find_logs(paths)
-    return files, [Problem(str(p), None, None, "no such file or folder") for p in missing]
+    return files, [Finding(file=str(p), reason="no such file or folder") for p in missing]
 
 
 def _write(
@@ -432,7 +435,7 @@ class Importer:
             self.report.rejected.append(found.broken[gid])
         return True
 
-    def _placed(self, problem: Problem, run: int) -> Problem:
+    def _placed(self, problem: Finding, run: int) -> Finding:
         """The problem with the line of its seq in the file, when it has none yet."""
         found = self._scans.get(problem.file or "")
         if problem.line is not None or found is None:
@@ -676,7 +679,9 @@ class Importer:
             return None
         broken = check_links(run, read.bad_hash)
         if broken is not None:
-            problem = Problem(file, gid, broken[0], broken[1], "hash_chain")
+            problem = Finding(
+                file=file, game_id=gid, seq=broken[0], reason=broken[1], rule="hash_chain"
+            )
             report.rejected.append(self._placed(problem, read.index))
             return None
         stored = hashes.get(gid, [])
@@ -686,11 +691,11 @@ class Importer:
                 break
             if stored[env.seq - 1] != env.hash:
                 report.conflicts.append(
-                    Problem(
-                        file,
-                        gid,
-                        env.seq,
-                        f"the store holds another event at seq {env.seq} (stored hash "
+                    Finding(
+                        file=file,
+                        game_id=gid,
+                        seq=env.seq,
+                        reason=f"the store holds another event at seq {env.seq} (stored hash "
                         f"{stored[env.seq - 1][:12]}..., file {env.hash[:12]}...); the stored "
                         "events are kept",
                     )
@@ -703,13 +708,13 @@ class Importer:
         first = run[0].seq
         if first > n + 1:
             report.rejected.append(
-                Problem(
-                    file,
-                    gid,
-                    first,
-                    f"the file's events start at seq {first}, but the store holds {n}: "
+                Finding(
+                    file=file,
+                    game_id=gid,
+                    seq=first,
+                    reason=f"the file's events start at seq {first}, but the store holds {n}: "
                     f"seq {n + 1}..{first - 1} are missing",
-                    "seq_dense",
+                    rule="seq_dense",
                     line=self._scans[file].line_of(read.index, 0, gid)
                     if file in self._scans
                     else None,
@@ -718,11 +723,11 @@ class Importer:
             return None
         if n and first == n + 1 and run[0].prev != stored[-1]:
             report.conflicts.append(
-                Problem(
-                    file,
-                    gid,
-                    first,
-                    "does not continue the stored hash chain of the game",
+                Finding(
+                    file=file,
+                    game_id=gid,
+                    seq=first,
+                    reason="does not continue the stored hash chain of the game",
                 )
             )
             return None
@@ -732,7 +737,7 @@ class Importer:
             before = pending[gid].full if gid in pending else self.store.events(gid)
             full = [*before[: first - 1], *run]
         checked = replay(read, full, n, self.strict)
-        if isinstance(checked, Problem):
+        if isinstance(checked, Finding):
             report.rejected.append(self._placed(checked, read.index))
             return None
         return checked
@@ -812,11 +817,12 @@ class Importer:
         if len(group.planned) == 1:
             file, gid, stored, _, _ = group.planned[0]
             self.report.conflicts.append(
-                Problem(
-                    file,
-                    gid,
-                    stored + 1,
-                    "another writer appended to this game during the import; nothing was written",
+                Finding(
+                    file=file,
+                    game_id=gid,
+                    seq=stored + 1,
+                    reason="another writer appended to this game during the import; "
+                    "nothing was written",
                 )
             )
             return

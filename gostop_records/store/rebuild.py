@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import GostopError, LogError, ProjectionError
+from ..errors import Finding, GostopError, LogError, ProjectionError
 from ..events import Envelope
 from ..projector import Projector
 from .codec import rows_to_envelopes
@@ -48,18 +48,9 @@ __all__ = [
 GROUP_EVENTS = 20_000
 
 
-@dataclass(frozen=True, slots=True)
-class Failure:
-    """A stored game that cannot be projected: an event does not decode, or does not replay."""
-
-    game_id: str
-    seq: int | None
-    reason: str
-    decode: bool  # the stored payload itself is unreadable (changed by hand?)
-
-    def describe(self) -> str:
-        where = f"game {self.game_id}" + (f", seq {self.seq}" if self.seq is not None else "")
-        return f"{where}: {self.reason}"
+#: A stored game that cannot be projected: an event does not decode (rule ``decode``: the
+#: stored payload itself is unreadable, changed by hand?), or does not replay.
+Failure = Finding
 
 
 @dataclass(slots=True)
@@ -116,7 +107,7 @@ def fresh_rows(
         try:
             envs = decode_game(store, stored)
         except LogError as exc:
-            failed.append(Failure(gid, exc.seq, exc.reason, True))
+            failed.append(Failure(game_id=gid, seq=exc.seq, rule="decode", reason=exc.reason))
             continue
         decoded[gid] = envs
         p = Projector(strict=False, inplace=True)
@@ -126,15 +117,16 @@ def fresh_rows(
         except (ProjectionError, GostopError) as exc:
             failed.append(
                 Failure(
-                    gid,
-                    getattr(exc, "seq", None),
-                    f"does not replay: {getattr(exc, 'reason', exc)}",
-                    False,
+                    game_id=gid,
+                    seq=getattr(exc, "seq", None),
+                    rule=getattr(exc, "rule", "replay"),
+                    reason=f"does not replay: {getattr(exc, 'reason', exc)}",
                 )
             )
             continue
         if p.game is None:
-            failed.append(Failure(gid, 1, "the events do not start with game_started", False))
+            reason = "the events do not start with game_started"
+            failed.append(Failure(game_id=gid, seq=1, rule="game_started", reason=reason))
             continue
         derive(envs, p.game, p.issues, rows=rows, retracted=p.retracted)
     return rows, decoded
