@@ -153,7 +153,7 @@ class ProofLine(msgspec.Struct, frozen=True, gc=False):
     indented by ``depth``) and what a page draws, with the parts programs key on.
 
     ``kind`` is ``heading``, ``score`` (a combination: ``amount`` points, ``cards``),
-    ``cup``, ``go`` (``amount``: the Go points), ``carry``, ``loser`` (``seat`` pays
+    ``cup``, ``go`` (``amount``: the Go points), ``loser`` (``seat`` pays
     ``amount`` chips), ``factor`` (``amount``: the factor, ``applies``, ``name``), ``sum``
     (``amount``: the chips before any cap or dokbak) or ``pays`` (a loser pays otherwise).
     ``reason`` is why: a combination's detail, a factor's condition and setting, a note."""
@@ -216,9 +216,6 @@ class Proof(msgspec.Struct, frozen=True, gc=False):
         else:
             text = f"Go bonus: none (no Go called): {self.go_points} points"
             out.append(ProofLine("go", 1, text, self.go_points))
-        if self.carry > 1:
-            text = f"nagari carry: x{self.carry} (the hand(s) before had no winner)"
-            out.append(ProofLine("carry", 1, text, self.carry))
         for lp in self.losers:
             loser = who(lp.loser)
             text = f"{_subject(loser, 'pays')} {winner} {lp.pays_chips} chips:"
