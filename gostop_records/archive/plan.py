@@ -210,6 +210,12 @@ class _Copy:
     line: int
     cut: Finding | None = None
 
+    def finding(self, game_id: str, seq: int | None, reason: str, rule: str = "") -> Finding:
+        """Something found about this copy of a game, at its first line."""
+        return Finding(
+            file=self.source, line=self.line, game_id=game_id, seq=seq, rule=rule, reason=reason
+        )
+
 
 def plan(
     scans: Sequence[Scan],
@@ -269,25 +275,21 @@ def plan(
                 out.duplicates += 1
                 continue
             out.rejected.append(
-                Finding(
-                    file=o.source,
-                    game_id=gid,
-                    seq=o.first_seq,
-                    reason=f"seqs {o.first_seq}..{o.last_seq} of the game do not continue the game "
+                o.finding(
+                    gid,
+                    o.first_seq,
+                    f"seqs {o.first_seq}..{o.last_seq} of the game do not continue the game "
                     f"read from {first.source} line {first.line} (seqs {first.first_seq}.."
                     f"{first.last_seq}); that one is archived",
-                    rule="game_conflict",
-                    line=o.line,
+                    "game_conflict",
                 )
             )
         if first.cut is not None:
             out.rejected.append(
-                Finding(
-                    file=first.source,
-                    game_id=gid,
-                    seq=first.last_seq + 1,
-                    reason="the game's log ends at a line that cannot be read; not archived",
-                    line=first.line,
+                first.finding(
+                    gid,
+                    first.last_seq + 1,
+                    "the game's log ends at a line that cannot be read; not archived",
                 )
             )
             continue
@@ -297,30 +299,24 @@ def plan(
                 out.skipped += 1
             else:
                 out.changed.append(
-                    Finding(
-                        file=first.source,
-                        game_id=gid,
-                        seq=None,
-                        reason=f"differs from the archived game ({events} events, head "
-                        f"{head[:12]}); "
+                    first.finding(
+                        gid,
+                        None,
+                        f"differs from the archived game ({events} events, head {head[:12]}); "
                         f"this log has {first.last_seq} events, head {first.head[:12]}: the "
                         "archive keeps what it holds",
-                        rule="game_changed",
-                        line=first.line,
+                        "game_changed",
                     )
                 )
             continue
         if first.first_seq != 1:
             out.rejected.append(
-                Finding(
-                    file=first.source,
-                    game_id=gid,
-                    seq=first.first_seq,
-                    reason=f"the game starts at seq {first.first_seq}: its earlier "
-                    f"events are in no "
+                first.finding(
+                    gid,
+                    first.first_seq,
+                    f"the game starts at seq {first.first_seq}: its earlier events are in no "
                     "log given; the archive holds whole games from seq 1",
-                    rule="game_start",
-                    line=first.line,
+                    "game_start",
                 )
             )
             continue

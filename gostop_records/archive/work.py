@@ -15,7 +15,7 @@ import contextlib
 import os
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import log as L
@@ -105,10 +105,10 @@ def build_unit(unit: Unit, out: str, build: str, strict: bool = True) -> UnitRes
             result.rejected.append(
                 Finding(
                     file=exc.file,
+                    line=exc.line,
                     game_id=game.game_id,
                     seq=exc.seq,
                     reason=exc.reason,
-                    line=exc.line,
                 )
             )
             continue
@@ -128,16 +128,7 @@ def build_unit(unit: Unit, out: str, build: str, strict: bool = True) -> UnitRes
             continue
         checked = replay(Run(first.path, 0, envs, bad), envs, 0, strict)
         if isinstance(checked, Finding):
-            result.rejected.append(
-                Finding(
-                    file=checked.file,
-                    game_id=checked.game_id,
-                    seq=checked.seq,
-                    reason=checked.reason,
-                    rule=checked.rule,
-                    line=_line_of(game, checked.seq),
-                )
-            )
+            result.rejected.append(replace(checked, line=_line_of(game, checked.seq)))
             continue
         derive(checked.full, checked.game, checked.issues, rows=rows)
         accepted.extend(envs)

@@ -319,44 +319,18 @@ def losses(conn: duckdb.DuckDBPyConnection) -> list[Loss]:
             f"{kind}, {at})"
         )
         if n == 0:
-            out.append(
-                Loss(
-                    gid,
-                    entry,
-                    seq,
-                    head,
-                    n,
-                    "game_deleted",
-                    f"deleted from the store: {said}; the store holds none of its events",
-                )
-            )
+            kind = "game_deleted"
+            reason = f"deleted from the store: {said}; the store holds none of its events"
         elif n < seq:
             gap = f"seq {n + 1}" if n + 1 == seq else f"seq {n + 1}..{seq}"
-            out.append(
-                Loss(
-                    gid,
-                    entry,
-                    seq,
-                    head,
-                    n,
-                    "events_missing",
-                    f"{gap} missing: {said}; the store holds {n}",
-                )
-            )
+            kind, reason = "events_missing", f"{gap} missing: {said}; the store holds {n}"
         else:
-            out.append(
-                Loss(
-                    gid,
-                    entry,
-                    seq,
-                    head,
-                    n,
-                    "game_replaced",
-                    f"replaced or changed: {said}; "
-                    f"the store's event at seq {seq} has hash {_short(digest)}"
-                    + _departs(conn, gid),
-                )
+            kind = "game_replaced"
+            reason = (
+                f"replaced or changed: {said}; "
+                f"the store's event at seq {seq} has hash {_short(digest)}" + _departs(conn, gid)
             )
+        out.append(Loss(gid, entry, seq, head, n, kind, reason))
     return out
 
 

@@ -40,6 +40,7 @@ __all__ = [
     "catch_up",
     "fresh_rows",
     "game_groups",
+    "games_behind",
     "rebuild",
 ]
 
@@ -195,21 +196,24 @@ def _rebuild(
     return report
 
 
+def games_behind(conn: Any) -> list[str]:
+    """The games whose projection rows do not reach their latest event (``positions``)."""
+    found = conn.execute(
+        """
+        SELECT e.game_id FROM (SELECT game_id, max(seq) AS n FROM events GROUP BY game_id) e
+        LEFT JOIN positions p USING (game_id)
+        WHERE p.seq IS DISTINCT FROM e.n ORDER BY e.game_id
+        """
+    ).fetchall()
+    return [str(gid) for (gid,) in found]
+
+
 def catch_up(store: Store) -> list[str]:
     """Derive again the rows of the games whose ``positions`` row is behind their last
     event (or missing): a server that defers its projection writes and died before one.
     Only those games' rows are replaced, in one transaction; the events are not touched."""
     conn = store.conn
-    behind = [
-        str(gid)
-        for (gid,) in conn.execute(
-            """
-            SELECT e.game_id FROM (SELECT game_id, max(seq) AS n FROM events GROUP BY game_id) e
-            LEFT JOIN positions p USING (game_id)
-            WHERE p.seq IS DISTINCT FROM e.n ORDER BY e.game_id
-            """
-        ).fetchall()
-    ]
+    behind = games_behind(conn)
     if not behind:
         return []
     failed: list[Failure] = []

@@ -45,7 +45,7 @@ from .. import log as L
 from ..errors import GostopError, LogError
 from .connection import bounded_memory
 from .heads import ENTRY_SELECT, chain_rows, entry_digest, losses, tip, writing
-from .rebuild import decode_game, game_groups
+from .rebuild import decode_game, game_groups, games_behind
 from .rows import insert_rows
 from .schema import HEADS_COLUMNS
 from .verify import chain_break, type_mismatch
@@ -227,16 +227,7 @@ def _plan(store: Store) -> RepairReport:
             )
         )
     report.entry = n + 1
-    report.behind = [
-        str(g)
-        for (g,) in conn.execute(
-            """
-            SELECT e.game_id FROM (SELECT game_id, max(seq) AS n FROM events GROUP BY game_id) e
-            LEFT JOIN positions p USING (game_id)
-            WHERE p.seq IS DISTINCT FROM e.n ORDER BY e.game_id
-            """
-        ).fetchall()
-    ]
+    report.behind = games_behind(conn)
     return report
 
 
