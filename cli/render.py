@@ -367,8 +367,9 @@ def settlement_lines(
     ``names`` word the proof's seats otherwise (``you``) than the players' names."""
     p = paint or Painter()
     proof = result.proof()
-    bold = lambda text: p(text, bold=True)  # noqa: E731
-    out = proof_text(proof, names or players, bold) if proof is not None else []
+    out = []
+    if proof is not None:
+        out = proof_text(proof, names or players, lambda text: p(text, bold=True))
     instants = [d for d in result.dues if d[4] != "stop"]
     caps = [c for c in shortfalls if c[0] == result.hand]
     if not instants and not caps:
