@@ -466,7 +466,7 @@ def rebuild(
         rows = ", ".join(f"{k} {v}" for k, v in report.rows.items())
         common.echo(f"rebuilt the projections of {report.games} game(s): {rows}")
     for f in report.failed:
-        common.warn(f"not projected: {f.describe()}")
+        common.warn(f"not projected: {f}")
     for loss in report.accepted:
         common.warn(f"loss accepted and recorded: game {loss.game_id}: {loss.reason}")
 

@@ -36,9 +36,9 @@ from .. import events as E
 from .. import notation
 from ..engine.actions import legal_actions
 from ..engine.game import GameState, apply_game
+from ..engine.moves import equivalent
 from ..engine.rulebook import seats as SEATS
 from ..engine.state import HandState, Phase
-from ..engine.turn import _equivalent
 from ..projector import Projector
 from ..sim.strong import candidates
 from ..sim.view import SeatView, seat_view
@@ -127,7 +127,7 @@ def _same_play(a: Any, b: Any, state: HandState) -> bool:
     if type(a) is not E.CardPlayed or type(b) is not E.CardPlayed or a.chosen != b.chosen:
         return False
     i, j = _IDX[a.card], _IDX[b.card]
-    return C.month_of(i) == C.month_of(j) and _equivalent(i, j, state.table)
+    return C.month_of(i) == C.month_of(j) and equivalent(i, j, state.table)
 
 
 def _with_taken(state: HandState, options: list[Any], ev: Any) -> tuple[list[Any], int]:

@@ -146,7 +146,7 @@ def now(rec: RecordingSession) -> dict[str, Any]:
         if h.phase is Phase.PLAY:
             actions += _hidden_shows(game, h)
         if h.phase is Phase.DECIDE:
-            stop_pays = proof_dict(settle(h.table, facts_of(h, h.decider)))
+            stop_pays = proof_dict(settle(h.table, facts_of(h, h.decider)), game.players)
         unseen = C.codes(h.unknown_pool())
     lines = [_action(a) for a in actions]
     dues = [

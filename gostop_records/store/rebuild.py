@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import log as L
-from ..errors import GostopError, LogError, ProjectionError
+from ..errors import Finding, GostopError, LogError, ProjectionError
 from ..events import Envelope
 from ..projector import Projector
 from . import staging
@@ -57,6 +57,7 @@ __all__ = [
     "catch_up",
     "fresh_rows",
     "game_groups",
+    "games_behind",
     "rebuild",
 ]
 
@@ -65,18 +66,9 @@ __all__ = [
 GROUP_EVENTS = 20_000
 
 
-@dataclass(frozen=True, slots=True)
-class Failure:
-    """A stored game that cannot be projected: an event does not decode, or does not replay."""
-
-    game_id: str
-    seq: int | None
-    reason: str
-    decode: bool  # the stored payload itself is unreadable (changed by hand?)
-
-    def describe(self) -> str:
-        where = f"game {self.game_id}" + (f", seq {self.seq}" if self.seq is not None else "")
-        return f"{where}: {self.reason}"
+#: A stored game that cannot be projected: an event does not decode (rule ``decode``: the
+#: stored payload itself is unreadable, changed by hand?), or does not replay.
+Failure = Finding
 
 
 @dataclass(slots=True)
@@ -133,7 +125,7 @@ def fresh_rows(
         try:
             envs = decode_game(store, stored)
         except LogError as exc:
-            failed.append(Failure(gid, exc.seq, exc.reason, True))
+            failed.append(Failure(game_id=gid, seq=exc.seq, rule="decode", reason=exc.reason))
             continue
         decoded[gid] = envs
         p = Projector(strict=False, inplace=True)
@@ -143,15 +135,16 @@ def fresh_rows(
         except (ProjectionError, GostopError) as exc:
             failed.append(
                 Failure(
-                    gid,
-                    getattr(exc, "seq", None),
-                    f"does not replay: {getattr(exc, 'reason', exc)}",
-                    False,
+                    game_id=gid,
+                    seq=getattr(exc, "seq", None),
+                    rule=getattr(exc, "rule", "replay"),
+                    reason=f"does not replay: {getattr(exc, 'reason', exc)}",
                 )
             )
             continue
         if p.game is None:
-            failed.append(Failure(gid, 1, "the events do not start with game_started", False))
+            reason = "the events do not start with game_started"
+            failed.append(Failure(game_id=gid, seq=1, rule="game_started", reason=reason))
             continue
         derive(envs, p.game, p.issues, rows=rows, retracted=p.retracted)
     return rows, decoded
@@ -409,21 +402,24 @@ def rebuild(
             raise
 
 
+def games_behind(conn: Any) -> list[str]:
+    """The games whose projection rows do not reach their latest event (``positions``)."""
+    found = conn.execute(
+        """
+        SELECT e.game_id FROM (SELECT game_id, max(seq) AS n FROM events GROUP BY game_id) e
+        LEFT JOIN positions p USING (game_id)
+        WHERE p.seq IS DISTINCT FROM e.n ORDER BY e.game_id
+        """
+    ).fetchall()
+    return [str(gid) for (gid,) in found]
+
+
 def catch_up(store: Store) -> list[str]:
     """Derive again the rows of the games whose ``positions`` row is behind their last
     event (or missing): a server that defers its projection writes and died before one.
     Only those games' rows are replaced, in one transaction; the events are not touched."""
     conn = store.conn
-    behind = [
-        str(gid)
-        for (gid,) in conn.execute(
-            """
-            SELECT e.game_id FROM (SELECT game_id, max(seq) AS n FROM events GROUP BY game_id) e
-            LEFT JOIN positions p USING (game_id)
-            WHERE p.seq IS DISTINCT FROM e.n ORDER BY e.game_id
-            """
-        ).fetchall()
-    ]
+    behind = games_behind(conn)
     if not behind:
         return []
     failed: list[Failure] = []

@@ -20,9 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from ..errors import Finding
 from .append import Append, AppendResult
-from .importer import ImportReport
-from .runs import Checked, FileScan, Problem, Run, RunReader, replay, scan
+from .import_report import ImportReport
+from .runs import Checked, FileScan, Run, RunReader, replay, scan
 from .verdict import Conflict, judge
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ class Upload:
     scan: FileScan
     report: ImportReport
     #: each game's run, with the rules' verdict when the run starts the game
-    runs: list[tuple[Run, Checked | Problem | None]] = field(default_factory=list)
+    runs: list[tuple[Run, Checked | Finding | None]] = field(default_factory=list)
 
 
 def read_upload(path: str | os.PathLike[str], *, strict: bool = True) -> Upload:
@@ -90,7 +91,7 @@ def append_upload(store: Store, up: Upload) -> tuple[ImportReport, list[AppendRe
             report.skipped += 1
         elif isinstance(verdict, Conflict):
             report.conflicts.append(verdict.problem)
-        elif isinstance(verdict, Problem):
+        elif isinstance(verdict, Finding):
             report.rejected.append(_placed(up.scan, verdict, run.index))
         else:
             assert verdict.projector is not None
@@ -150,7 +151,7 @@ def _stored_hashes(store: Store, games: Sequence[str]) -> dict[str, list[str]]:
     return out
 
 
-def _placed(found: FileScan, problem: Problem, run: int) -> Problem:
+def _placed(found: FileScan, problem: Finding, run: int) -> Finding:
     if problem.line is not None:
         return problem
     return replace(problem, line=found.line_of_seq(run, problem.seq, problem.game_id))

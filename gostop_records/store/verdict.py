@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..errors import Finding
 from ..events import Envelope
-from .runs import Checked, FileScan, Problem, Run, check_links, replay
+from .runs import Checked, FileScan, Run, check_links, replay
 
 __all__ = ["Conflict", "judge"]
 
@@ -22,7 +23,7 @@ __all__ = ["Conflict", "judge"]
 class Conflict:
     """The run differs from the stored game: nothing of it is written."""
 
-    problem: Problem
+    problem: Finding
 
 
 def judge(
@@ -32,8 +33,8 @@ def judge(
     *,
     strict: bool,
     scan: FileScan | None = None,
-    replayed: Checked | Problem | None = None,
-) -> Checked | Problem | Conflict | None:
+    replayed: Checked | Finding | None = None,
+) -> Checked | Finding | Conflict | None:
     """The verdict on ``read``: checked (to append), a problem (rejected), a conflict, or
     None (skipped: the store holds it all).
 
@@ -47,18 +48,18 @@ def judge(
     gid = run[0].game_id
     broken = check_links(run, read.bad_hash)
     if broken is not None:
-        return Problem(file, gid, broken[0], broken[1], "hash_chain")
+        return Finding(file=file, game_id=gid, seq=broken[0], reason=broken[1], rule="hash_chain")
     n = len(stored)
     for env in run:
         if env.seq > n:
             break
         if stored[env.seq - 1] != env.hash:
             return Conflict(
-                Problem(
-                    file,
-                    gid,
-                    env.seq,
-                    f"the store holds another event at seq {env.seq} (stored hash "
+                Finding(
+                    file=file,
+                    game_id=gid,
+                    seq=env.seq,
+                    reason=f"the store holds another event at seq {env.seq} (stored hash "
                     f"{stored[env.seq - 1][:12]}..., file {env.hash[:12]}...); the stored "
                     "events are kept",
                 )
@@ -67,19 +68,18 @@ def judge(
         return None
     first = run[0].seq
     if first > n + 1:
-        return Problem(
-            file,
-            gid,
-            first,
-            f"the file's events start at seq {first}, but the store holds {n}: "
+        return Finding(
+            file=file,
+            game_id=gid,
+            seq=first,
+            reason=f"the file's events start at seq {first}, but the store holds {n}: "
             f"seq {n + 1}..{first - 1} are missing",
-            "seq_dense",
+            rule="seq_dense",
             line=scan.line_of(read.index, 0, gid) if scan is not None else None,
         )
     if n and first == n + 1 and run[0].prev != stored[-1]:
-        return Conflict(
-            Problem(file, gid, first, "does not continue the stored hash chain of the game")
-        )
+        reason = "does not continue the stored hash chain of the game"
+        return Conflict(Finding(file=file, game_id=gid, seq=first, reason=reason))
     if n == 0 and first == 1 and replayed is not None:
         return replayed
     full = list(run) if first == 1 else [*earlier()[: first - 1], *run]

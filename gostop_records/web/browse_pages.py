@@ -20,6 +20,7 @@ from markupsafe import Markup
 
 from .. import events as E
 from ..engine import rulebook as RB
+from ..proof_view import proof_html
 from ..store.browse import (
     OUTCOMES,
     HandFilter,
@@ -176,12 +177,17 @@ def audit_page(game_id: str, envelopes: Sequence[E.Envelope], *, lenient: bool =
     from ..audit.render import AS_NOTED, TABLE_NOTED
     from ..seal import seal_of
 
-    result = audit_game(envelopes, lenient=lenient).to_dict()
+    audit = audit_game(envelopes, lenient=lenient)
+    result = audit.to_dict()
+    names = [audit.seat_label(s) for s in range(len(audit.seats))]
+    # each proof as the one HTML rendering of it (its text escaped there)
+    proofs = {h.hand: Markup(proof_html(h.proof, names)) for h in audit.hands if h.proof}
     seal = seal_of(envelopes)
     seats = {s["seat"]: s for s in result["seats"]}
     return _render(
         "audit.html",
         a=result,
+        proofs=proofs,
         game_id=game_id,
         seal=seal,
         seats=seats,

@@ -105,8 +105,9 @@ def replay_page(game_id: str, envelopes: Sequence[E.Envelope], *, start: int | N
             seal=data["seal"],
             problems=problems.strip(),
             css=Markup(_static("replay.css")),
+            proof_js=Markup(_static("proof.js")),
             script=Markup(_static("replay.js")),
-            csp=page_policy([_static("replay.js")], [_static("replay.css")]),
+            csp=page_policy([_static("proof.js"), _static("replay.js")], [_static("replay.css")]),
             sprite=Markup(W.sprite()),
             data=Markup(_script_json(data)),
         )

@@ -477,14 +477,14 @@ class PlayTable:
         if step.human and step.kind == "cup":
             out["cup_points"] = s.cup_points()
         if step.human and step.kind == "decide":
-            out["stop_pays"] = proof_dict(s.stop_value())
+            out["stop_pays"] = proof_dict(s.stop_value(), _as_told(s))
         if step.kind in ("over", "hand_over"):
             last = self.deals[-1]
             out["deck"] = last["deck"]
             out["salt"] = last["salt"]
             out["deals"] = list(self.deals)
             proof = s.proof()
-            out["proof"] = None if proof is None else proof_dict(proof)
+            out["proof"] = None if proof is None else proof_dict(proof, _as_told(s))
             result = s.result()
             out["result"] = (
                 None
@@ -501,3 +501,8 @@ class PlayTable:
             out["hands_played"] = len(s.game.results)
             out["next_hand"] = step.kind == "hand_over"
         return out
+
+
+def _as_told(s: PlaySession) -> list[str]:
+    """The seats' names as the player is told them in a proof: their own seat is "you"."""
+    return ["you" if seat == HUMAN else pl.name for seat, pl in enumerate(s.players)]

@@ -170,9 +170,10 @@ def play_page(ruleset: str, bot: str) -> str:
         .render(
             css=Markup(_static("table.css") + _static("play.css")),
             table_js=Markup(_static("table.js")),
+            proof_js=Markup(_static("proof.js")),
             script=Markup(_static("play.js")),
             csp=page_policy(
-                [_static("table.js"), _static("play.js")],
+                [_static("table.js"), _static("proof.js"), _static("play.js")],
                 [_static("table.css") + _static("play.css")],
                 connect=True,
             ),

@@ -519,23 +519,9 @@
 
   // --- the end: the result, the proof, the replay, the deal checked ------------------------
 
+  // the payout proof, drawn by the shared proof.js from the lines the server words
   function proofHtml(v, p) {
-    let html = `<table class="proof-lines"><caption>${esc(name(v, p.winner))} scored ${p.score.total} points</caption>`;
-    html += p.score.lines
-      .map((ln) => `<tr><td>${esc(ln.name)}${ln.detail ? `<small>${esc(ln.detail)}</small>` : ""}</td><td class="cards"><div class="faces">${ln.cards.map((c) => face(c, "card mini")).join("")}</div></td><td class="num">${ln.points}</td></tr>`)
-      .join("");
-    if (p.score.cup_role) html += `<tr><td colspan="3">September cup as ${esc(p.score.cup_role)}: ${esc(p.score.cup_reason || "")}</td></tr>`;
-    html += `<tr class="total"><td>${p.go_count ? `${p.go_count} Go: ${esc(p.go_formula)}` : "no Go"}</td><td></td><td class="num">${p.go_points}</td></tr></table>`;
-    for (const lp of p.losers) {
-      html += `<div class="loser" data-loser="${lp.loser}"><h3>${lp.loser === 0 ? "You pay" : esc(name(v, lp.loser)) + " pays"}</h3><ul class="factors">`;
-      html += lp.factors
-        .map((x) => `<li class="${x.applies ? "applies" : "not"}"><b>${x.applies ? "×" + x.factor : "–"}</b> ${esc(x.name)}: ${esc(x.condition)}</li>`)
-        .join("");
-      html +=
-        `</ul><p class="sum">${p.go_points} points × ${lp.multiplier} = ${lp.points} points × stake ${p.stake} = ` +
-        `<b class="chips" data-chips="${lp.pays_chips}">${lp.pays_chips} chips</b>${lp.note ? " (" + esc(lp.note) + ")" : ""}</p></div>`;
-    }
-    return html;
+    return GostopProof.html(p, (c) => face(c, "card mini"));
   }
 
   function drawEnd(v) {

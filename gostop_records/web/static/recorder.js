@@ -453,13 +453,9 @@
         choice.options.map((o) => cardButton(o, `data-choose="${T.esc(o)}"`)).join("") +
         `<button type="button" class="plain" data-cancel>Cancel</button></div>`;
     } else if (!queue.length && kind === "decide") {
-      const pays = (now.stop_pays && now.stop_pays.losers) || [];
+      const pays = now.stop_pays ? GostopProof.summary(now.stop_pays) : [];
       html += `<div class="panel ask sheet" id="decide" role="dialog" aria-label="Go or Stop">` +
-        (pays.length ? `<p>A Stop pays now:</p><ul class="pays">${pays.map((l) => {
-          const why = (l.factors || []).filter((f) => f.applies).map((f) => `×${f.factor} ${f.name}`);
-          return `<li>${T.esc(T.nameOf(now, l.loser))} pays <b>${l.pays_chips}</b> chips` +
-            (why.length ? ` <span class="muted">(${T.esc(why.join(", "))})</span>` : "") + `</li>`;
-        }).join("")}</ul>` : "") +
+        (pays.length ? `<p>A Stop pays now:</p><ul class="pays">${pays.map((t) => `<li>${T.esc(t)}</li>`).join("")}</ul>` : "") +
         lineOf("go_called").map((a) => `<button type="button" class="big go" data-line="${T.esc(a.line)}">Go</button>`).join("") +
         lineOf("stop_called").map((a) => `<button type="button" class="big stop" data-line="${T.esc(a.line)}">Stop</button>`).join("") +
         `</div>`;
