@@ -549,7 +549,11 @@ def table_words(
             f"The night is closed after hand {hand}: {paying}. Standing: {standings(players, net)}."
         )
     if kind == "pay":
-        return f"Hand {hand} is over. {ended}The payments are being recorded."
+        # paid now or tallied for the night's settlement: the table decides, the record waits
+        return (
+            f"Hand {hand} is over. {ended}Its payments are due. "
+            f"Standing: {standings(players, net)}."
+        )
     if kind == "deal":
         if hand <= 1:
             return f"Hand 1: the deal{f', {name} deals' if seat is not None else ''}."

@@ -41,7 +41,7 @@ def _env() -> jinja2.Environment:
     )
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=16)
 def _static(name: str) -> str:
     return resources.files("gostop_records.web").joinpath("static", name).read_text("utf-8")
 
@@ -105,8 +105,9 @@ def replay_page(game_id: str, envelopes: Sequence[E.Envelope], *, start: int | N
             seal=data["seal"],
             problems=problems.strip(),
             css=Markup(_static("replay.css")),
+            proof_js=Markup(_static("proof.js")),
             script=Markup(_static("replay.js")),
-            csp=page_policy([_static("replay.js")], [_static("replay.css")]),
+            csp=page_policy([_static("proof.js"), _static("replay.js")], [_static("replay.css")]),
             sprite=Markup(W.sprite()),
             data=Markup(_script_json(data)),
         )
