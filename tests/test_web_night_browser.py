@@ -39,6 +39,8 @@ SEED = 8
 #: Ben, and the table settles it at 12.
 PAID_HAND = 1
 SETTLED = (12, "three chips forgiven")
+#: The night's totals after hands 1 and 2, as the live table says them.
+STANDING = {1: "Ann +14, Ben -14", 2: "Ann +36, Ben -36"}
 
 
 @pytest.fixture(scope="module")
@@ -314,7 +316,9 @@ def _the_payment(night: Night, hand: int) -> None:
     assert f"Hand {hand + 1}: the deal" in rec.inner_text("#prompt")
     night.check_live(f"after-hand-{hand}")
     live = words(night.live.locator("#prompt"))
-    assert f"Hand {hand} is over." in live and "Standing:" in live
+    assert f"Hand {hand} is over." in live, live
+    # the night's totals, paid or tallied: Ben lost 14 in hand 1 and 22 in hand 2
+    assert f"Standing: {STANDING[hand]} chips." in live, live
 
 
 def _settle(night: Night) -> None:
@@ -339,20 +343,32 @@ def _settle(night: Night) -> None:
     rec.click("#settle-record")
     settled(rec, v)
     rec.wait_for_function("() => document.body.dataset.waiting === 'closed'")
-    assert "closed and settled" in rec.inner_text("#settle")
+    done = words(rec.locator("#settle"))
+    assert "closed and settled" in done and f"Ben paid Ann {chips} ({why})" in done, done
+    code = rec.inner_text("#seal")
+    last = envelopes(night.server, night.gid)[-1]
+    assert type(last.event) is E.CheckpointSigned and seal_text(last.hash) == code
     night.steps.shot(rec, "night-closed-and-settled")
     recent = rec.inner_text("#recent")
     assert "Ben" in recent and "settle pay" not in recent, recent
     night.live.wait_for_function("() => document.body.dataset.waiting === 'closed'")
-    assert "The night is closed" in night.live.inner_text("#prompt")
+    said = words(night.live.locator("#prompt"))
+    assert said.startswith(
+        f"The night is closed after hand 3: the settlement is paid (Ben pays Ann {chips})."
+    )
+    assert "Standing: Ann +29, Ben -29 chips." in said, said
     night.check_live("night-closed")
 
 
 def _look_at_the_audit(night: Night) -> None:
     page = night.live
     page.goto(f"{night.server.url}/games/{night.gid}/audit")
-    page.wait_for_selector("#hand-3")
-    assert "three chips forgiven" in page.inner_text("body")
+    page.wait_for_selector("#settlement")
+    verdict = page.inner_text("#verdict")
+    assert verdict == "1 transfer(s) of the night's settlement differ from the proposal."
+    transfers = words(page.locator("#settlement-transfers"))
+    assert "proposed 15 paid 12 status differs difference -3" in transfers, transfers
+    assert "three chips forgiven" in transfers
     night.steps.shot(page, "audit-of-the-night", full=True)
 
 

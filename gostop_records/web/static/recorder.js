@@ -579,9 +579,13 @@
     const audit = `/games/${encodeURIComponent(gid)}/audit#hand-${e.hand}`;
     return `<div class="panel done" id="hand-end"><p><b>Hand ${e.hand} is recorded.</b> ` +
       (now.result_words ? `${T.esc(ended())}. ` : "") + `${how}</p>` +
-      `<p class="seal">Seal for the score sheet: <code id="seal">${T.esc(e.seal)}</code> ` +
-      `<span class="muted">${T.esc(gid)} · hand ${e.hand} · seq ${e.seq}</span></p>` +
-      `<p><a id="hand-audit" href="${audit}">The audit of hand ${e.hand}</a></p>` + proofBox(false) + `</div>`;
+      sealLine(e) + `<p><a id="hand-audit" href="${audit}">The audit of hand ${e.hand}</a></p>` + proofBox(false) + `</div>`;
+  }
+
+  /* The seal to write on the score sheet, with the game, hand and seq it is of. */
+  function sealLine(e) {
+    return `<p class="seal">Seal for the score sheet: <code id="seal">${T.esc(e.seal)}</code> ` +
+      `<span class="muted">${T.esc(gid)} · hand ${e.hand} · seq ${e.seq}</span></p>`;
   }
 
   // --- the night's settlement (정산) ---------------------------------------------------------
@@ -604,7 +608,13 @@
         `<button type="button" id="settle-close">Close the night (settle)</button></div>`;
     }
     if (kind === "closed" || !st.open.length) {
-      return `<div class="panel" id="settle"><p>The night is closed and settled.</p>${totals}</div>`;
+      const paid = st.paid.length
+        ? `<p>Paid:</p><ul class="paid">` + st.paid.map((p) => `<li>${name(p.payer)} paid ${name(p.payee)} <b>${p.chips}</b>` +
+          (p.note ? ` <span class="muted">(${T.esc(p.note)})</span>` : "") + `</li>`).join("") + `</ul>`
+        : "<p>Nobody owed anybody.</p>";
+      const audit = `/games/${encodeURIComponent(gid)}/audit#settlement`;
+      return `<div class="panel done" id="settle"><p><b>The night is closed and settled.</b></p>${totals}${paid}` +
+        (now.hand_end ? sealLine(now.hand_end) : "") + `<p><a id="settle-audit" href="${audit}">The audit of the settlement</a></p></div>`;
     }
     return `<div class="panel ask" id="settle"><p>The night is closed. The settlement:</p>${totals}` +
       st.open.map((t, i) => {
@@ -867,8 +877,9 @@
     $("prompt").textContent = queue.length ? `${queue.length} entr${queue.length > 1 ? "ies" : "y"} waiting to be confirmed` : promptNow();
     document.body.dataset.waiting = queue.length ? "pending" : now.waiting.kind;
     if (kind !== document.body.dataset.step && (kind === "pay" || (kind === "deal" && now.table.hand))) {
-      // a panel of the step (the payment, the next deal) opens at the top: bring it into view
-      setTimeout(() => $("controls").scrollIntoView({ block: "nearest" }));
+      // a panel of the step (the payment, the next deal) opens at the top: bring its top into
+      // view, under the step bar (it may be taller than the screen: the proof follows it)
+      setTimeout(() => $("controls").scrollIntoView({ block: "start" }));
     }
     document.body.dataset.step = kind;
     $("step").textContent = STEPS[kind] || kind;
