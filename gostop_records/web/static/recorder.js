@@ -536,6 +536,8 @@
         "Leave this hand's payments to the end of the night? They stay owed, and the settlement squares them.",
         "Tally it", () => { localStorage.setItem(TALLY, String(now.waiting.hand)); payDraft = {}; draw(); }));
     }
+    const untally = $("untally");
+    if (untally) untally.addEventListener("click", () => { localStorage.removeItem(TALLY); draw(); });
     wireAround(c);
     wireSettle(c);
     const deal = $("deal-record");
@@ -579,7 +581,8 @@
     const audit = `/games/${encodeURIComponent(gid)}/audit#hand-${e.hand}`;
     return `<div class="panel done" id="hand-end"><p><b>Hand ${e.hand} is recorded.</b> ` +
       (now.result_words ? `${T.esc(ended())}. ` : "") + `${how}</p>` +
-      sealLine(e) + `<p><a id="hand-audit" href="${audit}">The audit of hand ${e.hand}</a></p>` + proofBox(false) + `</div>`;
+      sealLine(e) + `<p><a id="hand-audit" href="${audit}">The audit of hand ${e.hand}</a></p>` +
+      (tallied() ? `<button type="button" class="plain" id="untally">Pay it now instead</button>` : "") + proofBox(false) + `</div>`;
   }
 
   /* The seal to write on the score sheet, with the game, hand and seq it is of. */
