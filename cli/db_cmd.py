@@ -362,7 +362,11 @@ def export(
     )
 
 
-@app.command("report", epilog="Example: gostop db report --html club.html")
+@app.command(
+    "report",
+    epilog="Example: gostop db report --html club.html; while a server holds the store: "
+    "gostop db report --server http://127.0.0.1:8765 --html club.html",
+)
 def report(
     html: Annotated[
         Path,
@@ -374,9 +378,26 @@ def report(
         ),
     ],
     db: DbOption = DEFAULT_DB,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            "--server",
+            metavar="URL",
+            help="Read the report of the store a gostop serve holds (its /report page; a "
+            "private server with $GOSTOP_SERVER_KEY).",
+        ),
+    ] = None,
 ) -> None:
     """The club's report: every player's hands, wins, chips, Gos and specials with charts,
     the hands by month and ruleset, and the disputed payments (from the player views)."""
+    from gostop_records.web.pages import write_page
+
+    if server is not None:
+        from gostop_records.service.client import remote_report
+
+        size = write_page(html, remote_report(server))
+        typer.echo(f"wrote {html} ({size:,} bytes): the club's report of {server}", err=True)
+        return
     from gostop_records.store import Store
     from gostop_records.web.browse_pages import write_report_html
 

@@ -178,6 +178,7 @@ TABLE: dict[Action, Rule] = {
             "GET /games",
             "GET /players",
             "GET /players/{id}",
+            "GET /report",
         ),
         note="SQL shows no path of the server's files",
     ),

@@ -1,6 +1,7 @@
 """The reading pages as Litestar routes: the game browser (``/games``), the players
-(``/players``, ``/players/{id}``), a game's audit (``/games/{id}/audit``) and the review of
-its decisions that the store keeps (``/games/{id}/review``).
+(``/players``, ``/players/{id}``), the club's report (``/report``, what ``gostop db report``
+writes from a file), a game's audit (``/games/{id}/audit``) and the review of its decisions
+that the store keeps (``/games/{id}/review``).
 
 The service hands in two readers: ``events_of`` (a game's events, with its access check
 and 404) and ``read_store`` (runs a function on the store's connection where the service
@@ -28,7 +29,7 @@ from ..store.browse import (
     players,
     rulesets,
 )
-from .browse_pages import audit_page, games_page, player_page, players_page
+from .browse_pages import audit_page, games_page, player_page, players_page, report_page
 from .routes import EventsOf
 
 __all__ = ["ReadStore", "browse_routes"]
@@ -96,6 +97,12 @@ def browse_routes(events_of: EventsOf, read_store: ReadStore) -> list[HTTPRouteH
             )
         return _html(await asyncio.to_thread(player_page, fig))
 
+    @get("/report", media_type=MediaType.HTML, include_in_schema=False, opt=_READ_STORE)
+    async def report(request: Request[Any, Any, Any]) -> Response[str]:
+        """The club's report of the store the server holds (``gostop db report --server``
+        reads it: the store is locked by the server, so a command cannot open the file)."""
+        return _html(await read_store(request, report_page))
+
     @get(
         "/games/{game_id:str}/audit",
         media_type=MediaType.HTML,
@@ -127,4 +134,4 @@ def browse_routes(events_of: EventsOf, read_store: ReadStore) -> list[HTTPRouteH
             return _html(no_review_page(game_id), 404)
         return _html(page)
 
-    return [games, player_list, player, audit, review]
+    return [games, player_list, player, report, audit, review]

@@ -41,7 +41,7 @@ def _env() -> jinja2.Environment:
     )
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=16)
 def _static(name: str) -> str:
     return resources.files("gostop_records.web").joinpath("static", name).read_text("utf-8")
 
