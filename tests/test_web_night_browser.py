@@ -287,7 +287,7 @@ def _the_payment(night: Night, hand: int) -> None:
     assert "Ben pays Ann" in pay or "Ann pays Ben" in pay
     proof = rec.locator("#pay details.proof")
     assert proof.get_attribute("open") is not None
-    assert "scores" in words(proof) and "× stake 1 =" in words(proof)
+    assert "wins with" in words(proof) and "x stake 1 =" in words(proof)
     night.steps.shot(rec, f"hand-{hand}-payment-with-proof")
     v = version(rec)
     if hand == PAID_HAND:
