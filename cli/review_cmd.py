@@ -15,17 +15,13 @@ from typing import Annotated
 
 import typer
 
-from gostop_records.review import DEFAULT_BUDGET, KINDS, POLICIES
+from gostop_records.review import DEFAULT_BUDGET, DEFAULT_KINDS, KINDS, POLICIES
 from gostop_records.review.rollouts import MIN_BUDGET
 
 from . import common
 from .progress import Progress
 
 __all__ = ["DEFAULT_KINDS", "review"]
-
-#: The kinds reviewed unless ``--kind`` says otherwise: all but ``play``, whose every card
-#: and capture is played out (ten options and more: ten times the time of a Go/Stop).
-DEFAULT_KINDS = tuple(k for k in KINDS if k != "play")
 
 
 def review(
@@ -151,7 +147,7 @@ def review(
         from gostop_records.web.pages import write_page
         from gostop_records.web.review_page import review_page
 
-        size = write_page(html, review_page(result))
+        size = write_page(html, review_page(result, envs))
         typer.echo(f"wrote {html} ({size:,} bytes): the review of game {gid}", err=True)
     if json_out:
         import msgspec

@@ -10,7 +10,7 @@ best one world by world, and the loss is graded only when it is clear of the noi
 as text or a self-contained HTML page (:mod:`.render`).
 """
 
-from .decisions import KINDS, Decision, decision_at, find_decisions, information_set
+from .decisions import DEFAULT_KINDS, KINDS, Decision, decision_at, find_decisions, information_set
 from .grades import BLUNDER, GRADES, INACCURACY, MISTAKE, grade
 from .judge import judge, review_game, review_hand
 from .model import DecisionReview, GameReview, HandLuck, HandReview, Interval, OptionValue
@@ -19,6 +19,7 @@ from .rollouts import DEFAULT_BUDGET, POLICIES
 __all__ = [
     "BLUNDER",
     "DEFAULT_BUDGET",
+    "DEFAULT_KINDS",
     "GRADES",
     "INACCURACY",
     "KINDS",
