@@ -4,8 +4,8 @@ seat knew then.
 The library (:mod:`gostop_records.review`) finds the decisions and plays every legal option
 out in the same deals of the unseen cards; this command picks the game and the hand, shows
 progress on stderr (the rollouts take seconds), and prints the review as text, as JSON
-(``--json``, the :class:`~gostop_records.review.GameReview` struct) or as one self-contained
-HTML page (``--html FILE``).
+(``--json``, the :class:`~gostop_records.review.GameReview` struct) or drawn in the replayer
+as one self-contained HTML page (``--html FILE``).
 """
 
 from __future__ import annotations
@@ -80,7 +80,8 @@ def review(
         typer.Option(
             "--html",
             metavar="FILE",
-            help="Write the review as one self-contained HTML file (no network request).",
+            help="Write the review drawn in the replayer as one self-contained HTML file "
+            "(no network request).",
         ),
     ] = None,
     server: common.ServerOption = None,

@@ -92,3 +92,35 @@ def test_the_review_file_marks_each_decision_and_draws_its_options_on_a_phone(
     phone.evaluate(f"window.GostopReplay.go({phone.locator('#events li.ev').count() - 1})")
     assert "deal worth" in phone.locator("#review-luck").inner_text()
     phone.screenshot(path=str(ARTIFACTS / "review-phone-end.png"), full_page=True)
+
+
+def test_the_served_review_page_is_computed_then_drawn_on_a_phone(
+    browser: Any, tmp_path: Path
+) -> None:
+    """``/games/{id}/review`` of a game nobody reviewed: the page says it is being computed,
+    looks again by itself, then draws the review in the replayer under the server's own
+    Content-Security-Policy (a style or script it did not allow would be an error here)."""
+    from service_helpers import KEY, Server, auth
+
+    with Server(tmp_path / "s.duckdb") as server:
+        body = (SAMPLES / "go-bak.jsonl").read_bytes()
+        assert server.http.post("/api/import", content=body, headers=auth(KEY)).is_success
+        g = Guarded(browser, (server.url, "data:"), viewport=PHONE)
+        try:
+            page = g.page()
+            errors: list[str] = []
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.goto(server.url + "/games/sample-go-bak/review")
+            page.wait_for_selector("body.ready[data-review]", timeout=300_000)
+            assert page.locator("#review-marks .mark").count() == 2
+            card = page.locator('#review-now article.decision[data-seq="22"]')
+            assert card.count() == 1 and card.locator("svg.bar").count() == 2
+            # the page's own style applies: the options are laid out as a grid
+            display = card.locator("li.option").first.evaluate("(e) => getComputedStyle(e).display")
+            assert display == "grid"
+            assert not [e for e in errors if "Content Security Policy" in e], errors
+            card.scroll_into_view_if_needed()
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "review-phone-served.png"))
+        finally:
+            g.close()

@@ -7,7 +7,8 @@ hands, which a finished record also holds). Each legal option is played out in t
 random deals of the unseen cards (:mod:`.rollouts`), the option taken is compared with the
 best one world by world, and the loss is graded only when it is clear of the noise
 (:mod:`.judge`, :mod:`.grades`). The results are msgspec Structs (:mod:`.model`), rendered
-as text or a self-contained HTML page (:mod:`.render`).
+as text (:mod:`.render`) or drawn in the replayer as a self-contained HTML page
+(:mod:`gostop_records.web.review_page`).
 """
 
 from .decisions import DEFAULT_KINDS, KINDS, Decision, decision_at, find_decisions, information_set
