@@ -76,6 +76,8 @@ def test_the_review_file_marks_each_decision_and_draws_its_options_on_a_phone(
     text = card.inner_text()
     assert go.grade in text and "lost" in text and "best" in text and "taken" in text
     assert f"{go.loss.mean:.1f} chips" in text
+    # every option but the best says how far below the best it is
+    assert f"{go.loss.mean:.1f} below the best" in rows.nth(1).inner_text()
     assert card.locator("svg.bar").count() == len(go.options)  # each option drawn
     assert card.locator("form").count() == 0  # a file offers no replay of a decision
     card.scroll_into_view_if_needed()

@@ -34,6 +34,7 @@ _BAD = ("inaccuracy", "mistake", "blunder")
 
 def _decision(d: DecisionReview) -> dict[str, Any]:
     options = sorted(d.options, key=lambda o: -o.chips.mean)
+    top = options[0].chips.mean
     return {
         "seq": d.seq,
         "hand": d.hand,
@@ -52,6 +53,8 @@ def _decision(d: DecisionReview) -> dict[str, Any]:
                 "chips": [o.chips.mean, o.chips.low, o.chips.high],
                 "chips_text": chips(o.chips.mean),
                 "span_text": span(o.chips),
+                # the mean of the paired differences is the difference of the means
+                "behind_text": "" if o.best else f"{top - o.chips.mean:.1f} below the best",
                 "taken": o.taken,
                 "best": o.best,
             }

@@ -89,7 +89,8 @@
         return (
           `<li class="option${o.taken ? " taken" : ""}${o.best ? " best" : ""}" data-label="${esc(o.label)}" data-chips="${o.chips[0]}">` +
           `<div class="what"><code>${esc(o.label)}</code>${tags ? ` <small>${tags}</small>` : ""}</div>` +
-          `<div class="value"><b>${esc(o.chips_text)}</b> <small>${esc(o.span_text)}</small></div>` +
+          `<div class="value"><b>${esc(o.chips_text)}</b> <small>${esc(o.span_text)}</small>` +
+          `${o.behind_text ? `<small class="behind">${esc(o.behind_text)}</small>` : ""}</div>` +
           bar(o, lo, hi) + `</li>`
         );
       })
