@@ -152,3 +152,43 @@ def test_a_rewind_to_no_decision_of_the_players_is_refused(client: TestClient[An
     assert theirs
     r = client.post(url, data={"hand": "1", "seq": str(theirs[0].seq)}, follow_redirects=False)
     assert r.status_code == 422 and "no decision of yours" in r.text
+
+
+# --- the reviewer's queue ------------------------------------------------------------------
+
+
+def test_the_reviewer_runs_one_job_a_key_refuses_beyond_its_limit_and_says_why_one_failed() -> None:
+    import asyncio
+
+    from gostop_records import games
+    from gostop_records.web.review_jobs import ReviewBusy, ReviewJobs
+
+    gid, envs = games.load_game(SAMPLES / "go-bak.jsonl", None, None, exact=False)
+
+    async def run() -> None:
+        jobs = ReviewJobs(limit=2)
+        kept: list[Any] = []
+
+        async def keep(review: Any) -> None:
+            kept.append(review)
+
+        ok = jobs.submit("a", gid, envs, {"budget": 3, "luck": False, "kinds": ["go_stop"]}, keep)
+        assert jobs.submit("a", gid, envs, {"budget": 3}) is ok  # the same key: the same job
+        bad = jobs.submit("b", gid, envs, {"budget": 1})  # one world measures no spread
+        with pytest.raises(ReviewBusy, match="2 reviews to compute already"):
+            jobs.submit("c", gid, envs, {"budget": 3})
+        for _ in range(600):
+            if ok.state in ("done", "failed") and bad.state in ("done", "failed"):
+                break
+            await asyncio.sleep(0.1)
+        assert ok.state == "done" and ok.result is not None and kept == [ok.result]
+        assert ok.done == ok.total == 2  # its progress: both decisions judged
+        assert [d.seq for h in ok.result.hands for d in h.decisions] == [22, 32]
+        assert bad.state == "failed" and "a budget of 1" in (bad.error or "")
+        jobs.forget("b")
+        assert jobs.get("b") is None
+        again = jobs.submit("b", gid, envs, {"budget": 2, "luck": False})  # asked again: anew
+        assert again is not bad
+        await jobs.close()
+
+    asyncio.run(run())

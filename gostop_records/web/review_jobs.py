@@ -187,9 +187,13 @@ class ReviewJobs:
             except asyncio.CancelledError:
                 self._kill(job)
                 raise
+            except GostopError as exc:  # the review's own reason, for the page
+                job.state = "failed"
+                job.error = str(exc)
+                log.warning("the review of %s failed: %s", job.key, exc)
             except Exception as exc:
                 job.state = "failed"
-                job.error = str(exc) if isinstance(exc, GostopError) else "the review failed"
+                job.error = "the review failed (the server's log has the details)"
                 log.error("the review of %s failed", job.key, exc_info=exc)
 
     @staticmethod
