@@ -90,8 +90,8 @@ def _child(
         conn.send(("done", msgspec.json.encode(review)))
     except GostopError as exc:
         conn.send(("failed", str(exc)))
-    except Exception as exc:  # the reason goes to the server's log and the page
-        conn.send(("failed", f"{type(exc).__name__}: {exc}"))
+    except Exception as exc:  # a fault: its details go to the server's log, not the page
+        conn.send(("crashed", f"{type(exc).__name__}: {exc}"))
     finally:
         conn.close()
 
@@ -116,8 +116,10 @@ def _run(job: ReviewJob) -> GameReview:
                 job.done, job.total = msg[1], msg[2]
             elif msg[0] == "done":
                 return msgspec.json.decode(msg[1], type=GameReview)
-            else:
+            elif msg[0] == "failed":
                 raise GostopError(str(msg[1]))
+            else:
+                raise RuntimeError(f"the reviewing process failed: {msg[1]}")
     finally:
         recv.close()
         proc.join(timeout=5)
