@@ -44,6 +44,7 @@ from ..sim.strong import candidates
 from ..sim.view import SeatView, seat_view
 
 __all__ = [
+    "DEFAULT_KINDS",
     "KINDS",
     "Decision",
     "Keep",
@@ -55,6 +56,9 @@ __all__ = [
 
 #: Every kind of decision, in the order they are described above.
 KINDS = ("go_stop", "cup", "four", "capture", "play", "bomb", "shake", "flip_only", "sell")
+#: The kinds a review judges unless told otherwise: all but ``play``, whose every card and
+#: capture is played out (ten options and more: ten times the time of a Go/Stop).
+DEFAULT_KINDS = tuple(k for k in KINDS if k != "play")
 _IDX = C.CODE_TO_INDEX
 _MM = C.MONTH_MASKS
 _FOURS = (E.FourOfAMonthShown, E.FourKept)

@@ -166,7 +166,10 @@ TABLE: dict[Action, Rule] = {
             "GET /games/{id}/watch",
             "GET /games/{id}/replay",
             "GET /games/{id}/audit",
+            "GET /games/{id}/review",
         ),
+        note="a review the store does not keep yet is computed in the background, one at a "
+        "time, and then kept",
     ),
     Action.READ_STORE: Rule(
         "reading the store",
@@ -201,8 +204,16 @@ TABLE: dict[Action, Rule] = {
         "playing against the computer",
         _r(ANYONE),
         when_private=_r(KEY),
-        routes=("POST /api/play", "GET /api/play/{hand}", "POST /api/play/{hand}"),
-        note="a finished hand is stored as a game",
+        routes=(
+            "POST /api/play",
+            "GET /api/play/{hand}",
+            "POST /api/play/{hand}",
+            "GET /api/play/{hand}/hint",
+            "GET /play/{hand}/review/{n}",
+            "POST /play/{hand}/rewind",
+        ),
+        note="a finished hand is stored as a game (a hand played again from a decision is "
+        "practice, not stored)",
     ),
     Action.METRICS: Rule(
         "reading the server's metrics",

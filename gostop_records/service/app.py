@@ -33,11 +33,13 @@ from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Stream
 
 from .. import events as E
+from ..review.model import GameReview
 from ..store.backup import BackupError, finish_copy, prune, remove_partials, stamped_names
 from ..store.sandbox import QueryHandle
 from ..web.browse_routes import browse_routes
 from ..web.notice import announce
 from ..web.play_routes import play_routes
+from ..web.review_jobs import ReviewJobs
 from ..web.routes import page_routes
 from . import access
 from . import reads as R
@@ -777,6 +779,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
             st.backups = asyncio.create_task(st.backup_every(cfg.backup_every))
 
     async def shutdown(app: Litestar) -> None:
+        await reviews.close()
         st.hub.close()
         await st.rebuilds.stop()  # cancelled before its swap: the live tables stay
         if st.beat is not None:
@@ -809,11 +812,19 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
         await access.require(request, Action.READ_STORE)
         return await st.read(fn)
 
+    async def keep_review(review: GameReview) -> None:
+        """A review computed in the background, kept in the store (a write job: a few rows)."""
+        from ..review.store import store_review
+
+        await st.run(lambda: store_review(st.svc.store.conn, review))
+
+    reviews = ReviewJobs()
+
     app = Litestar(
         route_handlers=[
             *page_routes(events_of, st.hub),
-            *play_routes(store_game),
-            *browse_routes(events_of, read_store),
+            *play_routes(store_game, reviews=reviews),
+            *browse_routes(events_of, read_store, reviews, keep_review),
             health,
             create_game,
             add_entry,

@@ -37,6 +37,7 @@ from .pages import _env, _static, page_policy, write_page
 if TYPE_CHECKING:
     import duckdb
 
+    from ..review.store import PlayerLuck
     from ..store import Store
 
 __all__ = [
@@ -149,9 +150,10 @@ def _player_context(fig: PlayerFigures) -> dict[str, Any]:
     }
 
 
-def player_page(fig: PlayerFigures) -> str:
-    """A player's figures and charts."""
-    return _render("player.html", chips=_chips, **_player_context(fig))
+def player_page(fig: PlayerFigures, luck: PlayerLuck | None = None) -> str:
+    """A player's figures and charts, and the luck line over the hands a stored review
+    covers (:func:`~gostop_records.review.store.player_luck`)."""
+    return _render("player.html", chips=_chips, luck=luck, **_player_context(fig))
 
 
 # --- the audit page ------------------------------------------------------------------------

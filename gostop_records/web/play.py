@@ -37,6 +37,16 @@ HINT_STEPS = ("play", "flip", "decide", "cup")
 #: Worlds of the review a finished hand links to (Go/Stop, captures, the cup; not every play).
 REVIEW_BUDGET = 60
 
+#: Inputs a play session gives by itself (the deal, fours shown, the payments): a game
+#: played again from a decision gets them from its session, not from the earlier log.
+_SESSION_INPUTS = (
+    E.GameStarted,
+    E.HandStarted,
+    E.CardsDealt,
+    E.FourOfAMonthShown,
+    E.PaymentRecorded,
+)
+
 #: What the human may answer, and the step each answer belongs to.
 ANSWERS = {
     "play": "play",
@@ -123,10 +133,19 @@ class PlayTable:
         bot: str = "strong",
         seed: int = 0,
         players: int | None = None,
+        *,
+        replay: Sequence[Any] = (),
+        practice: dict[str, Any] | None = None,
     ) -> None:
         self.sink = MemorySink()
         self.bot = bot
         self.seed = seed
+        self.ruleset = ruleset
+        self.players = players
+        #: inputs of an earlier game given again before the play goes on (:meth:`rewound`)
+        self._script = list(replay)
+        #: where a table played again from a decision comes from (None: a new game)
+        self.practice = practice
         self.session = PlaySession.start(self.sink, ruleset, players=players, bot=bot, seed=seed)
         self.log: list[str] = []
         self.frames: list[dict[str, Any]] = []
@@ -221,7 +240,15 @@ class PlayTable:
                 for e in s.pay():
                     self._told(e.envelopes)
             elif step.kind in ("over", "hand_over"):
+                if self._script and step.kind == "hand_over":
+                    self._first_deal = len(self.deals)
+                    self._log_from = len(self.log)
+                    for e in s.deal():
+                        self._told(e.envelopes)
+                    continue
                 return
+            elif self._script:  # an earlier game's input, given again
+                self._told(s.rec.record(self._script.pop(0)).envelopes)
             elif step.human:
                 if step.kind != "flip" or s.flip_pending()[1]:
                     return
@@ -369,19 +396,53 @@ class PlayTable:
             ],
         }
 
-    def review(self, hand: int) -> Any:
-        """The review of a finished hand of this game (Go/Stop, the captures, the cup; not
-        every play), at :data:`REVIEW_BUDGET` worlds: a
-        :class:`~gostop_records.review.GameReview`."""
-        from ..review import KINDS, review_game
+    def review_input(self, hand: int) -> tuple[list[E.Envelope], dict[str, Any]]:
+        """What the review of a finished hand of this game reads: the log up to that hand's
+        end (never a later deal: a hand in play keeps its cards), and the review's options
+        (every decision of every kind, at :data:`REVIEW_BUDGET` worlds)."""
+        from ..review import KINDS
 
         done = {r.hand for r in self.session.game.results}
         if hand not in done:
             raise NotYourTurn(f"hand {hand} is not over: its review comes at its end")
-        kinds = [k for k in KINDS if k != "play"]
-        return review_game(
-            self.game_id, self.sink.envs, hand=hand, budget=REVIEW_BUDGET, kinds=kinds
+        envs = []
+        for e in self.sink.envs:
+            if e.hand is not None and e.hand > hand:
+                break
+            envs.append(e)
+        return envs, {"hand": hand, "budget": REVIEW_BUDGET, "kinds": KINDS}
+
+    def rewound(self, hand: int, seq: int) -> PlayTable:
+        """A new table at the player's decision ``seq`` of finished hand ``hand`` of this
+        game: the same deal (the same seed deals the same deck), every input before it given
+        again, so the player stands where they stood and may choose otherwise. The bots'
+        later moves are their own again. It is practice: :attr:`practice` says where it
+        comes from, and it is not stored (its first inputs were played already)."""
+        done = {r.hand for r in self.session.game.results}
+        if hand not in done:
+            raise NotYourTurn(f"hand {hand} is not over: it can be played again at its end")
+        envs = self.sink.envs
+        if not any(e.seq == seq and e.hand == hand and E.is_input(e.event) for e in envs):
+            raise PlayInputError(f"hand {hand} has no input at seq {seq}")
+        script = [
+            e.event
+            for e in envs
+            if e.seq < seq and E.is_input(e.event) and type(e.event) not in _SESSION_INPUTS
+        ]
+        origin = self.practice["game_id"] if self.practice else self.game_id
+        table = PlayTable(
+            self.ruleset,
+            self.bot,
+            self.seed,
+            self.players,
+            replay=script,
+            practice={"game_id": origin, "hand": hand, "seq": seq},
         )
+        step = table.session.next_step()
+        # the player stands at seq: the computer moved nothing after the inputs given again
+        if table._script or table.version != seq - 1 or not step.human:
+            raise PlayInputError(f"seq {seq} of hand {hand} is no decision of yours")
+        return table
 
     # --- what the page may see -----------------------------------------------------------
 
@@ -456,6 +517,7 @@ class PlayTable:
             "log": list(self.log),
             "log_from": self._log_from,
             "table": self._public(h) if h is not None else None,
+            "practice": self.practice,
         }
         if step.human and step.kind == "play":
             out["options"] = [

@@ -479,7 +479,12 @@
   function drawCommit(v) {
     const box = $("commit");
     if (v.deals) return; // the end draws the reveal
-    box.innerHTML = v.commitments
+    const practice = v.practice
+      ? `<p class="practice" id="practice">Played again from your decision at seq ${v.practice.seq} of hand ${v.practice.hand} ` +
+        `(game <code>${esc(v.practice.game_id)}</code>): the same deal, every move before it as it was. Choose again; ` +
+        `the computer plays on by itself. The deck was shown at the end of that hand, so this is practice, not kept in the store.</p>`
+      : "";
+    box.innerHTML = practice + v.commitments
       .filter((c) => c.hand >= v.deals_from)
       .map(
         (c) =>
@@ -552,12 +557,14 @@
         `</table>`;
     }
     const what = v.multi_hand ? "game" : "hand";
-    if (v.stored) {
+    if (v.practice) {
+      html += `<p class="practice" id="practice-end">Practice from seq ${v.practice.seq} of hand ${v.practice.hand} of game <code>${esc(v.practice.game_id)}</code>: not kept in the store.</p>`;
+    } else if (v.stored) {
       html += `<p class="stored">Kept in the store as game <code>${esc(v.game_id)}</code>, a normal log. <a id="replay-link" href="${esc(v.replay)}">Replay this ${what}</a></p>`;
     } else {
       html += `<p class="refusal">The hand could not be stored: ${esc(v.store_error || "unknown reason")}</p>`;
     }
-    if (v.review) html += `<p class="review-link"><a id="review-link" href="${esc(v.review)}" target="_blank" rel="noopener">Review this hand: was each Go, Stop and capture a good one?</a></p>`;
+    if (v.review) html += `<p class="review-link"><a id="review-link" href="${esc(v.review)}" target="_blank" rel="noopener">Review this hand: was each decision a good one? (and play one again)</a></p>`;
     html += "<p>";
     if (v.next_hand) html += button('class="big" id="next-hand"', "Next hand <kbd>H</kbd>") + " ";
     html += button(`class="${v.next_hand ? "plain" : "big"}" id="again"`, v.multi_hand ? "New game <kbd>N</kbd>" : "Play another hand <kbd>N</kbd>");

@@ -327,7 +327,11 @@
       const hash = `#seq=${e.seq}`;
       if (location.hash !== hash) history.replaceState(null, "", hash);
     }
+    moved.forEach((fn) => fn(at));
   }
+
+  // what a page drawn over the replayer (a review) is told after every move
+  const moved = [];
 
   function turnStep(dir) {
     const ends = data.turn_ends;
@@ -413,5 +417,14 @@
   const linked = fromHash();
   const start = linked !== null ? linked : data.start ? indexOfSeq(data.start) : last;
   go(start, linked !== null);
+  // for a script drawn over the replayer: where it is, how to move, what it shows
+  window.GostopReplay = {
+    data, events, frames, go, indexOfSeq, esc, card, who,
+    at: () => at,
+    onMove: (fn) => {
+      moved.push(fn);
+      fn(at);
+    },
+  };
   document.body.classList.add("ready");
 })();
