@@ -18,6 +18,7 @@ import logging
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -61,6 +62,7 @@ from .models import (
     NewGame,
     QueryIn,
 )
+from .priority import lower_priority
 from .reads import Reads
 from .rebuilds import RebuildRunner, rebuild_routes
 from .settings import ServiceSettings
@@ -127,6 +129,9 @@ class _State:
         self.reads: Reads | None = None
         self.beat: asyncio.Task[None] | None = None
         self.backups: asyncio.Task[None] | None = None
+        #: The thread that reads and checks uploads (one at a time, after the reads in line
+        #: for the cores: see :mod:`.priority`).
+        self.checks: ThreadPoolExecutor | None = None
 
     async def run(self, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
         """``fn`` on the writer thread: a write."""
@@ -148,7 +153,17 @@ class _State:
         appended through the journal by the writer (:mod:`.imports`)."""
         if self.worker is None:
             raise ServiceError(503, "unavailable", "the service is starting or stopping")
-        up = await asyncio.to_thread(Imports.read_upload, data, lenient=lenient)
+        if self.checks is None:
+            self.checks = ThreadPoolExecutor(
+                1,
+                "gostop-upload",
+                initializer=lower_priority,
+                initargs=(self.config.settings.read_nice,),
+            )
+        loop = asyncio.get_running_loop()
+        up = await loop.run_in_executor(
+            self.checks, partial(Imports.read_upload, data, lenient=lenient)
+        )
         try:
             return await self.journaled(self.svc.import_upload, up)
         finally:
@@ -772,7 +787,11 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
         svc = worker.service
         assert svc is not None
         st.reads = Reads(
-            svc.store, svc.settler, threads=cfg.settings.read_threads, wait_s=cfg.settings.wait_s
+            svc.store,
+            svc.settler,
+            threads=cfg.settings.read_threads,
+            wait_s=cfg.settings.wait_s,
+            nice=cfg.settings.read_nice,
         )
         st.worker = worker
         if cfg.backup_every is not None:
@@ -789,6 +808,9 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
         reads, st.reads = st.reads, None
         if reads is not None:  # a long read is interrupted: stopping never waits for it
             await asyncio.to_thread(reads.close)
+        checks, st.checks = st.checks, None
+        if checks is not None:
+            checks.shutdown(wait=False, cancel_futures=True)
         worker, st.worker = st.worker, None
         if worker is not None:
             svc = worker.service

@@ -39,6 +39,7 @@ from ..store.query import query as run_sql
 from ..store.sandbox import DEFAULT_LIMITS, QueryHandle, QueryLimits
 from ..store.store import game_events, game_head
 from .errors import ServiceError
+from .priority import lower_priority
 
 if TYPE_CHECKING:
     import duckdb
@@ -57,11 +58,18 @@ class Reads:
     """The read threads of one store (see the module docstring)."""
 
     def __init__(
-        self, store: Store, settler: Settler | None, *, threads: int = 4, wait_s: float = 15.0
+        self,
+        store: Store,
+        settler: Settler | None,
+        *,
+        threads: int = 4,
+        wait_s: float = 15.0,
+        nice: int = 0,
     ) -> None:
         self.store = store
         self.settler = settler
         self.wait_s = wait_s
+        self.nice = nice
         self._jobs: queue.SimpleQueue[tuple[Callable[[Conn], Any], Future[Any], bool] | None] = (
             queue.SimpleQueue()
         )
@@ -116,6 +124,7 @@ class Reads:
                 conn.close()
 
     def _loop(self) -> None:
+        lower_priority(self.nice)
         with self._lock:
             conn = self.store.conn.cursor()
             self._conns.append(conn)

@@ -243,6 +243,7 @@ def serve(
     async def startup(sockets: list[socket.socket] | None = None) -> None:
         await original(sockets)
         if server.started:
+            sys.setswitchinterval(opts.settings.switch_interval_s)
             if opts.settings.freeze_gc:
                 settle_gc()
             say(banner(opts, key, db, signs))

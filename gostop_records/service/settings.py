@@ -30,6 +30,10 @@ class ServiceSettings:
     retry_s: float = 1.0
     #: Threads that serve reads, each with its own DuckDB connection to the store.
     read_threads: int = 4
+    #: How much lower than the writer's the CPU priority of the settler's thread is, and of
+    #: the threads that read and check uploads (Linux; see :mod:`.priority`).
+    settler_nice: int = 5
+    read_nice: int = 10
     #: How long a read waits for the settler to write what was acknowledged before it, and
     #: a write job for its turn, before it is answered 503.
     wait_s: float = 15.0
@@ -44,5 +48,10 @@ class ServiceSettings:
     #: Move what start-up made out of the garbage collector's reach (a full collection
     #: stops every thread for as long as it walks every object).
     freeze_gc: bool = True
+    #: How soon a thread waiting for Python's interpreter lock gets it from one that runs
+    #: Python (seconds; Python's default is 5 ms). The writer thread takes the lock back
+    #: after every fsync and every DuckDB statement of an entry: behind an upload checked
+    #: by the rules, or the settler deriving rows, each of those waits could last 5 ms.
+    switch_interval_s: float = 0.0005
     #: What one ``/api/query`` may take: time, rows, bytes, memory (docs/queries.md).
     query_limits: QueryLimits = DEFAULT_LIMITS

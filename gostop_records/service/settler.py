@@ -27,6 +27,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from .priority import lower_priority
 from .settings import ServiceSettings
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ class Settler:
         self.store = store
         self.journal = journal
         self.records, self.seconds, self.retry_s = cfg.settle_records, cfg.settle_s, cfg.retry_s
+        self.nice = cfg.settler_nice
         self.conn = store.conn.cursor()
         #: Why the last batch could not be written (None: the last one went through).
         self.error: str | None = None
@@ -129,6 +131,7 @@ class Settler:
         return max(0.0, due - now, self._retry_at - now)
 
     def _loop(self) -> None:
+        lower_priority(self.nice)
         try:
             while not self._stopping:
                 wait = self._due_in()
