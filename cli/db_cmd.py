@@ -404,7 +404,8 @@ def verify(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
             f"{report.games} game(s), {report.events} event(s): every hash chain "
             "intact, projection tables equal a fresh rebuild, the heads chain holds every "
             f"game; {report.signed_games} signed game(s), {report.valid_signatures} valid "
-            "signature(s)"
+            f"signature(s); the people record's {report.person_events} event(s) chained and "
+            "held"
         )
     if not report.ok:
         for line in report.problems():

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -50,6 +49,7 @@ from .engine.settlement import Proof
 from .engine.state import HandState, Phase
 from .errors import GostopError, IllegalAction, LogError, NoSpaceError, ProjectionError
 from .log import JsonlSink
+from .people import derived_person_id, mint_person_id, name_error, person_id_error, seat_ids
 from .projector import Projector
 from .rules import Ruleset, resolve
 from .seal import Seal
@@ -80,26 +80,34 @@ Clock = Callable[[], str]
 card_code = notation.card_code
 
 
-def _slug(name: str) -> str:
-    return re.sub(r"[^0-9a-z]+", "-", name.strip().lower()).strip("-")
-
-
 def make_players(players: Sequence[str | E.Player]) -> list[E.Player]:
-    """Players in seat order; a bare name gets an id made from it (``Ann Lee``: ``ann-lee``)."""
+    """Players in seat order, each a person (see ``people``): ``Ann`` is a new person with
+    a minted id, ``Ann=p_3fa2c1d04e5b`` the known person of that id, seated as ``Ann``. Two
+    seats may not share an id, nor a name (a seat is named in entries by its name)."""
     out: list[E.Player] = []
     for p in players:
         if isinstance(p, E.Player):
             out.append(p)
             continue
-        name = p.strip()
-        pid = _slug(name)
-        if not pid:
-            raise GostopError(f"player name {p!r} is empty: give each seat a name")
-        out.append(E.Player(id=pid, name=name))
-    ids = [p.id for p in out]
-    for pid in ids:
-        if ids.count(pid) > 1:
-            raise GostopError(f"two players have the id {pid!r}: give each seat its own name")
+        name, eq, pid = p.partition("=")
+        name, pid = name.strip(), pid.strip()
+        if not name:
+            raise GostopError(f"player {p!r} has no name: give each seat a name")
+        if eq:
+            why = person_id_error(pid)
+            if why:
+                raise GostopError(f"player {p!r}: {why}")
+        out.append(E.Player(id=pid if eq else mint_person_id(), name=name))
+    for p in out:
+        why = name_error(p.name) if p.name or not p.id else None
+        if why:
+            raise GostopError(f"player {p.name!r}: {why}")
+    ids = seat_ids(out)
+    names = [derived_person_id(p.name) for p in out if p.name]
+    for key, what in ((ids, "id"), (names, "name")):
+        twice = next((k for k in key if key.count(k) > 1), None)
+        if twice is not None:
+            raise GostopError(f"two players have the {what} {twice!r}: give each seat its own")
     return out
 
 

@@ -281,6 +281,10 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
         return f"{w(ev.seat)} countersigns the record up to seq {ev.head_seq} with key {fp}"
     if t == "checkpoint_signed":
         return f"checkpoint: the record up to seq {ev.head_seq} signed by key {ev.key}"
+    if t == "person_renamed":
+        return f"person {ev.person} is shown as {ev.name} from now on"
+    if t == "persons_merged":
+        return f"person {ev.person}'s games count for person {ev.into} from now on"
     return t
 
 

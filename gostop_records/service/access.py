@@ -75,6 +75,7 @@ class Action(enum.StrEnum):
     BIND_SEAT = "bind_seat"
     PLAY = "play"
     METRICS = "metrics"
+    PEOPLE = "people"
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +171,7 @@ TABLE: dict[Action, Rule] = {
             "GET /games",
             "GET /players",
             "GET /players/{id}",
+            "GET /api/people",
         ),
         note="SQL shows no path of the server's files",
     ),
@@ -194,6 +196,12 @@ TABLE: dict[Action, Rule] = {
         when_private=_r(KEY),
         routes=("POST /api/play", "GET /api/play/{hand}", "POST /api/play/{hand}"),
         note="a finished hand is stored as a game",
+    ),
+    Action.PEOPLE: Rule(
+        "renaming or merging persons",
+        _r(KEY),
+        routes=("POST /api/people/{id}/rename", "POST /api/people/merge"),
+        note="events of the store's people record, never edits; never open to anyone",
     ),
     Action.METRICS: Rule(
         "reading the server's metrics",

@@ -57,6 +57,7 @@ from .models import (
     NewGame,
     QueryIn,
 )
+from .people_routes import people_routes
 from .reads import Reads
 from .settings import ServiceSettings
 from .streams import Hub, sse_message
@@ -778,6 +779,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
             *page_routes(events_of, st.hub),
             *play_routes(store_game),
             *browse_routes(events_of, read_store),
+            *people_routes(),
             health,
             create_game,
             add_entry,

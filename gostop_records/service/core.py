@@ -4,7 +4,8 @@
 a time), made of the parts a newcomer can read apart: :mod:`.sessions` (the store, the
 settler, the games in memory and the one write path), :mod:`.entries` (new games and
 entries), :mod:`.signatures` (checkpoints and countersignatures), :mod:`.imports`
-(uploads) and :mod:`.backups` (copies of the store, as write jobs). Reads are not here:
+(uploads), :mod:`.backups` (copies of the store, as write jobs) and :mod:`.persons`
+(renames and merges of persons). Reads are not here:
 :mod:`.reads` runs them on connections of their own.
 """
 
@@ -13,11 +14,12 @@ from __future__ import annotations
 from .backups import Backups
 from .entries import Entries, fingerprint
 from .imports import Imports
+from .persons import Persons
 from .sessions import Answer, EntryRequest, server_key
 from .signatures import Signatures
 
 __all__ = ["Answer", "EntryRequest", "TableService", "fingerprint", "server_key"]
 
 
-class TableService(Entries, Signatures, Imports, Backups):
+class TableService(Entries, Signatures, Imports, Backups, Persons):
     """The service on one store file: see the module docstring and :class:`.sessions.Sessions`."""

@@ -21,7 +21,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..engine import rulebook as RB
-from .schema import BAK_IDS, EVENT_COLUMNS, HEADS_COLUMNS, SPECIAL_KINDS, TABLES, VIEWS
+from .schema import (
+    BAK_IDS,
+    EVENT_COLUMNS,
+    HEADS_COLUMNS,
+    PEOPLE_COLUMNS,
+    PERSON_EVENT_COLUMNS,
+    SPECIAL_KINDS,
+    TABLES,
+    VIEWS,
+)
 
 __all__ = [
     "COLUMN_DOCS",
@@ -145,9 +154,30 @@ TABLE_DOCS: dict[str, str] = {
         "`gostop db verify` (see "
         "[Seals and signatures](seals.md)). Key `entry`."
     ),
+    "person_events": (
+        "The people record: renames and merges of persons (`person_renamed`, "
+        "`persons_merged`), one stream of its own hash-chained like a game's and never "
+        "rebuilt; each append adds a `heads` entry of kind `'people'`. Key `seq`; the "
+        "columns are those of `events`, `game_id` always `'people'` (see "
+        "[Players as people](recording.md#players-as-people))."
+    ),
+    "people": (
+        "What the people record says of each person it names, derived from "
+        "`person_events` again on every append and by `gostop db rebuild`: a person seated "
+        "in games and never renamed or merged has no row (see `v_people`). Key `person_id`."
+    ),
 }
 
 COLUMN_DOCS: dict[str, dict[str, str]] = {
+    "people": {
+        "person_id": "the person's id, as the games' seats name them (`games.player_ids`)",
+        "name": "the name a `person_renamed` gave, to show from then on; NULL when none did",
+        "named_at": "when that rename was made (`person_events.at`)",
+        "merged_into": "the person a `persons_merged` made this one's games count for; "
+        "NULL when none did",
+        "counts_for": "the person this one's games count for: `person_id` itself, or the "
+        "end of its merges",
+    },
     "heads": {
         "entry": "the entry's number: 1, 2, 3 ..., dense",
         "kind": "`'game_appended'` (a game's first live append), `'hand_sealed'` (an append "
@@ -155,10 +185,11 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "`'game_imported'`, `'migrated'` (stored before the chain began, or past its latest "
         "entry when version 4 began chaining every append), `'loss_accepted'`, `'rebuild'` "
         "or `'repaired'` (`gostop db repair`: a game's events the chain missed, and last the "
-        "repair's own record)",
-        "game_id": "the game written; NULL for a rebuild or a repair's record",
-        "seq": "the game's number of events after the write (its last `events.seq`); 0 for "
-        "a rebuild, a repair's record or a game whose loss was accepted whole",
+        "repair's own record), `'people'` (an append to the people record, `person_events`)",
+        "game_id": "the game written; NULL for a rebuild, a repair's record or the people record",
+        "seq": "the game's number of events after the write (its last `events.seq`; the "
+        "people record's, for its entries); 0 for a rebuild, a repair's record or a game "
+        "whose loss was accepted whole",
         "head": "`events.hash` of that last event: the game's head; NULL when it has none",
         "recorded_at": "when the entry was written (RFC 3339 UTC text)",
         "detail": "JSON text: what a loss, a rebuild or a repair was about (a repair's "
@@ -541,6 +572,14 @@ COLUMN_DOCS["player_games"].update(
     )
 )
 
+# the people record keeps its events as ``events`` keeps a game's
+COLUMN_DOCS["person_events"] = {
+    **COLUMN_DOCS["events"],
+    "game_id": "always `'people'`: the people record is one stream",
+    "seq": "position in the people record: 1, 2, 3 ..., dense",
+    "hand": "always NULL",
+}
+
 VIEW_DOCS: dict[str, str] = {
     "v_events": (
         "The raw record with its chain link and its time parsed: every `events` column plus "
@@ -611,18 +650,23 @@ VIEW_DOCS: dict[str, str] = {
         + ", ".join(f"`{b}_paid`" for b in BAK_IDS)
         + ") and as payee ("
         + ", ".join(f"`{b}_received`" for b in BAK_IDS)
-        + "); `sat_out`: the seat sat the hand out (4 or 5 seats), its `chips` what it sold."
+        + "); `sat_out`: the seat sat the hand out (4 or 5 seats), its `chips` what it sold; "
+        "`person_id`: the person the seat's hands count for (`people.counts_for`, else "
+        "`player_id`)."
     ),
     "v_player_gos": (
         "Did a Go pay off? One row per Go called in an ended hand: `game_id`, `hand`, `seq`, "
         "`seat`, `player_id`, `player_name`, `ruleset`, `date`, `go_count` (the Go's number "
-        "in the hand), `score` (the score it was called at), the hand's `outcome`, and "
-        "`paid_off`: the caller went on to win the hand by a Stop."
+        "in the hand), `score` (the score it was called at), the hand's `outcome`, "
+        "`paid_off`: the caller went on to win the hand by a Stop, and `person_id` (as in "
+        "`v_player_hands`)."
     ),
     "v_player_stats": (
-        "Each player's figures over the whole store, by `player_id` (the name, "
-        "`player_name`, is the latest used): `games`, `hands` (ended hands played, not sat "
-        "out), `wins`, `chips` and `recorded_chips` (net, as in `v_player_hands`, sales "
+        "Each person's figures over the whole store, by `player_id`: the person every id "
+        "merged into theirs counts for (`people.counts_for`). `player_name` is the name a "
+        "rename gave, else the latest used at a table; `names` every name they were seated "
+        "by, `ids` every id their games seat them as; `games`, `hands` (ended hands played, "
+        "not sat out), `wins`, `chips` and `recorded_chips` (net, as in `v_player_hands`, sales "
         "included), `avg_chips` (chips per hand played, 2 decimals), `gos` and "
         "`gos_paid_off` (as counted over `v_player_gos`), and the sums of "
         "`v_player_hands`' special and payout flag counts (summed from `player_games`): "
@@ -630,6 +674,13 @@ VIEW_DOCS: dict[str, str] = {
         + ", "
         + ", ".join(f"`{b}_paid`, `{b}_received`" for b in BAK_IDS)
         + "."
+    ),
+    "v_people": (
+        "Who is who? One row per person a game seated or the people record names: "
+        "`person_id`, `name` (a rename's, else the one at their latest game), "
+        "`name_at_table` (the one at their latest game), `named_at`, `merged_into` and "
+        "`counts_for` (as in `people`), `games` (the games that seated this id) and "
+        "`last_started_at` (when the latest of them started)."
     ),
 }
 
@@ -701,6 +752,10 @@ def column_types(table: str) -> tuple[tuple[str, str], ...]:
     """(column, SQL type) of ``events`` or a projection table, as :mod:`.schema` creates it."""
     if table == "heads":
         return HEADS_COLUMNS
+    if table == "person_events":
+        return PERSON_EVENT_COLUMNS
+    if table == "people":
+        return PEOPLE_COLUMNS
     return EVENT_COLUMNS if table == "events" else TABLES[table]
 
 
@@ -730,7 +785,7 @@ def markdown() -> str:
     """The generated section (docs/sql.md): keys and joins, every table with its columns,
     views, examples."""
     out = ["### Keys and joins", "", JOINS, "", "### Tables", ""]
-    for table in ("events", *TABLES, "heads"):
+    for table in ("events", *TABLES, "heads", "person_events", "people"):
         out.extend(_table_section(table))
     out += ["### Views", ""]
     for view in VIEWS:

@@ -25,6 +25,7 @@ from .codec import rows_to_envelopes
 from .connection import bounded_memory
 from .heads import Loss, LossError, losses, writing
 from .heads import record as record_head
+from .people import rebuild_people
 from .projections import Rows, derive, empty_rows
 from .rows import insert_rows
 from .schema import TABLES
@@ -194,6 +195,7 @@ def _rebuild(
                 for name, temp in staged.items():
                     conn.execute(f"DELETE FROM {name}")
                     conn.execute(f"INSERT INTO {name} FROM {temp}")
+                rebuild_people(conn)
                 detail = {"games": report.games, "failed": len(report.failed), "rows": report.rows}
                 record_head(conn, "rebuild", [(None, 0, None)], detail)
         finally:

@@ -115,7 +115,8 @@ def commitment(deck: list[str], salt: str) -> str:
 class PlayTable:
     """A game of a human (seat 0) against one bot (two in a 3-player preset), played a hand
     at a time (:meth:`next_hand` deals the next one of a game of several), each deal
-    committed. ``players`` defaults to the preset's (2 when it is played by two)."""
+    committed. ``players`` defaults to the preset's (2 when it is played by two);
+    ``person`` is the browser's own person id (its cookie), seated as ``You``."""
 
     def __init__(
         self,
@@ -123,11 +124,14 @@ class PlayTable:
         bot: str = "strong",
         seed: int = 0,
         players: int | None = None,
+        person: str | None = None,
     ) -> None:
         self.sink = MemorySink()
         self.bot = bot
         self.seed = seed
-        self.session = PlaySession.start(self.sink, ruleset, players=players, bot=bot, seed=seed)
+        self.session = PlaySession.start(
+            self.sink, ruleset, players=players, bot=bot, seed=seed, person=person
+        )
         self.log: list[str] = []
         self.frames: list[dict[str, Any]] = []
         #: Every deal of this play: hand number, deck, salt and commitment.
