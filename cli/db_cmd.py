@@ -269,6 +269,15 @@ def games(
     list_games(None, db, unfinished, as_json)
 
 
+@app.command("compact", epilog="Example: gostop db compact --db club.duckdb")
+def compact(db: DbOption = DEFAULT_DB) -> None:
+    """Rewrite the store into a fresh file, leaving no freed block behind (after a person
+    was forgotten through the server's API; stop the server first)."""
+    from gostop_records.store.compact import compact as rewrite
+
+    common.echo(f"{db} rewritten ({rewrite(db)} bytes)")
+
+
 @app.command("stats", epilog="Example: gostop db stats --json")
 def stats(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
     """Games, hands, outcomes, average payouts by ruleset and players, specials' frequency."""

@@ -2,8 +2,8 @@
 
 A person is an id apart from the name shown (see ``gostop_records.people``): ``list`` shows
 every person a game seated, with the name shown now and the person their games count for;
-``rename`` and ``merge`` append an event to the store's people record (hash-chained and
-verified like a game's), never an edit of a game.
+``rename``, ``merge`` and ``forget`` append an event to the store's people record
+(hash-chained and verified like a game's), never an edit of a game.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ __all__ = ["app"]
 app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
-    help="Players as persons: list them, rename one, merge two (events, never edits).",
+    help="Players as persons: list them, rename one, merge two, forget one (events, never edits).",
     epilog="Example: gostop people rename p_3fa2c1d04e5b 'Ann Lee' --db club.duckdb",
 )
 
@@ -78,3 +78,27 @@ def merge(
     """Count one id's games for another person from now on (a persons_merged event)."""
     env = _append(db, E.PersonsMerged(person=person, into=into), by)
     common.echo(f"people record seq {env.seq}: {person}'s games count for {into}")
+
+
+@app.command("forget", epilog="Example: gostop people forget p_3fa2c1d04e5b --db club.duckdb")
+def forget(
+    person: Annotated[str, typer.Argument(metavar="ID", help="The person's id.")],
+    db: DbOption = DEFAULT_DB,
+    by: ByOption = "people",
+) -> None:
+    """Forget a person: delete the key of their names (a person_forgotten event that names
+    no one), derive their games' rows again without them, then rewrite the store into a
+    fresh file so that no free block keeps them. Every chain, seal and signature still
+    verifies. Stop the server first (or use its API, then compact when it is stopped)."""
+    from gostop_records.store import Store
+    from gostop_records.store.compact import compact
+    from gostop_records.store.people import forget_person
+
+    with Store(db) as store:
+        done = forget_person(store, person, by=by)
+    size = compact(db)
+    common.echo(
+        f"people record seq {done.envelope.seq}: {', '.join(done.ids)} forgotten; "
+        f"{len(done.games)} game(s) derived again without the name; {db} rewritten "
+        f"({size} bytes). Backups and exports made before still hold the name: remove them."
+    )

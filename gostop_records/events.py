@@ -66,6 +66,7 @@ __all__ = [
     "PaymentCapped",
     "PaymentDue",
     "PaymentRecorded",
+    "PersonForgotten",
     "PersonRenamed",
     "PersonsMerged",
     "Player",
@@ -508,6 +509,14 @@ class PersonsMerged(_Payload, tag="persons_merged"):
     into: str
 
 
+class PersonForgotten(_Payload, tag="person_forgotten"):
+    """People. A person asked to be forgotten: their key is deleted, so no name sealed under
+    it (``game_started``, ``person_renamed``) can be read again; the games stay, byte for
+    byte, under their id. Names nobody."""
+
+    person: str
+
+
 Event = (
     GameStarted
     | DealerDrawn
@@ -547,6 +556,7 @@ Event = (
     | ResultCountersigned
     | PersonRenamed
     | PersonsMerged
+    | PersonForgotten
 )
 
 EVENT_CLASSES: tuple[type[Struct], ...] = Event.__args__  # type: ignore[attr-defined]
@@ -588,7 +598,7 @@ METADATA_TYPES: frozenset[str] = frozenset(
     {"key_added", "checkpoint_signed", "result_countersigned"}
 )
 #: The people record's events (a stream of their own, never a game's: see ``people``).
-PEOPLE_TYPES: frozenset[str] = frozenset({"person_renamed", "persons_merged"})
+PEOPLE_TYPES: frozenset[str] = frozenset({"person_renamed", "persons_merged", "person_forgotten"})
 #: Derived by the engine; ``stop_called`` is a consequence only when ``auto`` is true.
 CONSEQUENCE_TYPES: frozenset[str] = frozenset(
     EVENT_TYPES

@@ -11,10 +11,11 @@ make it from the name (``Ann Lee``: ``ann-lee``), and that stays the person's id
 with no id at all (another producer's log) is given the same deterministic id from its name
 (:func:`derived_person_id`), so an old log replays, and shows, as it always did.
 
-Renames and merges are events (``person_renamed``, ``persons_merged``), never edits: they
-go in the people record, a hash-chained stream of its own beside the games (``events``
-defines them with every other event type). :class:`People` folds that stream; it is pure
-and refuses an event that does not follow from the ones before, with the reason.
+Renames, merges and forgetting are events (``person_renamed``, ``persons_merged``,
+``person_forgotten``), never edits: they go in the people record, a hash-chained stream of
+its own beside the games (``events`` defines them with every other event type).
+:class:`People` folds that stream; it is pure and refuses an event that does not follow
+from the ones before, with the reason.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 
 from . import events as E
 from .errors import GostopError
+from .names import is_sealed
 
 __all__ = [
     "MAX_NAME",
@@ -37,6 +39,7 @@ __all__ = [
     "derived_person_id",
     "mint_person_id",
     "name_error",
+    "named_in",
     "person_id_error",
     "seat_ids",
 ]
@@ -105,6 +108,7 @@ class Person:
     name: str | None = None
     named_at: str | None = None
     merged_into: str | None = None
+    forgotten: bool = False
 
 
 class People:
@@ -139,9 +143,23 @@ class People:
         return pid
 
     def check(self, event: object) -> None:
-        """Refuse an event that does not follow from the record so far (see the class)."""
-        if isinstance(event, E.PersonRenamed):
-            for why in (person_id_error(event.person), name_error(event.name)):
+        """Refuse an event that does not follow from the record so far (see the class); a
+        forgotten person is renamed, merged or forgotten no more."""
+        for pid in named_in(event):
+            if self.forgotten(pid):
+                raise PeopleError(f"{E.event_type(event)}: {pid} is forgotten")
+        if isinstance(event, E.PersonForgotten):
+            why = person_id_error(event.person)
+            if why:
+                raise PeopleError(f"person_forgotten: {why}")
+            into = self._merged(event.person)
+            if into is not None:
+                raise PeopleError(
+                    f"person_forgotten: {event.person} was merged into {into}: forget {into}"
+                )
+        elif isinstance(event, E.PersonRenamed):
+            sealed = is_sealed(event.name)
+            for why in (person_id_error(event.person), None if sealed else name_error(event.name)):
                 if why:
                     raise PeopleError(f"person_renamed: {why}")
             into = self._merged(event.person)
@@ -165,8 +183,14 @@ class People:
                     )
         else:
             raise PeopleError(
-                f"{E.event_type(event)}: the people record holds renames and merges only"
+                f"{E.event_type(event)}: the people record holds renames, merges and "
+                "forgettings only"
             )
+
+    def forgotten(self, pid: str) -> bool:
+        """Whether the person (or the one their games count for) is forgotten."""
+        p = self.persons.get(self.canonical(pid))
+        return p is not None and p.forgotten
 
     def _merged(self, pid: str) -> str | None:
         p = self.persons.get(pid)
@@ -182,12 +206,27 @@ class People:
         elif isinstance(ev, E.PersonsMerged):
             self.person(ev.into)
             self.person(ev.person).merged_into = ev.into
+        elif isinstance(ev, E.PersonForgotten):
+            self.person(ev.person).forgotten = True
         self.count += 1
 
-    def rows(self) -> list[tuple[str, str | None, str | None, str | None, str]]:
-        """The ``people`` table's rows: id, name given by a rename, when, merged into, and
-        the id the person's games count for."""
+    def ids_of(self, pid: str) -> list[str]:
+        """The person and every id whose games count for them, sorted."""
+        return sorted({pid} | {p for p in self.persons if self.canonical(p) == pid})
+
+    def rows(self) -> list[tuple[str, str | None, str | None, str | None, str, bool]]:
+        """The ``people`` table's rows: id, name given by a rename (sealed, as recorded),
+        when, merged into, the id the person's games count for, and whether forgotten."""
         return [
-            (p.id, p.name, p.named_at, p.merged_into, self.canonical(p.id))
+            (p.id, p.name, p.named_at, p.merged_into, self.canonical(p.id), self.forgotten(p.id))
             for p in sorted(self.persons.values(), key=lambda p: p.id)
         ]
+
+
+def named_in(event: object) -> tuple[str, ...]:
+    """The persons an event of the people record names."""
+    if isinstance(event, E.PersonsMerged):
+        return (event.person, event.into)
+    if isinstance(event, E.PersonRenamed | E.PersonForgotten):
+        return (event.person,)
+    return ()

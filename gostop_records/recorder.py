@@ -49,6 +49,7 @@ from .engine.settlement import Proof
 from .engine.state import HandState, Phase
 from .errors import GostopError, IllegalAction, LogError, NoSpaceError, ProjectionError
 from .log import JsonlSink
+from .names import seal_players
 from .people import derived_person_id, mint_person_id, name_error, person_id_error, seat_ids
 from .projector import Projector
 from .rules import Ruleset, resolve
@@ -259,6 +260,9 @@ class RecordingSession:
         self._decision: Decision | None = None
         #: What :meth:`start` or :meth:`resume` decided when told to decide (None: nothing).
         self.opened: Decision | None = None
+        #: A sink that keeps persons' keys (the store) gives ``person_key(id)``: the names of
+        #: ``game_started`` are then sealed under them before it is hashed (``names``).
+        self._person_key: Callable[[str], bytes] | None = getattr(sink, "person_key", None)
 
     # --- opening -----------------------------------------------------------------------
 
@@ -463,7 +467,12 @@ class RecordingSession:
 
     def _seal(self, chain: L.Chain, env: E.Envelope) -> E.Envelope:
         stamp = self.clock()
-        return chain.seal(msgspec.structs.replace(env, at=stamp, recorded_at=stamp))
+        env = msgspec.structs.replace(env, at=stamp, recorded_at=stamp)
+        if self._person_key is not None and type(env.event) is E.GameStarted:
+            # shown with the names, hashed and written with them sealed (see ``names``)
+            hidden = seal_players(env.event, self._person_key)
+            env = L.with_stored(env, L.canonical_bytes(msgspec.structs.replace(env, event=hidden)))
+        return chain.seal(env)
 
     def _try(
         self, payloads: Sequence[Any], hand: int | None = _ITS_HAND

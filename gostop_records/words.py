@@ -282,9 +282,11 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
     if t == "checkpoint_signed":
         return f"checkpoint: the record up to seq {ev.head_seq} signed by key {ev.key}"
     if t == "person_renamed":
-        return f"person {ev.person} is shown as {ev.name} from now on"
+        return f"person {ev.person} is renamed"
     if t == "persons_merged":
         return f"person {ev.person}'s games count for person {ev.into} from now on"
+    if t == "person_forgotten":
+        return f"person {ev.person} is forgotten: their names can no longer be read"
     return t
 
 

@@ -129,6 +129,7 @@ def make_sample_events() -> list[Any]:
         # the people record's events (a stream of their own in use; here for the codecs)
         E.PersonRenamed(person="p1", name="Ann Lee"),
         E.PersonsMerged(person="p2", into="p1"),
+        E.PersonForgotten(person="p1"),
     ]
 
 

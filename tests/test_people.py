@@ -51,7 +51,7 @@ def test_the_people_record_folds_and_refuses_what_does_not_follow() -> None:
         (E.PersonRenamed(person="c", name="  "), "the name is empty"),
         (E.PersonRenamed(person="c", name="x" * 81), "give at most 80"),
         (E.PersonRenamed(person="no spaces", name="X"), "not a person id"),
-        (E.NoteAdded(text="hi"), "renames and merges only"),
+        (E.NoteAdded(text="hi"), "renames, merges and forgettings only"),
     ]:
         with pytest.raises(PeopleError, match=why):
             people.check(ev)
@@ -140,7 +140,8 @@ def test_verify_names_a_changed_or_cut_people_record(store: Store) -> None:
     append_person_event(store, E.PersonRenamed(person="p1", name="Ann"), by="t")
     append_person_event(store, E.PersonRenamed(person="p2", name="Ben"), by="t")
     store.conn.execute(
-        "UPDATE person_events SET payload = replace(payload::VARCHAR, 'Ben', 'Bob') WHERE seq = 2"
+        "UPDATE person_events SET payload = replace(payload::VARCHAR, '\"p2\"', '\"p1\"') "
+        "WHERE seq = 2"
     )
     problems = store.verify().people
     assert any("chain breaks" in p for p in problems), problems

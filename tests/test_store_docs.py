@@ -19,6 +19,7 @@ from gostop_records.store.schema import (
     HEADS_COLUMNS,
     PEOPLE_COLUMNS,
     PERSON_EVENT_COLUMNS,
+    PERSON_KEY_COLUMNS,
     TABLES,
     VIEWS,
 )
@@ -39,6 +40,7 @@ def schema_columns() -> dict[str, list[str]]:
     out["heads"] = [c for c, _ in HEADS_COLUMNS]
     out["person_events"] = [c for c, _ in PERSON_EVENT_COLUMNS]
     out["people"] = [c for c, _ in PEOPLE_COLUMNS]
+    out["person_keys"] = [c for c, _ in PERSON_KEY_COLUMNS]
     return out
 
 
@@ -200,6 +202,7 @@ def test_markdown_renders_schema_types_and_descriptions() -> None:
         "heads": HEADS_COLUMNS,
         "person_events": PERSON_EVENT_COLUMNS,
         "people": PEOPLE_COLUMNS,
+        "person_keys": PERSON_KEY_COLUMNS,
     }
     assert list(rendered) == list(expected)
     for table, cols in expected.items():

@@ -198,9 +198,13 @@ TABLE: dict[Action, Rule] = {
         note="a finished hand is stored as a game",
     ),
     Action.PEOPLE: Rule(
-        "renaming or merging persons",
+        "renaming, merging or forgetting persons",
         _r(KEY),
-        routes=("POST /api/people/{id}/rename", "POST /api/people/merge"),
+        routes=(
+            "POST /api/people/{id}/rename",
+            "POST /api/people/merge",
+            "POST /api/people/{id}/forget",
+        ),
         note="events of the store's people record, never edits; never open to anyone",
     ),
     Action.METRICS: Rule(

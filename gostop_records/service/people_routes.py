@@ -1,6 +1,7 @@
-"""The API of the people record: every person (``GET /api/people``), and a rename or a
-merge (``POST``, with the server key: they change how every page counts and names a
-player). The writes are events of the people record, never edits (see ``people``)."""
+"""The API of the people record: every person (``GET /api/people``), and a rename, a merge
+or forgetting a person (``POST``, with the server key: they change how every page counts
+and names a player). The writes are events of the people record, never edits (see
+``people``)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,12 @@ class RenameIn(msgspec.Struct, forbid_unknown_fields=True):
     """``POST /api/people/{id}/rename``: the name to show from now on."""
 
     name: str
+    by: str = "api"
+
+
+class ForgetIn(msgspec.Struct, forbid_unknown_fields=True):
+    """``POST /api/people/{id}/forget``: who asks (the body may be empty)."""
+
     by: str = "api"
 
 
@@ -89,4 +96,17 @@ def people_routes() -> list[HTTPRouteHandler]:
         st = request.app.state["gostop"]
         return await st.run(st.svc.person_event, event, _who(data.by))  # type: ignore[no-any-return]
 
-    return [list_people, rename, merge]
+    @post(
+        "/api/people/{person_id:str}/forget",
+        summary="Forget a person: their names become unreadable (needs the server key)",
+        request_max_body_size=BODY_LIMIT,
+        status_code=201,
+        opt={"access": Action.PEOPLE},
+    )
+    async def forget(person_id: FromPath[str], request: Request[Any, Any, Any]) -> dict[str, Any]:
+        raw = await request.body()
+        who = _who(_body(raw, ForgetIn).by) if raw.strip() else "api"
+        st = request.app.state["gostop"]
+        return await st.run(st.svc.forget_person, person_id, who)  # type: ignore[no-any-return]
+
+    return [list_people, rename, merge, forget]

@@ -9,7 +9,7 @@ import msgspec
 
 from .. import events as E
 from ..people import PeopleError
-from ..store.people import append_person_event
+from ..store.people import append_person_event, forget_person
 from .errors import ServiceError
 from .sessions import Sessions
 
@@ -26,3 +26,20 @@ class Persons(Sessions):
         except PeopleError as exc:
             raise ServiceError(400, "people", str(exc)) from None
         return {"seq": env.seq, "hash": env.hash, "event": msgspec.to_builtins(env.event)}
+
+    def forget_person(self, pid: str, by: str) -> dict[str, Any]:
+        """Forget a person (see :func:`~gostop_records.store.people.forget_person`); the
+        games in memory that seat them are dropped, read again without the name."""
+        try:
+            done = forget_person(self.store, pid, by=by)
+        except PeopleError as exc:
+            raise ServiceError(400, "people", str(exc)) from None
+        self.forget(set(done.games))
+        return {
+            "seq": done.envelope.seq,
+            "hash": done.envelope.hash,
+            "forgotten": list(done.ids),
+            "games": len(done.games),
+            "compact": "the store file still holds freed blocks: stop the server and run "
+            "gostop db compact to rewrite it",
+        }

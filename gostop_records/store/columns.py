@@ -27,6 +27,7 @@ from .schema import (
     HEADS_COLUMNS,
     PEOPLE_COLUMNS,
     PERSON_EVENT_COLUMNS,
+    PERSON_KEY_COLUMNS,
     SPECIAL_KINDS,
     TABLES,
     VIEWS,
@@ -161,6 +162,12 @@ TABLE_DOCS: dict[str, str] = {
         "columns are those of `events`, `game_id` always `'people'` (see "
         "[Players as people](recording.md#players-as-people))."
     ),
+    "person_keys": (
+        "Each person's key (AES-256), under which the names a game recorded into the store "
+        "holds are sealed before the event is hashed: outside every hashed record, never "
+        "exported. `gostop people forget` deletes a person's row, after which nobody can "
+        "read their name (see [Forget](operations.md#forget)). Key `person_id`."
+    ),
     "people": (
         "What the people record says of each person it names, derived from "
         "`person_events` again on every append and by `gostop db rebuild`: a person seated "
@@ -169,14 +176,21 @@ TABLE_DOCS: dict[str, str] = {
 }
 
 COLUMN_DOCS: dict[str, dict[str, str]] = {
+    "person_keys": {
+        "person_id": "the person's id, as the games' seats name them",
+        "key": "32 random bytes: the key of the person's sealed names",
+    },
     "people": {
         "person_id": "the person's id, as the games' seats name them (`games.player_ids`)",
-        "name": "the name a `person_renamed` gave, to show from then on; NULL when none did",
+        "name": "the name a `person_renamed` gave (sealed in the record, opened here), to "
+        "show from then on; NULL when none did",
         "named_at": "when that rename was made (`person_events.at`)",
         "merged_into": "the person a `persons_merged` made this one's games count for; "
         "NULL when none did",
         "counts_for": "the person this one's games count for: `person_id` itself, or the "
         "end of its merges",
+        "forgotten": "a `person_forgotten` forgot the person (or the one they count for): "
+        "their key is gone and `name` is `'(forgotten)'`",
     },
     "heads": {
         "entry": "the entry's number: 1, 2, 3 ..., dense",
@@ -679,8 +693,9 @@ VIEW_DOCS: dict[str, str] = {
         "Who is who? One row per person a game seated or the people record names: "
         "`person_id`, `name` (a rename's, else the one at their latest game), "
         "`name_at_table` (the one at their latest game), `named_at`, `merged_into` and "
-        "`counts_for` (as in `people`), `games` (the games that seated this id) and "
-        "`last_started_at` (when the latest of them started)."
+        "`counts_for` (as in `people`), `games` (the games that seated this id), "
+        "`last_started_at` (when the latest of them started) and `forgotten` (as in "
+        "`people`; false for a person it does not name)."
     ),
 }
 
@@ -756,6 +771,8 @@ def column_types(table: str) -> tuple[tuple[str, str], ...]:
         return PERSON_EVENT_COLUMNS
     if table == "people":
         return PEOPLE_COLUMNS
+    if table == "person_keys":
+        return PERSON_KEY_COLUMNS
     return EVENT_COLUMNS if table == "events" else TABLES[table]
 
 
@@ -785,7 +802,7 @@ def markdown() -> str:
     """The generated section (docs/sql.md): keys and joins, every table with its columns,
     views, examples."""
     out = ["### Keys and joins", "", JOINS, "", "### Tables", ""]
-    for table in ("events", *TABLES, "heads", "person_events", "people"):
+    for table in ("events", *TABLES, "heads", "person_events", "people", "person_keys"):
         out.extend(_table_section(table))
     out += ["### Views", ""]
     for view in VIEWS:

@@ -25,7 +25,7 @@ from .codec import rows_to_envelopes
 from .connection import bounded_memory
 from .heads import Loss, LossError, losses, writing
 from .heads import record as record_head
-from .people import rebuild_people
+from .people import rebuild_people, revealed
 from .projections import Rows, derive, empty_rows
 from .rows import insert_rows
 from .schema import TABLES
@@ -101,7 +101,8 @@ def game_groups(store: Store, limit: int = GROUP_EVENTS) -> Iterator[list[str]]:
 
 
 def decode_game(store: Store, rows: Sequence[tuple[Any, ...]]) -> list[Envelope]:
-    return rows_to_envelopes(rows, source=str(store.path))
+    """A game's rows as envelopes, its sealed names opened by the store's keys."""
+    return revealed(store.conn, rows_to_envelopes(rows, source=str(store.path)))
 
 
 def fresh_rows(

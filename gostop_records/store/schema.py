@@ -43,6 +43,7 @@ __all__ = [
     "MIGRATIONS",
     "PEOPLE_COLUMNS",
     "PERSON_EVENT_COLUMNS",
+    "PERSON_KEY_COLUMNS",
     "PREV_SQL",
     "PROJECTIONS",
     "SCHEMA_VERSION",
@@ -103,12 +104,16 @@ HEADS_COLUMNS: Columns = (
 #: with the columns of ``events`` (``game_id`` is always ``people``), never rebuilt; and
 #: ``people``, what they say per person, derived from them again on every append.
 PERSON_EVENT_COLUMNS: Columns = EVENT_COLUMNS
+#: Each person's key, under which the names their games hold are sealed (``names``):
+#: outside every hashed record; forgetting a person deletes their row.
+PERSON_KEY_COLUMNS: Columns = (("person_id", "VARCHAR"), ("key", "BLOB"))
 PEOPLE_COLUMNS: Columns = (
     ("person_id", "VARCHAR"),
     ("name", "VARCHAR"),
     ("named_at", "VARCHAR"),
     ("merged_into", "VARCHAR"),
     ("counts_for", "VARCHAR"),
+    ("forgotten", "BOOLEAN"),
 )
 
 #: Projection tables in the order they are derived; column order is the row tuple order.
@@ -575,7 +580,8 @@ def _player_views() -> dict[str, str]:
         SELECT coalesce(p.person_id, s.player_id) AS person_id,
                coalesce(p.name, s.name) AS name, s.name AS name_at_table, p.named_at,
                p.merged_into, coalesce(p.counts_for, s.player_id, p.person_id) AS counts_for,
-               coalesce(s.games, 0) AS games, s.last_started_at
+               coalesce(s.games, 0) AS games, s.last_started_at,
+               coalesce(p.forgotten, false) AS forgotten
         FROM people p FULL JOIN seated s ON s.player_id = p.person_id""",
     }
 
@@ -610,6 +616,7 @@ def _people_ddl(conn: duckdb.DuckDBPyConnection) -> None:
     """The people record's tables (:data:`PERSON_EVENT_COLUMNS`, :data:`PEOPLE_COLUMNS`)."""
     conn.execute(_table_ddl("person_events", PERSON_EVENT_COLUMNS, ", PRIMARY KEY (seq)"))
     conn.execute(_table_ddl("people", PEOPLE_COLUMNS, ", PRIMARY KEY (person_id)"))
+    conn.execute(_table_ddl("person_keys", PERSON_KEY_COLUMNS, ", PRIMARY KEY (person_id)"))
 
 
 def _create_tables(conn: duckdb.DuckDBPyConnection) -> None:
@@ -743,8 +750,10 @@ def _v7_to_v8(conn: duckdb.DuckDBPyConnection) -> None:
 
 def _v8_to_v9(conn: duckdb.DuckDBPyConnection) -> None:
     """Version 9 keeps the people record (``person_events``, ``people``): players as
-    persons, renamed and merged by events. A file before it has no renames or merges, so
-    both start empty; the player views read ``people`` from now on."""
+    persons, renamed and merged by events; and each person's key (``person_keys``), under
+    which the names of the games recorded from now on are sealed. A file before it has no
+    renames, merges or keys, so all three start empty; the player views read ``people``
+    from now on."""
     _people_ddl(conn)
 
 

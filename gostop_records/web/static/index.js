@@ -76,7 +76,7 @@
   async function known() {
     const r = await fetch("/api/people", { headers: { Accept: "application/json" } });
     if (!r.ok) return;
-    const people = (await r.json()).filter((p) => p.counts_for === p.person_id && p.name).slice(0, 24);
+    const people = (await r.json()).filter((p) => p.counts_for === p.person_id && p.name && !p.forgotten).slice(0, 24);
     if (!people.length) return;
     $("known").innerHTML = people
       .map((p) => `<button type="button" class="known" data-id="${T.esc(p.person_id)}" data-name="${T.esc(p.name)}">${T.esc(p.name)}</button>`)
