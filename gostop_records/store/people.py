@@ -64,7 +64,7 @@ def known_person(conn: duckdb.DuckDBPyConnection, pid: str) -> bool:
     """Whether a game seated ``pid`` or the people record names them."""
     row = fetch_one(
         conn,
-        "SELECT 1 WHERE EXISTS (SELECT 1 FROM player_games WHERE player_id = $p) "
+        "SELECT 1 WHERE EXISTS (SELECT 1 FROM games WHERE list_contains(player_ids, $p)) "
         "OR EXISTS (SELECT 1 FROM people WHERE person_id = $p)",
         {"p": pid},
     )

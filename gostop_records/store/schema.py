@@ -572,10 +572,14 @@ def _player_views() -> dict[str, str]:
         # every person a game seated or the people record names: their name now (a
         # rename's, else the one at their latest game), the person their games count for
         "v_people": """
-        WITH seated AS (
-            SELECT player_id, arg_max(player_name, last_started_at) AS name,
-                   count(DISTINCT game_id) AS games, max(last_started_at) AS last_started_at
-            FROM player_games GROUP BY player_id
+        WITH seats AS (
+            SELECT game_id, started_at, unnest(player_ids) AS player_id,
+                   unnest(player_names) AS name
+            FROM games
+        ), seated AS (
+            SELECT player_id, arg_max(name, started_at) AS name,
+                   count(DISTINCT game_id) AS games, max(started_at) AS last_started_at
+            FROM seats GROUP BY player_id
         )
         SELECT coalesce(p.person_id, s.player_id) AS person_id,
                coalesce(p.name, s.name) AS name, s.name AS name_at_table, p.named_at,
