@@ -153,6 +153,13 @@ def test_the_pages_and_the_api_forget_with_the_server_key(club: dict[str, Any]) 
             assert page.status_code == 200, url
             assert NAME not in page.text and RENAMED not in page.text, url
         assert FORGOTTEN in c.get(f"/players/{zelda}").text
+        # a forgotten person is not seated again by their id
+        r = c.post(
+            "/api/games",
+            json={"players": [f"Zelda={zelda}", "Ben"], "ruleset": "matgo"},
+            headers=auth(KEY),
+        )
+        assert r.status_code == 400 and f"{zelda} is forgotten" in r.json()["reason"], r.text
         q = c.post("/api/query", json={"sql": "SELECT * FROM person_keys"})
         assert q.status_code == 400 and "person_keys" in q.json()["reason"]
     assert gostop("db", "compact", "--db", str(db)).returncode == 0

@@ -198,11 +198,18 @@ def in_the_clear(store: Store, games: Sequence[str], ids: Sequence[str]) -> list
 
 def person_key(store: Store, pid: str) -> bytes:
     """The key of a person's sealed names, made (and committed) the first time it is asked
-    for: a key without a game is harmless, a game without its key could not be read."""
+    for: a key without a game is harmless, a game without its key could not be read. A
+    forgotten person gets none (:class:`~gostop_records.people.PeopleError`): a game that
+    seated them again would write a readable name under their id."""
     conn = store.conn
     row = fetch_one(conn, "SELECT key FROM person_keys WHERE person_id = ?", [pid])
     if row is not None:
         return bytes(row[0])
+    if People(person_envelopes(conn)).forgotten(pid):
+        raise PeopleError(
+            f"{pid} is forgotten: a new game cannot seat them by that id (seat them as a new "
+            "person, by name)"
+        )
     key = new_key()
     with H.writing(store.path), transaction(conn):
         row = fetch_one(conn, "SELECT key FROM person_keys WHERE person_id = ?", [pid])
