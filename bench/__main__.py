@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 
-PARTS = ("replay", "import", "queries", "archive", "live", "service", "memory")
+PARTS = ("replay", "rollouts", "import", "queries", "archive", "live", "service", "memory")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,6 +130,15 @@ def main(argv: list[str] | None = None) -> int:
             rounds.round()
             step(f"round {k + 1} of {pairs} done")
         figures += rounds.figures()
+
+    if "rollouts" in parts:
+        from .rollouts import rollout_figures
+
+        measure(
+            f"rollouts beside simulated hands: {pairs} pairs"
+            + ("" if args.quick else "; a whole hand reviewed"),
+            lambda: rollout_figures(pairs, quick=args.quick),
+        )
 
     db = work / "bench.duckdb"
     if "import" in parts:

@@ -649,7 +649,7 @@ with LocalCluster(
     report = build_archive([sys.argv[1]], sys.argv[2], client=client)
     secs = time.perf_counter() - start
 if not report.ok:
-    sys.exit(f"the benchmark corpus was rejected: {report.rejected[0].describe()}")
+    sys.exit(f"the benchmark corpus was rejected: {report.rejected[0]}")
 print(secs)
 """
 

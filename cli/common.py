@@ -222,7 +222,7 @@ def print_report(report: Any, as_json: bool, **problems: Sequence[Any]) -> None:
         echo(report.summary())
     for kind, found in problems.items():
         for problem in found:
-            error_message(f"{kind}: {problem.describe()}")
+            error_message(f"{kind}: {problem}")
     if not report.ok:
         raise typer.Exit(EXIT_REJECTED)
 

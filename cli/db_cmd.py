@@ -371,7 +371,11 @@ def export(
     )
 
 
-@app.command("report", epilog="Example: gostop db report --html club.html")
+@app.command(
+    "report",
+    epilog="Example: gostop db report --html club.html; while a server holds the store: "
+    "gostop db report --server http://127.0.0.1:8765 --html club.html",
+)
 def report(
     html: Annotated[
         Path,
@@ -383,9 +387,26 @@ def report(
         ),
     ],
     db: DbOption = DEFAULT_DB,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            "--server",
+            metavar="URL",
+            help="Read the report of the store a gostop serve holds (its /report page; a "
+            "private server with $GOSTOP_SERVER_KEY).",
+        ),
+    ] = None,
 ) -> None:
     """The club's report: every player's hands, wins, chips, Gos and specials with charts,
     the hands by month and ruleset, and the disputed payments (from the player views)."""
+    from gostop_records.web.pages import write_page
+
+    if server is not None:
+        from gostop_records.service.client import remote_report
+
+        size = write_page(html, remote_report(server))
+        typer.echo(f"wrote {html} ({size:,} bytes): the club's report of {server}", err=True)
+        return
     from gostop_records.store import Store
     from gostop_records.web.browse_pages import write_report_html
 
@@ -433,13 +454,39 @@ def rebuild(
             "store's heads chain.",
         ),
     ] = False,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            "--server",
+            metavar="URL",
+            help="Ask the gostop serve holding the store to rebuild beside its live tables "
+            "while it records, and follow it to its swap.",
+        ),
+    ] = None,
+    key: Annotated[
+        str | None,
+        typer.Option(
+            "--key",
+            envvar="GOSTOP_SERVER_KEY",
+            help="With --server: the server key (default: $GOSTOP_SERVER_KEY).",
+            show_default=False,
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Derive every projection table again from the events (one transaction).
+    """Derive every projection table again from the events, into new tables swapped in in
+    one transaction.
 
     Refuses when the store's heads chain says events are missing (a game deleted, replaced
     or cut short), naming them, unless --accept-loss; the rebuild is recorded either way.
+    A store a server holds is rebuilt by the server (--server URL), which goes on
+    answering from the old tables meanwhile.
     """
+    if server is not None:
+        from .remote_rebuild import server_rebuild
+
+        server_rebuild(server, key, accept_loss=accept_loss, as_json=as_json)
+        return
     from gostop_records.store import Store
 
     with Store(db) as store, Progress("rebuild", None, "game") as bar:
@@ -450,7 +497,7 @@ def rebuild(
         rows = ", ".join(f"{k} {v}" for k, v in report.rows.items())
         common.echo(f"rebuilt the projections of {report.games} game(s): {rows}")
     for f in report.failed:
-        common.warn(f"not projected: {f.describe()}")
+        common.warn(f"not projected: {f}")
     for loss in report.accepted:
         common.warn(f"loss accepted and recorded: game {loss.game_id}: {loss.reason}")
 

@@ -36,6 +36,7 @@ from gostop_records.play import (
     resolve_setup,
     seat_names,
 )
+from gostop_records.proof_view import stop_summary
 from gostop_records.recorder import Entry, card_code, open_sink
 from gostop_records.sim.roster import known
 from gostop_records.sim.roster import names as bot_names
@@ -253,13 +254,9 @@ class PlayLoop:
         players = self.ps.players
         self.out("")
         if r.outcome == "stop":
-            proof = r.proof()
-            if proof is not None:
-                lines = settlement_lines(r, players, self.p, self.ps.game.shortfalls)
-                if proof.winner == HUMAN:
-                    lines[0] = self.p(
-                        f"payout proof: you win with {proof.score.total} points", bold=True
-                    )
+            if r.proof() is not None:
+                shortfalls = self.ps.game.shortfalls
+                lines = settlement_lines(r, players, self.p, shortfalls, self._names())
                 self.out("\n".join(lines))
         elif r.outcome == "instant":
             self.out(self.p(f"instant win ({r.reason}):", bold=True))
@@ -350,18 +347,12 @@ class PlayLoop:
         role = self.ask("cup: animal or junk> ", parse, CUP_HELP, None, ("animal", "junk"))
         self.show([self.ps.cup(role)])
 
+    def _names(self) -> list[str]:
+        """The seats' names as the player is told them: their own seat is "you"."""
+        return ["you" if s == HUMAN else pl.name for s, pl in enumerate(self.ps.players)]
+
     def stop_text(self, proof: Proof) -> list[str]:
-        players = self.ps.players
-        out = []
-        for lp in proof.losers:
-            applied = [f"{f.name} x{f.factor}" for f in lp.factors if f.applies]
-            how = f"{proof.go_points} points"
-            if proof.go_count:
-                how = f"{proof.go_formula} = {how}"
-            if applied:
-                how += " x " + " x ".join(applied)
-            out.append(f"  {players[lp.loser].name} pays you {lp.pays_chips} chips ({how})")
-        return out
+        return ["  " + line for line in stop_summary(proof, self._names())]
 
     def human_decide(self) -> None:
         h = self.ps.hand

@@ -19,15 +19,14 @@ from gostop_records import events as E
 from gostop_records import words
 from gostop_records.engine.game import GameState, HandResult
 from gostop_records.engine.rulebook import INSTANTS
-from gostop_records.engine.settlement import Proof
 from gostop_records.engine.state import HandState, Phase
+from gostop_records.proof_view import proof_text
 from gostop_records.views import pending_cards
 
 __all__ = [
     "Painter",
     "describe_event",
     "describe_for",
-    "proof_lines",
     "render_game",
     "render_layout",
     "render_scores",
@@ -359,14 +358,18 @@ def settlement_lines(
     players: Sequence[E.Player],
     paint: Painter | None = None,
     shortfalls: Sequence[tuple[int, int, int, int, int, str]] = (),
+    names: Sequence[str] = (),
 ) -> list[str]:
     """What a hand made due, all of it: the payout proof of a Stop, then the instant payments
     of the hand (a first ppuk, a four in hand), the dues the chips on the table capped (the
     game's ``shortfalls``: a proof shows what the rules make due, a capped loser pays less)
-    and each seat's net, so that the ledger's figures are accounted for line by line."""
+    and each seat's net, so that the ledger's figures are accounted for line by line.
+    ``names`` word the proof's seats otherwise (``you``) than the players' names."""
     p = paint or Painter()
     proof = result.proof()
-    out = proof_lines(proof, players, p) if proof is not None else []
+    out = []
+    if proof is not None:
+        out = proof_text(proof, names or players, lambda text: p(text, bold=True))
     instants = [d for d in result.dues if d[4] != "stop"]
     caps = [c for c in shortfalls if c[0] == result.hand]
     if not instants and not caps:
@@ -391,33 +394,4 @@ def settlement_lines(
     out.append(
         "  due in all: " + " | ".join(f"{_who(players, s)} {n:+d}" for s, n in enumerate(net))
     )
-    return out
-
-
-def proof_lines(
-    proof: Proof, players: Sequence[E.Player], paint: Painter | None = None
-) -> list[str]:
-    """The arithmetic of a payout: score lines, Go points, each multiplier and why, chips."""
-    p = paint or Painter()
-    w = _who(players, proof.winner)
-    out = [p(f"payout proof: {w} wins with {proof.score.total} points", bold=True)]
-    for ln in proof.score.lines:
-        out.append(f"  {ln.name}: {ln.points}  ({' '.join(ln.cards)})")
-    if proof.score.cup_role:
-        out.append(f"  September cup as {proof.score.cup_role}: {proof.score.cup_reason}")
-    if proof.go_count:
-        out.append(
-            f"  {proof.go_count} Go: {proof.go_formula} = {proof.go_points} ({proof.go_setting})"
-        )
-    for lp in proof.losers:
-        out.append(f"  from {_who(players, lp.loser)}:")
-        for f in lp.factors:
-            mark = "x" + str(f.factor) if f.applies else "--"
-            out.append(f"    {mark:>4}  {f.name}: {f.condition} [{f.setting}]")
-        out.append(
-            f"    {proof.go_points} points x {lp.multiplier} = {lp.points} points "
-            f"x stake {proof.stake} = {lp.chips} chips"
-        )
-        if lp.pays_chips != lp.chips or lp.note:
-            out.append(f"    pays {lp.pays_chips} chips{': ' + lp.note if lp.note else ''}")
     return out

@@ -4,8 +4,8 @@ seat knew then.
 The library (:mod:`gostop_records.review`) finds the decisions and plays every legal option
 out in the same deals of the unseen cards; this command picks the game and the hand, shows
 progress on stderr (the rollouts take seconds), and prints the review as text, as JSON
-(``--json``, the :class:`~gostop_records.review.GameReview` struct) or as one self-contained
-HTML page (``--html FILE``).
+(``--json``, the :class:`~gostop_records.review.GameReview` struct) or drawn in the replayer
+as one self-contained HTML page (``--html FILE``).
 """
 
 from __future__ import annotations
@@ -15,17 +15,13 @@ from typing import Annotated
 
 import typer
 
-from gostop_records.review import DEFAULT_BUDGET, KINDS, POLICIES
+from gostop_records.review import DEFAULT_BUDGET, DEFAULT_KINDS, KINDS, POLICIES
 from gostop_records.review.rollouts import MIN_BUDGET
 
 from . import common
 from .progress import Progress
 
 __all__ = ["DEFAULT_KINDS", "review"]
-
-#: The kinds reviewed unless ``--kind`` says otherwise: all but ``play``, whose every card
-#: and capture is played out (ten options and more: ten times the time of a Go/Stop).
-DEFAULT_KINDS = tuple(k for k in KINDS if k != "play")
 
 
 def review(
@@ -84,7 +80,8 @@ def review(
         typer.Option(
             "--html",
             metavar="FILE",
-            help="Write the review as one self-contained HTML file (no network request).",
+            help="Write the review drawn in the replayer as one self-contained HTML file "
+            "(no network request).",
         ),
     ] = None,
     server: common.ServerOption = None,
@@ -151,7 +148,7 @@ def review(
         from gostop_records.web.pages import write_page
         from gostop_records.web.review_page import review_page
 
-        size = write_page(html, review_page(result))
+        size = write_page(html, review_page(result, envs))
         typer.echo(f"wrote {html} ({size:,} bytes): the review of game {gid}", err=True)
     if json_out:
         import msgspec

@@ -287,5 +287,5 @@ def simulate(
         common.echo(_text_summary(data))
     if db is not None and not report.ok:
         for p in [*report.rejected, *report.conflicts]:
-            common.error_message(p.describe())
+            common.error_message(str(p))
         raise typer.Exit(common.EXIT_REJECTED)

@@ -27,8 +27,13 @@ from typing import Any
 NATIVE_MODULES = (
     "cards",
     "engine/table",
+    "engine/moves",
+    "engine/ending",
+    "engine/deal",
+    "engine/capture",
     "engine/turn",
     "engine/state",
+    "engine/sitting",
     "engine/game",
     "engine/scoring",
     "engine/settlement",

@@ -31,13 +31,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from . import events as E
-from .errors import GostopError
+from .errors import Finding, GostopError
 from .names import is_sealed
 from .signing import PublicKey, SigningKey, checkpoint_message, countersign_message
 
 __all__ = [
     "Signature",
-    "SignatureProblem",
     "SignatureReport",
     "check",
     "checkpoint",
@@ -116,20 +115,6 @@ class Signature:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class SignatureProblem:
-    """A signature, a checkpoint or a missing checkpoint that shows the record is not as
-    it was signed."""
-
-    seq: int | None
-    rule: str
-    reason: str
-
-    def __str__(self) -> str:
-        where = f"seq {self.seq}: " if self.seq is not None else ""
-        return f"{where}{self.reason} [rule: {self.rule}]"
-
-
 @dataclass(slots=True)
 class SignatureReport:
     """Every key and signature of a game, and what is wrong with them."""
@@ -137,7 +122,7 @@ class SignatureReport:
     game_id: str | None = None
     keys: list[tuple[int, str, str]] = field(default_factory=list)  # seq, fingerprint, holder
     signatures: list[Signature] = field(default_factory=list)
-    problems: list[SignatureProblem] = field(default_factory=list)
+    problems: list[Finding] = field(default_factory=list)
     #: The latest seq whose head a valid signed checkpoint covers.
     vouched_until: int | None = None
 
@@ -198,7 +183,7 @@ class SignatureReport:
             "who_signed": self.who_signed(),
             "keys": [{"seq": s, "fingerprint": f, "holder": h} for s, f, h in self.keys],
             "signatures": [asdict(s) for s in self.signatures],
-            "problems": [asdict(p) for p in self.problems],
+            "problems": [p.to_dict() for p in self.problems],
             "vouched_until": self.vouched_until,
         }
 
@@ -251,28 +236,28 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
         target = by_seq.get(head_seq)
         if head_seq >= seq:
             problems.append(
-                SignatureProblem(
-                    seq,
-                    f"{what}_head",
-                    f"the {what} at seq {seq} covers seq {head_seq}, which is not before it",
+                Finding(
+                    seq=seq,
+                    rule=f"{what}_head",
+                    reason=f"the {what} at seq {seq} covers seq {head_seq}, which is not before it",
                 )
             )
             return False
         if target is None:
             problems.append(
-                SignatureProblem(
-                    seq,
-                    f"{what}_head",
-                    f"the {what} covers seq {head_seq}, which the record does not hold",
+                Finding(
+                    seq=seq,
+                    rule=f"{what}_head",
+                    reason=f"the {what} covers seq {head_seq}, which the record does not hold",
                 )
             )
             return False
         if target.hash != head:
             problems.append(
-                SignatureProblem(
-                    seq,
-                    f"{what}_head",
-                    f"the {what} signs head {head[:12]}... at seq {head_seq}; the record's "
+                Finding(
+                    seq=seq,
+                    rule=f"{what}_head",
+                    reason=f"the {what} signs head {head[:12]}... at seq {head_seq}; the record's "
                     f"event there has hash {target.hash[:12]}...: events up to seq {head_seq} "
                     "were changed and re-hashed after they were signed",
                 )
@@ -287,7 +272,7 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
             try:
                 pub = PublicKey.from_text(ev.key)
             except GostopError as exc:
-                problems.append(SignatureProblem(env.seq, "key", f"key_added: {exc}"))
+                problems.append(Finding(seq=env.seq, rule="key", reason=f"key_added: {exc}"))
                 continue
             keys[pub.fingerprint] = (pub, ev.holder)
             report.keys.append((env.seq, pub.fingerprint, ev.holder))
@@ -297,20 +282,21 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
             valid = head_ok(env.seq, ev.head_seq, ev.head, "checkpoint")
             if known is None:
                 problems.append(
-                    SignatureProblem(
-                        env.seq,
-                        "checkpoint_key",
-                        f"the checkpoint is signed by key {ev.key}, which no key_added before "
+                    Finding(
+                        seq=env.seq,
+                        rule="checkpoint_key",
+                        reason=f"the checkpoint is signed by key {ev.key}, which no "
+                        f"key_added before "
                         "it puts into the record",
                     )
                 )
                 valid = False
             elif not known[0].verify(ev.signature, checkpoint_message(gid, ev.head_seq, ev.head)):
                 problems.append(
-                    SignatureProblem(
-                        env.seq,
-                        "checkpoint_signature",
-                        f"the checkpoint's signature does not verify with recorder key "
+                    Finding(
+                        seq=env.seq,
+                        rule="checkpoint_signature",
+                        reason=f"the checkpoint's signature does not verify with recorder key "
                         f"{ev.key} ({holder}): the checkpoint was changed or forged",
                     )
                 )
@@ -326,14 +312,16 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
             try:
                 pub = PublicKey.from_text(ev.key)
             except GostopError as exc:
-                problems.append(SignatureProblem(env.seq, "countersign_key", str(exc)))
+                problems.append(Finding(seq=env.seq, rule="countersign_key", reason=str(exc)))
                 continue
             who = seat_name(ev.seat)
             valid = True
             if players and ev.seat >= len(players):
                 problems.append(
-                    SignatureProblem(
-                        env.seq, "countersign_seat", f"there is no seat {ev.seat} in this game"
+                    Finding(
+                        seq=env.seq,
+                        rule="countersign_seat",
+                        reason=f"there is no seat {ev.seat} in this game",
                     )
                 )
                 valid = False
@@ -341,10 +329,10 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
             message = countersign_message(gid, ev.seat, ev.head_seq, ev.head)
             if not pub.verify(ev.signature, message):
                 problems.append(
-                    SignatureProblem(
-                        env.seq,
-                        "countersign_signature",
-                        f"the countersignature of {who} does not verify with the key it "
+                    Finding(
+                        seq=env.seq,
+                        rule="countersign_signature",
+                        reason=f"the countersignature of {who} does not verify with the key it "
                         f"carries ({pub.fingerprint}): it was changed or made with another key",
                     )
                 )
@@ -352,10 +340,10 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
             before = seat_keys.get(ev.seat)
             if before is not None and before[0] != pub.fingerprint:
                 problems.append(
-                    SignatureProblem(
-                        env.seq,
-                        "countersign_key",
-                        f"{who} countersigns with key {pub.fingerprint}, but countersigned "
+                    Finding(
+                        seq=env.seq,
+                        rule="countersign_key",
+                        reason=f"{who} countersigns with key {pub.fingerprint}, but countersigned "
                         f"at seq {before[1]} with key {before[0]}: a wrong key",
                     )
                 )
@@ -387,7 +375,7 @@ def _unsealed_settlement(
     envs: Sequence[E.Envelope],
     signing_from: int,
     checkpoints: list[tuple[int, int, bool]],
-    problems: list[SignatureProblem],
+    problems: list[Finding],
 ) -> None:
     """The recorder signs the night's close (its ``settlement_proposed``) and again once
     every proposed transfer is paid (``settlement_paid``), as it signs a hand's end and its
@@ -405,10 +393,10 @@ def _unsealed_settlement(
     heads = [h for _s, h, _ok in checkpoints]
     if not any(h >= close.seq for h in heads):
         problems.append(
-            SignatureProblem(
-                close.seq,
-                "checkpoint_missing",
-                f"the night was closed at seq {close.seq} (its settlement) with no signed "
+            Finding(
+                seq=close.seq,
+                rule="checkpoint_missing",
+                reason=f"the night was closed at seq {close.seq} (its settlement) with no signed "
                 "checkpoint after it; the recorder signs the close, so the record was cut "
                 "after it (or that checkpoint removed)",
             )
@@ -424,10 +412,10 @@ def _unsealed_settlement(
                 open_.remove((ev.payer, ev.payee))
     if last_paid and not open_ and not any(h >= last_paid for h in heads):
         problems.append(
-            SignatureProblem(
-                last_paid,
-                "checkpoint_missing",
-                f"the night's settlement was all paid by seq {last_paid}, with no signed "
+            Finding(
+                seq=last_paid,
+                rule="checkpoint_missing",
+                reason=f"the night's settlement was all paid by seq {last_paid}, with no signed "
                 "checkpoint after it; the recorder signs once the settlement is paid, so the "
                 "record was cut after it (or that checkpoint removed)",
             )
@@ -438,7 +426,7 @@ def _unsealed_payments(
     envs: Sequence[E.Envelope],
     signing_from: int,
     checkpoints: list[tuple[int, int, bool]],
-    problems: list[SignatureProblem],
+    problems: list[Finding],
 ) -> None:
     """The recorder signs once a hand's payments are all recorded: a record whose last
     payments follow the last checkpoint, and answer every payment due, lost that checkpoint.
@@ -464,10 +452,11 @@ def _unsealed_payments(
     if game is None or not game.results or game.pending_dues():
         return
     problems.append(
-        SignatureProblem(
-            paid[-1],
-            "checkpoint_missing",
-            f"the payments of hand {game.hand_no} were all recorded by seq {paid[-1]}, with no "
+        Finding(
+            seq=paid[-1],
+            rule="checkpoint_missing",
+            reason=f"the payments of hand {game.hand_no} were all recorded by "
+            f"seq {paid[-1]}, with no "
             "signed checkpoint after them; the recorder signs once the payments are in, so "
             "the record was cut after them (or that checkpoint removed)",
         )
@@ -478,7 +467,7 @@ def _missing_checkpoints(
     envs: Sequence[E.Envelope],
     signing_from: int,
     checkpoints: list[tuple[int, int, bool]],
-    problems: list[SignatureProblem],
+    problems: list[Finding],
 ) -> None:
     """Every hand that ended after the recorder's key was added needs a checkpoint after
     its end and before the next hand starts."""
@@ -492,10 +481,11 @@ def _missing_checkpoints(
             continue  # a checkpoint there; an invalid one is reported on its own
         last = until > envs[-1].seq
         problems.append(
-            SignatureProblem(
-                ended,
-                "checkpoint_missing",
-                f"hand {hand} ended at seq {ended} without a signed checkpoint after it; the "
+            Finding(
+                seq=ended,
+                rule="checkpoint_missing",
+                reason=f"hand {hand} ended at seq {ended} without a signed "
+                f"checkpoint after it; the "
                 "recorder signs the end of every hand, so "
                 + (
                     "the record was cut after that hand's end (or its checkpoint removed)"

@@ -7,7 +7,7 @@ command line can print one clear sentence and programs can act on the parts.
 from __future__ import annotations
 
 import errno
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 __all__ = [
@@ -34,45 +34,97 @@ def reason_at(reason: str, seq: int | None) -> str:
     return reason
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """Something wrong (or worth a warning) at one place in a log: the one report type for
-    validation, imports and the store's checks, with everything needed to find and understand
-    it. ``severity`` is ``"error"`` or ``"warning"``."""
+#: The severities of a finding: a fact the rules refuse (``violation``: a replay's word, kept
+#: in its tables and pages), a place that cannot be read or checked (``error``), something
+#: kept but worth a look (``warning``), and a signature that holds (``signed``).
+SEVERITIES = ("violation", "error", "warning", "signed")
 
-    file: str | None
-    line: int | None
-    game_id: str | None
-    seq: int | None
-    rule: str
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finding:
+    """Something wrong (or worth a look) at one place in a log: the one report type of the
+    replay, validation, imports, audits, signatures and the store's checks, with everything
+    needed to find and understand it, and one way of saying it (``str``):
+
+    >>> print(Finding(file="a.jsonl", line=9, game_id="g1", seq=7, rule="hash_chain",
+    ...               reason="prev is not the hash of seq 6"))
+    a.jsonl:9: game g1 seq 7: prev is not the hash of seq 6 [rule: hash_chain]
+
+    ``rule`` names the rule broken; it is empty for a place that breaks none (a file that is
+    not there). ``file`` is the log it was found in: a file's path, or ``heads chain`` for the
+    store's own chain of entries (``entry`` then numbers the entry). ``expected`` and
+    ``recorded`` are what the rules derive and what the log says, when a fact disagrees.
+    """
+
     reason: str
+    rule: str = ""
+    file: str | None = None
+    line: int | None = None
+    game_id: str | None = None
+    seq: int | None = None
+    hand: int | None = None
+    entry: int | None = None
     severity: str = "error"
+    expected: Any = None
+    recorded: Any = None
+
+    @property
+    def is_error(self) -> bool:
+        """Whether it makes the log (or the store) fail its check."""
+        return self.severity in ("error", "violation")
+
+    @property
+    def where(self) -> str:
+        """Its place: ``a.jsonl:9: game g1 seq 7`` (a file's line as editors read it), the
+        parts that are known."""
+        return ": ".join(p for p in (self._file_line(), self._game_seq()) if p)
+
+    def _file_line(self) -> str:
+        if self.line is None:
+            return self.file or ""
+        return f"{self.file}:{self.line}" if self.file else f"line {self.line}"
+
+    def _game_seq(self) -> str:
+        game = f"game {self.game_id}" if self.game_id is not None else ""
+        seq = f"seq {self.seq}" if self.seq is not None else ""
+        return " ".join(p for p in (game, seq) if p)
 
     def __str__(self) -> str:
-        where = self.file or ""
-        if self.line is not None:
-            where += f":{self.line}" if self.file else f"line {self.line}"
-        parts = []
-        if self.game_id is not None:
-            parts.append(f"game {self.game_id}")
-        if self.seq is not None:
-            parts.append(f"seq {self.seq}")
-        ctx = (" " + " ".join(parts) + ":") if parts else ""
-        label = "" if self.severity == "error" else f" {self.severity}:"
-        reason = reason_at(self.reason, self.seq)
-        text = f"{where}:{label}{ctx} {reason} [rule: {self.rule}]"
-        return text if where else text[1:].lstrip()
+        label = "" if self.is_error else self.severity
+        tag = f" [rule: {self.rule}]" if self.rule else ""
+        head = (self._file_line(), label, self._game_seq(), reason_at(self.reason, self.seq))
+        return ": ".join(p for p in head if p) + tag
+
+    def at(
+        self, file: str | None = None, line: int | None = None, game_id: str | None = None
+    ) -> Finding:
+        """The finding placed in a log (a violation, in a validation, is an error)."""
+        severity = "error" if self.severity == "violation" else self.severity
+        return replace(
+            self,
+            file=file if file is not None else self.file,
+            line=line if line is not None else self.line,
+            game_id=game_id if game_id is not None else self.game_id,
+            severity=severity,
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """Its place, rule, reason and severity, and the hand and entry when known (the facts
+        are events: their readers render them, as the audit does)."""
+        out: dict[str, Any] = {
             "file": self.file,
             "line": self.line,
             "game_id": self.game_id,
             "seq": self.seq,
-            "rule": self.rule,
+            "rule": self.rule or None,
             "reason": self.reason,
             "severity": self.severity,
         }
+        if self.hand is not None:
+            out["hand"] = self.hand
+        if self.entry is not None:
+            out["entry"] = self.entry
+        return out
 
 
 class GostopError(Exception):
@@ -162,7 +214,7 @@ class IllegalAction(GostopError, ValueError):
     def __init__(self, rule: str, reason: str) -> None:
         self.rule = rule
         self.reason = reason
-        super().__init__(f"{reason} [rule: {rule}]")
+        super().__init__(str(Finding(rule=rule, reason=reason)))
 
 
 class ProjectionError(GostopError, ValueError):
@@ -184,8 +236,18 @@ class ProjectionError(GostopError, ValueError):
         self.expected = expected
         self.recorded = recorded
         self.game_id = game_id
-        where = f"seq {seq}: " if seq is not None else ""
-        super().__init__(f"{where}{reason} [rule: {rule}]")
+        super().__init__(str(self.finding))
+
+    @property
+    def finding(self) -> Finding:
+        """The error as a report: the first fact that breaks the rules, at its seq."""
+        return Finding(
+            rule=self.rule,
+            reason=self.reason,
+            seq=self.seq,
+            expected=self.expected,
+            recorded=self.recorded,
+        )
 
 
 class GameNotFound(GostopError, LookupError):

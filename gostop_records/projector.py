@@ -54,29 +54,10 @@ _is_input: Final = E.is_input
 _INPUT_CLASSES: Final = E._INPUT_CLASSES
 
 
-@dataclass(frozen=True, slots=True)
-class Issue:
-    """One disagreement between the record and the rules (or an unreadable fact)."""
-
-    seq: int | None
-    rule: str
-    reason: str
-    expected: Any = None
-    recorded: Any = None
-    hand: int | None = None
-    severity: str = "violation"  # or "warning" (kept but not checked)
-
-    def __str__(self) -> str:
-        where = f"seq {self.seq}: " if self.seq is not None else ""
-        return f"{where}{self.reason} [rule: {self.rule}]"
-
-    def to_finding(
-        self, file: str | None = None, line: int | None = None, game_id: str | None = None
-    ) -> Finding:
-        """The issue as the library's one report type, at its place in a log (a violation is
-        an error)."""
-        severity = "error" if self.severity == "violation" else "warning"
-        return Finding(file, line, game_id, self.seq, self.rule, self.reason, severity)
+#: One disagreement between the record and the rules (or an unreadable fact): a
+#: :class:`~gostop_records.errors.Finding` of severity ``violation``, or ``warning`` for a fact
+#: kept but not checked, with the hand it belongs to.
+Issue = Finding
 
 
 @dataclass(slots=True)
@@ -203,7 +184,17 @@ class Projector:
             raise ProjectionError(
                 seq, rule, reason, expected=expected, recorded=recorded, game_id=self.game_id
             )
-        self.issues.append(Issue(seq, rule, reason, expected, recorded, hand, severity))
+        self.issues.append(
+            Finding(
+                rule=rule,
+                reason=reason,
+                seq=seq,
+                hand=hand,
+                severity=severity,
+                expected=expected,
+                recorded=recorded,
+            )
+        )
 
     # --- the fold ------------------------------------------------------------------------
 

@@ -114,5 +114,6 @@ def timeline(game_id: str, envelopes: Sequence[E.Envelope]) -> Timeline:
             kept.append(env)
             states.append(proj.game)
     except ProjectionError as exc:
-        proj.issues.append(Issue(exc.seq, exc.rule, f"{exc.reason} (replay stops here)"))
+        reason = f"{exc.reason} (replay stops here)"
+        proj.issues.append(Issue(rule=exc.rule, reason=reason, seq=exc.seq, severity="violation"))
     return Timeline(game_id, kept, states, proj.issues)

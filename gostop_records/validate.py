@@ -80,7 +80,9 @@ def _check_file(path: Path, lenient: bool, report: Report) -> None:
     try:
         L.log_format(path)
     except LogError as exc:  # an unknown suffix
-        report.errors.append(Finding(name, exc.line, None, exc.seq, "read", exc.reason))
+        report.errors.append(
+            Finding(file=name, line=exc.line, seq=exc.seq, rule="read", reason=exc.reason)
+        )
         return
     first_error, first_warning = len(report.errors), len(report.warnings)
     seen: set[str] = set()
@@ -91,9 +93,8 @@ def _check_file(path: Path, lenient: bool, report: Report) -> None:
         if isinstance(rec, LogError):
             rule = "decode" if lineno else "read"
             what = f"field {rec.field}: {rec.reason}" if rec.field else rec.reason
-            report.errors.append(
-                Finding(name, rec.line or (lineno or None), None, rec.seq, rule, what)
-            )
+            line = rec.line or (lineno or None)
+            report.errors.append(Finding(file=name, line=line, seq=rec.seq, rule=rule, reason=what))
             continue
         report.events += 1
         if rec.game_id != gid:
@@ -140,21 +141,22 @@ def _check_game(
     if not chain.ok:
         report.errors.append(
             Finding(
-                name,
-                line_of.get(chain.first_bad_seq or -1),
-                gid,
-                chain.first_bad_seq,
-                "hash_chain",
-                chain.reason,
+                file=name,
+                line=line_of.get(chain.first_bad_seq or -1),
+                game_id=gid,
+                seq=chain.first_bad_seq,
+                rule="hash_chain",
+                reason=chain.reason,
             )
         )
     last_line = items[-1][0] if items else None
     signatures = CP.check(envs)
     for p in signatures.problems:
         line = line_of.get(p.seq) if p.seq is not None else last_line
-        report.errors.append(Finding(name, line, gid, p.seq, p.rule, p.reason))
+        report.errors.append(p.at(name, line, gid))
     for who in signatures.who_signed():
-        report.signed.append(Finding(name, None, gid, None, "signatures", who, "signed"))
+        signed = Finding(file=name, game_id=gid, rule="signatures", reason=who, severity="signed")
+        report.signed.append(signed)
     proj = Projector(strict=not lenient)
     try:
         for env in envs:
@@ -164,22 +166,22 @@ def _check_game(
         line = line_of.get(exc.seq) if exc.seq is not None else last_line
         same = any(f.line == line and f.reason == exc.reason for f in report.errors)
         if not same:  # a seq gap is already named by the chain check
-            report.errors.append(Finding(name, line, gid, exc.seq, exc.rule, exc.reason))
+            report.errors.append(exc.finding.at(name, line, gid))
         if lenient:
             report.warnings.append(
                 Finding(
-                    name,
-                    line,
-                    gid,
-                    exc.seq,
-                    exc.rule,
-                    "the rest of this game cannot be checked against the rules",
-                    "warning",
+                    file=name,
+                    line=line,
+                    game_id=gid,
+                    seq=exc.seq,
+                    rule=exc.rule,
+                    reason="the rest of this game cannot be checked against the rules",
+                    severity="warning",
                 )
             )
     for issue in proj.issues:
         line = line_of.get(issue.seq) if issue.seq is not None else last_line
-        f = issue.to_finding(name, line, gid)
+        f = issue.at(name, line, gid)
         (report.errors if f.severity == "error" else report.warnings).append(f)
 
 

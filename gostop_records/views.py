@@ -9,6 +9,7 @@ players by name, the ledger, the results so far and the proof.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from . import cards as C
@@ -18,6 +19,7 @@ from .engine.game import GameState
 from .engine.rulebook import seats as SEATS
 from .engine.settlement import Proof
 from .engine.state import HandState, Phase
+from .proof_view import proof_json
 
 __all__ = ["game_dict", "pending_cards", "proof_dict"]
 
@@ -31,10 +33,11 @@ def pending_cards(h: HandState) -> int:
     return (1 << turn.played if turn.played >= 0 else 0) | turn.bomb
 
 
-def proof_dict(proof: Proof) -> dict[str, Any]:
-    """A payout proof as plain JSON values: every score line with its combination's id
-    (``combo``), every factor with its rule's id (``rule``)."""
-    return proof.to_dict()
+def proof_dict(proof: Proof, players: Sequence[Any] = ()) -> dict[str, Any]:
+    """A payout proof as the pages get it: plain JSON values (every score line with its
+    combination's id, ``combo``, every factor with its rule's id, ``rule``) and its ``lines``
+    in words, which ``static/proof.js`` draws (:func:`gostop_records.proof_view.proof_json`)."""
+    return proof_json(proof, players)
 
 
 def game_dict(game: GameState, last: E.Envelope | None = None) -> dict[str, Any]:
@@ -81,5 +84,5 @@ def game_dict(game: GameState, last: E.Envelope | None = None) -> dict[str, Any]
         out["hand"] = d
         r = next((r for r in game.results if r.hand == h.hand_no), None)
         proof = r.proof() if r is not None else None
-        out["proof"] = proof_dict(proof) if proof is not None else None
+        out["proof"] = proof_dict(proof, game.players) if proof is not None else None
     return out

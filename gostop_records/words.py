@@ -545,21 +545,29 @@ def table_words(
     players: Sequence[E.Player],
     result: str | None,
     net: Sequence[int],
+    settled: Sequence[Any] = (),
 ) -> str:
     """Where a game stands, in a sentence with names, for the live table: what the table
     waits for (``GameState.waiting``) and, between hands or at the end, how the last hand
-    ended (``result``, a sentence of :func:`describe`) and the chips won and lost."""
+    ended (``result``, a sentence of :func:`describe`) and the chips won and lost (``net``:
+    the night's totals); once the night is closed, the transfers ``settled`` so far."""
     name = who(players, seat)
     ended = _sentence(result.removeprefix("hand over: ")) if result else ""
     if kind == "over":
         return f"The game is over after hand {hand}. {ended}Standing: {standings(players, net)}."
     if kind in ("settle", "closed"):
         paying = "the settlement is being paid" if kind == "settle" else "the settlement is paid"
+        if settled:
+            paying += f" ({transfer_words(players, settled)})"
         return (
             f"The night is closed after hand {hand}: {paying}. Standing: {standings(players, net)}."
         )
     if kind == "pay":
-        return f"Hand {hand} is over. {ended}The payments are being recorded."
+        # paid now or tallied for the night's settlement: the table decides, the record waits
+        return (
+            f"Hand {hand} is over. {ended}Its payments are due. "
+            f"Standing: {standings(players, net)}."
+        )
     if kind == "deal":
         if hand <= 1:
             return f"Hand 1: the deal{f', {name} deals' if seat is not None else ''}."

@@ -338,6 +338,7 @@ def test_the_pages_load_with_no_csp_violation(
         f"/games/{gid}/audit": "main",
         "/games": "main",
         "/players": "main",
+        "/report": "main",
         "/play?ruleset=matgo": "#hand .card",
     }
     for make in guarded_contexts(browser, server.url):

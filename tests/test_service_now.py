@@ -121,3 +121,41 @@ def test_the_first_deal_leaves_its_dealer_to_the_table_unless_drawn(tmp_path: Pa
         now = client.get(f"/api/games/{drawn['game_id']}/now").json()
         assert now["deal"]["choose_dealer"] is False
         assert now["around"]["entries"] == ["draw"]
+
+
+def test_between_hands_now_gives_the_seal_and_the_entries_in_sentences(tmp_path: Path) -> None:
+    from gostop_records import log as L
+    from gostop_records.seal import seal_text
+
+    with service_client(tmp_path / "s.duckdb") as client:
+        g = new_game(client)
+        gid, token = g["game_id"], g["recorder_token"]
+        lines = _lines()
+        stop = lines.index("stop")
+        for line in lines[: stop + 1]:
+            now = client.get(f"/api/games/{gid}/now").json()
+            assert now["hand_end"] is None  # no hand has ended yet
+            assert _post(client, gid, token, line, now["version"]).status_code == 201
+
+        def head(now: dict[str, Any]) -> Any:
+            text = client.get(f"/api/games/{gid}/events").text
+            envs = [L.decode_json_line(x) for x in text.splitlines()]
+            return next(e for e in envs if e.seq == now["hand_end"]["seq"])
+
+        # the hand ended, its payment due: the seal of the checkpoint at its end
+        now = client.get(f"/api/games/{gid}/now").json()
+        end = now["hand_end"]
+        assert end["hand"] == 1 and end["due"] is True
+        cp = head(now)
+        assert cp.type == "checkpoint_signed" and seal_text(cp.hash) == end["seal"]
+        assert end["uri"] == f"gostop-seal:{gid}:{cp.seq}:{cp.hash}"
+        assert now["table"]["proof"]["winner"] == now["dues"][0]["payee"]
+        # paid: the seal moves to the checkpoint after the payment, the last event
+        assert _post(client, gid, token, "pay", now["version"]).status_code == 201
+        now = client.get(f"/api/games/{gid}/now").json()
+        assert now["hand_end"]["due"] is False and now["hand_end"]["seq"] == now["version"]
+        assert seal_text(head(now).hash) == now["hand_end"]["seal"]
+        # the latest entries in the narrator's sentences, with names
+        texts = [r["text"] for r in now["recent"]]
+        assert any(re.match(r"(Ann|Ben) plays \w+", t) for t in texts), texts
+        assert not any(t.startswith(("play ", "flip ")) for t in texts)

@@ -51,6 +51,7 @@ def test_the_store_runs_its_entries_on_the_threads_the_settings_give(tmp_path: P
         assert [p.name for p in one.events("g")[0].event.players] == ["Ann", "Ben"]
         assert [p.name for p in two.events("g")[0].event.players] == ["Ann", "Ben"]
         two.create_game(NewGame(players=["Cy", "Di"], game_id="p"))
+        two.store.settle()  # the new game's events are in the journal until then
         one.import_jsonl(b"".join(e for e in [R.event_lines(two.store.conn, "p")]))
         assert one.store.version("p") == two.store.version("p")
         assert _threads(one) == 1

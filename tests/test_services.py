@@ -225,22 +225,28 @@ def test_one_chain_check_for_the_log_and_the_store(tmp_path: Path, how: str) -> 
     assert (from_file.first_bad_seq, from_file.reason) == (verified.first_bad_seq, verified.reason)
 
 
-def test_problem_and_issue_become_findings() -> None:
+def test_problems_and_issues_are_findings_said_one_way() -> None:
+    from gostop_records.errors import Finding
     from gostop_records.projector import project
     from gostop_records.store.runs import Problem
 
-    p = Problem("a.jsonl", "g1", 7, "seq 7: prev is not the hash of seq 6", "hash_chain", 9)
-    f = p.to_finding()
-    assert (f.file, f.line, f.game_id, f.seq, f.rule) == ("a.jsonl", 9, "g1", 7, "hash_chain")
-    assert (
-        p.describe()
-        == "a.jsonl, line 9, game g1, seq 7: prev is not the hash of seq 6 [rule: hash_chain]"
+    p = Problem(
+        file="a.jsonl",
+        line=9,
+        game_id="g1",
+        seq=7,
+        rule="hash_chain",
+        reason="seq 7: prev is not the hash of seq 6",
     )
-    assert str(f) == "a.jsonl:9: game g1 seq 7: prev is not the hash of seq 6 [rule: hash_chain]"
+    assert isinstance(p, Finding)
+    assert str(p) == "a.jsonl:9: game g1 seq 7: prev is not the hash of seq 6 [rule: hash_chain]"
     envs = _broken(_game(12))
     (issue,) = project(envs, strict=False).issues
-    g = issue.to_finding("x.jsonl", 4, envs[0].game_id)
+    assert issue.severity == "violation" and str(issue).startswith(f"seq {issue.seq}: ")
+    g = issue.at("x.jsonl", 4, envs[0].game_id)
     assert g.severity == "error" and g.rule == issue.rule and g.seq == issue.seq
+    assert str(g).startswith(f"x.jsonl:4: game {envs[0].game_id} seq {issue.seq}: ")
+    assert str(g).endswith(f" [rule: {issue.rule}]")
 
 
 def test_the_command_line_holds_no_service_of_its_own() -> None:

@@ -196,7 +196,7 @@ def test_db_verify_checks_signatures_and_seal_reads_the_store(tmp_path: Path) ->
     res = runner.invoke(app, ["db", "import", str(path), "--db", str(db)])
     assert res.exit_code == 1
     n = len(forged)
-    assert f"{path}, line {n}, game forged, seq {n}: signature: " in res.stderr, res.stderr
+    assert f"{path}:{n}: game forged seq {n}: signature: " in res.stderr, res.stderr
     assert "re-hashed after they were signed" in res.stderr  # its id changed: re-hashed
     assert "none of the game is imported" in res.stderr
     with Store(db) as st:
@@ -206,7 +206,7 @@ def test_db_verify_checks_signatures_and_seal_reads_the_store(tmp_path: Path) ->
         # stored all the same by a program's append (no import), db verify names it
         st.append("forged", forged, 0)
         problems = st.verify().problems()
-    assert any(p.startswith("game forged, seq") and "does not verify" in p for p in problems)
+    assert any(p.startswith("game forged seq") and "does not verify" in p for p in problems)
 
 
 def _live_game(st: Store, gid: str = "live", seed: int = 5) -> int:

@@ -98,9 +98,9 @@ def test_both_kinds_of_damage_are_mended_and_recorded(damaged: Store) -> None:
     problems = st.verify().problems()
     assert problems == [
         "game late: entry 14 does not follow the entry before it (an entry before it was "
-        "changed, removed or inserted)",
+        "changed, removed or inserted) [rule: heads_chain]",
         "game live: seq 11 are not in the heads chain (its latest entry, 12, counts 10 "
-        "event(s)): written outside gostop",
+        "event(s)): written outside gostop [rule: not_in_chain]",
     ]
     events, heads = _events(st), _heads(st)
 
@@ -165,7 +165,7 @@ def test_a_game_without_any_entry_is_adopted_from_its_first_event(tmp_path: Path
         _stale_tip(st, stale, 2)
         assert st.verify().problems() == [
             "game new: not in the heads chain: its 1 event(s) were written outside gostop (or "
-            "replaced a game under another id)"
+            "replaced a game under another id) [rule: not_in_chain]"
         ]
         report = st.repair()
         assert not report.relinked
@@ -211,7 +211,7 @@ def test_a_broken_event_chain_is_refused(damaged: Store) -> None:
         "WHERE game_id = ? AND seq = 1",
         [gid],
     )
-    _refused(damaged, f"game {gid}, seq 1")
+    _refused(damaged, f"game {gid} seq 1")
 
 
 def test_a_type_column_that_disagrees_with_its_payload_is_refused(damaged: Store) -> None:
@@ -219,7 +219,7 @@ def test_a_type_column_that_disagrees_with_its_payload_is_refused(damaged: Store
     damaged.conn.execute(
         "UPDATE events SET type = 'note_added' WHERE game_id = ? AND seq = 1", [gid]
     )
-    _refused(damaged, f"game {gid}, seq 1: the type column says 'note_added'")
+    _refused(damaged, f"game {gid} seq 1: the type column says 'note_added'")
 
 
 def test_a_loss_is_refused_and_left_to_rebuild(damaged: Store) -> None:

@@ -64,6 +64,7 @@ def _pages(games: dict[str, Any]) -> list[tuple[str, str]]:
         ("games", "/games"),
         ("players", "/players"),
         ("player", games["player"]),
+        ("report", "/report"),
         ("audit", f"/games/{d}/audit"),
         ("replay", f"/games/{d}/replay"),
         ("live", f"/games/{g}"),

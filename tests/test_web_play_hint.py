@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from service_helpers import service_client
+from test_review_web import wait_for_review
 from test_web_play_routes import play_out, start
 
 from gostop_records.review.hint import hint
@@ -79,7 +80,7 @@ def test_a_finished_hand_links_to_its_review(client: Any) -> None:
     view = out["view"]
     link = view["review"]
     assert link == f"/play/{out['id']}/review/{view['hand_no']}"
-    r = client.get(link)
+    r = wait_for_review(client, link)
     assert r.status_code == 200 and f"<title>Review of {view['game_id']}</title>" in r.text
     assert client.get(f"/play/{out['id']}/review/9").status_code == 409
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from browser_support import CHROMIUM, Guarded
 from service_helpers import Server
+from test_review_web import wait_for_review
 from test_web_play_browser import by_taps, settle
 
 pytestmark = pytest.mark.skipif(
@@ -66,7 +67,7 @@ def test_a_level_picked_a_hint_shown_and_the_hand_reviewed_on_a_phone(
         assert href is not None and href.startswith("/play/") and "/review/" in href
         page.locator("#end").scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "play-phone-review-link.png"))
-        r = server.http.get(href)
+        r = wait_for_review(server.http, href)
         assert r.status_code == 200 and "<title>Review of" in r.text
     finally:
         g.close()

@@ -49,6 +49,13 @@ def sim() -> list[Any]:
     return [p for _, p in play_payloads(GameSpec(RULES, 4, hands=1, seed=SEED))]
 
 
+def phone_shot(page: Any, name: str) -> None:
+    """A screenshot of a step on the phone, once the page is checked to fit its width."""
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"{name}: the page is {width} px wide on a 360 px phone"
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
 def settled(page: Any, after: int) -> int:
     page.wait_for_function(
         "(v) => +document.body.dataset.version > v && !document.querySelector('#pending li')",
@@ -137,7 +144,7 @@ def test_a_hand_of_four_with_a_sale_recorded_by_taps(contexts: Any, server: Serv
     rec.goto(f"{server.url}/games/{gid}/record#token={token}")
     rec.wait_for_selector("body.ready")
     rec.wait_for_selector("#chips")
-    rec.screenshot(path=str(ARTIFACTS / "seats-chips-phone.png"), full_page=True)
+    phone_shot(rec, "seats-chips-phone")
 
     # a count the service refuses: its reason is shown, nothing is recorded
     v = version(rec)
@@ -150,6 +157,7 @@ def test_a_hand_of_four_with_a_sale_recorded_by_taps(contexts: Any, server: Serv
     rec.click("#dismiss")
 
     started: E.HandStarted | None = None
+    shown: set[str] = set()  # a screenshot of each kind of step, the first time it comes
     for ev in payloads:
         if not E.is_input(ev) or type(ev) is E.GameStarted:
             continue
@@ -159,10 +167,10 @@ def test_a_hand_of_four_with_a_sale_recorded_by_taps(contexts: Any, server: Serv
         before = version(rec)
         if type(ev) is E.CardsDealt:
             assert rec.inner_text("#sit-out").startswith("Who sits out this hand? Tap 1")
-            rec.screenshot(path=str(ARTIFACTS / "seats-deal-phone.png"), full_page=True)
+            phone_shot(rec, "seats-deal-phone")
         if type(ev) is E.BrightsSold:
             rec.wait_for_selector(".sale")
-            rec.screenshot(path=str(ARTIFACTS / "seats-sale-phone.png"), full_page=True)
+            phone_shot(rec, "seats-sale-phone")
             desk = contexts(viewport=DESKTOP).page()  # the same recorder on a laptop
             desk.goto(f"{server.url}/games/{gid}/record#token={token}")
             desk.wait_for_selector(".sale")
@@ -170,6 +178,10 @@ def test_a_hand_of_four_with_a_sale_recorded_by_taps(contexts: Any, server: Serv
             desk.close()
         if type(ev) is E.PaymentRecorded and not rec.locator("#pay-record").count():
             continue  # the one tap recorded every due
+        step = f"seats-step-{type(ev).__name__}-phone"
+        if step not in shown:
+            shown.add(step)
+            phone_shot(rec, step)
         tap(rec, ev, started)
         settled(rec, before)
         if type(ev) is E.DealerDrawn:
@@ -179,7 +191,7 @@ def test_a_hand_of_four_with_a_sale_recorded_by_taps(contexts: Any, server: Serv
             assert words(seat) == (
                 "Ann sits out this hand 65 chips sold 1 bright: 5 chips from each player (5 pt)"
             )
-            rec.screenshot(path=str(ARTIFACTS / "seats-sold-phone.png"), full_page=True)
+            phone_shot(rec, "seats-sold-phone")
 
     lines = server.http.get(f"/api/games/{gid}/events").text.splitlines()
     assert inputs([L.decode_json_line(x).event for x in lines]) == inputs(payloads)
@@ -192,7 +204,10 @@ def test_a_hand_of_four_with_a_sale_recorded_by_taps(contexts: Any, server: Serv
         sitter = live.locator("section.seat[data-seat='0']")
         assert words(sitter).startswith("Ann sits out this hand")
         assert "sold 1 bright: 5 chips from each player" in words(sitter)
-        live.screenshot(path=str(ARTIFACTS / f"seats-live-{size}.png"), full_page=True)
+        if view is PHONE:
+            phone_shot(live, "seats-live-phone")
+        else:
+            live.screenshot(path=str(ARTIFACTS / f"seats-live-{size}.png"), full_page=True)
         rp = contexts(viewport=view).page()
         rp.goto(f"{server.url}/games/{gid}/replay")
         rp.wait_for_selector("#table section.seat")

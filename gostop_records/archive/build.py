@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import GostopError
+from ..errors import Finding, GostopError
 from ..store.layout import (
     BUILDS,
     MANIFEST,
@@ -25,7 +25,6 @@ from ..store.layout import (
     part_name,
     part_path,
 )
-from ..store.runs import Problem
 from . import plan as P
 from .target import STAGING, Target
 from .work import MERGED, Merge, UnitResult, build_unit, merge_files
@@ -61,8 +60,8 @@ class BuildReport:
     duplicates: int = 0
     units: int = 0
     files: dict[str, list[str]] = field(default_factory=dict)
-    rejected: list[Problem] = field(default_factory=list)
-    changed: list[Problem] = field(default_factory=list)
+    rejected: list[Finding] = field(default_factory=list)
+    changed: list[Finding] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)  # leftovers of builds that never committed
 
     @property
@@ -89,21 +88,10 @@ class BuildReport:
             "duplicates": self.duplicates,
             "units": self.units,
             "files": self.files,
-            "rejected": [_problem(p) for p in self.rejected],
-            "changed": [_problem(p) for p in self.changed],
+            "rejected": [p.to_dict() for p in self.rejected],
+            "changed": [p.to_dict() for p in self.changed],
             "removed": self.removed,
         }
-
-
-def _problem(p: Problem) -> dict[str, Any]:
-    return {
-        "file": p.file,
-        "line": p.line,
-        "game_id": p.game_id,
-        "seq": p.seq,
-        "rule": p.rule,
-        "reason": p.reason,
-    }
 
 
 def _archived(target: Target, records: list[dict[str, Any]]) -> dict[str, tuple[str, int]]:
@@ -347,8 +335,8 @@ def _commit(
         games=report.games,
         events=report.events,
         hands=report.hands,
-        rejected=[_problem(p) for p in report.rejected],
-        changed=[_problem(p) for p in report.changed],
+        rejected=[p.to_dict() for p in report.rejected],
+        changed=[p.to_dict() for p in report.changed],
     )
     target.write_bytes(f"{BUILDS}/{build}.json", record)
     report.build = build

@@ -20,9 +20,8 @@ from typing import Any
 import msgspec
 
 from .. import log as L
-from ..errors import LogError
+from ..errors import Finding, LogError
 from ..store.layout import month_of
-from ..store.runs import Problem
 
 __all__ = [
     "FILE_BYTES",
@@ -165,7 +164,7 @@ class Game:
     spans: list[Span]
     events: int
     head: str
-    cut: Problem | None = None  # the file's read error that cut the game short
+    cut: Finding | None = None  # the file's read error that cut the game short
 
 
 @dataclass(slots=True)
@@ -184,8 +183,8 @@ class Plan:
     units: list[Unit] = field(default_factory=list)
     skipped: int = 0  # games archived before with the same head
     duplicates: int = 0  # further copies of a game in this build, identical to the first
-    changed: list[Problem] = field(default_factory=list)
-    rejected: list[Problem] = field(default_factory=list)
+    changed: list[Finding] = field(default_factory=list)
+    rejected: list[Finding] = field(default_factory=list)
 
     @property
     def games(self) -> int:
@@ -209,7 +208,13 @@ class _Copy:
     events: int
     source: str
     line: int
-    cut: Problem | None = None
+    cut: Finding | None = None
+
+    def finding(self, game_id: str, seq: int | None, reason: str, rule: str = "") -> Finding:
+        """Something found about this copy of a game, at its first line."""
+        return Finding(
+            file=self.source, line=self.line, game_id=game_id, seq=seq, rule=rule, reason=reason
+        )
 
 
 def plan(
@@ -255,8 +260,8 @@ def plan(
         if s.error is not None:
             line, reason = s.error
             stopped.add(path)
-            problem = Problem(
-                path, None, None, f"{reason}; the rest of the file was not read", line=offset + line
+            problem = Finding(
+                file=path, reason=f"{reason}; the rest of the file was not read", line=offset + line
             )
             out.rejected.append(problem)
             if last_copy is not None and last_copy.spans[-1].path == path:
@@ -270,25 +275,21 @@ def plan(
                 out.duplicates += 1
                 continue
             out.rejected.append(
-                Problem(
-                    o.source,
+                o.finding(
                     gid,
                     o.first_seq,
                     f"seqs {o.first_seq}..{o.last_seq} of the game do not continue the game "
                     f"read from {first.source} line {first.line} (seqs {first.first_seq}.."
                     f"{first.last_seq}); that one is archived",
                     "game_conflict",
-                    line=o.line,
                 )
             )
         if first.cut is not None:
             out.rejected.append(
-                Problem(
-                    first.source,
+                first.finding(
                     gid,
                     first.last_seq + 1,
                     "the game's log ends at a line that cannot be read; not archived",
-                    line=first.line,
                 )
             )
             continue
@@ -298,28 +299,24 @@ def plan(
                 out.skipped += 1
             else:
                 out.changed.append(
-                    Problem(
-                        first.source,
+                    first.finding(
                         gid,
                         None,
                         f"differs from the archived game ({events} events, head {head[:12]}); "
                         f"this log has {first.last_seq} events, head {first.head[:12]}: the "
                         "archive keeps what it holds",
                         "game_changed",
-                        line=first.line,
                     )
                 )
             continue
         if first.first_seq != 1:
             out.rejected.append(
-                Problem(
-                    first.source,
+                first.finding(
                     gid,
                     first.first_seq,
                     f"the game starts at seq {first.first_seq}: its earlier events are in no "
                     "log given; the archive holds whole games from seq 1",
                     "game_start",
-                    line=first.line,
                 )
             )
             continue
@@ -352,13 +349,13 @@ def _units(
     return units
 
 
-def log_files(paths: Iterable[str]) -> tuple[list[tuple[str, int]], list[Problem]]:
+def log_files(paths: Iterable[str]) -> tuple[list[tuple[str, int]], list[Finding]]:
     """The JSON Lines logs named, or found (recursively, sorted) in folders, with their
     sizes; and the paths that are not such logs."""
     from .target import open_fs
 
     out: list[tuple[str, int]] = []
-    problems: list[Problem] = []
+    problems: list[Finding] = []
     for raw in paths:
         fs, p = open_fs(os.fspath(raw))
         local = "://" not in os.fspath(raw)
@@ -377,14 +374,12 @@ def log_files(paths: Iterable[str]) -> tuple[list[tuple[str, int]], list[Problem
                 out.append((name(p), fs.size(p)))
             else:
                 problems.append(
-                    Problem(
-                        os.fspath(raw),
-                        None,
-                        None,
-                        "the archive reads JSON Lines logs (.jsonl, .ndjson); store a "
+                    Finding(
+                        file=os.fspath(raw),
+                        reason="the archive reads JSON Lines logs (.jsonl, .ndjson); store a "
                         "msgpack log with gostop db import",
                     )
                 )
         else:
-            problems.append(Problem(os.fspath(raw), None, None, "no such file or folder"))
+            problems.append(Finding(file=os.fspath(raw), reason="no such file or folder"))
     return out, problems

@@ -15,16 +15,16 @@ import contextlib
 import os
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import log as L
-from ..errors import LogError
+from ..errors import Finding, LogError
 from ..events import Envelope
 from ..store.codec import event_columns
 from ..store.layout import LAYOUT_TABLES, arrow_table, part_name, part_path
 from ..store.projections import derive, empty_rows
-from ..store.runs import Problem, Run, check_links, replay
+from ..store.runs import Run, check_links, replay
 from .plan import Game, Span, Unit
 from .target import STAGING, Target, is_local, open_fs
 
@@ -41,7 +41,7 @@ class UnitResult:
     files: dict[str, str] = field(default_factory=dict)  # table -> its path, relative
     sizes: dict[str, int] = field(default_factory=dict)  # table -> bytes of its file
     manifest: list[tuple[Any, ...]] = field(default_factory=list)
-    rejected: list[Problem] = field(default_factory=list)
+    rejected: list[Finding] = field(default_factory=list)
     events: int = 0
     hands: int = 0
 
@@ -103,30 +103,32 @@ def build_unit(unit: Unit, out: str, build: str, strict: bool = True) -> UnitRes
             envs, bad = _read(game)
         except LogError as exc:
             result.rejected.append(
-                Problem(exc.file, game.game_id, exc.seq, exc.reason, line=exc.line)
+                Finding(
+                    file=exc.file,
+                    line=exc.line,
+                    game_id=game.game_id,
+                    seq=exc.seq,
+                    reason=exc.reason,
+                )
             )
             continue
         broken = check_links(envs, bad)
         if broken is not None:
             seq, reason = broken
             result.rejected.append(
-                Problem(
-                    first.path, game.game_id, seq, reason, "hash_chain", line=_line_of(game, seq)
+                Finding(
+                    file=first.path,
+                    game_id=game.game_id,
+                    seq=seq,
+                    reason=reason,
+                    rule="hash_chain",
+                    line=_line_of(game, seq),
                 )
             )
             continue
         checked = replay(Run(first.path, 0, envs, bad), envs, 0, strict)
-        if isinstance(checked, Problem):
-            result.rejected.append(
-                Problem(
-                    checked.file,
-                    checked.game_id,
-                    checked.seq,
-                    checked.reason,
-                    checked.rule,
-                    line=_line_of(game, checked.seq),
-                )
-            )
+        if isinstance(checked, Finding):
+            result.rejected.append(replace(checked, line=_line_of(game, checked.seq)))
             continue
         derive(checked.full, checked.game, checked.issues, rows=rows)
         accepted.extend(envs)

@@ -16,6 +16,7 @@ import msgspec
 
 from ..checkpoints import SignatureReport
 from ..engine.settlement import Due, Proof
+from ..errors import Finding
 
 __all__ = [
     "AGREED",
@@ -233,16 +234,12 @@ class ChainCheck:
         return _fields(self)
 
 
-@dataclass(frozen=True, slots=True)
-class Violation:
-    """A fact of the record that breaks the rules, with what the rules would have done."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Violation(Finding):
+    """A fact of the record that breaks the rules (a finding of severity ``violation`` or
+    ``warning``), told with the action it records and what the rules would have done."""
 
-    seq: int | None
-    hand: int | None
-    rule: str
-    reason: str
-    severity: str  # "violation" or "warning"
-    text: str  # the finding in one sentence
+    text: str  # the finding in one sentence, naming the recorded action
     expected: dict[str, Any] | None = None  # what the rules derive (a payload)
     recorded: dict[str, Any] | None = None  # what the log records (a payload)
     legal: tuple[dict[str, Any], ...] = ()  # the inputs the rules allowed at that point

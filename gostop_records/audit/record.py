@@ -8,7 +8,7 @@ fact that breaks the rules with what the rules would have done instead.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import cards as C
@@ -68,6 +68,20 @@ def conservation(hand: int, state: HandState | None) -> Conservation:
 describe_action = recorded
 
 
+#: Each input the rules may allow but a play or a flip, in the words of :func:`legal_text`.
+_ALLOWED: dict[type, Callable[[Any], str]] = {
+    E.Shaken: lambda a: f"shake month {a.month:02d}",
+    E.BombPlayed: lambda a: f"bomb month {a.month:02d}",
+    E.FlipOnlyPlayed: lambda a: "a flip-only turn",
+    E.GoCalled: lambda a: f"Go (number {a.count}, score {a.score})",
+    E.StopCalled: lambda a: f"Stop (score {a.score})",
+    E.CupAssigned: lambda a: f"the cup as {a.role}",
+    E.FourOfAMonthShown: lambda a: "show the four of a month dealt",
+    E.FourKept: lambda a: "keep the four of a month and play on",
+    E.ShakeDeclined: lambda a: f"decline to shake month {a.month:02d}",
+}
+
+
 def legal_text(state: HandState, actions: Sequence[Any]) -> str:
     """The inputs the rules allowed, grouped: "play 01G, 03R; shake month 10; ..."."""
     if not actions:
@@ -75,28 +89,11 @@ def legal_text(state: HandState, actions: Sequence[Any]) -> str:
     plays, flips, parts = [], [], []
     for a in actions:
         t = type(a)
-        if t is E.CardPlayed:
-            plays.append(a.card + (f" (onto {a.chosen})" if a.chosen else ""))
-        elif t is E.CardFlipped:
-            flips.append(a.card + (f" (onto {a.chosen})" if a.chosen else ""))
-        elif t is E.Shaken:
-            parts.append(f"shake month {a.month:02d}")
-        elif t is E.BombPlayed:
-            parts.append(f"bomb month {a.month:02d}")
-        elif t is E.FlipOnlyPlayed:
-            parts.append("a flip-only turn")
-        elif t is E.GoCalled:
-            parts.append(f"Go (number {a.count}, score {a.score})")
-        elif t is E.StopCalled:
-            parts.append(f"Stop (score {a.score})")
-        elif t is E.CupAssigned:
-            parts.append(f"the cup as {a.role}")
-        elif t is E.FourOfAMonthShown:
-            parts.append("show the four of a month dealt")
-        elif t is E.FourKept:
-            parts.append("keep the four of a month and play on")
-        elif t is E.ShakeDeclined:
-            parts.append(f"decline to shake month {a.month:02d}")
+        if t is E.CardPlayed or t is E.CardFlipped:
+            card = a.card + (f" (onto {a.chosen})" if a.chosen else "")
+            (plays if t is E.CardPlayed else flips).append(card)
+        elif t in _ALLOWED:
+            parts.append(_ALLOWED[t](a))
     if plays:
         parts.insert(0, "play " + _some(plays))
     if flips:
@@ -122,7 +119,7 @@ def violation(issue: Issue, envelopes: Sequence[E.Envelope], detail: bool = Fals
     """An issue as a finding; with ``detail``, the state and the legal inputs at that point."""
     rec = issue.recorded
     what = describe_action(rec) if rec is not None and E.is_input(rec) else ""
-    where = f"seq {issue.seq}: " if issue.seq is not None else "at the end of the log: "
+    where = f"{issue.where}: " if issue.where else "at the end of the log: "
     text = f"{where}{what}: {issue.reason}" if what else f"{where}{issue.reason}"
     legal: tuple[dict[str, Any], ...] = ()
     ltext = ""

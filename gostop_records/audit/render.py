@@ -1,15 +1,17 @@
 """A game audit as text for people: the record, each hand's proof, payments, explanations.
 
 The layout follows how a dispute is argued at a table: first whether the record can be
-trusted, then per hand the winner's score lines, the Go bonus, each multiplier with a tick
-or a cross and the condition behind it, the chips; then every payment beside the computed
-amount, and for a difference the house rules that would explain it.
+trusted, then per hand its payout proof (the winner's score lines, the Go bonus, each
+multiplier and the condition behind it, the chips: the proof's own words, as every command
+and page gives them); then every payment beside the computed amount, and for a difference
+the house rules that would explain it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..proof_view import proof_text
 from .model import (
     AGREED,
     DIFFERS,
@@ -34,6 +36,7 @@ def render_audit(audit: GameAudit, *, unicode: bool = True) -> str:
     """The whole audit as text; ``unicode=False`` writes yes/no instead of ticks."""
     yes, no = _MARKS[unicode]
     label = audit.seat_label
+    names = [label(seat) for seat in range(len(audit.seats))]
     out: list[str] = []
     out.append(
         f"Game {audit.game_id}: ruleset {audit.ruleset} ({audit.ruleset_hash[:19]}...), "
@@ -44,7 +47,7 @@ def render_audit(audit: GameAudit, *, unicode: bool = True) -> str:
     out.extend(_record(audit, yes, no))
     for h in audit.hands:
         out.append("")
-        out.extend(_hand(h, label, yes, no, audit.settlement is not None))
+        out.extend(_hand(h, label, names, yes, no, audit.settlement is not None))
     if audit.settlement is not None:
         out.append("")
         out.extend(_settlement(audit.settlement, label, yes, no))
@@ -108,42 +111,19 @@ def _payload(d: dict[str, object]) -> str:
 
 
 def _hand(
-    h: HandAudit, label: Callable[[int], str], yes: str, no: str, settled: bool = False
+    h: HandAudit,
+    label: Callable[[int], str],
+    names: list[str],
+    yes: str,
+    no: str,
+    settled: bool = False,
 ) -> list[str]:
     head = f"Hand {h.hand}: {h.outcome}"
     if h.dealer is not None:
         head += f", dealer seat {h.dealer}"
     out = [head, f"  {h.summary}"]
-    p = h.proof
-    if p is not None:
-        sc = p.score
-        out.append(f"  Score of {label(p.winner)}: {sc.total} points")
-        width = max((len(ln.name) for ln in sc.lines), default=0)
-        for ln in sc.lines:
-            out.append(f"    {ln.name:<{width}}  {ln.points:>3}   {' '.join(ln.cards)}")
-        if sc.cup_role is not None:
-            out.append(f"    September cup: {sc.cup_role} ({sc.cup_reason})")
-        if p.go_count:
-            out.append(f"  Go bonus: {p.go_formula} = {p.go_points}  [{p.go_setting}]")
-        else:
-            out.append(f"  Go bonus: none (no Go called): {p.go_points} points")
-        if p.carry > 1:
-            out.append(f"  Nagari carry: x{p.carry} (previous hand(s) had no winner)")
-        for lp in p.losers:
-            out.append(f"  {label(lp.loser)} pays {label(p.winner)}:")
-            names = [f.name for f in lp.factors]
-            width = max((len(n) for n in names), default=0)
-            for f in lp.factors:
-                mark = yes if f.applies and f.factor > 1 else no
-                out.append(
-                    f"    {mark:<3} {f.name:<{width}}  x{f.factor:<2} {f.condition}  [{f.setting}]"
-                )
-            out.append(
-                f"    {p.go_points} x {lp.multiplier} = {lp.points} points x {p.stake} "
-                f"= {lp.chips} chips"
-            )
-            if lp.pays_chips != lp.chips:
-                out.append(f"    {lp.note}: pays {lp.pays_points} points = {lp.pays_chips} chips")
+    if h.proof is not None:
+        out.extend("  " + line for line in proof_text(h.proof, names))
     if h.not_in_ruleset:
         out.append("  Not in this ruleset: " + ", ".join(h.not_in_ruleset))
     if h.instants:

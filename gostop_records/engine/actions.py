@@ -13,8 +13,9 @@ from typing import Any
 from .. import cards as C
 from .. import events as E
 from ..rules import Shaking
+from .deal import first_play_pending, four_decision, fours_in
+from .moves import equivalent
 from .state import HandState, Phase
-from .turn import _equivalent, _first_play_pending, _four_decision, _fours_in
 
 __all__ = ["legal_actions"]
 
@@ -32,7 +33,7 @@ def _choices(s: HandState, i: int) -> list[str | None]:
         return [None]
     a = (on & -on).bit_length() - 1
     b = on.bit_length() - 1
-    if _equivalent(a, b, s.table):
+    if equivalent(a, b, s.table):
         return [CODES[a]]
     return [CODES[a], CODES[b]]
 
@@ -60,12 +61,12 @@ def legal_actions(s: HandState) -> list[Any]:
         rules = s.table.rules
         turn = s.turn
         assert turn is not None
-        if s.fours_pending and (_first_play_pending(s) or _four_decision(s)):
+        if s.fours_pending and (first_play_pending(s) or four_decision(s)):
             shown = []
             for who in range(s.players):
                 if not s.fours_pending & (1 << who):
                     continue
-                months = _fours_in(s.hands[who])
+                months = fours_in(s.hands[who])
                 for m in range(1, 13):
                     if months & (1 << m):
                         shown.append(E.FourShown(seat=who, month=m, cards=C.codes(_MM[m])))

@@ -9,7 +9,6 @@ previous state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Final
 
 from .. import events as E
@@ -30,7 +29,6 @@ from ..events import (
     PaymentCapped,
     PaymentDue,
     PaymentRecorded,
-    Player,
     SeatsSatOut,
     SettlementPaid,
     SettlementProposed,
@@ -40,326 +38,16 @@ from ..events import (
 from ..people import seat_ids
 from ..rules import ChipLimit, FirstDealer, Ruleset
 from . import night as NIGHT
+from .deal import first_play_pending
+from .moves import illegal
 from .rulebook import seats as SEATS
-from .settlement import Proof, settle
+from .sitting import GameState, HandResult, Waiting
 from .state import HandState, Phase
-from .table import Table, table_for
-from .turn import _first_play_pending, facts_of, new_hand
+from .table import table_for
 from .turn import apply as apply_hand
+from .turn import new_hand
 
 __all__ = ["GameState", "HandResult", "Waiting", "apply_game", "start_game"]
-
-
-class HandResult:
-    """How a hand ended and what the rules made due. Never changed once made.
-
-    A plain class with its own ``__init__``: the compiled build makes that a native call,
-    where a dataclass's generated ``__init__`` stays interpreted (one per hand of a replay).
-    """
-
-    __slots__ = (
-        "carry",
-        "dealer",
-        "dues",
-        "hand",
-        "next_carry",
-        "outcome",
-        "reason",
-        "state",
-        "winner",
-    )
-
-    def __init__(
-        self,
-        hand: int,
-        dealer: int,
-        outcome: str,
-        winner: int | None,
-        reason: str,
-        carry: int,
-        next_carry: int,
-        dues: tuple[tuple[int, int, int, int, str], ...],  # payer, payee, points, chips, reason
-        state: HandState | None = None,  # the final hand state: piles, counters, for proofs
-    ) -> None:
-        self.hand = hand
-        self.dealer = dealer
-        self.outcome = outcome
-        self.winner = winner
-        self.reason = reason
-        self.carry = carry
-        self.next_carry = next_carry
-        self.dues = dues
-        self.state = state
-
-    def __repr__(self) -> str:
-        return (
-            f"HandResult(hand={self.hand}, dealer={self.dealer}, outcome={self.outcome!r}, "
-            f"winner={self.winner}, reason={self.reason!r}, carry={self.carry}, "
-            f"next_carry={self.next_carry}, dues={self.dues!r})"
-        )
-
-    def proof(self) -> Proof | None:
-        """The payout proof of a hand won by a Stop (the one its settlement made)."""
-        if self.outcome != "stop" or self.state is None or self.winner is None:
-            return None
-        if self.state.proof is not None:
-            return self.state.proof  # type: ignore[no-any-return]
-        return settle(self.state.table, facts_of(self.state, self.winner))
-
-
-@dataclass(frozen=True, slots=True)
-class Waiting:
-    """What the table waits for next, and who acts.
-
-    ``kind``: ``deal`` (the next hand's deal), ``play``, ``flip``, ``cup`` (the September
-    cup's holder decides animal or junk), ``decide`` (Go or Stop), ``pay`` (the payments of a
-    finished hand), ``over`` (a single-hand game has ended), ``settle`` (the night is closed:
-    the settlement's transfers are to be paid), ``closed`` (closed and paid).
-    """
-
-    kind: str
-    seat: int | None
-    hand: int
-    options: tuple[str, ...] = ()
-
-
-class GameState:
-    """A game in progress. Treated as immutable: :func:`apply_game` returns a copy.
-
-    A plain class with its own ``__init__`` (see :class:`HandResult`): a fold copies the
-    state at every hand's start."""
-
-    __slots__ = (
-        "broke",
-        "carry",
-        "chips",
-        "deck",
-        "draw_tied",
-        "draw_ties",
-        "finished",
-        "game_id",
-        "hand",
-        "hand_dues",
-        "hand_no",
-        "next_dealer",
-        "night",
-        "notes",
-        "payments",
-        "players",
-        "results",
-        "rules",
-        "sales",
-        "sat_out",
-        "settled",
-        "shortfalls",
-        "stake",
-        "table",
-    )
-
-    def __init__(
-        self,
-        game_id: str,
-        rules: Ruleset,
-        table: Table,
-        players: tuple[Player, ...],
-        stake: int,
-        hand: HandState | None = None,
-        hand_no: int = 0,
-        deck: int | None = None,
-        carry: int = 1,
-        next_dealer: int | None = None,
-        results: tuple[HandResult, ...] = (),
-        # hand, payer, payee, chips (recorded)
-        payments: tuple[tuple[int, int, int, int], ...] = (),
-        finished: bool = False,
-        notes: tuple[tuple[int | None, str], ...] = (),
-        # the table around the hand (rulebook/seats.py): 4-5 seats, gwang-pali, chips, the draw
-        sat_out: tuple[int, ...] = (),  # seats sitting out the hand in progress
-        sales: tuple[tuple[int, int, tuple[str, ...]], ...] = (),  # hand, seller, brights sold
-        # this hand's dues paid so far (sales, instant payments), as the chips allowed them
-        hand_dues: tuple[tuple[int, int, int, int, str], ...] = (),
-        chips: tuple[int, ...] | None = None,  # chips counted at the start of the sitting
-        shortfalls: tuple[tuple[int, int, int, int, int, str], ...] = (),  # hand + a capped due
-        draw_tied: tuple[int, ...] = (),  # seats that tied in the draw for the first deal
-        broke: tuple[int, ...] = (),  # seats left with no chips: the sitting ended
-        draw_ties: int = 0,  # tied draws for the first deal so far (draw_ties_by_lot)
-        night: NIGHT.Night | None = None,  # the settlement, once the night is closed
-        settled: tuple[tuple[int, int, int, str | None], ...] = (),  # settlement_paid
-    ) -> None:
-        self.game_id = game_id
-        self.rules = rules
-        self.table = table
-        self.players = players
-        self.stake = stake
-        self.hand = hand
-        self.hand_no = hand_no
-        self.deck = deck
-        self.carry = carry
-        self.next_dealer = next_dealer
-        self.results = results
-        self.payments = payments
-        self.finished = finished
-        self.notes = notes
-        self.sat_out = sat_out
-        self.sales = sales
-        self.hand_dues = hand_dues
-        self.chips = chips
-        self.shortfalls = shortfalls
-        self.draw_tied = draw_tied
-        self.broke = broke
-        self.draw_ties = draw_ties
-        self.night = night
-        self.settled = settled
-
-    def copy(self, deep: bool = False) -> GameState:
-        """A copy; ``deep`` also copies the hand in progress (for in-place folds)."""
-        hand = self.hand
-        if deep and hand is not None:
-            hand = hand.copy()
-        return GameState(
-            self.game_id,
-            self.rules,
-            self.table,
-            self.players,
-            self.stake,
-            hand,
-            self.hand_no,
-            self.deck,
-            self.carry,
-            self.next_dealer,
-            self.results,
-            self.payments,
-            self.finished,
-            self.notes,
-            self.sat_out,
-            self.sales,
-            self.hand_dues,
-            self.chips,
-            self.shortfalls,
-            self.draw_tied,
-            self.broke,
-            self.draw_ties,
-            self.night,
-            self.settled,
-        )
-
-    @property
-    def in_hand(self) -> bool:
-        return self.hand is not None and self.hand.phase is not Phase.ENDED
-
-    def ledger(self) -> list[int]:
-        """Net chips per seat from every payment the rules made due so far."""
-        net = [0] * self.table.players
-        for r in self.results:
-            for payer, payee, _pts, chips, _why in r.dues:
-                net[payer] -= chips
-                net[payee] += chips
-        if self.hand is not None and self.hand.phase is not Phase.ENDED:
-            for payer, payee, _pts, chips, _why in self.hand_dues:
-                net[payer] -= chips
-                net[payee] += chips
-        return net
-
-    def holdings(self) -> list[int] | None:
-        """Chips each seat holds now: those counted at the start plus the ledger (None when
-        the table counted no chips)."""
-        if self.chips is None:
-            return None
-        return [c + d for c, d in zip(self.chips, self.ledger(), strict=True)]
-
-    def table_entries(self) -> list[str]:
-        """The entries of the table around the hand that the rules wait for or allow now:
-        ``chips`` and ``draw`` before the first hand, ``sell`` while a seat sitting out may
-        sell its brights (after the deal, before the first play, once a hand)."""
-        rules = self.rules
-        out: list[str] = []
-        if self.hand_no == 0:
-            limited = rules.chip_limit is not ChipLimit.NONE or rules.end_when_broke
-            if self.chips is None and limited:
-                out.append("chips")
-            if rules.first_dealer is FirstDealer.DRAW and self.next_dealer is None:
-                out.append("draw")
-        if self.sellers():
-            out.append("sell")
-        return out
-
-    def sellers(self) -> list[int]:
-        """The seats sitting out that may sell their brights now (gwang-pali)."""
-        h = self.hand
-        if not self.rules.gwang_price or h is None or not self.in_hand:
-            return []
-        if not _first_play_pending(h):
-            return []
-        sold = {seat for hand, seat, _ in self.sales if hand == self.hand_no}
-        return [seat for seat in self.sat_out if seat not in sold]
-
-    def waiting(self) -> Waiting:
-        """What the table waits for next, and who acts (see :class:`Waiting`)."""
-        h = self.hand
-        if h is not None and h.phase is not Phase.ENDED:
-            p = h.phase
-            if p is Phase.DEAL:
-                return Waiting("deal", h.dealer, h.hand_no)
-            if p is Phase.PLAY:
-                return Waiting("play", h.turn_seat, h.hand_no)
-            if p in (Phase.FLIP, Phase.FLIP_AS_PLAY):
-                return Waiting("flip", h.turn_seat, h.hand_no)
-            if p is Phase.CUP:
-                return Waiting("cup", h.decider, h.hand_no, ("animal", "junk"))
-            return Waiting("decide", h.decider, h.hand_no, ("go", "stop"))
-        if self.night is not None:
-            if NIGHT.open_transfers(self):
-                return Waiting("settle", None, self.hand_no)
-            return Waiting("closed", None, self.hand_no)
-        if self.pending_dues():
-            return Waiting("pay", None, self.hand_no)
-        if self.finished:
-            return Waiting("over", None, self.hand_no)
-        return Waiting("deal", self.next_dealer, self.hand_no + 1)
-
-    @property
-    def closed(self) -> bool:
-        """Whether the night is closed (``game_closed``): no hand follows."""
-        return self.night is not None
-
-    def can_close(self) -> bool:
-        """Whether the night can be closed now (between hands, once a hand has ended)."""
-        return self.night is None and not self.in_hand and bool(self.results)
-
-    def pending_dues(self) -> list[tuple[int, int, int, int, int, str]]:
-        """Payments due in the latest hand that no recorded payment answers yet: (hand,
-        payer, payee, points, chips, reason) each.
-
-        A recorded payment from the same payer to the same payee answers a due whatever its
-        amount: a different amount is the table's record, for the audit to compare.
-        """
-        if not self.hand_no:
-            return []
-        dues: list[tuple[int, int, int, int, str]]
-        res = next((r for r in reversed(self.results) if r.hand == self.hand_no), None)
-        if res is not None:
-            dues = list(res.dues)
-        elif self.hand is not None:
-            dues = list(self.hand_dues)
-        else:
-            return []
-        open_ = [d for d in dues if d[3] > 0]
-        for hand, payer, payee, _chips in self.payments:
-            if hand != self.hand_no:
-                continue
-            for k, d in enumerate(open_):
-                if d[0] == payer and d[1] == payee:
-                    del open_[k]
-                    break
-        return [(self.hand_no, *d) for d in open_]
-
-    def recorded_ledger(self) -> list[int]:
-        """Net chips per seat from what the table recorded as paid."""
-        net = [0] * self.table.players
-        for _h, payer, payee, chips in self.payments:
-            net[payer] -= chips
-            net[payee] += chips
-        return net
 
 
 def _settled(g: GameState) -> list[int]:
@@ -380,33 +68,29 @@ def start_game(game_id: str, ev: GameStarted) -> GameState:
     if len(set(ids)) != n:
         raise IllegalAction("players", "two seats have the same player id")
     players = tuple(
-        p if p.id else Player(id=pid, name=p.name) for p, pid in zip(ev.players, ids, strict=True)
+        p if p.id else E.Player(id=pid, name=p.name) for p, pid in zip(ev.players, ids, strict=True)
     )
     return GameState(game_id, rules, table, players, ev.stake)
 
 
-def _illegal(rule: str, reason: str) -> IllegalAction:
-    return IllegalAction(rule, reason)
-
-
 def _hand_started(g: GameState, ev: HandStarted, inplace: bool) -> GameState:
     if g.finished and g.broke:
-        raise _illegal(
+        raise illegal(
             "end_when_broke",
             f"the sitting is over: seat {', '.join(map(str, g.broke))} has no chips left",
         )
     if g.finished:
-        raise _illegal("single_hand", "this ruleset plays a single hand; the game is over")
+        raise illegal("single_hand", "this ruleset plays a single hand; the game is over")
     if g.in_hand:
-        raise _illegal("hand_order", f"hand {g.hand_no} is still in progress")
+        raise illegal("hand_order", f"hand {g.hand_no} is still in progress")
     if ev.hand != g.hand_no + 1:
-        raise _illegal("hand_order", f"the next hand is number {g.hand_no + 1}, not {ev.hand}")
+        raise illegal("hand_order", f"the next hand is number {g.hand_no + 1}, not {ev.hand}")
     n = g.table.players
     if ev.dealer >= n:
-        raise _illegal("seat", f"there is no seat {ev.dealer}")
+        raise illegal("seat", f"there is no seat {ev.dealer}")
     rules = g.rules
     if ev.hand == 1 and rules.first_dealer is FirstDealer.DRAW and g.next_dealer is None:
-        raise _illegal(
+        raise illegal(
             "dealer_draw",
             "the first dealer is drawn (first_dealer = draw): record dealer_drawn first"
             + (f"; seats {list(g.draw_tied)} tied and draw again" if g.draw_tied else ""),
@@ -416,13 +100,13 @@ def _hand_started(g: GameState, ev: HandStarted, inplace: bool) -> GameState:
         and g.chips is None
         and (rules.chip_limit is not ChipLimit.NONE or rules.end_when_broke)
     ):
-        raise _illegal(
+        raise illegal(
             "chips_counted",
             f"chip_limit = {rules.chip_limit.value}, end_when_broke = "
             f"{str(rules.end_when_broke).lower()}: record chips_counted before the first hand",
         )
     if g.next_dealer is not None and ev.dealer != g.next_dealer:
-        raise _illegal(
+        raise illegal(
             "dealer",
             f"seat {g.next_dealer} deals hand {ev.hand} (the winner deals; after a nagari or "
             f"a void deal the dealer stays), not seat {ev.dealer}",
@@ -430,17 +114,17 @@ def _hand_started(g: GameState, ev: HandStarted, inplace: bool) -> GameState:
     try:
         sat_out = SEATS.sitters(rules, n, ev.dealer, ev.order)
     except ValueError as exc:
-        raise _illegal("turn_order", str(exc)) from None
+        raise illegal("turn_order", str(exc)) from None
     deck = None
     if ev.deck is not None:
         deck = 0
         for code in ev.deck:
             b = 1 << index(code)
             if deck & b:
-                raise _illegal("card_twice", f"{code} is twice in the shuffled deck")
+                raise illegal("card_twice", f"{code} is twice in the shuffled deck")
             deck |= b
         if deck != g.table.deck:
-            raise _illegal(
+            raise illegal(
                 "deck",
                 "the shuffled deck does not hold this ruleset's cards: "
                 + ", ".join(codes(deck ^ g.table.deck)),
@@ -462,43 +146,43 @@ def _sat_out_event(g: GameState) -> list[Any]:
 
 def _dealer_drawn(g: GameState, ev: DealerDrawn, inplace: bool) -> GameState:
     if g.rules.first_dealer is not FirstDealer.DRAW:
-        raise _illegal(
+        raise illegal(
             "dealer_draw", "this ruleset chooses the first dealer by lot (first_dealer = lot)"
         )
     if g.hand_no or g.next_dealer is not None:
-        raise _illegal("dealer_draw", "the draw for the first dealer comes before the first hand")
+        raise illegal("dealer_draw", "the draw for the first dealer comes before the first hand")
     n = g.table.players
     want = sorted(g.draw_tied) if g.draw_tied else list(range(n))
     got = sorted(d.seat for d in ev.draws)
     if got != want:
         who = "the tied seats" if g.draw_tied else "every seat"
-        raise _illegal("dealer_draw", f"{who} draw once: seats {want}, not {got}")
+        raise illegal("dealer_draw", f"{who} draw once: seats {want}, not {got}")
     rules = g.rules
     try:
         dealer, tied = SEATS.dealer_by_draw(
             [(d.seat, d.card) for d in ev.draws], ev.night, rules.draw_bonus_wins
         )
     except ValueError as exc:
-        raise _illegal("dealer_draw", str(exc)) from None
+        raise illegal("dealer_draw", str(exc)) from None
     by_lot = SEATS.FIRST_DEALER_DRAW.by_lot(rules, g.draw_ties, dealer)
     if ev.by_lot != by_lot:
         if by_lot:
-            raise _illegal(
+            raise illegal(
                 "dealer_draw",
                 f"after {rules.draw_ties_by_lot} tied draws the dealer among seats {tied} is "
                 "chosen by lot: the record names them (by_lot)",
             )
-        raise _illegal("dealer_draw", "this draw does not end by lot: the cards decide")
+        raise illegal("dealer_draw", "this draw does not end by lot: the cards decide")
     if by_lot:
         if ev.dealer not in tied:
-            raise _illegal(
+            raise illegal(
                 "dealer_draw", f"the lot chooses among the tied seats {tied}, not {ev.dealer}"
             )
         dealer, tied = ev.dealer, []
     if ev.dealer != dealer:
         when = "by night the lowest month" if ev.night else "by day the highest month"
         says = f"seat {dealer} deals" if dealer is not None else f"seats {tied} tie and draw again"
-        raise _illegal("dealer_draw", f"{when} deals: {says}, not seat {ev.dealer}")
+        raise illegal("dealer_draw", f"{when} deals: {says}, not seat {ev.dealer}")
     out = g if inplace else g.copy()
     out.draw_tied = tuple(tied)
     out.draw_ties = g.draw_ties + 1 if tied else 0
@@ -508,9 +192,9 @@ def _dealer_drawn(g: GameState, ev: DealerDrawn, inplace: bool) -> GameState:
 
 def _chips_counted(g: GameState, ev: ChipsCounted, inplace: bool) -> GameState:
     if g.hand_no or g.chips is not None:
-        raise _illegal("chips_counted", "chips are counted once, before the first hand")
+        raise illegal("chips_counted", "chips are counted once, before the first hand")
     if len(ev.chips) != g.table.players:
-        raise _illegal("chips_counted", f"{len(ev.chips)} counts for {g.table.players} seats")
+        raise illegal("chips_counted", f"{len(ev.chips)} counts for {g.table.players} seats")
     out = g if inplace else g.copy()
     out.chips = tuple(ev.chips)
     return out
@@ -520,31 +204,31 @@ def _brights_sold(g: GameState, ev: BrightsSold, inplace: bool) -> tuple[GameSta
     rules = g.rules
     h = g.hand
     if not rules.gwang_price:
-        raise _illegal("gwang_pali", "this ruleset sells no brights (gwang_price = 0)")
-    if h is None or not g.in_hand or not _first_play_pending(h):
-        raise _illegal("gwang_pali", "brights are sold after the deal, before the first play")
+        raise illegal("gwang_pali", "this ruleset sells no brights (gwang_price = 0)")
+    if h is None or not g.in_hand or not first_play_pending(h):
+        raise illegal("gwang_pali", "brights are sold after the deal, before the first play")
     if ev.seat not in g.sat_out:
-        raise _illegal(
+        raise illegal(
             "gwang_pali", f"seat {ev.seat} plays this hand: only a seat sitting out sells"
         )
     if any(hand == g.hand_no and seat == ev.seat for hand, seat, _ in g.sales):
-        raise _illegal("gwang_pali", f"seat {ev.seat} has sold its brights this hand")
+        raise illegal("gwang_pali", f"seat {ev.seat} has sold its brights this hand")
     try:
         mask = SEATS.check_sale(ev.cards)
     except ValueError as exc:
-        raise _illegal("gwang_pali", str(exc)) from None
+        raise illegal("gwang_pali", str(exc)) from None
     if h.stock is not None:
         block = 0
         for i in SEATS.seller_block(h.stock, g.sat_out, ev.seat, g.table.hand_size):
             block |= 1 << i
         if mask & ~block:
-            raise _illegal(
+            raise illegal(
                 "gwang_pali",
                 f"{', '.join(codes(mask & ~block))} not in seat {ev.seat}'s hand (the "
                 "sitters' hands lie under the stock)",
             )
     elif mask & h.seen:  # the hands, the layout and the bonus cards the record knows
-        raise _illegal("gwang_pali", f"{', '.join(codes(mask & h.seen))} is dealt to the play")
+        raise illegal("gwang_pali", f"{', '.join(codes(mask & h.seen))} is dealt to the play")
     pts = SEATS.sale_points(rules, ev.cards)
     dues = [(p, ev.seat, pts, pts * g.stake, "gwang_pali") for p in sorted(h.order)]
     derived: list[Any] = [
@@ -607,7 +291,7 @@ def apply_game(g: GameState, ev: Any, inplace: bool = False) -> tuple[GameState,
     """
     t = type(ev)
     if g.night is not None and t is not SettlementPaid and t is not NoteAdded:
-        raise _illegal(
+        raise illegal(
             NIGHT.GAME_CLOSED,
             f"the night is closed: {E.event_type(ev)} is not recorded after game_closed "
             "(only the settlement's payments, notes and signatures)",
@@ -643,9 +327,9 @@ def apply_game(g: GameState, ev: Any, inplace: bool = False) -> tuple[GameState,
         if t is PaymentRecorded:
             n = g.table.players
             if ev.payer >= n or ev.payee >= n or ev.payer == ev.payee:
-                raise _illegal("payment", f"a payment from seat {ev.payer} to seat {ev.payee}")
+                raise illegal("payment", f"a payment from seat {ev.payer} to seat {ev.payee}")
             if g.hand_no == 0:
-                raise _illegal("payment", "a payment is recorded for a hand; no hand has started")
+                raise illegal("payment", "a payment is recorded for a hand; no hand has started")
             _check_payment_note(g, ev)
             out = g if inplace else g.copy()
             out.payments = (*g.payments, (g.hand_no, ev.payer, ev.payee, ev.chips))
@@ -655,10 +339,10 @@ def apply_game(g: GameState, ev: Any, inplace: bool = False) -> tuple[GameState,
             out.notes = (*g.notes, (ev.about_seq, ev.text))
             return out, []
         if t is GameStarted:
-            raise _illegal("game_started", "a game starts once, with its first event")
+            raise illegal("game_started", "a game starts once, with its first event")
     h = g.hand
     if h is None:
-        raise _illegal("hand_order", f"{E.event_type(ev)} comes after hand_started")
+        raise illegal("hand_order", f"{E.event_type(ev)} comes after hand_started")
     early_dues = len(h.instant_dues)
     new_h, derived = apply_hand(h, ev, g.deck, inplace)
     out = g if inplace else g.copy()
@@ -704,7 +388,7 @@ def _check_payment_note(g: GameState, ev: PaymentRecorded) -> None:
     if (ev.note or "").strip() or g.pending_dues():
         return
     when = f"during hand {g.hand_no}" if g.in_hand else f"after hand {g.hand_no}"
-    raise _illegal(
+    raise illegal(
         PAYMENT_NOTE,
         f"nothing is due {when}: a payment from seat {ev.payer} to seat {ev.payee} needs a "
         f"note saying why (pay {ev.payer}->{ev.payee} {ev.chips} NOTE)",

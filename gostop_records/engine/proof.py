@@ -12,11 +12,21 @@ cheaper to make than a frozen dataclass.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
 
-__all__ = ["Due", "Factor", "HandFacts", "LoserProof", "Proof", "Score", "ScoreLine"]
+__all__ = [
+    "Due",
+    "Factor",
+    "HandFacts",
+    "LoserProof",
+    "Proof",
+    "ProofLine",
+    "Score",
+    "ScoreLine",
+]
 
 
 class ScoreLine(msgspec.Struct, frozen=True, gc=False):
@@ -138,6 +148,35 @@ class HandFacts(msgspec.Struct, frozen=True, gc=False):
         return [s for s in seats if s != self.winner]
 
 
+class ProofLine(msgspec.Struct, frozen=True, gc=False):
+    """One item of a payout proof in words: what the terminal prints on one line (``text``,
+    indented by ``depth``) and what a page draws, with the parts programs key on.
+
+    ``kind`` is ``heading``, ``score`` (a combination: ``amount`` points, ``cards``),
+    ``cup``, ``go`` (``amount``: the Go points), ``loser`` (``seat`` pays
+    ``amount`` chips), ``factor`` (``amount``: the factor, ``applies``, ``name``), ``sum``
+    (``amount``: the chips before any cap or dokbak) or ``pays`` (a loser pays otherwise).
+    ``reason`` is why: a combination's detail, a factor's condition and setting, a note."""
+
+    kind: str
+    depth: int
+    text: str
+    amount: int | None = None
+    reason: str = ""
+    cards: tuple[str, ...] = ()
+    applies: bool = True
+    name: str = ""
+    seat: int | None = None
+
+    def __str__(self) -> str:
+        return "  " * self.depth + self.text
+
+
+def _subject(name: str, verb: str) -> str:
+    """``Ann wins``, ``you win``: the verb agrees with a player shown as "you"."""
+    return f"{name} {verb[:-1] if name == 'you' else verb}"
+
+
 class Proof(msgspec.Struct, frozen=True, gc=False):
     """The payout proof of a hand won by a Stop."""
 
@@ -151,6 +190,62 @@ class Proof(msgspec.Struct, frozen=True, gc=False):
     carry: int
     losers: tuple[LoserProof, ...]
     dues: tuple[Due, ...] = ()
+
+    def __str__(self) -> str:
+        return "\n".join(str(line) for line in self.lines())
+
+    def lines(self, names: Sequence[str] | None = None) -> list[ProofLine]:
+        """The proof item by item, in words: the one wording of the terminal, the pages and the
+        audit. ``names`` are the seats' names (``seat N`` without them)."""
+
+        def who(seat: int) -> str:
+            return names[seat] if names is not None and 0 <= seat < len(names) else f"seat {seat}"
+
+        sc, winner = self.score, who(self.winner)
+        head = f"payout proof: {_subject(winner, 'wins')} with {sc.total} points"
+        out = [ProofLine("heading", 0, head, sc.total, seat=self.winner)]
+        for ln in sc.lines:
+            text = f"{ln.name}: {ln.points}  ({' '.join(ln.cards)})"
+            out.append(ProofLine("score", 1, text, ln.points, ln.detail, ln.cards, name=ln.name))
+        if sc.cup_role:
+            text = f"September cup as {sc.cup_role}: {sc.cup_reason}"
+            out.append(ProofLine("cup", 1, text, reason=sc.cup_reason or "", name=sc.cup_role))
+        if self.go_count:
+            text = f"Go bonus: {self.go_count} Go, {self.go_formula} = {self.go_points} points"
+            out.append(ProofLine("go", 1, f"{text} [{self.go_setting}]", self.go_points))
+        else:
+            text = f"Go bonus: none (no Go called): {self.go_points} points"
+            out.append(ProofLine("go", 1, text, self.go_points))
+        for lp in self.losers:
+            loser = who(lp.loser)
+            text = f"{_subject(loser, 'pays')} {winner} {lp.pays_chips} chips:"
+            out.append(ProofLine("loser", 1, text, lp.pays_chips, seat=lp.loser))
+            for f in lp.factors:
+                mark = f"x{f.factor}" if f.applies else "--"
+                why = f"{f.condition} [{f.setting}]"
+                out.append(
+                    ProofLine(
+                        "factor",
+                        2,
+                        f"{mark} {f.name}: {why}",
+                        f.factor,
+                        why,
+                        applies=f.applies,
+                        name=f.name,
+                        seat=lp.loser,
+                    )
+                )
+            text = (
+                f"{self.go_points} points x {lp.multiplier} = {lp.points} points "
+                f"x stake {self.stake} = {lp.chips} chips"
+            )
+            out.append(ProofLine("sum", 2, text, lp.chips, seat=lp.loser))
+            if lp.pays_chips != lp.chips or lp.note:
+                text = f"pays {lp.pays_points} points = {lp.pays_chips} chips"
+                if lp.note:
+                    text += f": {lp.note}"
+                out.append(ProofLine("pays", 2, text, lp.pays_chips, lp.note, seat=lp.loser))
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """The proof as plain JSON values, every line and factor with its rule's id."""

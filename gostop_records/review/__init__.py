@@ -7,10 +7,11 @@ hands, which a finished record also holds). Each legal option is played out in t
 random deals of the unseen cards (:mod:`.rollouts`), the option taken is compared with the
 best one world by world, and the loss is graded only when it is clear of the noise
 (:mod:`.judge`, :mod:`.grades`). The results are msgspec Structs (:mod:`.model`), rendered
-as text or a self-contained HTML page (:mod:`.render`).
+as text (:mod:`.render`) or drawn in the replayer as a self-contained HTML page
+(:mod:`gostop_records.web.review_page`).
 """
 
-from .decisions import KINDS, Decision, decision_at, find_decisions, information_set
+from .decisions import DEFAULT_KINDS, KINDS, Decision, decision_at, find_decisions, information_set
 from .grades import BLUNDER, GRADES, INACCURACY, MISTAKE, grade
 from .judge import judge, review_game, review_hand
 from .model import DecisionReview, GameReview, HandLuck, HandReview, Interval, OptionValue
@@ -19,6 +20,7 @@ from .rollouts import DEFAULT_BUDGET, POLICIES
 __all__ = [
     "BLUNDER",
     "DEFAULT_BUDGET",
+    "DEFAULT_KINDS",
     "GRADES",
     "INACCURACY",
     "KINDS",

@@ -36,14 +36,15 @@ from .. import events as E
 from .. import notation
 from ..engine.actions import legal_actions
 from ..engine.game import GameState, apply_game
+from ..engine.moves import equivalent
 from ..engine.rulebook import seats as SEATS
 from ..engine.state import HandState, Phase
-from ..engine.turn import _equivalent
 from ..projector import Projector
 from ..sim.strong import candidates
 from ..sim.view import SeatView, seat_view
 
 __all__ = [
+    "DEFAULT_KINDS",
     "KINDS",
     "Decision",
     "Keep",
@@ -55,6 +56,9 @@ __all__ = [
 
 #: Every kind of decision, in the order they are described above.
 KINDS = ("go_stop", "cup", "four", "capture", "play", "bomb", "shake", "flip_only", "sell")
+#: The kinds a review judges unless told otherwise: all but ``play``, whose every card and
+#: capture is played out (ten options and more: ten times the time of a Go/Stop).
+DEFAULT_KINDS = tuple(k for k in KINDS if k != "play")
 _IDX = C.CODE_TO_INDEX
 _MM = C.MONTH_MASKS
 _FOURS = (E.FourOfAMonthShown, E.FourKept)
@@ -127,7 +131,7 @@ def _same_play(a: Any, b: Any, state: HandState) -> bool:
     if type(a) is not E.CardPlayed or type(b) is not E.CardPlayed or a.chosen != b.chosen:
         return False
     i, j = _IDX[a.card], _IDX[b.card]
-    return C.month_of(i) == C.month_of(j) and _equivalent(i, j, state.table)
+    return C.month_of(i) == C.month_of(j) and equivalent(i, j, state.table)
 
 
 def _with_taken(state: HandState, options: list[Any], ev: Any) -> tuple[list[Any], int]:

@@ -7,9 +7,12 @@ its expected chips and interval. A grade stands only where the loss is clear of 
 
 from __future__ import annotations
 
-from .model import DecisionReview, GameReview, HandReview, Interval
+from .model import DecisionReview, GameReview, HandLuck, HandReview, Interval
 
-__all__ = ["chips", "span", "text"]
+__all__ = ["EXACT", "chips", "kind_name", "luck_words", "span", "text", "verdict"]
+
+#: What a decision says when no unseen card changes its chips (a sale, a known end).
+EXACT = "exact: no unseen card changes these chips"
 
 
 def chips(x: float) -> str:
@@ -31,23 +34,38 @@ def header(r: GameReview) -> str:
     )
 
 
-def decision_lines(d: DecisionReview) -> list[str]:
-    kind = d.kind.replace("_", "/") if d.kind == "go_stop" else d.kind.replace("_", "-")
+def kind_name(kind: str) -> str:
+    """A decision's kind in words: ``go/stop``, ``flip-only``, ``capture``."""
+    return kind.replace("_", "/") if kind == "go_stop" else kind.replace("_", "-")
+
+
+def verdict(d: DecisionReview) -> str:
+    """The grade, after the chips lost when the option taken was not the best found."""
     if d.taken == d.best:
-        verdict = d.grade
-    else:
-        verdict = f"lost {d.loss.mean:.1f} chips {span(d.loss)}: {d.grade}"
-    head = f"  seq {d.seq:>4}  seat {d.seat}  {kind:<9} took {d.taken!r}"
+        return d.grade
+    return f"lost {d.loss.mean:.1f} chips {span(d.loss)}: {d.grade}"
+
+
+def luck_words(x: HandLuck) -> str:
+    """One seat's luck against skill in a hand."""
+    return (
+        f"deal worth {chips(x.deal.mean)} {span(x.deal)}, won {x.won:+d}, "
+        f"lost to decisions {x.lost:.1f}, luck {chips(x.luck)}"
+    )
+
+
+def decision_lines(d: DecisionReview) -> list[str]:
+    head = f"  seq {d.seq:>4}  seat {d.seat}  {kind_name(d.kind):<9} took {d.taken!r}"
     if d.taken != d.best:
         head += f", best {d.best!r}"
-    lines = [f"{head}  {verdict}"]
+    lines = [f"{head}  {verdict(d)}"]
     width = max(len(o.label) for o in d.options)
     for o in sorted(d.options, key=lambda o: -o.chips.mean):
         tags = ", ".join(t for t, on in (("taken", o.taken), ("best", o.best)) if on)
         row = f"        {o.label:<{width}}  {chips(o.chips.mean):>7} {span(o.chips):<17} {tags}"
         lines.append(row.rstrip())
     if not d.samples:
-        lines.append("        (exact: no unseen card changes these chips)")
+        lines.append(f"        ({EXACT})")
     return lines
 
 
@@ -58,10 +76,7 @@ def hand_lines(h: HandReview) -> list[str]:
     if h.luck:
         lines.append("  luck and skill (won = deal worth - lost to decisions + luck):")
         for x in h.luck:
-            lines.append(
-                f"    seat {x.seat}: deal worth {chips(x.deal.mean)} {span(x.deal)}, "
-                f"won {x.won:+d}, lost to decisions {x.lost:.1f}, luck {chips(x.luck)}"
-            )
+            lines.append(f"    seat {x.seat}: {luck_words(x)}")
     return lines
 
 

@@ -13,6 +13,7 @@ left out of the schema version, ``db rebuild``, ``db verify`` and the Parquet ex
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,7 +21,15 @@ import msgspec
 
 from .model import DecisionReview, HandLuck, HandReview, Interval, OptionValue
 
-__all__ = ["LUCK_COLUMNS", "REVIEW_COLUMNS", "create_tables", "load_review", "store_review"]
+__all__ = [
+    "LUCK_COLUMNS",
+    "REVIEW_COLUMNS",
+    "PlayerLuck",
+    "create_tables",
+    "load_review",
+    "player_luck",
+    "store_review",
+]
 
 #: The columns of ``reviews``, one row per decision.
 REVIEW_COLUMNS = (
@@ -154,3 +163,39 @@ def load_review(conn: Any, game_id: str) -> tuple[list[HandReview], dict[str, An
         x = HandLuck(r[1], Interval(r[2], r[3], r[4]), r[5], r[6], r[7])
         hands.setdefault(r[0], HandReview(r[0], [], [])).luck.append(x)
     return [hands[h] for h in sorted(hands)], latest
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLuck:
+    """Luck against skill over a player's reviewed hands (``review_luck`` rows of the seats
+    the player sat at): ``won`` the chips actually won, ``deal`` what the deals were worth,
+    ``lost`` what the player's decisions lost; ``reviewed`` of ``hands`` ended hands."""
+
+    reviewed: int
+    hands: int
+    won: int
+    deal: float
+    lost: float
+
+    @property
+    def luck(self) -> float:
+        """The rest: ``won - deal + lost`` (the cards turned after the deal, the others' play)."""
+        return self.won - self.deal + self.lost
+
+
+def player_luck(conn: Any, player_id: str) -> PlayerLuck:
+    """The luck line of a player over their ended hands (``v_player_hands``) that a stored
+    review covers; ``reviewed`` is 0 when none is (or the store keeps no review at all)."""
+    hands = conn.execute(
+        "SELECT count(*) FROM v_player_hands WHERE player_id = ?", [player_id]
+    ).fetchone()[0]
+    if "review_luck" not in _tables(conn):
+        return PlayerLuck(0, int(hands), 0, 0.0, 0.0)
+    row = conn.execute(
+        "SELECT count(*), coalesce(sum(r.won), 0), coalesce(sum(r.deal), 0), "
+        "coalesce(sum(r.lost), 0) FROM review_luck r JOIN v_player_hands p "
+        "ON p.game_id = r.game_id AND p.hand = r.hand AND p.seat = r.seat "
+        "WHERE p.player_id = ?",
+        [player_id],
+    ).fetchone()
+    return PlayerLuck(int(row[0]), int(hands), int(row[1]), float(row[2]), float(row[3]))

@@ -19,8 +19,8 @@ The credentials, each sent as ``Authorization: Bearer ...``:
   token); from then on the seat countersigns with that key alone, from the player's phone.
 
 ``--open`` lets anyone who reaches the server start games (and play on ``/play``), never
-reissue a token, import, take a backup or administer: those still need the server key. ``--private``
-asks for a credential to read anything (and to play on ``/play``).
+reissue a token, import, take a backup, rebuild or administer: those still need the server
+key. ``--private`` asks for a credential to read anything (and to play on ``/play``).
 """
 
 from __future__ import annotations
@@ -69,6 +69,7 @@ class Action(enum.StrEnum):
     REISSUE_TOKEN = "reissue_token"
     IMPORT = "import"
     BACKUP = "backup"
+    REBUILD = "rebuild"
     READ_GAME = "read_game"
     READ_STORE = "read_store"
     COUNTERSIGN = "countersign"
@@ -143,6 +144,13 @@ TABLE: dict[Action, Rule] = {
         note="written into the server's backup folder only (a request gives a file name at "
         "most); never open to anyone",
     ),
+    Action.REBUILD: Rule(
+        "rebuilding the projection tables",
+        _r(KEY),
+        routes=("POST /api/rebuild", "DELETE /api/rebuild"),
+        note="starts (or cancels) a rebuild beside the live tables; its progress is in "
+        "GET /api/health for the key holder; never open to anyone",
+    ),
     Action.READ_GAME: Rule(
         "reading a game",
         _r(ANYONE),
@@ -159,7 +167,10 @@ TABLE: dict[Action, Rule] = {
             "GET /games/{id}/watch",
             "GET /games/{id}/replay",
             "GET /games/{id}/audit",
+            "GET /games/{id}/review",
         ),
+        note="a review the store does not keep yet is computed in the background, one at a "
+        "time, and then kept",
     ),
     Action.READ_STORE: Rule(
         "reading the store",
@@ -171,6 +182,7 @@ TABLE: dict[Action, Rule] = {
             "GET /games",
             "GET /players",
             "GET /players/{id}",
+            "GET /report",
             "GET /api/people",
         ),
         note="SQL shows no path of the server's files",
@@ -194,8 +206,16 @@ TABLE: dict[Action, Rule] = {
         "playing against the computer",
         _r(ANYONE),
         when_private=_r(KEY),
-        routes=("POST /api/play", "GET /api/play/{hand}", "POST /api/play/{hand}"),
-        note="a finished hand is stored as a game",
+        routes=(
+            "POST /api/play",
+            "GET /api/play/{hand}",
+            "POST /api/play/{hand}",
+            "GET /api/play/{hand}/hint",
+            "GET /play/{hand}/review/{n}",
+            "POST /play/{hand}/rewind",
+        ),
+        note="a finished hand is stored as a game (a hand played again from a decision is "
+        "practice, not stored)",
     ),
     Action.PEOPLE: Rule(
         "renaming, merging or forgetting persons",

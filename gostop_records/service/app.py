@@ -33,10 +33,13 @@ from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Stream
 
 from .. import events as E
+from ..review.model import GameReview
 from ..store.backup import BackupError, finish_copy, prune, remove_partials, stamped_names
 from ..store.sandbox import QueryHandle
 from ..web.browse_routes import browse_routes
+from ..web.notice import announce
 from ..web.play_routes import play_routes
+from ..web.review_jobs import ReviewJobs
 from ..web.routes import page_routes
 from . import access
 from . import reads as R
@@ -45,6 +48,7 @@ from .backups import default_folder, failed
 from .core import Answer, EntryRequest, TableService
 from .errors import ServiceError
 from .headers import MAX_DEPTH, add_security_headers, refuse_deep_json
+from .imports import Imports
 from .metrics import CONTENT_TYPE, Metrics, Snapshot, observe
 from .models import (
     BackupIn,
@@ -59,6 +63,7 @@ from .models import (
 )
 from .people_routes import people_routes
 from .reads import Reads
+from .rebuilds import RebuildRunner, rebuild_routes
 from .settings import ServiceSettings
 from .streams import Hub, sse_message
 from .worker import Worker
@@ -118,6 +123,7 @@ class _State:
         self.config = config
         self.hub = Hub()
         self.metrics = Metrics()
+        self.rebuilds = RebuildRunner(self.metrics)
         self.worker: Worker | None = None
         self.reads: Reads | None = None
         self.beat: asyncio.Task[None] | None = None
@@ -128,6 +134,26 @@ class _State:
         if self.worker is None:
             raise ServiceError(503, "unavailable", "the service is starting or stopping")
         return await self.worker.call(partial(fn, *args, **kw))  # type: ignore[no-any-return]
+
+    async def journaled(self, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
+        """``fn`` on the writer thread: a write through the journal, as an entry is (it
+        neither waits for the settler nor writes what is pending first)."""
+        if self.worker is None:
+            raise ServiceError(503, "unavailable", "the service is starting or stopping")
+        return await self.worker.call(  # type: ignore[no-any-return]
+            partial(fn, *args, **kw), journaled=True
+        )
+
+    async def upload(self, data: bytes, *, lenient: bool = False) -> dict[str, Any]:
+        """An upload read and checked by the rules on a thread of its own, then judged and
+        appended through the journal by the writer (:mod:`.imports`)."""
+        if self.worker is None:
+            raise ServiceError(503, "unavailable", "the service is starting or stopping")
+        up = await asyncio.to_thread(Imports.read_upload, data, lenient=lenient)
+        try:
+            return await self.journaled(self.svc.import_upload, up)
+        finally:
+            Imports.discard(up)
 
     async def look(self, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
         """``fn`` on the writer thread, writing nothing: a look at a live game's session or
@@ -157,6 +183,8 @@ class _State:
         svc = worker.service if worker is not None else None
         settler = svc.settler if svc is not None else None
         journal = svc.store.journal if svc is not None else None
+        job = self.rebuilds.job
+        rebuilding = job is not None and job.status.running
         return Snapshot(
             queue=worker.depth if worker is not None else 0,
             journal=journal.records if journal is not None else 0,
@@ -165,6 +193,11 @@ class _State:
             failing=svc is not None and svc.write_error() is not None,
             viewers=self.hub.viewer_count(),
             live=len(svc.live) if svc is not None else 0,
+            rebuilding=rebuilding,
+            rebuild_done=job.status.games / job.status.total
+            if rebuilding and job is not None and job.status.total
+            else 0.0,
+            rebuild_behind=job.status.behind if rebuilding and job is not None else 0,
         )
 
     def backup_folder(self) -> Path:
@@ -303,10 +336,14 @@ async def health(request: Request[Any, Any, Any]) -> dict[str, Any]:
     cause = svc.write_error()
     if cause is not None:  # that it fails for everyone; the cause for the key holder
         out["ok"] = False
+    out["rebuilding"] = st.rebuilds.running  # the pages say it to everyone
     if access.holds_key(request):
         out["store"] = svc.path.name
         if cause is not None:
             out["writes"] = cause
+        rebuild = st.rebuilds.status()
+        if rebuild is not None:  # the running rebuild's progress, or the last one's end
+            out["rebuild"] = rebuild
     if st.worker is not None:
         out["queue"] = st.worker.depth
     out["viewers"] = st.hub.viewer_count()
@@ -327,7 +364,7 @@ async def create_game(
     data: JSONBody[NewGame], request: Request[Any, Any, Any]
 ) -> Response[GameCreated]:
     st = _state(request)
-    return _answer(await st.run(st.svc.create_game, data, _idem_key(request)))
+    return _answer(await st.journaled(st.svc.create_game, data, _idem_key(request)))
 
 
 @post(
@@ -523,7 +560,7 @@ async def import_logs(
 ) -> Response[bytes]:
     st = _state(request)
     data = await request.body()
-    report = await st.run(st.svc.import_jsonl, data, lenient=lenient)
+    report = await st.upload(data, lenient=lenient)
     status = 200 if report.get("ok") else 422
     return Response(msgspec.json.encode(report), status_code=status, media_type=JSON)
 
@@ -743,7 +780,9 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
             st.backups = asyncio.create_task(st.backup_every(cfg.backup_every))
 
     async def shutdown(app: Litestar) -> None:
+        await reviews.close()
         st.hub.close()
+        await st.rebuilds.stop()  # cancelled before its swap: the live tables stay
         if st.beat is not None:
             st.beat.cancel()
         if st.backups is not None:
@@ -767,18 +806,26 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
 
     async def store_game(data: bytes) -> dict[str, Any]:
         """A hand played on /play, stored as an import (strict) is."""
-        return await st.run(st.svc.import_jsonl, data)
+        return await st.upload(data)
 
     async def read_store(request: Request[Any, Any, Any], fn: Callable[[Any], T]) -> T:
         """Runs ``fn`` on the store's connection for the reading pages, after the read check."""
         await access.require(request, Action.READ_STORE)
         return await st.read(fn)
 
+    async def keep_review(review: GameReview) -> None:
+        """A review computed in the background, kept in the store (a write job: a few rows)."""
+        from ..review.store import store_review
+
+        await st.run(lambda: store_review(st.svc.store.conn, review))
+
+    reviews = ReviewJobs()
+
     app = Litestar(
         route_handlers=[
             *page_routes(events_of, st.hub),
-            *play_routes(store_game),
-            *browse_routes(events_of, read_store),
+            *play_routes(store_game, reviews=reviews),
+            *browse_routes(events_of, read_store, reviews, keep_review),
             *people_routes(),
             health,
             create_game,
@@ -795,6 +842,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
             import_logs,
             run_query,
             take_backup,
+            *rebuild_routes(),
             game_stream,
             server_metrics,
         ],
@@ -826,5 +874,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
     )
     app.state["gostop"] = st
     # every request counted (and logged, when asked), routed or not: around the whole app
-    app.asgi_handler = observe(app.asgi_handler, st.metrics, log=cfg.access_log)
+    app.asgi_handler = observe(
+        announce(app.asgi_handler, st.rebuilds.notice), st.metrics, log=cfg.access_log
+    )
     return app

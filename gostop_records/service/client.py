@@ -24,7 +24,7 @@ from .. import events as E
 from .. import log as L
 from ..errors import GostopError
 
-__all__ = ["ServerRefused", "ServiceClient"]
+__all__ = ["ServerRefused", "ServiceClient", "load_remote_game", "remote_query", "remote_report"]
 
 
 class ServerRefused(GostopError):
@@ -213,6 +213,11 @@ class ServiceClient:
         body = {"name": name} if name is not None else {}
         return self.post_json("/api/backup", body)  # type: ignore[no-any-return]
 
+    def rebuild(self) -> dict[str, Any]:
+        """Start a projection rebuild on the server (the client's token must be the server
+        key); its progress, as ``/api/health`` shows it to the key holder."""
+        return self.post_json("/api/rebuild", {})["rebuild"]  # type: ignore[no-any-return]
+
     def import_jsonl(self, data: bytes, *, lenient: bool = False) -> dict[str, Any]:
         try:
             out = self.request(
@@ -244,6 +249,20 @@ def remote_query(url: str, sql: str, limit: int | None) -> tuple[tuple[str, ...]
     except ServerRefused as exc:
         raise GostopError(f"{client.url}: {exc.reason}") from None
     return tuple(out["columns"]), [tuple(r) for r in out["rows"]]
+
+
+def remote_report(url: str) -> str:
+    """The club's report of the store a server holds (its ``/report`` page, the page ``gostop
+    db report --html`` writes from a file), for ``gostop db report --server``; a private
+    server is read with ``$GOSTOP_SERVER_KEY``."""
+    import os
+
+    client = ServiceClient(url, os.environ.get("GOSTOP_SERVER_KEY") or None)
+    try:
+        body = client.request("GET", "/report", headers={"Accept": "text/html"})
+    except ServerRefused as exc:
+        raise GostopError(f"{client.url}: {exc.reason}") from None
+    return body.decode("utf-8")
 
 
 def load_remote_game(url: str, game_id: str | None) -> tuple[str, list[E.Envelope]]:

@@ -57,15 +57,16 @@ class Entries(Sessions):
         on its way, cannot be sent again."""
         fp = fingerprint(req)
         if idempotency_key:
-            done = store_rows.answered(self._conn(), "games", idempotency_key)
-            if done is not None:
-                if done[0] != fp:
-                    raise reused_key(idempotency_key)
-                body = msgspec.json.decode(done[2])
-                token = store_rows.new_secret()
-                self._set_token(self.store.conn, body["game_id"], token, self.clock())
-                body["recorder_token"] = token
-                return Answer(done[1], msgspec.json.encode(body), replayed=True)
+            with self.hold():  # a retry's answer, and a token written beside the settler
+                done = store_rows.answered(self._conn(), "games", idempotency_key)
+                if done is not None:
+                    if done[0] != fp:
+                        raise reused_key(idempotency_key)
+                    body = msgspec.json.decode(done[2])
+                    token = store_rows.new_secret()
+                    self._set_token(self.store.conn, body["game_id"], token, self.clock())
+                    body["recorder_token"] = token
+                    return Answer(done[1], msgspec.json.encode(body), replayed=True)
         rules = _ruleset(req.ruleset, len(req.players))
         gid = req.game_id or new_game_id(self.clock)
         if self.store.version(gid):
@@ -98,21 +99,13 @@ class Entries(Sessions):
             "signed_by": self.signer.fingerprint if self.signer is not None else None,
         }
         stamp = self.clock()
-
-        def also(conn: Any, _new: Sequence[E.Envelope]) -> None:
-            self._set_token(conn, rec.game_id, token, stamp)
-            if idempotency_key:
-                store_rows.record_answer(
-                    conn,
-                    "games",
-                    idempotency_key,
-                    fp,
-                    201,
-                    msgspec.json.encode(body).decode(),
-                    stamp,
-                )
-
-        self._commit(rec.opened, also)
+        rows: dict[str, list[tuple[Any, ...]]] = {
+            store_rows.TOKENS: [store_rows.token_row(rec.game_id, token, stamp)]
+        }
+        if idempotency_key:
+            answer = msgspec.json.encode(body).decode()
+            rows[store_rows.ANSWERS] = [("games", idempotency_key, fp, 201, answer, stamp)]
+        self._commit(rec.opened, rows)
         self.live[rec.game_id] = rec
         self.keys[rec.game_id] = set()
         # committed: the first entry need not read the hash back from the store
@@ -179,7 +172,7 @@ class Entries(Sessions):
     def _commit_refusal(self, e: Decided, exc: Exception) -> ServiceError:
         if isinstance(exc, ConcurrencyError):
             key = e.key
-            if key and store_rows.answered(self._conn(), e.game_id, key) is not None:
+            if key and store_rows.answered(self._conn(e.game_id), e.game_id, key) is not None:
                 return reused_key(key)
             return ServiceError(409, "conflict", str(exc), version=exc.actual)
         assert isinstance(exc, ProjectionError)
@@ -202,7 +195,7 @@ class Entries(Sessions):
         # only a request that is behind can be a retry; a key reused at the current version
         # is one of the game's answered keys
         if key and (req.expected_version != version or key in self.keys.get(game_id, ())):
-            done = store_rows.answered(self._conn(), game_id, key)
+            done = store_rows.answered(self._conn(game_id), game_id, key)
             if done is not None:
                 if done[0] != fp:
                     raise reused_key(key)

@@ -30,7 +30,13 @@ __all__ = ["MAX_DEPTH", "csp", "json_depth", "security_headers"]
 MAX_DEPTH = 32
 
 #: The styles the pages hold inline, each as the static files it concatenates.
-STYLES = (("table.css",), ("table.css", "play.css"), ("replay.css",), ("browse.css",))
+STYLES = (
+    ("table.css",),
+    ("table.css", "play.css"),
+    ("replay.css",),
+    ("review.css",),
+    ("browse.css",),
+)
 
 
 def _static(name: str) -> str:

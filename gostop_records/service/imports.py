@@ -1,6 +1,10 @@
-"""Imports through the service: an upload validated and stored whole per game, as ``gostop
-db import`` does, on the writer thread holding the journal's turn; only the games it
-extended are read again.
+"""Imports through the service: an upload checked as ``gostop db import`` checks a file,
+then appended through the journal as entries are (:mod:`..store.upload`).
+
+The rules run on the upload before the writer sees it (:meth:`Imports.read_upload`, on a
+thread of the request's own); the writer only judges each game against the store and writes
+one journal record (:meth:`Imports.import_upload`), so a table's entry waits for an upload
+no longer than for another table's entry.
 """
 
 from __future__ import annotations
@@ -11,15 +15,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
-from ..errors import (
-    LogError,
-)
+from ..errors import LogError
+from ..store.upload import Upload, append_upload, read_upload
 from .errors import ServiceError
-from .sessions import (
-    Sessions,
-)
+from .sessions import Sessions, unavailable
 
 log = logging.getLogger("gostop.service")
 
@@ -31,35 +30,62 @@ class Imports(Sessions):
     """Logs uploaded whole (an import, a finished ``/play`` hand), through the same writer."""
 
     def import_jsonl(self, data: bytes, *, lenient: bool = False) -> dict[str, Any]:
-        """A JSON Lines upload, validated and stored whole per game, as ``gostop db import``."""
+        """A JSON Lines upload read, checked and appended in one call, on this thread (the
+        server splits it: :meth:`read_upload` before the writer, :meth:`import_upload` on it)."""
+        up = self.read_upload(data, lenient=lenient)
+        try:
+            return self.import_upload(up)
+        finally:
+            self.discard(up)
+
+    @staticmethod
+    def read_upload(data: bytes, *, lenient: bool = False) -> Upload:
+        """A JSON Lines upload read and checked by the rules, off the writer's thread; give
+        it to :meth:`import_upload`, then to :meth:`discard`."""
         if not data.strip():
             raise ServiceError(400, "bad_import", "the upload is empty: send JSON Lines")
         fd, name = tempfile.mkstemp(prefix="gostop-upload-", suffix=".jsonl")
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data if data.endswith(b"\n") else data + b"\n")
-            # the games this server holds in memory: only those the import extends are read
-            # again (every table's session rebuilt after each import would stall them all)
-            held = set(self.live) | set(self.store.cache)
-            before = self._versions(held)
-            with self.hold():  # the import extends the heads chain: the settler waits
-                report = self.store.import_paths([Path(name)], strict=not lenient, workers=0)
+            return read_upload(name, strict=not lenient)
         except LogError as exc:
-            self.forget()
+            Path(name).unlink(missing_ok=True)
             raise ServiceError(400, "bad_import", str(exc).replace(name, "upload")) from None
         except BaseException:
-            self.forget()
-            raise
-        finally:
             Path(name).unlink(missing_ok=True)
-        after = self._versions(held)
-        moved = {g for g in held if after[g] != before[g]}
-        self.forget(moved)
-        out = report.to_dict()
-        text = msgspec.json.encode(out).decode().replace(name, "upload")
+            raise
+
+    @staticmethod
+    def discard(up: Upload) -> None:
+        """The upload's file, removed (its problems have named their lines by now)."""
+        Path(up.path).unlink(missing_ok=True)
+
+    def import_upload(self, up: Upload) -> dict[str, Any]:
+        """Each game of ``up`` judged against the store and its new events appended through
+        the journal (on the writer's thread); the report as ``db import`` gives it, with the
+        file named ``upload``."""
+        cause = self.write_error()
+        if cause is not None:
+            raise unavailable(cause)
+        report, results = append_upload(self.store, up)
+        for r in results:  # a recording session of a game the upload extended is behind
+            self.live.pop(r.game_id, None)
+        if results and self.after_commit is not None:
+            self.after_commit()
         if self.on_commit is not None:
-            for gid in sorted(moved):
-                new = [e for e in self.store.events(gid) if e.seq > before[gid]]
-                if new:
-                    self.on_commit(gid, new)
-        return msgspec.json.decode(text)  # type: ignore[no-any-return]
+            for r in results:
+                self.on_commit(r.game_id, list(r.envelopes))
+        return _without_path(report.to_dict(), up.path)
+
+
+def _without_path(value: Any, path: str) -> Any:
+    """``value`` with the upload's temporary file named ``upload`` (no server path in an
+    answer)."""
+    if isinstance(value, str):
+        return value.replace(path, "upload")
+    if isinstance(value, dict):
+        return {k: _without_path(v, path) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_path(v, path) for v in value]
+    return value

@@ -134,6 +134,9 @@ class Snapshot:
     failing: bool = False
     viewers: int = 0
     live: int = 0
+    rebuilding: bool = False
+    rebuild_done: float = 0.0
+    rebuild_behind: int = 0
 
 
 #: The gauges and counters of a :class:`Snapshot`: field, name, type, help.
@@ -165,6 +168,24 @@ _SNAPSHOT = (
     ),
     ("viewers", "gostop_live_viewers", "gauge", "Open live streams of games (SSE viewers)."),
     ("live", "gostop_live_games", "gauge", "Games whose recording session is held in memory."),
+    (
+        "rebuilding",
+        "gostop_rebuild_running",
+        "gauge",
+        "1 while a projection rebuild runs beside the live tables, else 0.",
+    ),
+    (
+        "rebuild_done",
+        "gostop_rebuild_progress",
+        "gauge",
+        "The share of the games a running rebuild has derived (0 to 1; 0 when none runs).",
+    ),
+    (
+        "rebuild_behind",
+        "gostop_rebuild_lag_events",
+        "gauge",
+        "Events recorded since a running rebuild derived their game, not in its new tables yet.",
+    ),
 )
 
 
@@ -209,6 +230,11 @@ class Metrics:
             ("outcome",),
         )
         self.backups = Counter("gostop_backups_total", "Backups of the store made.")
+        self.rebuilds = Counter(
+            "gostop_rebuilds_total",
+            "Projection rebuilds ended, by outcome: done (swapped in), failed, cancelled.",
+            ("outcome",),
+        )
         self.queue_time = Histogram(
             "gostop_entry_queue_seconds",
             "How long an entry waited for the writer thread (Server-Timing: queue).",
@@ -266,6 +292,7 @@ class Metrics:
             self.queries,
             self.imports,
             self.backups,
+            self.rebuilds,
         )
 
 

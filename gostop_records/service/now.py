@@ -26,6 +26,7 @@ from ..errors import GostopError
 from ..notation import text
 from ..recorder import RecordingSession
 from ..rules import Shaking
+from ..seal import Seal
 from ..views import game_dict, proof_dict
 
 __all__ = ["RECENT", "now"]
@@ -107,6 +108,30 @@ def _result_words(rec: RecordingSession) -> str | None:
     return None
 
 
+def _hand_end(rec: RecordingSession) -> dict[str, Any] | None:
+    """The latest hand's end while the table is between hands, for the confirmation it
+    reads: the hand, whether payments are still due, and the seal to write on the score
+    sheet (of the latest signed checkpoint after the hand's end: the one after its
+    payments once they are in; the head in a record that is not signed)."""
+    if rec.game.in_hand or not rec.game.results:
+        return None
+    envs = rec.envelopes
+    end = next(
+        (i for i in range(len(envs) - 1, -1, -1) if type(envs[i].event) is E.HandEnded), None
+    )
+    if end is None:
+        return None
+    head = next((e for e in reversed(envs[end:]) if type(e.event) is E.CheckpointSigned), envs[-1])
+    seal = Seal(rec.game_id, head.seq, head.hand, head.hash)
+    return {
+        "hand": envs[end].hand,
+        "due": bool(rec.pending_dues()),
+        "seal": seal.text,
+        "seq": seal.seq,
+        "uri": seal.uri,
+    }
+
+
 def _names_first_dealer(game: GameState) -> bool:
     """Whether the deal waited for is the first and its dealer is for the table to name:
     no hand started, no dealer drawn, and no draw the rules wait for."""
@@ -120,7 +145,14 @@ def _recent(rec: RecordingSession) -> list[dict[str, Any]]:
             break
         if not E.is_input(env.event) or type(env.event) is E.GameStarted:
             continue
-        out.append({"seq": env.seq, "line": _line(env.event), "by": env.by})
+        out.append(
+            {
+                "seq": env.seq,
+                "line": _line(env.event),
+                "text": words.describe(env.event, rec.players),
+                "by": env.by,
+            }
+        )
     return out[::-1]
 
 
@@ -133,8 +165,10 @@ def now(rec: RecordingSession) -> dict[str, Any]:
     out, who deals or whether the table names the first dealer, how many sit out),
     ``around`` (chips, the draw for the first dealer and sales of brights, when the rules
     wait for or allow them), ``settlement`` (the night's settlement: what closing it would
-    propose, or once closed what it proposed and what is open and paid; None mid-hand) and
-    ``recent`` (the latest input entries)."""
+    propose, or once closed what it proposed and what is open and paid; None mid-hand),
+    ``hand_end`` (between hands, the latest hand's seal and whether its payments are due;
+    the proof is the table's) and ``recent`` (the latest input entries: each ``line`` as
+    entered and ``text``, the narrator's sentence with names, as the live table words it)."""
     game = rec.game
     h = game.hand
     w = rec.waiting()
@@ -146,7 +180,7 @@ def now(rec: RecordingSession) -> dict[str, Any]:
         if h.phase is Phase.PLAY:
             actions += _hidden_shows(game, h)
         if h.phase is Phase.DECIDE:
-            stop_pays = proof_dict(settle(h.table, facts_of(h, h.decider)))
+            stop_pays = proof_dict(settle(h.table, facts_of(h, h.decider)), game.players)
         unseen = C.codes(h.unknown_pool())
     lines = [_action(a) for a in actions]
     dues = [
@@ -185,13 +219,15 @@ def now(rec: RecordingSession) -> dict[str, Any]:
             "layout": layout_size,
             "hand": hand_size,
             "bonus": list(rules.bonus_cards),
-            "dealer": w.seat if w.kind == "deal" else None,
+            # while a hand's payments are due the table may deal on (it tallies): who deals
+            "dealer": w.seat if w.kind == "deal" else game.next_dealer if w.kind == "pay" else None,
             # the first dealer is the table's to name (first_dealer = lot, nothing drawn)
             "choose_dealer": _names_first_dealer(game),
             "sit_out": max(len(game.players) - SEATS.HAND_PLAYERS, 0),
         },
         "around": _table(game),
         "result_words": _result_words(rec),
+        "hand_end": _hand_end(rec),
         "rules": {
             "shaking": rules.shaking is not Shaking.NONE,
             "bombs": bool(rules.bombs),

@@ -34,7 +34,9 @@ class Persons(Sessions):
             done = forget_person(self.store, pid, by=by)
         except PeopleError as exc:
             raise ServiceError(400, "people", str(exc)) from None
-        self.forget(set(done.games))
+        for gid in done.games:  # read again from the store, without the name
+            self.live.pop(gid, None)
+            self.store.cache.pop(gid, None)
         return {
             "seq": done.envelope.seq,
             "hash": done.envelope.hash,

@@ -51,7 +51,7 @@ from ..errors import (
 )
 from ..recorder import Decision, RecordingSession, Waiting
 from ..signing import SigningKey, read_key_file, write_key_file
-from ..store import Store
+from ..store import Store, staging
 from ..store.append import Append
 from ..store.connection import fetch_one
 from ..store.people import person_key
@@ -120,6 +120,8 @@ class Decided:
     #: The answer to keep under the idempotency key: (scope, key, fingerprint, status,
     #: body, time).
     answer: tuple[str, str, str, int, str, str] | None = None
+    #: The service's own rows written with the events, ``{table: [row, ...]}``.
+    rows: dict[str, list[tuple[Any, ...]]] | None = None
 
     @property
     def game_id(self) -> str:
@@ -202,6 +204,7 @@ class Sessions:
             self.signer = server_key(self.path) if sign else None
             store_rows.create_tables(self.store.conn)
             self.store.catch_up_rows()
+            staging.drop(self.store.conn)  # a rebuild's new tables a killed server left
             self.store.open_journal()
             self.settler = Settler(self.store, self.settings)
         except BaseException:
@@ -254,11 +257,16 @@ class Sessions:
             return False
         return True
 
-    def _conn(self) -> Any:
+    def _conn(self, game_id: str | None = None) -> Any:
         """The store's connection, with every acknowledged entry in it (the journal's
-        rows settled), for the writer thread's own reads. When they cannot be written (a
-        full disk), a 503 says so: the entries stay durable in the journal, and a write
-        decided on less than was acknowledged could be wrong."""
+        rows settled), for the writer thread's own reads; ``game_id``: every acknowledged
+        entry of that game (settled only when the journal holds some, see
+        :meth:`Store.settle_for`). When they cannot be written (a full disk), a 503 says
+        so: the entries stay durable in the journal, and a write decided on less than was
+        acknowledged could be wrong."""
+        journal = self.store.journal
+        if game_id is not None and journal is not None and game_id not in journal.games():
+            return self.store.conn
         try:
             with self.hold():
                 self.store.settle()
@@ -272,7 +280,7 @@ class Sessions:
         if self.signer is None:
             return False
         row = fetch_one(
-            self._conn(),
+            self._conn(game_id),
             "SELECT 1 FROM events WHERE game_id = ? AND type = 'key_added' "
             "AND payload ->> 'key' = ? LIMIT 1",
             [game_id, self.signer.public.text],
@@ -282,7 +290,7 @@ class Sessions:
     # --- the games being recorded -----------------------------------------------------
 
     def _known(self, game_id: str) -> int:
-        self._conn()  # every acknowledged entry in the store, or a 503 saying why not
+        self._conn(game_id)  # the game's acknowledged entries in the store, or a 503
         version = self.store.version(game_id)
         if not version:
             raise ServiceError(404, "not_found", f"there is no game {game_id!r}")
@@ -311,35 +319,34 @@ class Sessions:
         if rec.opened is not None and rec.opened.envelopes:
             # an entry a crash of another recorder cut short: its consequences, its seal
             self._commit(rec.opened)
-        self.keys[game_id] = store_rows.keys_of(self._conn(), game_id)
+        self.keys[game_id] = store_rows.keys_of(self._conn(game_id), game_id)
         self.live[game_id] = rec
         while len(self.live) > self.settings.live_games:
             self.keys.pop(self.live.popitem(last=False)[0], None)
         return rec
 
     def _commit(
-        self,
-        decision: Decision,
-        also: Callable[[Any, Sequence[E.Envelope]], None] | None = None,
+        self, decision: Decision, rows: dict[str, list[tuple[Any, ...]]] | None = None
     ) -> list[E.Envelope]:
-        self._commit_group([Decided(decision, b"", also)])
+        self._commit_group([Decided(decision, b"", rows=rows)])
         return decision.envelopes
 
     def _commit_group(self, entries: Sequence[Decided]) -> None:
-        """Store the entries of several games in one transaction (all or none)."""
+        """Store the entries of several games in one journal record (all or none)."""
         appends = [
             Append(
                 e.game_id,
                 e.decision.envelopes,
                 e.decision.base,
-                also=e.also,
                 checked=e.decision.checked,
+                rows=e.rows,
             )
             for e in entries
         ]
         answers = [e.answer for e in entries if e.answer is not None]
         if answers:  # every answer of the group in one statement, with the events
-            appends[-1].rows = {store_rows.ANSWERS: answers}
+            last = appends[-1].rows = dict(appends[-1].rows or {})
+            last[store_rows.ANSWERS] = [*last.get(store_rows.ANSWERS, []), *answers]
         try:
             self.store.append_group(appends, defer_rows=True, journal=True)
         except BaseException:
@@ -354,34 +361,6 @@ class Sessions:
         if self.on_commit is not None:
             for e in entries:
                 self.on_commit(e.game_id, e.decision.envelopes)
-
-    def forget(self, games: set[str] | None = None) -> None:
-        """Drop the recording sessions and the store's caches of ``games`` (every game:
-        None), read again from the store when next needed."""
-        self.flush_rows()
-        if games is None:
-            self.live.clear()
-            self.store.cache.clear()
-            return
-        for gid in games:
-            self.live.pop(gid, None)
-            self.store.cache.pop(gid, None)
-
-    def _versions(self, games: set[str]) -> dict[str, int]:
-        """The stored versions of ``games`` in one read (absent: 0)."""
-        if not games:
-            return {}
-        rows = (
-            self._conn()
-            .execute(
-                "SELECT game_id, max(seq) FROM events WHERE list_contains(?, game_id) "
-                "GROUP BY game_id",
-                [sorted(games)],
-            )
-            .fetchall()
-        )
-        found = {str(g): int(n) for g, n in rows}
-        return {g: found.get(g, 0) for g in games}
 
     # --- authorisation ----------------------------------------------------------------
 

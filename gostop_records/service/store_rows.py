@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ANSWERS",
+    "TOKENS",
     "answered",
     "create_tables",
     "game_of_token",
@@ -38,6 +39,8 @@ __all__ = [
 
 #: The table of answers kept for retries (one row per answered idempotency key).
 ANSWERS = "service_requests"
+#: The table of recorder token hashes, one row a game: (game, sha256, issued at).
+TOKENS = "service_tokens"
 
 _DDL = (
     "CREATE TABLE IF NOT EXISTS service_tokens ("
@@ -66,7 +69,12 @@ def token_digest(token: str) -> str:
 def set_token(conn: duckdb.DuckDBPyConnection, game_id: str, token: str, at: str) -> None:
     """Keep the hash of a game's recorder token (replacing an earlier one)."""
     conn.execute("DELETE FROM service_tokens WHERE game_id = ?", [game_id])
-    conn.execute("INSERT INTO service_tokens VALUES (?, ?, ?)", [game_id, token_digest(token), at])
+    conn.execute("INSERT INTO service_tokens VALUES (?, ?, ?)", token_row(game_id, token, at))
+
+
+def token_row(game_id: str, token: str, at: str) -> tuple[str, str, str]:
+    """The :data:`TOKENS` row of a new game's first token (written with its events)."""
+    return (game_id, token_digest(token), at)
 
 
 def token_of(conn: duckdb.DuckDBPyConnection, game_id: str) -> str | None:

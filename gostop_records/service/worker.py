@@ -7,12 +7,14 @@ checked one by one by their games' recording sessions and made durable together,
 journal record (:meth:`~.core.TableService.enter_group`): the thread takes every entry
 queued behind the first, one per game, up to the first job of another kind.
 
-Every other write job runs holding the journal's turn (:meth:`~.core.TableService.hold`),
-which keeps the settler (the thread writing the journal's rows to DuckDB) out while the job
-writes to DuckDB itself; what is pending is written first, so a read meanwhile waits for
-nothing. A look at a live game's session (what the rules wait for, a checkpoint, a token)
-comes here too, being the writer's state, but writes nothing and runs as it is. Reads of the
-store do not come here: they run on connections of their own (:mod:`.reads`).
+A new game, and an upload (an import, a finished ``/play`` hand: checked by the rules before
+it comes here, see :mod:`.imports`), go through the journal as entries do. Every other write job
+runs holding the journal's turn (:meth:`~.core.TableService.hold`), which keeps the settler
+(the thread writing the journal's rows to DuckDB) out while the job writes to DuckDB itself;
+what is pending is written first, so a read meanwhile waits for nothing. A look at a live
+game's session (what the rules wait for, a checkpoint, a token) comes here too, being the
+writer's state, but writes nothing and runs as it is. Reads of the store do not come here:
+they run on connections of their own (:mod:`.reads`).
 
 A job whose caller has gone (a request cancelled, a server stopping) before it starts is
 skipped; one that started is finished and its answer dropped.
@@ -40,6 +42,7 @@ class _Job:
     fn: Callable[[], Any] | None = None
     entry: EntryRequest | None = None
     writes: bool = True
+    journaled: bool = False
     future: Future[Any] = field(default_factory=Future)
     queued: float = field(default_factory=time.perf_counter)
 
@@ -54,9 +57,12 @@ class Worker:
         self.thread = threading.Thread(target=self._loop, name="gostop-writer", daemon=True)
         self.thread.start()
 
-    async def call(self, fn: Callable[[], Any], *, writes: bool = True) -> Any:
-        """``fn`` on the thread; ``writes=False`` for a look at the writer's state."""
-        job = _Job(fn=fn, writes=writes)
+    async def call(
+        self, fn: Callable[[], Any], *, writes: bool = True, journaled: bool = False
+    ) -> Any:
+        """``fn`` on the thread; ``writes=False`` for a look at the writer's state;
+        ``journaled`` for a write that goes through the journal as entries do (an upload)."""
+        job = _Job(fn=fn, writes=writes, journaled=journaled)
         self.jobs.put(job)
         return await asyncio.wrap_future(job.future)
 
@@ -88,6 +94,11 @@ class Worker:
                 svc = self.service
                 if svc is None or not job.writes:
                     _run(job, job.fn)
+                    continue
+                if job.journaled:
+                    _run(job, job.fn)
+                    if svc.settler is not None:
+                        svc.settler.poke()
                     continue
                 with svc.hold():
                     svc.flush_rows()  # what is pending first: reads meanwhile wait for none

@@ -42,8 +42,9 @@ from typing import Any
 from .. import cards as C
 from .. import events as E
 from ..engine.actions import legal_actions
+from ..engine.moves import equivalent
 from ..engine.state import HandState, Phase
-from ..engine.turn import _equivalent, apply
+from ..engine.turn import apply
 from .bots import GreedyBot
 from .dealer import SplitMix64
 from .view import SeatView, determinize, seat_of, seat_view
@@ -101,9 +102,7 @@ def candidates(state: HandState, actions: list[Any]) -> list[Any]:
         if type(a) is E.CardPlayed:
             i = _IDX[a.card]
             key = (i // 4, a.chosen, i)
-            if any(
-                m == key[0] and ch == a.chosen and _equivalent(j, i, table) for m, ch, j in seen
-            ):
+            if any(m == key[0] and ch == a.chosen and equivalent(j, i, table) for m, ch, j in seen):
                 continue
             seen.append(key)
         out.append(a)

@@ -138,7 +138,14 @@ def _hand_for(game: Any, ev: Any) -> int | None:
 
 
 def _envelope(
-    item: Any, game_id: str, seq: int, chain: L.Chain, proj: Projector, by: str, at: str | None
+    item: Any,
+    game_id: str,
+    seq: int,
+    chain: L.Chain,
+    proj: Projector,
+    by: str,
+    at: str | None,
+    hashed: bool = False,
 ) -> E.Envelope:
     if isinstance(item, E.Envelope):
         if item.game_id != game_id:
@@ -161,7 +168,7 @@ def _envelope(
                 seq=seq,
                 field="prev",
             )
-        if L.compute_hash(item.prev, item) != item.hash:
+        if not hashed and L.compute_hash(item.prev, item) != item.hash:
             raise LogError(L.HASH_MISMATCH, seq=seq, field="hash")
         chain.prev = item.hash
         chain.count += 1
@@ -209,6 +216,11 @@ class Append:
     #: The caller's own rows, ``{table: [row, ...]}`` (values in the table's column order),
     #: written with the events; unlike ``also``, they can go through the journal.
     rows: dict[str, list[tuple[Any, ...]]] | None = None
+    #: the heads entry's kind (default: by what is appended, see :func:`_heads_of`)
+    kind: str | None = None
+    #: The envelopes' own hashes were checked as they were read (an upload): only their
+    #: links to the stored chain are checked here.
+    hashed: bool = False
 
 
 @dataclass(slots=True)
@@ -263,7 +275,8 @@ def _write(store: Store, st: _Staged) -> None:
         for k, item in enumerate(req.items):
             if not isinstance(item, E.Envelope) or not item.hash:
                 raise StoreError("a checked append takes sealed envelopes only")
-            st.new.append(_envelope(item, game_id, st.version + 1 + k, chain, proj, req.by, req.at))
+            seq = st.version + 1 + k
+            st.new.append(_envelope(item, game_id, seq, chain, proj, req.by, req.at, req.hashed))
         if proj.game_id != game_id or proj.last_seq != st.new[-1].seq:
             raise StoreError(
                 f"game {game_id!r}: the projector given is not the state after seq {st.new[-1].seq}"
@@ -303,7 +316,9 @@ def _write_rows(store: Store, staged: Sequence[_Staged], defer_rows: bool) -> No
 def _heads_of(staged: Sequence[_Staged]) -> list[tuple[str, str | None, int, str | None]]:
     return [
         (
-            "game_appended"
+            st.req.kind
+            if st.req.kind is not None
+            else "game_appended"
             if not st.version
             else "hand_sealed"
             if any(type(env.event) in _SEALING for env in st.new)
@@ -442,8 +457,9 @@ def _journal_group(store: Store, requests: Sequence[Append]) -> list[AppendResul
     then: nothing here depends on a tip remembered in memory."""
     assert store.journal is not None
     staged = [_begin(store, r) for r in requests]
-    if not all(st.trusted for st in staged):
-        store.settle()  # what follows reads the store: every acknowledged row first
+    for st in staged:
+        if not st.trusted:  # its head is read: every acknowledged event of it first
+            store.settle_for(st.req.game_id)
     done = 0
     try:
         for st in staged:

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from .. import log as L
-from ..errors import GostopError
+from ..errors import Finding, GostopError
 from ..seal import SealCheck, SealQuery
 from .connection import fetch_one
 from .rows import insert_rows
@@ -244,22 +244,19 @@ def adopt_tails(conn: duckdb.DuckDBPyConnection) -> tuple[int, str]:
     return record(conn, "migrated", [(g, int(n), h) for g, n, h in found])
 
 
-@dataclass(frozen=True, slots=True)
-class HeadsProblem:
-    """Something the heads chain recorded that the store no longer holds (or the chain
-    itself changed)."""
+#: Something the heads chain recorded that the store no longer holds (or the chain itself
+#: changed): a finding of a game, or of the chain itself (its ``file`` is then
+#: :data:`HEADS_CHAIN`), with the entry that shows it. Its rule is one of heads_chain,
+#: game_deleted, events_missing, game_replaced and not_in_chain.
+HeadsProblem = Finding
 
-    game_id: str | None
-    entry: int | None
-    rule: str  # heads_chain, game_deleted, events_missing, game_replaced, not_in_chain
-    reason: str
+#: The place of a finding in the heads chain itself rather than in a game.
+HEADS_CHAIN = "heads chain"
 
-    def describe(self) -> str:
-        where = f"game {self.game_id}: " if self.game_id is not None else "heads chain: "
-        return where + self.reason
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+def _problem(game_id: str | None, entry: int | None, rule: str, reason: str) -> Finding:
+    file = HEADS_CHAIN if game_id is None else None
+    return Finding(file=file, game_id=game_id, entry=entry, rule=rule, reason=reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,44 +321,18 @@ def losses(conn: duckdb.DuckDBPyConnection) -> list[Loss]:
             f"{kind}, {at})"
         )
         if n == 0:
-            out.append(
-                Loss(
-                    gid,
-                    entry,
-                    seq,
-                    head,
-                    n,
-                    "game_deleted",
-                    f"deleted from the store: {said}; the store holds none of its events",
-                )
-            )
+            kind = "game_deleted"
+            reason = f"deleted from the store: {said}; the store holds none of its events"
         elif n < seq:
             gap = f"seq {n + 1}" if n + 1 == seq else f"seq {n + 1}..{seq}"
-            out.append(
-                Loss(
-                    gid,
-                    entry,
-                    seq,
-                    head,
-                    n,
-                    "events_missing",
-                    f"{gap} missing: {said}; the store holds {n}",
-                )
-            )
+            kind, reason = "events_missing", f"{gap} missing: {said}; the store holds {n}"
         else:
-            out.append(
-                Loss(
-                    gid,
-                    entry,
-                    seq,
-                    head,
-                    n,
-                    "game_replaced",
-                    f"replaced or changed: {said}; "
-                    f"the store's event at seq {seq} has hash {_short(digest)}"
-                    + _departs(conn, gid),
-                )
+            kind = "game_replaced"
+            reason = (
+                f"replaced or changed: {said}; "
+                f"the store's event at seq {seq} has hash {_short(digest)}" + _departs(conn, gid)
             )
+        out.append(Loss(gid, entry, seq, head, n, kind, reason))
     return out
 
 
@@ -461,30 +432,35 @@ def check(conn: duckdb.DuckDBPyConnection) -> list[HeadsProblem]:
                 if entry > expected
                 else f"entry {entry} is there twice"
             )
-            problems.append(HeadsProblem(None, entry, "heads_chain", f"{gap} (removed?)"))
+            problems.append(
+                _problem(game_id=None, entry=entry, rule="heads_chain", reason=f"{gap} (removed?)")
+            )
         if row[7] != prev:
             problems.append(
-                HeadsProblem(
-                    row[2],
-                    entry,
-                    "heads_chain",
-                    f"entry {entry} does not follow the entry before it (an entry before it was "
+                _problem(
+                    game_id=row[2],
+                    entry=entry,
+                    rule="heads_chain",
+                    reason=f"entry {entry} does not follow the entry before it (an entry "
+                    f"before it was "
                     "changed, removed or inserted)",
                 )
             )
         elif entry_digest(prev, row[:7]) != row[8]:
             problems.append(
-                HeadsProblem(
-                    row[2],
-                    entry,
-                    "heads_chain",
-                    f"entry {entry} ({row[1]}) was changed after it was written",
+                _problem(
+                    game_id=row[2],
+                    entry=entry,
+                    rule="heads_chain",
+                    reason=f"entry {entry} ({row[1]}) was changed after it was written",
                 )
             )
         prev, expected = row[8], entry + 1
     lost = losses(conn)
     for loss in lost:
-        problems.append(HeadsProblem(loss.game_id, loss.entry, loss.kind, loss.reason))
+        problems.append(
+            _problem(game_id=loss.game_id, entry=loss.entry, rule=loss.kind, reason=loss.reason)
+        )
     named = {loss.game_id for loss in lost}
     extra = conn.execute(
         """
@@ -502,7 +478,7 @@ def check(conn: duckdb.DuckDBPyConnection) -> list[HeadsProblem]:
             f"not in the heads chain: its {n} event(s) were written outside gostop (or "
             "replaced a game under another id)"
         )
-        problems.append(HeadsProblem(gid, None, "not_in_chain", why))
+        problems.append(_problem(game_id=gid, entry=None, rule="not_in_chain", reason=why))
     added = conn.execute(
         """
         WITH last AS (SELECT game_id, max(entry) AS entry, arg_max(seq, entry) AS seq
@@ -517,11 +493,11 @@ def check(conn: duckdb.DuckDBPyConnection) -> list[HeadsProblem]:
             continue
         gap = f"seq {int(seq) + 1}" if int(seq) + 1 == int(n) else f"seq {int(seq) + 1}..{n}"
         problems.append(
-            HeadsProblem(
-                gid,
-                int(entry),
-                "not_in_chain",
-                f"{gap} are not in the heads chain (its latest entry, {entry}, counts "
+            _problem(
+                game_id=gid,
+                entry=int(entry),
+                rule="not_in_chain",
+                reason=f"{gap} are not in the heads chain (its latest entry, {entry}, counts "
                 f"{seq} event(s)): written outside gostop",
             )
         )

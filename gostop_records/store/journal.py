@@ -273,6 +273,14 @@ class Journal:
             return self._closed[0].since
         return self._since
 
+    def games(self) -> set[str]:
+        """The games with events in records DuckDB may not hold yet. A game's records
+        leave the journal only after DuckDB committed them, so a game not named here and
+        not found in DuckDB afterwards is in neither."""
+        with self._lock:
+            parts = [self._rows, *(s.rows for s in self._closed)]
+        return {row[0] for rows in parts for row in rows.get("events", ())}
+
     def write(self, rows: Rows) -> None:
         """Append one record and sync it: when this returns, the rows are durable."""
         data = _encode(rows)

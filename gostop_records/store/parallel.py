@@ -36,10 +36,10 @@ from typing import IO, Any, Literal
 import msgspec
 
 from .. import log as L
-from ..errors import LogError
+from ..errors import Finding, LogError
 from . import transfer
 from .rows import Prepared, from_arrow, to_arrow
-from .runs import Checked, Problem, Run, RunReader, check_links, replay, rows_of
+from .runs import Checked, Run, RunReader, check_links, replay, rows_of
 from .schema import EVENT_COLUMNS, TABLES
 
 __all__ = [
@@ -133,7 +133,7 @@ class Note:
 
     game_id: str
     verdict: Literal["ok", "rejected", "later"]  # later: not from seq 1, the importer's
-    problem: Problem | None = None
+    problem: Finding | None = None
     violations: int = 0
     head: tuple[int, str] | None = None  # an ok run's last seq and hash (the heads chain)
 
@@ -157,7 +157,7 @@ class PartResult:
     """A worker's verdicts on the runs of one part; line numbers count from its start."""
 
     notes: list[Note]
-    error: Problem | None = None  # the read error that ends the file
+    error: Finding | None = None  # the read error that ends the file
 
 
 @dataclass(slots=True)
@@ -201,11 +201,13 @@ def check_piece(parts: list[tuple[str, tuple[int, int] | None]], strict: bool) -
                 continue
             broken = check_links(events, bad)
             if broken is not None:
-                problem = Problem(path, gid, broken[0], broken[1], "hash_chain")
+                problem = Finding(
+                    file=path, game_id=gid, seq=broken[0], reason=broken[1], rule="hash_chain"
+                )
                 notes.append(Note(gid, "rejected", problem))
                 continue
             result = replay(Run(path, index, events, bad), events, 0, strict)
-            if isinstance(result, Problem):
+            if isinstance(result, Finding):
                 notes.append(Note(gid, "rejected", result))
                 continue
             head = (events[-1].seq, events[-1].hash)

@@ -1,46 +1,64 @@
 """Deriving the projection tables again from the events, and the fresh rows for a check.
 
-The projection tables are caches of the events; :func:`rebuild` replaces all of them in
-one transaction (a crash leaves the old ones), from rows staged a group of games at a
-time, and :func:`fresh_rows` gives the rows a rebuild would write, which :mod:`.verify`
-compares with the stored ones. A rebuild never
-hides a loss: when the store's heads chain (:mod:`.heads`) says a game had events the store
-no longer holds, it refuses (:class:`~.heads.LossError`) unless the loss is accepted, and
-both the accepted loss and the rebuild are entries of that chain. Stored games are
-replayed leniently: they were validated when they were written, and a game accepted in
-lenient mode must still project.
+The projection tables are caches of the events. A :class:`Rebuild` derives all of them
+into new tables beside the live ones (:mod:`.staging`), a group of games at a time, then
+swaps them in, in one transaction (a crash, a failure or a cancel before it leaves the live
+tables as they were): ``gostop db rebuild`` runs it on a store no server holds
+(:func:`rebuild`), and a running server runs it beside its entries, the bulk of the work on
+a connection and a thread of its own, only the last events and the swap on its writer
+thread (:mod:`gostop_records.service.rebuilds`). Events appended meanwhile are found
+through the store's heads chain, which has an entry for every append: the games with
+entries past the last one the rebuild looked at are derived again.
+
+:func:`fresh_rows` gives the rows a rebuild would write, which :mod:`.verify` compares
+with the stored ones. A rebuild never hides a loss: when the store's heads chain
+(:mod:`.heads`) says a game had events the store no longer holds, it refuses
+(:class:`~.heads.LossError`) unless the loss is accepted, and both the accepted loss and
+the rebuild are entries of that chain. Stored games are replayed leniently: they were
+validated when they were written, and a game accepted in lenient mode must still project.
 """
 
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import GostopError, LogError, ProjectionError
+from .. import log as L
+from ..errors import Finding, GostopError, LogError, ProjectionError
 from ..events import Envelope
 from ..projector import Projector
+from . import staging
 from .codec import rows_to_envelopes
 from .connection import bounded_memory
-from .heads import Loss, LossError, losses, writing
+from .errors import StoreError
+from .heads import Loss, LossError, losses, tip, writing
 from .heads import record as record_head
 from .people import rebuild_people, revealed
 from .projections import Rows, derive, empty_rows
-from .rows import insert_rows
-from .schema import TABLES
+from .store import game_head, games_events
 from .writer import clear_games, insert_projection, transaction
 
 if TYPE_CHECKING:
+    import duckdb
+
     from .store import Store
 
 __all__ = [
     "GROUP_EVENTS",
+    "Events",
     "Failure",
+    "Rebuild",
+    "RebuildCancelled",
+    "RebuildProgress",
     "RebuildReport",
     "catch_up",
     "fresh_rows",
     "game_groups",
+    "games_behind",
     "rebuild",
 ]
 
@@ -49,18 +67,9 @@ __all__ = [
 GROUP_EVENTS = 20_000
 
 
-@dataclass(frozen=True, slots=True)
-class Failure:
-    """A stored game that cannot be projected: an event does not decode, or does not replay."""
-
-    game_id: str
-    seq: int | None
-    reason: str
-    decode: bool  # the stored payload itself is unreadable (changed by hand?)
-
-    def describe(self) -> str:
-        where = f"game {self.game_id}" + (f", seq {self.seq}" if self.seq is not None else "")
-        return f"{where}: {self.reason}"
+#: A stored game that cannot be projected: an event does not decode (rule ``decode``: the
+#: stored payload itself is unreadable, changed by hand?), or does not replay.
+Failure = Finding
 
 
 @dataclass(slots=True)
@@ -83,7 +92,7 @@ class RebuildReport:
         }
 
 
-def game_groups(store: Store, limit: int = GROUP_EVENTS) -> Iterator[list[str]]:
+def game_groups(store: Store | Events, limit: int = GROUP_EVENTS) -> Iterator[list[str]]:
     """Game ids in groups of about ``limit`` events."""
     counts = store.conn.execute(
         "SELECT game_id, count(*) FROM events GROUP BY game_id ORDER BY game_id"
@@ -100,13 +109,13 @@ def game_groups(store: Store, limit: int = GROUP_EVENTS) -> Iterator[list[str]]:
         yield group
 
 
-def decode_game(store: Store, rows: Sequence[tuple[Any, ...]]) -> list[Envelope]:
+def decode_game(store: Store | Events, rows: Sequence[tuple[Any, ...]]) -> list[Envelope]:
     """A game's rows as envelopes, its sealed names opened by the store's keys."""
     return revealed(store.conn, rows_to_envelopes(rows, source=str(store.path)))
 
 
 def fresh_rows(
-    store: Store, game_ids: Sequence[str], failed: list[Failure]
+    store: Store | Events, game_ids: Sequence[str], failed: list[Failure]
 ) -> tuple[Rows, dict[str, list[Envelope]]]:
     """The projection rows of these games derived from their stored events now.
 
@@ -118,7 +127,7 @@ def fresh_rows(
         try:
             envs = decode_game(store, stored)
         except LogError as exc:
-            failed.append(Failure(gid, exc.seq, exc.reason, True))
+            failed.append(Failure(game_id=gid, seq=exc.seq, rule="decode", reason=exc.reason))
             continue
         decoded[gid] = envs
         p = Projector(strict=False, inplace=True)
@@ -128,18 +137,253 @@ def fresh_rows(
         except (ProjectionError, GostopError) as exc:
             failed.append(
                 Failure(
-                    gid,
-                    getattr(exc, "seq", None),
-                    f"does not replay: {getattr(exc, 'reason', exc)}",
-                    False,
+                    game_id=gid,
+                    seq=getattr(exc, "seq", None),
+                    rule=getattr(exc, "rule", "replay"),
+                    reason=f"does not replay: {getattr(exc, 'reason', exc)}",
                 )
             )
             continue
         if p.game is None:
-            failed.append(Failure(gid, 1, "the events do not start with game_started", False))
+            reason = "the events do not start with game_started"
+            failed.append(Failure(game_id=gid, seq=1, rule="game_started", reason=reason))
             continue
         derive(envs, p.game, p.issues, rows=rows, retracted=p.retracted)
     return rows, decoded
+
+
+class RebuildCancelled(StoreError):
+    """A rebuild stopped before its swap (asked to, or its server stopping)."""
+
+
+class Events:
+    """A store's events on a connection of their own (a thread's cursor), read as
+    :func:`fresh_rows` and :func:`game_groups` read a store, without settling its journal
+    (which is the writer's to do)."""
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+
+    def games_events(self, game_ids: Sequence[str]) -> dict[str, list[tuple[Any, ...]]]:
+        return games_events(self.conn, game_ids)
+
+
+@dataclass(slots=True)
+class RebuildProgress:
+    """How far a rebuild is, for whoever watches it from another thread: ``state`` is
+    ``deriving`` (the games the store held at the start), ``catching_up`` (the games
+    recorded to since), ``swapping``, then ``done``, ``failed`` or ``cancelled``;
+    ``behind`` counts the events recorded since their game's rows were derived, which the
+    new tables do not hold yet (the lag)."""
+
+    state: str = "deriving"
+    games: int = 0
+    total: int = 0
+    behind: int = 0
+    rounds: int = 0
+    started: str = field(default_factory=L.now)
+    ended: str | None = None
+    error: str | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.ended is None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "state": self.state,
+            "running": self.running,
+            "games": self.games,
+            "total": self.total,
+            "behind_events": self.behind,
+            "catch_up_rounds": self.rounds,
+            "started_at": self.started,
+            "ended_at": self.ended,
+            "error": self.error,
+        }
+
+
+#: Catch-up rounds off the writer thread at most, and the events behind at which they
+#: stop: the last ones are derived on the writer thread, in the swap's transaction.
+ROUNDS = 3
+FEW_EVENTS = 2_000
+
+
+class Rebuild:
+    """Every projection table derived into new tables, then swapped in (see the module
+    docstring). :meth:`derive` does the bulk on ``conn`` (a cursor of the store's database
+    when another thread writes the store meanwhile; the store's own by default), and
+    :meth:`finish` derives what was recorded since and swaps, where the store's writes
+    run, holding the journal's turn; :meth:`abandon` drops the new tables after a failure.
+    ``progress(done, total)`` follows the games derived."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        conn: duckdb.DuckDBPyConnection | None = None,
+        accept_loss: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.source = Events(conn if conn is not None else store.conn, store.path)
+        self.accept_loss = accept_loss
+        self.progress = progress
+        self.status = RebuildProgress()
+        #: The version of each game the new tables hold; the games that did not project.
+        self.covered: dict[str, int] = {}
+        self.failed: dict[str, Failure] = {}
+        #: Every append up to this heads entry is in the new tables.
+        self.mark = 0
+        self.found: list[Loss] = []
+        self._cancelled = threading.Event()
+
+    def cancel(self) -> None:
+        """Stop before the swap (the live tables stay as they are)."""
+        self._cancelled.set()
+
+    def _check(self) -> None:
+        if self._cancelled.is_set():
+            raise RebuildCancelled("the rebuild was cancelled before its swap")
+
+    def derive(self) -> None:
+        """Every game into the new tables, then a few rounds for those recorded to since."""
+        conn = self.source.conn
+        self.found = losses(conn)
+        if self.found and not self.accept_loss:
+            raise LossError(self.found)
+        staging.create(conn)
+        self.mark = tip(conn)[0]  # before the games are read: every later append is past it
+        groups = list(game_groups(self.source))
+        self.status.total = sum(len(g) for g in groups)
+        for group in groups:
+            self._check()
+            self._derive(group, again=False)
+            self.status.games += len(group)
+            self.status.behind = sum(self._behind(self.mark).values())
+            if self.progress is not None:
+                self.progress(self.status.games, self.status.total)
+        self.status.state = "catching_up"
+        while self.status.rounds < ROUNDS:
+            self._check()
+            mark = tip(conn)[0]
+            behind = self._behind(self.mark)
+            self.status.behind = sum(behind.values())
+            if self.status.behind <= FEW_EVENTS:
+                break
+            self._derive(list(behind), again=True)
+            self.mark = mark
+            self.status.rounds += 1
+
+    def _behind(self, since: int, conn: duckdb.DuckDBPyConnection | None = None) -> dict[str, int]:
+        """The games appended to after heads entry ``since`` whose new rows are behind
+        their events: the events the rows lack, by game."""
+        rows = (conn or self.source.conn).execute(
+            "SELECT game_id, max(seq) FROM heads WHERE entry > ? AND game_id IS NOT NULL "
+            "GROUP BY game_id",
+            [since],
+        )
+        out = {}
+        for gid, seq in rows.fetchall():
+            lack = int(seq) - self.covered.get(gid, 0)
+            if lack > 0:
+                out[str(gid)] = lack
+        return out
+
+    def _derive(self, game_ids: list[str], *, again: bool) -> None:
+        """These games' rows into the new tables (``again``: replacing those they hold)."""
+        conn = self.source.conn
+        failed: list[Failure] = []
+        rows, decoded = fresh_rows(self.source, game_ids, failed)
+        with transaction(conn):
+            if again:
+                staging.clear(conn, game_ids)
+            staging.insert(conn, rows)
+        self._covered(game_ids, decoded, failed, conn)
+
+    def _covered(
+        self,
+        game_ids: Sequence[str],
+        decoded: dict[str, list[Envelope]],
+        failed: list[Failure],
+        conn: duckdb.DuckDBPyConnection,
+    ) -> None:
+        for gid in game_ids:
+            self.failed.pop(gid, None)
+        for f in failed:
+            self.failed[f.game_id] = f
+        for gid, envs in decoded.items():
+            self.covered[gid] = envs[-1].seq if envs else 0
+        for gid in set(game_ids) - set(decoded):  # its events do not decode
+            self.covered[gid] = game_head(conn, gid)[0]
+
+    def finish(self) -> RebuildReport:
+        """On the store's own connection, where its writes run, with the journal's rows and
+        the pending projection rows written: the games recorded to since the last round
+        (their rows as the live appends derived them, when the store holds them at their
+        head; else derived from the events), the accepted losses, the swap and its heads
+        entry, in one transaction."""
+        self._check()
+        self.status.state = "swapping"
+        store, conn = self.store, self.store.conn
+        with writing(store.path):
+            behind = list(self._behind(self.mark, conn))
+            rows = empty_rows()
+            derive_ids = []
+            for gid in behind:
+                cached = store.cache.get(gid)
+                if cached is not None and cached.version == game_head(conn, gid)[0]:
+                    for table, part in cached.rows.items():
+                        rows[table].extend(part)
+                else:
+                    derive_ids.append(gid)
+            failed: list[Failure] = []
+            decoded: dict[str, list[Envelope]] = {}
+            if derive_ids:
+                fresh, decoded = fresh_rows(Events(conn, store.path), derive_ids, failed)
+                for table, part in fresh.items():
+                    rows[table].extend(part)
+            report = RebuildReport(accepted=self.found)
+            with transaction(conn):
+                staging.clear(conn, behind)
+                staging.insert(conn, rows)
+                for loss in self.found:
+                    detail = {
+                        "had_events": loss.had,
+                        "had_head": loss.head,
+                        "entry": loss.entry,
+                        "loss": loss.kind,
+                    }
+                    now = game_head(conn, loss.game_id)
+                    record_head(conn, "loss_accepted", [(loss.game_id, now[0], now[1])], detail)
+                self._covered(derive_ids, decoded, failed, conn)
+                for gid in behind:
+                    if gid not in decoded and gid not in self.failed:
+                        self.covered[gid] = store.cache[gid].version
+                report.games = len(self.covered)
+                report.failed = sorted(self.failed.values(), key=lambda f: f.game_id)
+                report.rows = staging.counts(conn)
+                staging.swap(conn)
+                rebuild_people(conn)
+                done = {"games": report.games, "failed": len(report.failed), "rows": report.rows}
+                record_head(conn, "rebuild", [(None, 0, None)], done)
+        self.status.behind = 0
+        self._end("done")
+        return report
+
+    def abandon(self, exc: BaseException | None = None) -> None:
+        """After a failure or a cancel: the new tables dropped, the live ones untouched."""
+        with contextlib.suppress(Exception):  # the store may be closed by now
+            staging.drop(self.source.conn)
+        cancelled = isinstance(exc, RebuildCancelled) or self._cancelled.is_set()
+        if exc is not None and not cancelled:
+            self.status.error = str(exc) or type(exc).__name__
+        self._end("cancelled" if cancelled else "failed")
+
+    def _end(self, state: str) -> None:
+        self.status.state = state
+        self.status.ended = L.now()
 
 
 def rebuild(
@@ -148,62 +392,29 @@ def rebuild(
     accept_loss: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> RebuildReport:
-    """Replace every projection table, in one transaction; see the module docstring.
-    ``progress(done, total)`` is called with the games derived so far after each group."""
-    with bounded_memory(store.conn, store.path):
-        return _rebuild(store, accept_loss, progress)
-
-
-def _rebuild(
-    store: Store, accept_loss: bool, progress: Callable[[int, int], None] | None
-) -> RebuildReport:
-    """The fresh rows are staged in temporary tables one group of games at a time, each
-    insert committed on its own (DuckDB holds a transaction's appended rows in memory until
-    it commits, so one transaction over every group would grow with the store); the
-    projection tables are then replaced from them in one transaction, inside DuckDB. The
-    file's write turn is held throughout, so no write of this process comes in between;
-    a crash before the last commit leaves the old tables (temporary tables vanish with the
-    connection)."""
-    report = RebuildReport(rows=dict.fromkeys(TABLES, 0))
-    conn = store.conn
-    staged = {name: f"temp.rebuild_{name}" for name in TABLES}  # never a stored table
-    total = int(conn.execute("SELECT count(DISTINCT game_id) FROM events").fetchall()[0][0])
-    with writing(store.path):
-        found = losses(conn)
-        if found and not accept_loss:
-            raise LossError(found)
+    """Replace every projection table of a store no other thread writes: the bulk and the
+    swap on its own connection, holding the file's write turn, within the memory that
+    passes over the whole store keep to (:func:`.connection.bounded_memory`)."""
+    job = Rebuild(store, accept_loss=accept_loss, progress=progress)
+    with bounded_memory(store.conn, store.path), writing(store.path):
         try:
-            for name, temp in staged.items():
-                conn.execute(f"CREATE OR REPLACE TEMP TABLE {temp} AS FROM {name} LIMIT 0")
-            for group in game_groups(store):
-                rows, _ = fresh_rows(store, group, report.failed)
-                for name, cols in TABLES.items():
-                    report.rows[name] += insert_rows(conn, staged[name], cols, rows[name])
-                report.games += len(group)
-                if progress is not None:
-                    progress(report.games, total)
-            with transaction(conn):
-                for loss in found:
-                    detail = {
-                        "had_events": loss.had,
-                        "had_head": loss.head,
-                        "entry": loss.entry,
-                        "loss": loss.kind,
-                    }
-                    now = store.head(loss.game_id)
-                    record_head(conn, "loss_accepted", [(loss.game_id, now[0], now[1])], detail)
-                report.accepted = found
-                for name, temp in staged.items():
-                    conn.execute(f"DELETE FROM {name}")
-                    conn.execute(f"INSERT INTO {name} FROM {temp}")
-                rebuild_people(conn)
-                detail = {"games": report.games, "failed": len(report.failed), "rows": report.rows}
-                record_head(conn, "rebuild", [(None, 0, None)], detail)
-        finally:
-            for temp in staged.values():
-                with contextlib.suppress(Exception):  # the store may be closed by now
-                    conn.execute(f"DROP TABLE IF EXISTS {temp}")
-    return report
+            job.derive()
+            return job.finish()
+        except BaseException as exc:
+            job.abandon(exc)
+            raise
+
+
+def games_behind(conn: Any) -> list[str]:
+    """The games whose projection rows do not reach their latest event (``positions``)."""
+    found = conn.execute(
+        """
+        SELECT e.game_id FROM (SELECT game_id, max(seq) AS n FROM events GROUP BY game_id) e
+        LEFT JOIN positions p USING (game_id)
+        WHERE p.seq IS DISTINCT FROM e.n ORDER BY e.game_id
+        """
+    ).fetchall()
+    return [str(gid) for (gid,) in found]
 
 
 def catch_up(store: Store) -> list[str]:
@@ -211,16 +422,7 @@ def catch_up(store: Store) -> list[str]:
     event (or missing): a server that defers its projection writes and died before one.
     Only those games' rows are replaced, in one transaction; the events are not touched."""
     conn = store.conn
-    behind = [
-        str(gid)
-        for (gid,) in conn.execute(
-            """
-            SELECT e.game_id FROM (SELECT game_id, max(seq) AS n FROM events GROUP BY game_id) e
-            LEFT JOIN positions p USING (game_id)
-            WHERE p.seq IS DISTINCT FROM e.n ORDER BY e.game_id
-            """
-        ).fetchall()
-    ]
+    behind = games_behind(conn)
     if not behind:
         return []
     failed: list[Failure] = []

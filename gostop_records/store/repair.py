@@ -45,10 +45,10 @@ from .. import log as L
 from ..errors import GostopError, LogError
 from .connection import bounded_memory
 from .heads import ENTRY_SELECT, chain_rows, entry_digest, losses, tip, writing
-from .rebuild import decode_game, game_groups
+from .rebuild import decode_game, game_groups, games_behind
 from .rows import insert_rows
 from .schema import HEADS_COLUMNS
-from .verify import ChainBreak
+from .verify import chain_break, type_mismatch
 from .writer import transaction
 
 if TYPE_CHECKING:
@@ -227,16 +227,7 @@ def _plan(store: Store) -> RepairReport:
             )
         )
     report.entry = n + 1
-    report.behind = [
-        str(g)
-        for (g,) in conn.execute(
-            """
-            SELECT e.game_id FROM (SELECT game_id, max(seq) AS n FROM events GROUP BY game_id) e
-            LEFT JOIN positions p USING (game_id)
-            WHERE p.seq IS DISTINCT FROM e.n ORDER BY e.game_id
-            """
-        ).fetchall()
-    ]
+    report.behind = games_behind(conn)
     return report
 
 
@@ -248,18 +239,16 @@ def _event_breaks(store: Store) -> list[str]:
             try:
                 envs = decode_game(store, stored)
             except LogError as exc:
-                out.append(ChainBreak(gid, exc.seq, exc.reason).describe())
+                out.append(str(chain_break(gid, exc.seq, exc.reason)))
                 continue
             result = L.verify(envs)
             if not result.ok:
-                out.append(ChainBreak(gid, result.first_bad_seq, result.reason).describe())
+                out.append(str(chain_break(gid, result.first_bad_seq, result.reason)))
     for gid, seq, column, payload in store.conn.execute(
         "SELECT game_id, seq, type, payload ->> 'type' FROM events "
         "WHERE type IS DISTINCT FROM payload ->> 'type' ORDER BY game_id, seq"
     ).fetchall():
-        out.append(
-            f"game {gid}, seq {seq}: the type column says {column!r}, the payload is {payload!r}"
-        )
+        out.append(str(type_mismatch(gid, seq, column, payload)))
     return out
 
 

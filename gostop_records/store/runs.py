@@ -20,7 +20,7 @@ import msgspec
 
 from .. import checkpoints as CP
 from .. import log as L
-from ..errors import Finding, GostopError, LogError, ProjectionError, reason_at
+from ..errors import Finding, GostopError, LogError, ProjectionError
 from ..events import Envelope
 from ..log.checked import checked_runs
 from ..log.lead import lead_of
@@ -47,37 +47,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """A game (or file) that was not imported, and why."""
-
-    file: str | None
-    game_id: str | None
-    seq: int | None
-    reason: str
-    rule: str | None = None
-    line: int | None = None
-
-    def describe(self) -> str:
-        parts = [
-            p
-            for p in (
-                self.file,
-                f"line {self.line}" if self.line is not None else None,
-                f"game {self.game_id}" if self.game_id else None,
-                f"seq {self.seq}" if self.seq is not None else None,
-            )
-            if p
-        ]
-        rule = f" [rule: {self.rule}]" if self.rule else ""
-        reason = reason_at(self.reason, self.seq)
-        return f"{', '.join(parts)}: {reason}{rule}" if parts else reason + rule
-
-    def to_finding(self) -> Finding:
-        """The problem as the library's one report type (rule ``import`` when none)."""
-        return Finding(
-            self.file, self.line, self.game_id, self.seq, self.rule or "import", self.reason
-        )
+#: A game (or file) that was not imported, and why: a finding at its place in the file.
+Problem = Finding
 
 
 @dataclass(slots=True)
@@ -102,6 +73,8 @@ class Checked:
     stored: int  # events the store held before
     violations: int
     retracted: list[int]  # seqs the projector undid (entry_retracted)
+    #: the projector after the game, for an append that does not run the rules again
+    projector: Projector | None = None
 
 
 class RunReader:
@@ -116,7 +89,7 @@ class RunReader:
     def __init__(self, path: L.PathLike, span: tuple[int, int] | None = None) -> None:
         self.path = path
         self.span = span
-        self.error: Problem | None = None
+        self.error: Finding | None = None
 
     def __iter__(self) -> Iterator[tuple[list[Envelope], int | None]]:
         for run, bad, exc in checked_runs(L.read_checked(self.path, span=self.span)):
@@ -125,11 +98,11 @@ class RunReader:
                 continue
             gid = run[0].game_id if run else None
             more = f"; game {gid} (read up to seq {run[-1].seq}) is not imported" if run else ""
-            self.error = Problem(
-                os.fspath(self.path),
-                gid,
-                exc.seq,
-                f"{exc.reason}{more}; the rest of the file was not read",
+            self.error = Finding(
+                file=os.fspath(self.path),
+                game_id=gid,
+                seq=exc.seq,
+                reason=f"{exc.reason}{more}; the rest of the file was not read",
                 line=exc.line,
             )
             return
@@ -178,7 +151,7 @@ class FileScan:
 
     path: str
     runs: list[_RunSpan] = field(default_factory=list)
-    broken: dict[str, Problem] = field(default_factory=dict)
+    broken: dict[str, Finding] = field(default_factory=dict)
     #: the line number where the readable part of the file ends (a line no reader decodes)
     stop: int | None = None
 
@@ -352,27 +325,27 @@ class _Placer:
                 and prev != L.GENESIS
                 and prev == self.last_hash
             ):
-                broken[current.game_id] = Problem(
-                    out.path,
-                    current.game_id,
-                    seq,
-                    f"line {lineno} carries game {gid}, but its prev is the hash of this "
+                broken[current.game_id] = Finding(
+                    file=out.path,
+                    game_id=current.game_id,
+                    seq=seq,
+                    reason=f"line {lineno} carries game {gid}, but its prev is the hash of this "
                     f"game's seq {self.last_seq} (line {current.last_line}): a line of this "
                     "game with another game_id; none of the game is imported",
-                    "one_run",
+                    rule="one_run",
                     line=lineno,
                 )
         if gid in self.ended and gid not in broken:
             first = runs[self.ended[gid]]
             cut = runs[self.ended[gid] + 1]
-            broken[gid] = Problem(
-                out.path,
-                gid,
-                first.last_seq + 1 if isinstance(first.last_seq, int) else None,
-                f"the game's lines do not form one run: after its seq {first.last_seq} "
+            broken[gid] = Finding(
+                file=out.path,
+                game_id=gid,
+                seq=first.last_seq + 1 if isinstance(first.last_seq, int) else None,
+                reason=f"the game's lines do not form one run: after its seq {first.last_seq} "
                 f"(line {first.last_line}) comes a line of game {cut.game_id}, and the "
                 f"game goes on at line {lineno} (seq {links.seq}); none of it is imported",
-                "one_run",
+                rule="one_run",
                 line=cut.first_line,
             )
         runs.append(_RunSpan(gid, lineno, lineno, links.seq, 1, links.seq))
@@ -395,7 +368,7 @@ def check_links(run: Sequence[Envelope], bad_hash: int | None) -> tuple[int, str
     return L.chain_break(run, continues=True, hashes_checked=True, bad_hash=bad_hash)
 
 
-def replay(run: Run, full: list[Envelope], stored: int, strict: bool) -> Checked | Problem:
+def replay(run: Run, full: list[Envelope], stored: int, strict: bool) -> Checked | Finding:
     """The game through the rules: its first ``stored`` events as stored (lenient), the
     run's new ones strict or lenient as asked."""
     gid = run.events[0].game_id
@@ -413,21 +386,21 @@ def replay(run: Run, full: list[Envelope], stored: int, strict: bool) -> Checked
             if type(env) is not Envelope:
                 event_row(env)  # a stored form a row cannot keep is refused here, for this game
     except ProjectionError as exc:
-        return Problem(run.file, gid, exc.seq, exc.reason, exc.rule)
+        return Finding(file=run.file, game_id=gid, seq=exc.seq, reason=exc.reason, rule=exc.rule)
     except GostopError as exc:
         seq = getattr(exc, "seq", None)
         reason = getattr(exc, "reason", None) or str(exc)
-        return Problem(run.file, gid, seq, reason)
+        return Finding(file=run.file, game_id=gid, seq=seq, reason=reason)
     signed = signature_problem(run.file, full)
     if signed is not None:
         return signed
     violations = sum(
         1 for i in p.issues if i.severity == "violation" and (i.seq is None or i.seq > stored)
     )
-    return Checked(run, new, full, p.game, p.issues, stored, violations, p.retracted)
+    return Checked(run, new, full, p.game, p.issues, stored, violations, p.retracted, p)
 
 
-def signature_problem(file: str | None, full: Sequence[Envelope]) -> Problem | None:
+def signature_problem(file: str | None, full: Sequence[Envelope]) -> Finding | None:
     """The first signature problem of a game (:func:`gostop_records.checkpoints.check`):
     a checkpoint or countersignature that does not verify, a head that was re-hashed
     after it was signed, a hand end left without the recorder's checkpoint. A game with
@@ -439,12 +412,12 @@ def signature_problem(file: str | None, full: Sequence[Envelope]) -> Problem | N
     first = report.problems[0]
     more = len(report.problems) - 1
     tail = f" (and {more} more signature problem(s))" if more else ""
-    return Problem(
-        file,
-        full[0].game_id,
-        first.seq,
-        f"signature: {first.reason}{tail}; none of the game is imported",
-        first.rule,
+    return Finding(
+        file=file,
+        game_id=full[0].game_id,
+        seq=first.seq,
+        reason=f"signature: {first.reason}{tail}; none of the game is imported",
+        rule=first.rule,
     )
 
 

@@ -53,6 +53,7 @@ __all__ = [
     "create_schema",
     "file_version",
     "migrate",
+    "projection_ddl",
     "quote",
 ]
 
@@ -601,6 +602,12 @@ def quote(name: str) -> str:
 def _table_ddl(name: str, cols: Columns, extra: str = "") -> str:
     body = ", ".join(f"{quote(c)} {t}" for c, t in cols)
     return f"CREATE TABLE IF NOT EXISTS {name} ({body}{extra})"
+
+
+def projection_ddl(table: str, name: str | None = None) -> str:
+    """The ``CREATE TABLE`` of projection table ``table``, under ``name`` (another name: the
+    rebuild's new table beside the live one, see :mod:`.staging`)."""
+    return _table_ddl(name or table, TABLES[table])
 
 
 def _events_ddl(columns: Columns = EVENT_COLUMNS) -> str:

@@ -130,6 +130,15 @@ class Store:
         with writing(self.path):
             return j.apply(self.conn)
 
+    def settle_for(self, game_id: str) -> None:
+        """:meth:`settle`, when the journal holds events of ``game_id`` (only then does a
+        read of that game need it: a record leaves the journal once DuckDB holds it, so a
+        game the journal does not name is read whole from DuckDB, without waiting for the
+        thread that writes the journal's rows)."""
+        j = self.journal
+        if j is None or game_id in j.games():
+            self.settle()
+
     def _check_schema(self) -> None:
         from .schema import SCHEMA_VERSION, file_version
 
@@ -189,7 +198,7 @@ class Store:
 
     def head(self, game_id: str) -> tuple[int, str | None]:
         """(version, last hash) of a game: its number of events and the hash of the last."""
-        self.settle()
+        self.settle_for(game_id)
         return game_head(self.conn, game_id)
 
     def version(self, game_id: str) -> int:
@@ -228,22 +237,14 @@ class Store:
 
     def events(self, game_id: str, until_seq: int | None = None) -> list[E.Envelope]:
         """A game's envelopes in seq order, decoded as from a log file."""
-        self.settle()
+        self.settle_for(game_id)
         return game_events(self.conn, game_id, until_seq, source=str(self.path))
 
     def games_events(self, game_ids: Sequence[str]) -> dict[str, list[tuple[Any, ...]]]:
         """The stored rows of several games, grouped by game in seq order (rows hold no
         ``prev``: :func:`.codec.rows_to_envelopes` gives it back)."""
         self.settle()
-        out: dict[str, list[tuple[Any, ...]]] = {g: [] for g in game_ids}
-        rows = self.conn.execute(
-            f"SELECT {EVENT_SELECT} FROM events WHERE game_id IN "
-            "(SELECT unnest(?::VARCHAR[])) ORDER BY game_id, seq",
-            [list(game_ids)],
-        ).fetchall()
-        for r in rows:
-            out[r[0]].append(r)
-        return out
+        return games_events(self.conn, game_ids)
 
     # --- writing ---------------------------------------------------------------------
 
@@ -390,7 +391,8 @@ class Store:
         accept_loss: bool = False,
         progress: Callable[[int, int], None] | None = None,
     ) -> RebuildReport:
-        """Derive every projection table again from the events, in one transaction.
+        """Derive every projection table again from the events into new tables, swapped
+        in in one transaction (see :mod:`.rebuild`).
 
         Raises :class:`~.heads.LossError` when the heads chain says events are missing,
         unless ``accept_loss``, which records the loss in the chain and goes on.
@@ -510,3 +512,18 @@ def game_events(
     from .people import revealed
 
     return revealed(conn, rows_to_envelopes(rows, source=source))
+
+
+def games_events(
+    conn: duckdb.DuckDBPyConnection, game_ids: Sequence[str]
+) -> dict[str, list[tuple[Any, ...]]]:
+    """The stored rows of several games on ``conn``, grouped by game in seq order."""
+    out: dict[str, list[tuple[Any, ...]]] = {g: [] for g in game_ids}
+    rows = conn.execute(
+        f"SELECT {EVENT_SELECT} FROM events WHERE game_id IN "
+        "(SELECT unnest(?::VARCHAR[])) ORDER BY game_id, seq",
+        [list(game_ids)],
+    ).fetchall()
+    for r in rows:
+        out[r[0]].append(r)
+    return out

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from .. import checkpoints as CP
 from .. import log as L
+from ..errors import Finding
 from .connection import bounded_memory
-from .heads import HeadsProblem
 from .heads import check as check_heads
 from .people import check_people
 from .rebuild import Failure, fresh_rows, game_groups
@@ -29,21 +29,18 @@ from .schema import TABLES, quote
 if TYPE_CHECKING:
     from .store import Store
 
-__all__ = ["ChainBreak", "TableDiff", "VerifyReport", "verify"]
+__all__ = ["TableDiff", "VerifyReport", "chain_break", "type_mismatch", "verify"]
 
 
-@dataclass(frozen=True, slots=True)
-class ChainBreak:
-    game_id: str
-    seq: int | None
-    reason: str
+def chain_break(game_id: str, seq: int | None, reason: str) -> Finding:
+    """A game's events that no longer chain from its first: changed, removed or inserted."""
+    return Finding(game_id=game_id, seq=seq, rule="hash_chain", reason=reason)
 
-    def describe(self) -> str:
-        where = f"game {self.game_id}" + (f", seq {self.seq}" if self.seq is not None else "")
-        reason = self.reason
-        if self.seq is not None and reason.startswith(f"seq {self.seq}: "):
-            reason = reason[len(f"seq {self.seq}: ") :]
-        return f"{where}: {reason}"
+
+def type_mismatch(game_id: str, seq: int, column: str, payload: str) -> Finding:
+    """An event whose ``type`` column (outside the hash) disagrees with its payload."""
+    reason = f"the type column says {column!r}, the payload is {payload!r}"
+    return Finding(game_id=game_id, seq=seq, rule="type_column", reason=reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,14 +70,14 @@ class TableDiff:
 class VerifyReport:
     games: int = 0
     events: int = 0
-    breaks: list[ChainBreak] = field(default_factory=list)
+    breaks: list[Finding] = field(default_factory=list)
     diffs: list[TableDiff] = field(default_factory=list)
     #: Games whose events decode and chain but do not replay (no projection to check).
     failed: list[Failure] = field(default_factory=list)
     #: What the store's heads chain recorded and the store no longer holds.
-    heads: list[HeadsProblem] = field(default_factory=list)
-    #: (game, problem) for every signature or checkpoint that does not hold.
-    signatures: list[tuple[str, CP.SignatureProblem]] = field(default_factory=list)
+    heads: list[Finding] = field(default_factory=list)
+    #: Every signature or checkpoint that does not hold.
+    signatures: list[Finding] = field(default_factory=list)
     #: Games whose recorder signs, and their valid signatures.
     signed_games: int = 0
     valid_signatures: int = 0
@@ -104,13 +101,14 @@ class VerifyReport:
             "ok": self.ok,
             "games": self.games,
             "events": self.events,
-            "chain_breaks": [asdict(b) for b in self.breaks],
+            "chain_breaks": [b.to_dict() for b in self.breaks],
             "projection_diffs": [asdict(d) for d in self.diffs],
             "failed": [
-                {"game_id": f.game_id, "seq": f.seq, "reason": f.reason} for f in self.failed
+                {"game_id": f.game_id, "seq": f.seq, "reason": f.reason, "rule": f.rule}
+                for f in self.failed
             ],
             "heads": [h.to_dict() for h in self.heads],
-            "signatures": [{"game_id": g, **asdict(p)} for g, p in self.signatures],
+            "signatures": [p.to_dict() for p in self.signatures],
             "signed_games": self.signed_games,
             "valid_signatures": self.valid_signatures,
             "person_events": self.person_events,
@@ -118,12 +116,8 @@ class VerifyReport:
         }
 
     def problems(self) -> list[str]:
-        out = [h.describe() for h in self.heads]
-        out += [b.describe() for b in self.breaks]
-        out += [
-            f"game {g}, {p}" if p.seq is not None else f"game {g}: {p}" for g, p in self.signatures
-        ]
-        out += [f.describe() for f in self.failed]
+        out = [str(f) for f in (*self.heads, *self.breaks, *self.signatures)]
+        out += [str(f) for f in self.failed]
         out += [d.describe() for d in self.diffs]
         out += self.people
         return out
@@ -153,15 +147,15 @@ def _verify(store: Store) -> VerifyReport:
             result = L.verify(envs)
             if not result.ok:
                 broken.add(gid)
-                report.breaks.append(ChainBreak(gid, result.first_bad_seq, result.reason))
+                report.breaks.append(chain_break(gid, result.first_bad_seq, result.reason))
             signed = CP.check(envs)
             report.signed_games += signed.signed
             report.valid_signatures += sum(s.valid for s in signed.signatures)
-            report.signatures.extend((gid, p) for p in signed.problems)
+            report.signatures.extend(p.at(game_id=gid) for p in signed.problems)
         for f in failed:
-            if f.decode:
+            if f.rule == "decode":
                 # an unreadable payload was changed after it was sealed: a broken chain
-                report.breaks.append(ChainBreak(f.game_id, f.seq, f.reason))
+                report.breaks.append(chain_break(f.game_id, f.seq, f.reason))
             elif f.game_id not in broken:
                 report.failed.append(f)
         _compare(conn, group, rows, report, broken | {f.game_id for f in failed}, lost)
@@ -215,9 +209,7 @@ def _types(conn: Any, report: VerifyReport) -> None:
     for gid, seq, column, payload in found:
         if (gid, seq) in known:
             continue  # the payload itself was changed: already named at this seq
-        report.breaks.append(
-            ChainBreak(gid, seq, f"the type column says {column!r}, the payload is {payload!r}")
-        )
+        report.breaks.append(type_mismatch(gid, seq, column, payload))
 
 
 def _orphans(conn: Any, report: VerifyReport, lost: set[str]) -> None:

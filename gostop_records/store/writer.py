@@ -211,14 +211,7 @@ def replace_changed_many(
         out.append(merged)
     for name, cols in TABLES.items():
         for game_id, scope in wipe.get(name, ()):
-            if scope is None:
-                conn.execute(f"DELETE FROM {name} WHERE game_id = ?", [game_id])
-            else:
-                conn.execute(
-                    f"DELETE FROM {name} WHERE game_id = ? AND hand IN "
-                    "(SELECT unnest(?::INTEGER[]))",
-                    [game_id, scope],
-                )
+            _delete_rows(conn, name, game_id, scope)
         keys = gone.get(name)
         if keys:
             one = "(" + " AND ".join(f"{quote(c)} = ?" for c in KEYS[name]) + ")"
@@ -228,6 +221,19 @@ def replace_changed_many(
             )
         insert_rows(conn, name, cols, put.get(name, []))
     return out
+
+
+def _delete_rows(
+    conn: duckdb.DuckDBPyConnection, name: str, game_id: str, hands: Sequence[int] | None
+) -> None:
+    """A game's rows of a table: all of them, or those of some of its hands."""
+    if hands is None:
+        conn.execute(f"DELETE FROM {name} WHERE game_id = ?", [game_id])
+    else:
+        conn.execute(
+            f"DELETE FROM {name} WHERE game_id = ? AND hand IN (SELECT unnest(?::INTEGER[]))",
+            [game_id, list(hands)],
+        )
 
 
 def _write_changes(
@@ -242,14 +248,7 @@ def _write_changes(
     diff = _row_diff(name, cols, before, now)
     if diff is None:
         if before:
-            if name in GAME_TABLES:
-                conn.execute(f"DELETE FROM {name} WHERE game_id = ?", [game_id])
-            else:
-                conn.execute(
-                    f"DELETE FROM {name} WHERE game_id = ? AND hand IN "
-                    "(SELECT unnest(?::INTEGER[]))",
-                    [game_id, sorted(hands)],
-                )
+            _delete_rows(conn, name, game_id, None if name in GAME_TABLES else sorted(hands))
         insert_rows(conn, name, cols, now)
         return
     removed, changed, added = diff

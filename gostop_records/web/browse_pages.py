@@ -20,6 +20,7 @@ from markupsafe import Markup
 
 from .. import events as E
 from ..engine import rulebook as RB
+from ..proof_view import proof_html
 from ..store.browse import (
     OUTCOMES,
     HandFilter,
@@ -36,6 +37,7 @@ from .pages import _env, _static, page_policy, write_page
 if TYPE_CHECKING:
     import duckdb
 
+    from ..review.store import PlayerLuck
     from ..store import Store
 
 __all__ = [
@@ -148,9 +150,10 @@ def _player_context(fig: PlayerFigures) -> dict[str, Any]:
     }
 
 
-def player_page(fig: PlayerFigures) -> str:
-    """A player's figures and charts."""
-    return _render("player.html", chips=_chips, **_player_context(fig))
+def player_page(fig: PlayerFigures, luck: PlayerLuck | None = None) -> str:
+    """A player's figures and charts, and the luck line over the hands a stored review
+    covers (:func:`~gostop_records.review.store.player_luck`)."""
+    return _render("player.html", chips=_chips, luck=luck, **_player_context(fig))
 
 
 # --- the audit page ------------------------------------------------------------------------
@@ -176,12 +179,17 @@ def audit_page(game_id: str, envelopes: Sequence[E.Envelope], *, lenient: bool =
     from ..audit.render import AS_NOTED, TABLE_NOTED
     from ..seal import seal_of
 
-    result = audit_game(envelopes, lenient=lenient).to_dict()
+    audit = audit_game(envelopes, lenient=lenient)
+    result = audit.to_dict()
+    names = [audit.seat_label(s) for s in range(len(audit.seats))]
+    # each proof as the one HTML rendering of it (its text escaped there)
+    proofs = {h.hand: Markup(proof_html(h.proof, names)) for h in audit.hands if h.proof}
     seal = seal_of(envelopes)
     seats = {s["seat"]: s for s in result["seats"]}
     return _render(
         "audit.html",
         a=result,
+        proofs=proofs,
         game_id=game_id,
         seal=seal,
         seats=seats,

@@ -1,6 +1,7 @@
 """The reading pages as Litestar routes: the game browser (``/games``), the players
-(``/players``, ``/players/{id}``), a game's audit (``/games/{id}/audit``) and the review of
-its decisions that the store keeps (``/games/{id}/review``).
+(``/players``, ``/players/{id}``), the club's report (``/report``, what ``gostop db report``
+writes from a file), a game's audit (``/games/{id}/audit``) and the review of its decisions
+that the store keeps (``/games/{id}/review``).
 
 The service hands in two readers: ``events_of`` (a game's events, with its access check
 and 404) and ``read_store`` (runs a function on the store's connection where the service
@@ -20,6 +21,7 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.params import FromPath
 
 from ..errors import GostopError
+from ..review import DEFAULT_KINDS
 from ..store.browse import (
     BrowseError,
     HandFilter,
@@ -28,7 +30,8 @@ from ..store.browse import (
     players,
     rulesets,
 )
-from .browse_pages import audit_page, games_page, player_page, players_page
+from .browse_pages import audit_page, games_page, player_page, players_page, report_page
+from .review_jobs import ReviewBusy, ReviewJobs, Then
 from .routes import EventsOf
 
 __all__ = ["ReadStore", "browse_routes"]
@@ -56,12 +59,22 @@ def _query(request: Request[Any, Any, Any]) -> dict[str, str]:
     return {k: v[-1] for k, v in request.query_params.dict().items() if v}
 
 
+#: How the server reviews a game nobody reviewed: as ``gostop review`` does by default.
+SERVER_REVIEW: dict[str, Any] = {"kinds": DEFAULT_KINDS}
+
 #: The permission these pages declare (``gostop_records.service.access``).
 _READ_STORE = {"access": "read_store"}
 
 
-def browse_routes(events_of: EventsOf, read_store: ReadStore) -> list[HTTPRouteHandler]:
-    """The route handlers of the reading pages."""
+def browse_routes(
+    events_of: EventsOf,
+    read_store: ReadStore,
+    reviews: ReviewJobs | None = None,
+    keep_review: Then | None = None,
+) -> list[HTTPRouteHandler]:
+    """The route handlers of the reading pages; ``reviews`` computes the reviews a store
+    does not keep yet, and ``keep_review`` stores each (the service's writer)."""
+    jobs = reviews if reviews is not None else ReviewJobs()
 
     @get("/games", media_type=MediaType.HTML, include_in_schema=False, opt=_READ_STORE)
     async def games(request: Request[Any, Any, Any]) -> Response[str]:
@@ -87,14 +100,26 @@ def browse_routes(events_of: EventsOf, read_store: ReadStore) -> list[HTTPRouteH
         opt=_READ_STORE,
     )
     async def player(player_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
-        fig = await read_store(request, lambda conn: player_figures(conn, player_id))
+        from ..review.store import player_luck
+
+        def figures(conn: Any) -> tuple[Any, Any]:
+            fig = player_figures(conn, player_id)
+            return fig, (player_luck(conn, player_id) if fig is not None else None)
+
+        fig, luck = await read_store(request, figures)
         if fig is None:
             return _refusal(
                 404,
                 "no such player",
                 f"no ended hand has a player with id {player_id!r}: see /players for the ids",
             )
-        return _html(await asyncio.to_thread(player_page, fig))
+        return _html(await asyncio.to_thread(player_page, fig, luck))
+
+    @get("/report", media_type=MediaType.HTML, include_in_schema=False, opt=_READ_STORE)
+    async def report(request: Request[Any, Any, Any]) -> Response[str]:
+        """The club's report of the store the server holds (``gostop db report --server``
+        reads it: the store is locked by the server, so a command cannot open the file)."""
+        return _html(await read_store(request, report_page))
 
     @get(
         "/games/{game_id:str}/audit",
@@ -117,14 +142,29 @@ def browse_routes(events_of: EventsOf, read_store: ReadStore) -> list[HTTPRouteH
         opt={"access": "read_game"},
     )
     async def review(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
+        """The stored review in the replayer; else one computed in the background (and
+        stored), the page saying so with its progress meanwhile."""
         from ..review.store import load_review
-        from .review_page import no_review_page, stored_review_page
+        from .review_page import progress_page, review_page, stored_review
 
         envs = await events_of(request, game_id)
         stored = await read_store(request, lambda conn: load_review(conn, game_id))
-        page = await asyncio.to_thread(stored_review_page, game_id, envs, stored)
-        if page is None:
-            return _html(no_review_page(game_id), 404)
-        return _html(page)
+        found = stored_review(game_id, envs, stored)
+        key = f"game/{game_id}"
+        job = jobs.get(key)
+        if found is None and job is not None and job.result is not None:
+            found = job.result  # computed, but not kept in the store (or not readable yet)
+        if found is not None:
+            if stored is not None:
+                jobs.forget(key)
+            return _html(await asyncio.to_thread(review_page, found, envs))
+        if job is not None and job.state == "failed":
+            jobs.forget(key)  # said once; the next look tries again
+            return _html(progress_page(game_id, "failed", 0, 0, job.error), 422)
+        try:
+            job = jobs.submit(key, game_id, envs, SERVER_REVIEW, keep_review)
+        except ReviewBusy as exc:
+            return _refusal(503, "the reviewer is busy", str(exc))
+        return _html(progress_page(game_id, job.state, job.done, job.total, job.error), 202)
 
-    return [games, player_list, player, audit, review]
+    return [games, player_list, player, report, audit, review]

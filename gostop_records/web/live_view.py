@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import events as E
 from .. import words
+from ..engine.game import GameState
 from ..engine.state import Phase
 from ..projector import Projector
 from ..views import game_dict
@@ -39,6 +40,12 @@ def redact(table: dict[str, Any]) -> dict[str, Any]:
             seat["hand"] = None
             seat["hand_known"] = []
     return table
+
+
+def _totals(game: GameState) -> list[int]:
+    """The night's totals so far, each seat's chips over its hands (after caps), whether
+    paid at the table or tallied for the settlement."""
+    return list(game.night.totals) if game.night is not None else game.ledger()
 
 
 def live_view(game_id: str, envelopes: Sequence[E.Envelope]) -> dict[str, Any]:
@@ -83,7 +90,13 @@ def live_view(game_id: str, envelopes: Sequence[E.Envelope]) -> dict[str, Any]:
         "table": redact(game_dict(game)),
         "waiting": {"kind": w.kind, "seat": w.seat, "hand": w.hand},
         "sentence": words.table_words(
-            w.kind, w.seat, w.hand, players, last_result, game.recorded_ledger()
+            w.kind,
+            w.seat,
+            w.hand,
+            players,
+            last_result,
+            _totals(game),
+            [(p, q, c) for p, q, c, _note in game.settled],
         ),
         "result_words": shown,
         "recent": recent,

@@ -41,7 +41,7 @@ def _env() -> jinja2.Environment:
     )
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=16)
 def _static(name: str) -> str:
     return resources.files("gostop_records.web").joinpath("static", name).read_text("utf-8")
 
@@ -76,11 +76,25 @@ def _script_json(value: Any) -> str:
     return text.replace("</", "<\\/").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def replay_page(game_id: str, envelopes: Sequence[E.Envelope], *, start: int | None = None) -> str:
+def replay_page(
+    game_id: str,
+    envelopes: Sequence[E.Envelope],
+    *,
+    start: int | None = None,
+    review: dict[str, Any] | None = None,
+) -> str:
     """The replayer page of one game's events; it opens at seq ``start`` (default: the last
-    event) unless its address names a seq (``#seq=N``)."""
+    event) unless its address names a seq (``#seq=N``). With ``review`` (the data of
+    :func:`~.review_page.review_data`), the review is drawn over it: each decision marked on
+    the timeline and the events, and at a decision its options (``review.js``)."""
     data = R.build(game_id, envelopes)
     data["start"] = start
+    data["review"] = review
+    scripts = [_static("proof.js"), _static("replay.js")]
+    styles = [_static("replay.css")]
+    if review is not None:
+        scripts.append(_static("review.js"))
+        styles.append(_static("review.css"))
     players = ", ".join(f"{p['name']} (seat {p['seat']})" for p in data["players"])
     violations = [x for x in data["issues"] if x["severity"] == "violation"]
     problems = ""
@@ -96,6 +110,8 @@ def replay_page(game_id: str, envelopes: Sequence[E.Envelope], *, start: int | N
         _env()
         .get_template("replay.html")
         .render(
+            title="Review" if review is not None else "Replay",
+            review=review,
             game_id=game_id,
             ruleset=data["ruleset"] or "?",
             players=players,
@@ -104,9 +120,9 @@ def replay_page(game_id: str, envelopes: Sequence[E.Envelope], *, start: int | N
             head=data["head"],
             seal=data["seal"],
             problems=problems.strip(),
-            css=Markup(_static("replay.css")),
-            script=Markup(_static("replay.js")),
-            csp=page_policy([_static("replay.js")], [_static("replay.css")]),
+            styles=[Markup(t) for t in styles],
+            scripts=[Markup(t) for t in scripts],
+            csp=page_policy(scripts, styles),
             sprite=Markup(W.sprite()),
             data=Markup(_script_json(data)),
         )

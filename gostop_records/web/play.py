@@ -37,6 +37,16 @@ HINT_STEPS = ("play", "flip", "decide", "cup")
 #: Worlds of the review a finished hand links to (Go/Stop, captures, the cup; not every play).
 REVIEW_BUDGET = 60
 
+#: Inputs a play session gives by itself (the deal, fours shown, the payments): a game
+#: played again from a decision gets them from its session, not from the earlier log.
+_SESSION_INPUTS = (
+    E.GameStarted,
+    E.HandStarted,
+    E.CardsDealt,
+    E.FourOfAMonthShown,
+    E.PaymentRecorded,
+)
+
 #: What the human may answer, and the step each answer belongs to.
 ANSWERS = {
     "play": "play",
@@ -125,10 +135,20 @@ class PlayTable:
         seed: int = 0,
         players: int | None = None,
         person: str | None = None,
+        *,
+        replay: Sequence[Any] = (),
+        practice: dict[str, Any] | None = None,
     ) -> None:
         self.sink = MemorySink()
         self.bot = bot
         self.seed = seed
+        self.ruleset = ruleset
+        self.players = players
+        #: inputs of an earlier game given again before the play goes on (:meth:`rewound`)
+        self._script = list(replay)
+        #: where a table played again from a decision comes from (None: a new game)
+        self.practice = practice
+        self.person = person
         self.session = PlaySession.start(
             self.sink, ruleset, players=players, bot=bot, seed=seed, person=person
         )
@@ -225,7 +245,15 @@ class PlayTable:
                 for e in s.pay():
                     self._told(e.envelopes)
             elif step.kind in ("over", "hand_over"):
+                if self._script and step.kind == "hand_over":
+                    self._first_deal = len(self.deals)
+                    self._log_from = len(self.log)
+                    for e in s.deal():
+                        self._told(e.envelopes)
+                    continue
                 return
+            elif self._script:  # an earlier game's input, given again
+                self._told(s.rec.record(self._script.pop(0)).envelopes)
             elif step.human:
                 if step.kind != "flip" or s.flip_pending()[1]:
                     return
@@ -373,19 +401,54 @@ class PlayTable:
             ],
         }
 
-    def review(self, hand: int) -> Any:
-        """The review of a finished hand of this game (Go/Stop, the captures, the cup; not
-        every play), at :data:`REVIEW_BUDGET` worlds: a
-        :class:`~gostop_records.review.GameReview`."""
-        from ..review import KINDS, review_game
+    def review_input(self, hand: int) -> tuple[list[E.Envelope], dict[str, Any]]:
+        """What the review of a finished hand of this game reads: the log up to that hand's
+        end (never a later deal: a hand in play keeps its cards), and the review's options
+        (every decision of every kind, at :data:`REVIEW_BUDGET` worlds)."""
+        from ..review import KINDS
 
         done = {r.hand for r in self.session.game.results}
         if hand not in done:
             raise NotYourTurn(f"hand {hand} is not over: its review comes at its end")
-        kinds = [k for k in KINDS if k != "play"]
-        return review_game(
-            self.game_id, self.sink.envs, hand=hand, budget=REVIEW_BUDGET, kinds=kinds
+        envs = []
+        for e in self.sink.envs:
+            if e.hand is not None and e.hand > hand:
+                break
+            envs.append(e)
+        return envs, {"hand": hand, "budget": REVIEW_BUDGET, "kinds": KINDS}
+
+    def rewound(self, hand: int, seq: int) -> PlayTable:
+        """A new table at the player's decision ``seq`` of finished hand ``hand`` of this
+        game: the same deal (the same seed deals the same deck), every input before it given
+        again, so the player stands where they stood and may choose otherwise. The bots'
+        later moves are their own again. It is practice: :attr:`practice` says where it
+        comes from, and it is not stored (its first inputs were played already)."""
+        done = {r.hand for r in self.session.game.results}
+        if hand not in done:
+            raise NotYourTurn(f"hand {hand} is not over: it can be played again at its end")
+        envs = self.sink.envs
+        if not any(e.seq == seq and e.hand == hand and E.is_input(e.event) for e in envs):
+            raise PlayInputError(f"hand {hand} has no input at seq {seq}")
+        script = [
+            e.event
+            for e in envs
+            if e.seq < seq and E.is_input(e.event) and type(e.event) not in _SESSION_INPUTS
+        ]
+        origin = self.practice["game_id"] if self.practice else self.game_id
+        table = PlayTable(
+            self.ruleset,
+            self.bot,
+            self.seed,
+            self.players,
+            self.person,
+            replay=script,
+            practice={"game_id": origin, "hand": hand, "seq": seq},
         )
+        step = table.session.next_step()
+        # the player stands at seq: the computer moved nothing after the inputs given again
+        if table._script or table.version != seq - 1 or not step.human:
+            raise PlayInputError(f"seq {seq} of hand {hand} is no decision of yours")
+        return table
 
     # --- what the page may see -----------------------------------------------------------
 
@@ -460,6 +523,7 @@ class PlayTable:
             "log": list(self.log),
             "log_from": self._log_from,
             "table": self._public(h) if h is not None else None,
+            "practice": self.practice,
         }
         if step.human and step.kind == "play":
             out["options"] = [
@@ -481,14 +545,14 @@ class PlayTable:
         if step.human and step.kind == "cup":
             out["cup_points"] = s.cup_points()
         if step.human and step.kind == "decide":
-            out["stop_pays"] = proof_dict(s.stop_value())
+            out["stop_pays"] = proof_dict(s.stop_value(), _as_told(s))
         if step.kind in ("over", "hand_over"):
             last = self.deals[-1]
             out["deck"] = last["deck"]
             out["salt"] = last["salt"]
             out["deals"] = list(self.deals)
             proof = s.proof()
-            out["proof"] = None if proof is None else proof_dict(proof)
+            out["proof"] = None if proof is None else proof_dict(proof, _as_told(s))
             result = s.result()
             out["result"] = (
                 None
@@ -505,3 +569,8 @@ class PlayTable:
             out["hands_played"] = len(s.game.results)
             out["next_hand"] = step.kind == "hand_over"
         return out
+
+
+def _as_told(s: PlaySession) -> list[str]:
+    """The seats' names as the player is told them in a proof: their own seat is "you"."""
+    return ["you" if seat == HUMAN else pl.name for seat, pl in enumerate(s.players)]

@@ -24,23 +24,27 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from html import escape
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 import msgspec
 from litestar import MediaType, Request, Response, get, post
+from litestar.enums import RequestEncodingType
 from litestar.handlers import HTTPRouteHandler
-from litestar.params import FromPath, JSONBody, QueryParameter
+from litestar.params import Body, FromPath, JSONBody, QueryParameter
+from litestar.response import Redirect
 from markupsafe import Markup
 
 from ..errors import GostopError
 from ..people import MINTED_ID, mint_person_id
-from ..play import random_seed
+from ..play import HUMAN, random_seed
 from ..rules import PRESETS
 from ..sim.roster import LEVELS, known
 from ..sim.roster import names as bot_names
 from . import cards as W
 from .pages import _env, _script_json, _static, page_policy
 from .play import NotYourTurn, PlayTable
-from .review_page import review_page
+from .review_jobs import ReviewBusy, ReviewJobs
+from .review_page import progress_page, review_page
 
 __all__ = [
     "DEFAULT_BOT",
@@ -90,6 +94,14 @@ class PlayStart(msgspec.Struct, forbid_unknown_fields=True):
     bot: str = DEFAULT_BOT
     seed: Annotated[int, msgspec.Meta(ge=0, le=MAX_SEED)] | None = None
     players: Annotated[int, msgspec.Meta(ge=2, le=3)] | None = None
+
+
+@dataclass
+class RewindForm:
+    """The form of a review's "replay to this decision" button: the hand and the seq."""
+
+    hand: int
+    seq: int
 
 
 class PlayAnswer(msgspec.Struct, forbid_unknown_fields=True):
@@ -189,9 +201,10 @@ def play_page(ruleset: str, bot: str) -> str:
         .render(
             css=Markup(_static("table.css") + _static("play.css")),
             table_js=Markup(_static("table.js")),
+            proof_js=Markup(_static("proof.js")),
             script=Markup(_static("play.js")),
             csp=page_policy(
-                [_static("table.js"), _static("play.js")],
+                [_static("table.js"), _static("proof.js"), _static("play.js")],
                 [_static("table.css") + _static("play.css")],
                 connect=True,
             ),
@@ -206,15 +219,18 @@ def play_page(ruleset: str, bot: str) -> str:
     )
 
 
-def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTTPRouteHandler]:
+def play_routes(
+    store_game: StoreGame, hall: PlayHall | None = None, reviews: ReviewJobs | None = None
+) -> list[HTTPRouteHandler]:
     """The route handlers of ``/play`` and ``/api/play``; finished hands go to
-    ``store_game``."""
+    ``store_game``, their reviews are computed by ``reviews``."""
     hands = hall if hall is not None else PlayHall()
+    jobs = reviews if reviews is not None else ReviewJobs()
 
     async def answer(hand_id: str, hand: _Hand, since: int, status: int = 200) -> Response[bytes]:
         t = hand.table
         error = None
-        if t.over and hand.stored_at != t.version:
+        if t.over and hand.stored_at != t.version and t.practice is None:
             # the whole log each time: the store appends what follows the hands it holds
             try:
                 report = await store_game(t.jsonl())
@@ -231,7 +247,7 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
             else:
                 error = str(report.get("reason") or report)
         view = t.view()
-        view["stored"] = hand.stored_at == t.version
+        view["stored"] = hand.stored_at == t.version and t.practice is None
         if view.get("deals") is not None and view.get("result") is not None:
             view["review"] = f"/play/{hand_id}/review/{view['hand_no']}"
         if error is not None:
@@ -364,26 +380,72 @@ def play_routes(store_game: StoreGame, hall: PlayHall | None = None) -> list[HTT
         opt={"access": "play"},
     )
     async def review(hand_id: FromPath[str], hand_no: FromPath[int]) -> Response[str]:
-        """The review of a finished hand of the game in play (made once, then kept)."""
+        """The review of a finished hand of the game in play, in the replayer, each of the
+        player's decisions with a button to play it again. Computed in the background (the
+        page says so meanwhile, with the progress), then kept."""
         try:
             hand = hands.get(hand_id)
         except _Refused as r:
-            return Response(
-                f"<p>{escape(r.reason)}</p>", status_code=r.status, media_type=MediaType.HTML
-            )
+            return _html(f"<p>{escape(r.reason)}</p>", r.status)
+        key = f"play/{hand_id}/{hand_no}"
         async with hand.lock:
             page = hand.reviews.get(hand_no)
-            if page is None:
-                try:
-                    result = await asyncio.to_thread(hand.table.review, hand_no)
-                except NotYourTurn as exc:
-                    return Response(
-                        f"<p>{escape(str(exc))}</p>", status_code=409, media_type=MediaType.HTML
-                    )
-                page = hand.reviews[hand_no] = review_page(result)
-        return Response(page, media_type=MediaType.HTML)
+            if page is not None:
+                return _html(page)
+            t = hand.table
+            try:
+                envs, options = t.review_input(hand_no)
+            except NotYourTurn as exc:
+                return _html(f"<p>{escape(str(exc))}</p>", 409)
+            job = jobs.get(key)
+            if job is not None and job.result is not None:
+                rewind = (f"/play/{hand_id}/rewind", HUMAN)
+                page = await asyncio.to_thread(review_page, job.result, envs, rewind=rewind)
+                hand.reviews[hand_no] = page
+                jobs.forget(key)
+                return _html(page)
+            if job is not None and job.state == "failed":
+                jobs.forget(key)
+                return _html(progress_page(t.game_id, "failed", 0, 0, job.error), 422)
+            try:
+                job = jobs.submit(key, t.game_id, envs, options)
+            except ReviewBusy as exc:
+                return _html(f"<p>{escape(str(exc))}</p>", 503)
+            return _html(progress_page(t.game_id, job.state, job.done, job.total, None), 202)
 
-    return [page, start, look, act, hint, review]
+    @post(
+        "/play/{hand_id:str}/rewind",
+        include_in_schema=False,
+        status_code=303,
+        opt={"access": "play"},
+    )
+    async def rewind(
+        hand_id: FromPath[str],
+        data: Annotated[RewindForm, Body(media_type=RequestEncodingType.URL_ENCODED)],
+    ) -> Response[Any]:
+        """Play a reviewed decision again: a new table at that decision (same deal, every
+        input before it given again), and the page of that table."""
+        try:
+            hand = hands.get(hand_id)
+        except _Refused as r:
+            return _html(f"<p>{escape(r.reason)}</p>", r.status)
+        async with hand.lock:
+            t = hand.table
+            try:
+                again = await asyncio.to_thread(t.rewound, data.hand, data.seq)
+            except NotYourTurn as exc:
+                return _html(f"<p>{escape(str(exc))}</p>", 409)
+            except GostopError as exc:
+                return _html(f"<p>{escape(str(exc))}</p>", 422)
+        new_id = hands.add(again)
+        query = urlencode({"ruleset": t.ruleset, "bot": t.bot})
+        return Redirect(f"/play?{query}#hand={new_id}", status_code=303)
+
+    return [page, start, look, act, hint, review, rewind]
+
+
+def _html(body: str, status: int = 200) -> Response[str]:
+    return Response(body, status_code=status, media_type=MediaType.HTML)
 
 
 def _json(body: dict[str, Any], status: int) -> Response[bytes]:

@@ -30,9 +30,12 @@ def _render(template: str, script: str, data: dict[str, Any], **extra: Any) -> s
         .render(
             css=Markup(_static("table.css")),
             table_js=Markup(_static("table.js")),
+            proof_js=Markup(_static("proof.js")),
             script=Markup(_static(script)),
             csp=page_policy(
-                [_static("table.js"), _static(script)], [_static("table.css")], connect=True
+                [_static("table.js"), _static("proof.js"), _static(script)],
+                [_static("table.css")],
+                connect=True,
             ),
             sprite=Markup(W.sprite()),
             data=Markup(_script_json({"labels": W.labels(), **data})),

@@ -479,7 +479,12 @@
   function drawCommit(v) {
     const box = $("commit");
     if (v.deals) return; // the end draws the reveal
-    box.innerHTML = v.commitments
+    const practice = v.practice
+      ? `<p class="practice" id="practice">Played again from your decision at seq ${v.practice.seq} of hand ${v.practice.hand} ` +
+        `(game <code>${esc(v.practice.game_id)}</code>): the same deal, every move before it as it was. Choose again; ` +
+        `the computer plays on by itself. The deck was shown at the end of that hand, so this is practice, not kept in the store.</p>`
+      : "";
+    box.innerHTML = practice + v.commitments
       .filter((c) => c.hand >= v.deals_from)
       .map(
         (c) =>
@@ -519,23 +524,9 @@
 
   // --- the end: the result, the proof, the replay, the deal checked ------------------------
 
+  // the payout proof, drawn by the shared proof.js from the lines the server words
   function proofHtml(v, p) {
-    let html = `<table class="proof-lines"><caption>${esc(name(v, p.winner))} scored ${p.score.total} points</caption>`;
-    html += p.score.lines
-      .map((ln) => `<tr><td>${esc(ln.name)}${ln.detail ? `<small>${esc(ln.detail)}</small>` : ""}</td><td class="cards"><div class="faces">${ln.cards.map((c) => face(c, "card mini")).join("")}</div></td><td class="num">${ln.points}</td></tr>`)
-      .join("");
-    if (p.score.cup_role) html += `<tr><td colspan="3">September cup as ${esc(p.score.cup_role)}: ${esc(p.score.cup_reason || "")}</td></tr>`;
-    html += `<tr class="total"><td>${p.go_count ? `${p.go_count} Go: ${esc(p.go_formula)}` : "no Go"}</td><td></td><td class="num">${p.go_points}</td></tr></table>`;
-    for (const lp of p.losers) {
-      html += `<div class="loser" data-loser="${lp.loser}"><h3>${lp.loser === 0 ? "You pay" : esc(name(v, lp.loser)) + " pays"}</h3><ul class="factors">`;
-      html += lp.factors
-        .map((x) => `<li class="${x.applies ? "applies" : "not"}"><b>${x.applies ? "×" + x.factor : "–"}</b> ${esc(x.name)}: ${esc(x.condition)}</li>`)
-        .join("");
-      html +=
-        `</ul><p class="sum">${p.go_points} points × ${lp.multiplier} = ${lp.points} points × stake ${p.stake} = ` +
-        `<b class="chips" data-chips="${lp.pays_chips}">${lp.pays_chips} chips</b>${lp.note ? " (" + esc(lp.note) + ")" : ""}</p></div>`;
-    }
-    return html;
+    return GostopProof.html(p, (c) => face(c, "card mini"));
   }
 
   function drawEnd(v) {
@@ -566,12 +557,14 @@
         `</table>`;
     }
     const what = v.multi_hand ? "game" : "hand";
-    if (v.stored) {
+    if (v.practice) {
+      html += `<p class="practice" id="practice-end">Practice from seq ${v.practice.seq} of hand ${v.practice.hand} of game <code>${esc(v.practice.game_id)}</code>: not kept in the store.</p>`;
+    } else if (v.stored) {
       html += `<p class="stored">Kept in the store as game <code>${esc(v.game_id)}</code>, a normal log. <a id="replay-link" href="${esc(v.replay)}">Replay this ${what}</a></p>`;
     } else {
       html += `<p class="refusal">The hand could not be stored: ${esc(v.store_error || "unknown reason")}</p>`;
     }
-    if (v.review) html += `<p class="review-link"><a id="review-link" href="${esc(v.review)}" target="_blank" rel="noopener">Review this hand: was each Go, Stop and capture a good one?</a></p>`;
+    if (v.review) html += `<p class="review-link"><a id="review-link" href="${esc(v.review)}" target="_blank" rel="noopener">Review this hand: was each decision a good one? (and play one again)</a></p>`;
     html += "<p>";
     if (v.next_hand) html += button('class="big" id="next-hand"', "Next hand <kbd>H</kbd>") + " ";
     html += button(`class="${v.next_hand ? "plain" : "big"}" id="again"`, v.multi_hand ? "New game <kbd>N</kbd>" : "Play another hand <kbd>N</kbd>");

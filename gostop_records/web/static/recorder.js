@@ -13,6 +13,7 @@
   const NKEY = `gostop.now.${gid}`;
   const VKEY = `gostop.version.${gid}`;
   const DKEY = `gostop.dealer.${gid}`;
+  const TALLY = `gostop.tally.${gid}`; // the hand whose payments the table left to the settlement
   const $ = (id) => document.getElementById(id);
   const TOAST_MS = 6000;
   const DOUBLE_TAP_MS = 400;
@@ -321,11 +322,17 @@
   /* The kind of entry expected next: the server's word when nothing waits, else a guess
      from the last waiting line (the server still checks each one). */
   function expecting() {
-    if (!queue.length) return now.waiting.kind;
+    if (!queue.length) return tallied() ? "deal" : now.waiting.kind;
     const last = queue[queue.length - 1].line.split(/\s+/)[0];
     if (last === "play" || last === "bomb") return "flip";
     if (last === "flip" || last === "go") return "play";
     return "wait";
+  }
+
+  /* Whether the table left the payments of the hand just ended to the night's settlement
+     (it tallies): the recorder goes on to the next deal, the payments stay owed. */
+  function tallied() {
+    return now.waiting.kind === "pay" && localStorage.getItem(TALLY) === String(now.waiting.hand);
   }
 
   function cardActions(verb) {
@@ -453,13 +460,9 @@
         choice.options.map((o) => cardButton(o, `data-choose="${T.esc(o)}"`)).join("") +
         `<button type="button" class="plain" data-cancel>Cancel</button></div>`;
     } else if (!queue.length && kind === "decide") {
-      const pays = (now.stop_pays && now.stop_pays.losers) || [];
+      const pays = now.stop_pays ? GostopProof.summary(now.stop_pays) : [];
       html += `<div class="panel ask sheet" id="decide" role="dialog" aria-label="Go or Stop">` +
-        (pays.length ? `<p>A Stop pays now:</p><ul class="pays">${pays.map((l) => {
-          const why = (l.factors || []).filter((f) => f.applies).map((f) => `×${f.factor} ${f.name}`);
-          return `<li>${T.esc(T.nameOf(now, l.loser))} pays <b>${l.pays_chips}</b> chips` +
-            (why.length ? ` <span class="muted">(${T.esc(why.join(", "))})</span>` : "") + `</li>`;
-        }).join("")}</ul>` : "") +
+        (pays.length ? `<p>A Stop pays now:</p><ul class="pays">${pays.map((t) => `<li>${T.esc(t)}</li>`).join("")}</ul>` : "") +
         lineOf("go_called").map((a) => `<button type="button" class="big go" data-line="${T.esc(a.line)}">Go</button>`).join("") +
         lineOf("stop_called").map((a) => `<button type="button" class="big stop" data-line="${T.esc(a.line)}">Stop</button>`).join("") +
         `</div>`;
@@ -468,6 +471,7 @@
         lineOf("cup_assigned").map((a) => `<button type="button" class="big" data-line="${T.esc(a.line)}">Cup as ${T.esc(a.role)}</button>`).join("") + `</div>`;
     } else if (!queue.length && kind === "pay") {
       html += `<div class="panel ask" id="pay">` +
+        (now.result_words ? `<p class="hand-result"><b>Hand ${now.waiting.hand}:</b> ${T.esc(ended())}.</p>` : "") +
         now.dues.map((d, i) => {
           const draft = payDraft[i] || { amount: String(d.chips), why: "" };
           return `<div class="due"><label for="pay-${i}">${T.esc(T.nameOf(now, d.payer))} pays ${T.esc(T.nameOf(now, d.payee))}</label> ` +
@@ -476,10 +480,13 @@
           `<div class="why"${draft.amount === String(d.chips) ? " hidden" : ""}><label for="why-${i}">Why a different amount?</label>` +
           `<input id="why-${i}" type="text" maxlength="200" data-i="${i}" value="${T.esc(draft.why)}" placeholder="the reason, recorded with it"></div></div>`;
         }).join("") +
-        `<button type="button" class="big" id="pay-record">Record the payment</button></div>`;
+        `<button type="button" class="big" id="pay-record">Record the payment</button>` +
+        (now.settlement ? `<button type="button" class="plain" id="pay-tally">Tally: pay at the end of the night</button>` : "") +
+        proofBox(true) + `</div>`;
     } else if (kind === "deal" && (around("chips") || around("draw"))) {
       html += chipsPanel() + drawPanel();
     } else if (kind === "deal") {
+      html += handEndPanel() + settlePanel(kind);
       const out = sitOutPanel();
       const named = !now.deal.choose_dealer || dealerOfDeal() !== null;
       const ready = dealPicked.filter((x) => /^\d/.test(x)).length === now.deal.layout && out.ready && named;
@@ -487,9 +494,9 @@
         `${ready ? "" : " disabled"}>Deal</button>` +
         `<button type="button" class="plain" id="deal-clear">Clear</button></div>`;
     } else if (kind === "over") {
-      html += `<div class="panel"><p>The game is over. <a href="/games/${encodeURIComponent(gid)}/replay">Replay it</a></p></div>`;
+      html += handEndPanel() + `<div class="panel"><p>The game is over. <a href="/games/${encodeURIComponent(gid)}/replay">Replay it</a></p></div>`;
     }
-    if (["deal", "pay", "over", "settle", "closed"].includes(kind)) html += settlePanel(kind);
+    if (["pay", "over", "settle", "closed"].includes(kind)) html += settlePanel(kind);
     if (around("sell")) html += salePanel();
     if (showing) {
       const verb = showing === "shake" ? "shaken" : "bomb_played";
@@ -519,6 +526,14 @@
       c.querySelectorAll(".why input").forEach((inp) => inp.addEventListener("input", () => keep(inp.dataset.i)));
       pay.addEventListener("click", payment);
     }
+    const tally = $("pay-tally");
+    if (tally) {
+      tally.addEventListener("click", () => ask(
+        "Leave this hand's payments to the end of the night? They stay owed, and the settlement squares them.",
+        "Tally it", () => { localStorage.setItem(TALLY, String(now.waiting.hand)); payDraft = {}; draw(); }));
+    }
+    const untally = $("untally");
+    if (untally) untally.addEventListener("click", () => { localStorage.removeItem(TALLY); draw(); });
     wireAround(c);
     wireSettle(c);
     const deal = $("deal-record");
@@ -533,6 +548,42 @@
       });
       $("deal-clear").addEventListener("click", () => { dealPicked = []; draw(); });
     }
+  }
+
+  // --- the end of a hand: its proof, then the confirmation with the seal -------------------
+
+  /* How the hand just ended, the narrator's sentence without its "hand over:" label. */
+  function ended() {
+    const t = (now.result_words || "").replace(/^hand over:\s*/, "");
+    return t.charAt(0).toUpperCase() + t.slice(1);
+  }
+
+  /* The payout proof of the hand just ended (the table's ``proof``), drawn as the replayer
+     draws it (proof.js). */
+  function proofBox(open) {
+    const p = now.table.proof;
+    if (!p) return "";
+    return `<details class="proof"${open ? " open" : ""}><summary>The proof</summary>` +
+      GostopProof.html(p, (c) => T.face(c, "card mini")) + `</details>`;
+  }
+
+  /* Between hands: the hand just recorded, paid or tallied, with the seal to write on the
+     score sheet, a link to its audit and its proof; the night's totals follow. */
+  function handEndPanel() {
+    const e = now.hand_end;
+    if (!e || queue.length) return "";
+    const how = e.due ? "Tallied: its payments are owed at the end of the night." : "Its payments are recorded.";
+    const audit = `/games/${encodeURIComponent(gid)}/audit#hand-${e.hand}`;
+    return `<div class="panel done" id="hand-end"><p><b>Hand ${e.hand} is recorded.</b> ` +
+      (now.result_words ? `${T.esc(ended())}. ` : "") + `${how}</p>` +
+      sealLine(e) + `<p><a id="hand-audit" href="${audit}">The audit of hand ${e.hand}</a></p>` +
+      (tallied() ? `<button type="button" class="plain" id="untally">Pay it now instead</button>` : "") + proofBox(false) + `</div>`;
+  }
+
+  /* The seal to write on the score sheet, with the game, hand and seq it is of. */
+  function sealLine(e) {
+    return `<p class="seal">Seal for the score sheet: <code id="seal">${T.esc(e.seal)}</code> ` +
+      `<span class="muted">${T.esc(gid)} · hand ${e.hand} · seq ${e.seq}</span></p>`;
   }
 
   // --- the night's settlement (정산) ---------------------------------------------------------
@@ -555,7 +606,13 @@
         `<button type="button" id="settle-close">Close the night (settle)</button></div>`;
     }
     if (kind === "closed" || !st.open.length) {
-      return `<div class="panel" id="settle"><p>The night is closed and settled.</p>${totals}</div>`;
+      const paid = st.paid.length
+        ? `<p>Paid:</p><ul class="paid">` + st.paid.map((p) => `<li>${name(p.payer)} paid ${name(p.payee)} <b>${p.chips}</b>` +
+          (p.note ? ` <span class="muted">(${T.esc(p.note)})</span>` : "") + `</li>`).join("") + `</ul>`
+        : "<p>Nobody owed anybody.</p>";
+      const audit = `/games/${encodeURIComponent(gid)}/audit#settlement`;
+      return `<div class="panel done" id="settle"><p><b>The night is closed and settled.</b></p>${totals}${paid}` +
+        (now.hand_end ? sealLine(now.hand_end) : "") + `<p><a id="settle-audit" href="${audit}">The audit of the settlement</a></p></div>`;
     }
     return `<div class="panel ask" id="settle"><p>The night is closed. The settlement:</p>${totals}` +
       st.open.map((t, i) => {
@@ -798,6 +855,10 @@
 
   /* What the rules wait for, naming the first dealer tapped before the first deal. */
   function promptNow() {
+    if (tallied()) {
+      const d = now.deal.dealer;
+      return `Hand ${now.waiting.hand + 1}: the deal` + (d === null || d === undefined ? "" : ` (dealer ${T.nameOf(now, d)})`);
+    }
     if (now.waiting.kind === "deal" && now.deal.choose_dealer) {
       const d = dealerOfDeal();
       return `Hand ${now.waiting.hand}: the deal` + (d === null ? ": who deals first?" : ` (dealer ${T.nameOf(now, d)})`);
@@ -814,8 +875,9 @@
     $("prompt").textContent = queue.length ? `${queue.length} entr${queue.length > 1 ? "ies" : "y"} waiting to be confirmed` : promptNow();
     document.body.dataset.waiting = queue.length ? "pending" : now.waiting.kind;
     if (kind !== document.body.dataset.step && (kind === "pay" || (kind === "deal" && now.table.hand))) {
-      // a panel of the step (the payment, the next deal) opens at the top: bring it into view
-      setTimeout(() => $("controls").scrollIntoView({ block: "nearest" }));
+      // a panel of the step (the payment, the next deal) opens at the top: bring its top into
+      // view, under the step bar (it may be taller than the screen: the proof follows it)
+      setTimeout(() => $("controls").scrollIntoView({ block: "start" }));
     }
     document.body.dataset.step = kind;
     $("step").textContent = STEPS[kind] || kind;

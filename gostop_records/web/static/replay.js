@@ -218,22 +218,7 @@
     }
     const p = h.proof;
     let html = `<h2>Hand ${h.hand}: ${esc(h.summary || phaseText(f.h))}</h2>`;
-    if (p) {
-      html += `<table class="score-lines"><caption>${esc(who(p.winner))} scores ${p.score.total} points</caption>`;
-      html += p.score.lines
-        .map((ln) => `<tr><td>${esc(ln.name)}</td><td class="cards">${ln.cards.map((c) => card(c, "mini")).join("")}</td><td class="num">${ln.points}</td></tr>`)
-        .join("");
-      if (p.score.cup_role) html += `<tr><td colspan="3">September cup as ${esc(p.score.cup_role)}: ${esc(p.score.cup_reason || "")}</td></tr>`;
-      html += `<tr class="total"><td>${p.go_count ? `${p.go_count} Go: ${esc(p.go_formula)}` : "no Go"}</td><td></td><td class="num">${p.go_points}</td></tr></table>`;
-      for (const lp of p.losers) {
-        html += `<div class="loser"><h3>from ${esc(who(lp.loser))}</h3><ul class="factors">`;
-        html += lp.factors
-          .map((x) => `<li class="${x.applies ? "applies" : "not"}"><b>${x.applies ? "×" + x.factor : "–"}</b> ${esc(x.name)}: ${esc(x.condition)} <code>${esc(x.setting)}</code></li>`)
-          .join("");
-        html += `</ul><p class="sum">${p.go_points} points × ${lp.multiplier} = ${lp.points} points × stake ${p.stake} = <b>${lp.chips} chips</b>` +
-          `${lp.pays_chips !== lp.chips || lp.note ? ` (pays ${lp.pays_chips}${lp.note ? ": " + esc(lp.note) : ""})` : ""}</p></div>`;
-      }
-    }
+    if (p) html += GostopProof.html(p, (c) => card(c, "mini"));
     if (h.instants.length) html += `<ul class="instants">${h.instants.map((t) => `<li>${esc(t)}</li>`).join("")}</ul>`;
     if (h.payments.length) {
       html += '<table class="payments"><caption>Payments: recorded beside what the rules make due</caption>' +
@@ -342,7 +327,11 @@
       const hash = `#seq=${e.seq}`;
       if (location.hash !== hash) history.replaceState(null, "", hash);
     }
+    moved.forEach((fn) => fn(at));
   }
+
+  // what a page drawn over the replayer (a review) is told after every move
+  const moved = [];
 
   function turnStep(dir) {
     const ends = data.turn_ends;
@@ -428,5 +417,14 @@
   const linked = fromHash();
   const start = linked !== null ? linked : data.start ? indexOfSeq(data.start) : last;
   go(start, linked !== null);
+  // for a script drawn over the replayer: where it is, how to move, what it shows
+  window.GostopReplay = {
+    data, events, frames, go, indexOfSeq, esc, card, who,
+    at: () => at,
+    onMove: (fn) => {
+      moved.push(fn);
+      fn(at);
+    },
+  };
   document.body.classList.add("ready");
 })();
