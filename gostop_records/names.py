@@ -31,6 +31,7 @@ __all__ = [
     "FORGOTTEN",
     "PREFIX",
     "is_sealed",
+    "named",
     "new_key",
     "open_name",
     "reveal",
@@ -97,11 +98,24 @@ def sealed_ids(ev: object) -> list[str]:
 def reveal(env: E.Envelope, keys: Mapping[str, bytes]) -> E.Envelope:
     """An envelope whose ``game_started`` shows the names its keys open (the others as
     :data:`FORGOTTEN`), keeping the bytes it was hashed with; any other envelope as it is."""
+    return _shown(env, lambda p: open_name(p.name, keys.get(p.id), p.id))
+
+
+def named(env: E.Envelope, names: Mapping[str, str]) -> E.Envelope:
+    """An envelope whose ``game_started`` shows the names given by person id (as a server
+    that holds the keys shows them: ``GET /api/games/{id}``), keeping the bytes it was
+    hashed with; a sealed name not given stays sealed."""
+    return _shown(env, lambda p: names.get(p.id, p.name))
+
+
+def _shown(env: E.Envelope, name_of: Callable[[E.Player], str]) -> E.Envelope:
     ev = env.event
     if not sealed_ids(ev):
         return env
     assert isinstance(ev, E.GameStarted)
-    players = [E.Player(id=p.id, name=open_name(p.name, keys.get(p.id), p.id)) for p in ev.players]
+    players = [
+        p if not is_sealed(p.name) else E.Player(id=p.id, name=name_of(p)) for p in ev.players
+    ]
     stored = L.canonical_bytes(env)
     shown = msgspec.structs.replace(env, event=msgspec.structs.replace(ev, players=players))
     return L.with_stored(shown, stored)
