@@ -19,6 +19,7 @@ from . import (
     demo_cmd,
     games_cmd,
     keys_cmd,
+    people_cmd,
     play_cmd,
     record_cmd,
     replay_cmd,
@@ -59,6 +60,7 @@ app.command("seal")(seal_cmd.seal)
 app.command("verify")(seal_cmd.verify)
 app.command("countersign")(seal_cmd.countersign)
 app.add_typer(keys_cmd.app, name="keys")
+app.add_typer(people_cmd.app, name="people")
 
 
 def main() -> None:

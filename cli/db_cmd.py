@@ -269,6 +269,15 @@ def games(
     list_games(None, db, unfinished, as_json)
 
 
+@app.command("compact", epilog="Example: gostop db compact --db club.duckdb")
+def compact(db: DbOption = DEFAULT_DB) -> None:
+    """Rewrite the store into a fresh file, leaving no freed block behind (after a person
+    was forgotten through the server's API; stop the server first)."""
+    from gostop_records.store.compact import compact as rewrite
+
+    common.echo(f"{db} rewritten ({rewrite(db)} bytes)")
+
+
 @app.command("stats", epilog="Example: gostop db stats --json")
 def stats(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
     """Games, hands, outcomes, average payouts by ruleset and players, specials' frequency."""
@@ -425,7 +434,8 @@ def verify(db: DbOption = DEFAULT_DB, as_json: JsonOption = False) -> None:
             f"{report.games} game(s), {report.events} event(s): every hash chain "
             "intact, projection tables equal a fresh rebuild, the heads chain holds every "
             f"game; {report.signed_games} signed game(s), {report.valid_signatures} valid "
-            "signature(s)"
+            f"signature(s); the people record's {report.person_events} event(s) chained and "
+            "held"
         )
     if not report.ok:
         for line in report.problems():

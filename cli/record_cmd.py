@@ -72,7 +72,8 @@ def record(
         typer.Option(
             "--players",
             metavar="NAMES",
-            help='Player names in seat order, comma-separated: "Ann,Ben".',
+            help='Player names in seat order, comma-separated: "Ann,Ben" (each a new '
+            'person); NAME=ID seats a known person (gostop people list): "Ann=p_3fa2c1d04e5b".',
         ),
     ] = None,
     ruleset: Annotated[

@@ -23,6 +23,7 @@ import typer
 
 from gostop_records import events as E
 from gostop_records.errors import GostopError, IllegalAction
+from gostop_records.names import named, sealed_ids
 from gostop_records.recorder import RecordingSession
 from gostop_records.service.client import ServerRefused, ServiceClient
 
@@ -59,6 +60,9 @@ class RemoteSink:
     def game_events(self, game_id: str) -> list[E.Envelope]:
         envs = self.client.events(game_id)
         self.stored = envs[-1].seq if envs else 0
+        if envs and sealed_ids(envs[0].event):  # the server holds the keys: its names
+            seats = self.client.table(game_id, at=1).get("players") or []
+            envs[0] = named(envs[0], {p["id"]: p["name"] for p in seats})
         return envs
 
     def append(

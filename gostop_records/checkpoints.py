@@ -32,6 +32,7 @@ from typing import Any
 
 from . import events as E
 from .errors import Finding, GostopError
+from .names import is_sealed
 from .signing import PublicKey, SigningKey, checkpoint_message, countersign_message
 
 __all__ = [
@@ -222,7 +223,9 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
     players = list(first.players) if type(first) is E.GameStarted else []
 
     def seat_name(seat: int) -> str:
-        return f"seat {seat} ({players[seat].name})" if seat < len(players) else f"seat {seat}"
+        if seat < len(players) and players[seat].name and not is_sealed(players[seat].name):
+            return f"seat {seat} ({players[seat].name})"
+        return f"seat {seat}"
 
     keys: dict[str, tuple[PublicKey, str]] = {}  # fingerprint -> key, holder
     seat_keys: dict[int, tuple[str, int]] = {}  # seat -> fingerprint, seq first used

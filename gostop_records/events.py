@@ -33,6 +33,7 @@ __all__ = [
     "EVENT_VERSIONS",
     "INPUT_TYPES",
     "METADATA_TYPES",
+    "PEOPLE_TYPES",
     "BombPlayed",
     "BonusCardTaken",
     "BrightsSold",
@@ -65,6 +66,9 @@ __all__ = [
     "PaymentCapped",
     "PaymentDue",
     "PaymentRecorded",
+    "PersonForgotten",
+    "PersonRenamed",
+    "PersonsMerged",
     "Player",
     "PpukMade",
     "ResultCountersigned",
@@ -124,8 +128,11 @@ class _Payload(Struct, tag_field="type", frozen=True, gc=False):
 
 
 class Player(Struct, frozen=True, gc=False):
-    id: str
-    name: str
+    """A seat's person: ``id`` names the person across games and names (``people``); a
+    seat without one is given an id made from its name (``people.derived_person_id``)."""
+
+    id: str = ""
+    name: str = ""
 
 
 class FourShown(Struct, frozen=True, gc=False):
@@ -483,6 +490,33 @@ class ResultCountersigned(_Payload, tag="result_countersigned"):
     signature: Base64
 
 
+# --- the people record (see ``people``): a stream of its own, not a game's ---------------
+
+
+class PersonRenamed(_Payload, tag="person_renamed"):
+    """People. The name shown for a person from now on; each game keeps the name its
+    table gave (``game_started``)."""
+
+    person: str
+    name: str
+
+
+class PersonsMerged(_Payload, tag="persons_merged"):
+    """People. Two ids turn out to be one person: ``person``'s games count for ``into``'s
+    from now on (both stay in the games as recorded)."""
+
+    person: str
+    into: str
+
+
+class PersonForgotten(_Payload, tag="person_forgotten"):
+    """People. A person asked to be forgotten: their key is deleted, so no name sealed under
+    it (``game_started``, ``person_renamed``) can be read again; the games stay, byte for
+    byte, under their id. Names nobody."""
+
+    person: str
+
+
 Event = (
     GameStarted
     | DealerDrawn
@@ -520,6 +554,9 @@ Event = (
     | KeyAdded
     | CheckpointSigned
     | ResultCountersigned
+    | PersonRenamed
+    | PersonsMerged
+    | PersonForgotten
 )
 
 EVENT_CLASSES: tuple[type[Struct], ...] = Event.__args__  # type: ignore[attr-defined]
@@ -560,10 +597,12 @@ INPUT_TYPES: frozenset[str] = frozenset(
 METADATA_TYPES: frozenset[str] = frozenset(
     {"key_added", "checkpoint_signed", "result_countersigned"}
 )
+#: The people record's events (a stream of their own, never a game's: see ``people``).
+PEOPLE_TYPES: frozenset[str] = frozenset({"person_renamed", "persons_merged", "person_forgotten"})
 #: Derived by the engine; ``stop_called`` is a consequence only when ``auto`` is true.
-CONSEQUENCE_TYPES: frozenset[str] = frozenset(EVENT_TYPES) - INPUT_TYPES - METADATA_TYPES | {
-    "stop_called"
-}
+CONSEQUENCE_TYPES: frozenset[str] = frozenset(
+    EVENT_TYPES
+) - INPUT_TYPES - METADATA_TYPES - PEOPLE_TYPES | {"stop_called"}
 
 
 class UnknownEvent(Struct, frozen=True):

@@ -41,6 +41,7 @@ from .engine.state import HandState, Phase
 from .engine.table import table_for
 from .engine.turn import facts_of
 from .errors import GostopError
+from .people import derived_person_id
 from .recorder import Clock, Entry, EventSink, RecordingSession, card_code, make_players
 from .rules import BonusPlay, LastTurnRule, Ruleset, Shaking, StealCount, resolve
 from .sim.bots import Bot
@@ -107,8 +108,20 @@ def seat_names(name: str, players: int) -> list[str]:
     """The names in seat order: the human's (``You`` when blank), then the bots'; a name
     that clashes with a bot's is a :class:`~gostop_records.errors.GostopError`."""
     names = [name.strip() or "You", *bot_names(players)]
-    make_players(names)  # refuses two seats with one id
+    seated(names)  # refuses two seats with one name
     return names
+
+
+def seated(names: Sequence[str], person: str | None = None) -> list[E.Player]:
+    """The seats as persons: the human is ``person`` (a browser's own, on ``/play``), or
+    the person of their name when none is given (one player at a terminal); each bot is
+    the person of its name, the same in every game."""
+    return make_players(
+        [
+            E.Player(id=(person if s == 0 and person else derived_person_id(n)), name=n)
+            for s, n in enumerate(names)
+        ]
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +210,7 @@ class PlaySession:
         bot: str | Sequence[str] = DEFAULT_BOT,
         seed: int = 0,
         name: str = "You",
+        person: str | None = None,
         stake: int = 1,
         game_id: str | None = None,
         by: str = "play",
@@ -206,7 +220,8 @@ class PlaySession:
         human in seat 0 and the bots after it, the stake; the seed is in its notes.
 
         ``players`` defaults to 2 when the ruleset is played by two, else its smallest
-        table; ``bot`` is one bot kind for every computer seat, or one per seat.
+        table; ``bot`` is one bot kind for every computer seat, or one per seat. ``person``
+        is the human's person id (see :func:`seated`).
         """
         rules, n = resolve_setup(ruleset, players)
         kinds = [bot] * (n - 1) if isinstance(bot, str) else list(bot)
@@ -221,7 +236,7 @@ class PlaySession:
         lineup = ", ".join(dict.fromkeys(kinds))
         rec = RecordingSession.start(
             sink,
-            names,
+            seated(names, person),
             rules,
             stake=stake,
             game_id=game_id or new_play_id(clock),

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -50,6 +49,8 @@ from .engine.settlement import Proof
 from .engine.state import HandState, Phase
 from .errors import GostopError, IllegalAction, LogError, NoSpaceError, ProjectionError
 from .log import JsonlSink
+from .names import seal_players
+from .people import derived_person_id, mint_person_id, name_error, person_id_error, seat_ids
 from .projector import Projector
 from .rules import Ruleset, resolve
 from .seal import Seal
@@ -80,26 +81,34 @@ Clock = Callable[[], str]
 card_code = notation.card_code
 
 
-def _slug(name: str) -> str:
-    return re.sub(r"[^0-9a-z]+", "-", name.strip().lower()).strip("-")
-
-
 def make_players(players: Sequence[str | E.Player]) -> list[E.Player]:
-    """Players in seat order; a bare name gets an id made from it (``Ann Lee``: ``ann-lee``)."""
+    """Players in seat order, each a person (see ``people``): ``Ann`` is a new person with
+    a minted id, ``Ann=p_3fa2c1d04e5b`` the known person of that id, seated as ``Ann``. Two
+    seats may not share an id, nor a name (a seat is named in entries by its name)."""
     out: list[E.Player] = []
     for p in players:
         if isinstance(p, E.Player):
             out.append(p)
             continue
-        name = p.strip()
-        pid = _slug(name)
-        if not pid:
-            raise GostopError(f"player name {p!r} is empty: give each seat a name")
-        out.append(E.Player(id=pid, name=name))
-    ids = [p.id for p in out]
-    for pid in ids:
-        if ids.count(pid) > 1:
-            raise GostopError(f"two players have the id {pid!r}: give each seat its own name")
+        name, eq, pid = p.partition("=")
+        name, pid = name.strip(), pid.strip()
+        if not name:
+            raise GostopError(f"player {p!r} has no name: give each seat a name")
+        if eq:
+            why = person_id_error(pid)
+            if why:
+                raise GostopError(f"player {p!r}: {why}")
+        out.append(E.Player(id=pid if eq else mint_person_id(), name=name))
+    for p in out:
+        why = name_error(p.name) if p.name or not p.id else None
+        if why:
+            raise GostopError(f"player {p.name!r}: {why}")
+    ids = seat_ids(out)
+    names = [derived_person_id(p.name) for p in out if p.name]
+    for key, what in ((ids, "id"), (names, "name")):
+        twice = next((k for k in key if key.count(k) > 1), None)
+        if twice is not None:
+            raise GostopError(f"two players have the {what} {twice!r}: give each seat its own")
     return out
 
 
@@ -251,6 +260,9 @@ class RecordingSession:
         self._decision: Decision | None = None
         #: What :meth:`start` or :meth:`resume` decided when told to decide (None: nothing).
         self.opened: Decision | None = None
+        #: A sink that keeps persons' keys (the store) gives ``person_key(id)``: the names of
+        #: ``game_started`` are then sealed under them before it is hashed (``names``).
+        self._person_key: Callable[[str], bytes] | None = getattr(sink, "person_key", None)
 
     # --- opening -----------------------------------------------------------------------
 
@@ -455,7 +467,12 @@ class RecordingSession:
 
     def _seal(self, chain: L.Chain, env: E.Envelope) -> E.Envelope:
         stamp = self.clock()
-        return chain.seal(msgspec.structs.replace(env, at=stamp, recorded_at=stamp))
+        env = msgspec.structs.replace(env, at=stamp, recorded_at=stamp)
+        if self._person_key is not None and type(env.event) is E.GameStarted:
+            # shown with the names, hashed and written with them sealed (see ``names``)
+            hidden = seal_players(env.event, self._person_key)
+            env = L.with_stored(env, L.canonical_bytes(msgspec.structs.replace(env, event=hidden)))
+        return chain.seal(env)
 
     def _try(
         self, payloads: Sequence[Any], hand: int | None = _ITS_HAND

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from . import cards as C
 from . import events as E
 from .engine.state import HandState, Phase
+from .names import is_sealed
 
 __all__ = [
     "CAPTURE_KINDS",
@@ -123,9 +124,12 @@ def seat_name(players: Sequence[E.Player], seat: int | None) -> str:
 
 
 def who(players: Sequence[E.Player], seat: int | None) -> str:
-    """A seat by its player's name; ``seat N`` without one, ``nobody`` for no seat."""
+    """A seat by its player's name; ``seat N`` without one (or with a name sealed in a log
+    read as stored, see ``names``), ``nobody`` for no seat."""
     if seat is not None and 0 <= seat < len(players):
-        return players[seat].name
+        name = players[seat].name
+        if name and not is_sealed(name):
+            return name
     return "nobody" if seat is None else f"seat {seat}"
 
 
@@ -281,6 +285,12 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
         return f"{w(ev.seat)} countersigns the record up to seq {ev.head_seq} with key {fp}"
     if t == "checkpoint_signed":
         return f"checkpoint: the record up to seq {ev.head_seq} signed by key {ev.key}"
+    if t == "person_renamed":
+        return f"person {ev.person} is renamed"
+    if t == "persons_merged":
+        return f"person {ev.person}'s games count for person {ev.into} from now on"
+    if t == "person_forgotten":
+        return f"person {ev.person} is forgotten: their names can no longer be read"
     return t
 
 

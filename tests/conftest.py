@@ -126,6 +126,10 @@ def make_sample_events() -> list[Any]:
             transfers=[E.SettlementTransfer(payer=1, payee=0, chips=30)],
         ),
         E.SettlementPaid(payer=1, payee=0, chips=25, note="5 forgiven"),
+        # the people record's events (a stream of their own in use; here for the codecs)
+        E.PersonRenamed(person="p1", name="Ann Lee"),
+        E.PersonsMerged(person="p2", into="p1"),
+        E.PersonForgotten(person="p1"),
     ]
 
 

@@ -229,9 +229,12 @@ def _assert_same_answers(db: Path) -> None:
         for name, old in EVENT_ROW_QUERIES.items():
             new = (QUERIES / f"{name}.sql").read_text(encoding="utf-8")
             assert store.query(new).rows == store.query(old).rows, name
-        new_hands = store.query("SELECT * FROM v_player_hands ORDER BY ALL").rows
+        # the person a seat's rows count for (``person_id``, ``names``, ``ids``) came later
+        new_hands = store.query(
+            "SELECT * EXCLUDE (person_id) FROM v_player_hands ORDER BY ALL"
+        ).rows
         assert new_hands == store.query(_event_row_player_hands()).rows
-        new_gos = store.query("SELECT * FROM v_player_gos ORDER BY ALL").rows
+        new_gos = store.query("SELECT * EXCLUDE (person_id) FROM v_player_gos ORDER BY ALL").rows
         assert new_gos == store.query(EVENT_ROW_GOS).rows
         disputes = store.query("SELECT * FROM v_payout_disputes ORDER BY ALL").rows
         assert disputes == store.query(GAMES_JOIN_DISPUTES).rows
@@ -249,7 +252,7 @@ def _assert_same_answers(db: Path) -> None:
             == store.query(HAND_ROW_PLAYER_GAMES).rows
         )
         assert (
-            store.query("SELECT * FROM v_player_stats ORDER BY player_id").rows
+            store.query("SELECT * EXCLUDE (names, ids) FROM v_player_stats ORDER BY player_id").rows
             == store.query(HAND_ROW_PLAYER_STATS).rows
         )
         stats = store.query(
@@ -329,7 +332,7 @@ def test_a_version_5_store_gets_the_summaries(tmp_path: Path) -> None:
         _drop_schema_7_columns(store)
         store.conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     with Store(db) as store:
-        assert schema.file_version(store.conn) == schema.SCHEMA_VERSION == 8
+        assert schema.file_version(store.conn) == schema.SCHEMA_VERSION >= 8
         for t in tables:
             assert want[t] and store.query(f"SELECT * FROM {t} ORDER BY ALL").rows == want[t], t
         assert store.verify().ok
@@ -354,7 +357,7 @@ def test_a_version_6_store_gets_won_by_stop_and_player_games(tmp_path: Path) -> 
         _drop_schema_7_columns(store)
         store.conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     with Store(db) as store:
-        assert schema.file_version(store.conn) == schema.SCHEMA_VERSION == 8
+        assert schema.file_version(store.conn) == schema.SCHEMA_VERSION >= 8
         assert store.query("SELECT * FROM decisions ORDER BY ALL").rows == want
         assert store.query("SELECT * FROM payouts ORDER BY ALL").rows == payouts
         assert totals and store.query("SELECT * FROM player_games ORDER BY ALL").rows == totals

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -349,9 +350,17 @@ def test_go_and_stop_carry_the_engine_facts(tmp_path: Path) -> None:
 
 
 def test_inputs_only() -> None:
-    with pytest.raises(GostopError):
+    with pytest.raises(GostopError, match="two players have the name 'ann'"):
         make_players(["Ann", "ann"])
-    assert [p.id for p in make_players(["Ann Lee", "Ben"])] == ["ann-lee", "ben"]
+    # a bare name is a new person with a minted id; NAME=ID seats a known person
+    ann, ben = make_players(["Ann Lee", "Ben=ben-7"])
+    assert re.fullmatch(r"p_[0-9a-f]{12}", ann.id) and ann.name == "Ann Lee"
+    assert ben == E.Player(id="ben-7", name="Ben")
+    assert make_players(["Ann"])[0].id != make_players(["Ann"])[0].id  # two Anns: two persons
+    with pytest.raises(GostopError, match="not a person id"):
+        make_players(["Ann=no spaces"])
+    with pytest.raises(GostopError, match="two players have the id 'ann'"):
+        make_players(["Ann=ann", "Ann Lee=ann"])
     assert card_code("9a") == "09A" and card_code("11d") == "11D"
 
 

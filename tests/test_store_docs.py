@@ -14,7 +14,15 @@ from gostop_records.rules import PRESETS, Ruleset
 from gostop_records.sim.selfplay import simulate
 from gostop_records.store import Store
 from gostop_records.store import columns as docs
-from gostop_records.store.schema import EVENT_COLUMNS, HEADS_COLUMNS, TABLES, VIEWS
+from gostop_records.store.schema import (
+    EVENT_COLUMNS,
+    HEADS_COLUMNS,
+    PEOPLE_COLUMNS,
+    PERSON_EVENT_COLUMNS,
+    PERSON_KEY_COLUMNS,
+    TABLES,
+    VIEWS,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SQL_DOC = "docs/sql.md"
@@ -30,6 +38,9 @@ def schema_columns() -> dict[str, list[str]]:
     out = {"events": [c for c, _ in EVENT_COLUMNS]}
     out.update({t: [c for c, _ in cols] for t, cols in TABLES.items()})
     out["heads"] = [c for c, _ in HEADS_COLUMNS]
+    out["person_events"] = [c for c, _ in PERSON_EVENT_COLUMNS]
+    out["people"] = [c for c, _ in PEOPLE_COLUMNS]
+    out["person_keys"] = [c for c, _ in PERSON_KEY_COLUMNS]
     return out
 
 
@@ -185,7 +196,14 @@ def _rendered_columns(md: str) -> dict[str, list[tuple[str, str, str]]]:
 
 def test_markdown_renders_schema_types_and_descriptions() -> None:
     rendered = _rendered_columns(docs.markdown())
-    expected = {"events": EVENT_COLUMNS, **TABLES, "heads": HEADS_COLUMNS}
+    expected = {
+        "events": EVENT_COLUMNS,
+        **TABLES,
+        "heads": HEADS_COLUMNS,
+        "person_events": PERSON_EVENT_COLUMNS,
+        "people": PEOPLE_COLUMNS,
+        "person_keys": PERSON_KEY_COLUMNS,
+    }
     assert list(rendered) == list(expected)
     for table, cols in expected.items():
         want = [(c, t, docs.COLUMN_DOCS[table][c]) for c, t in cols]

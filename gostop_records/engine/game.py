@@ -35,6 +35,7 @@ from ..events import (
     SettlementTransfer,
     SittingEnded,
 )
+from ..people import seat_ids
 from ..rules import ChipLimit, FirstDealer, Ruleset
 from . import night as NIGHT
 from .deal import first_play_pending
@@ -63,10 +64,13 @@ def start_game(game_id: str, ev: GameStarted) -> GameState:
     rules = Ruleset.from_pinned(ev.ruleset)
     n = len(ev.players)
     table = table_for(rules, n, ev.stake)
-    ids = [p.id for p in ev.players]
+    ids = seat_ids(ev.players)
     if len(set(ids)) != n:
         raise IllegalAction("players", "two seats have the same player id")
-    return GameState(game_id, rules, table, tuple(ev.players), ev.stake)
+    players = tuple(
+        p if p.id else E.Player(id=pid, name=p.name) for p, pid in zip(ev.players, ids, strict=True)
+    )
+    return GameState(game_id, rules, table, players, ev.stake)
 
 
 def _hand_started(g: GameState, ev: HandStarted, inplace: bool) -> GameState:

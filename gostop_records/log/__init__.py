@@ -58,6 +58,7 @@ from .chain import (
     stored_bytes,
     verify,
     verify_games,
+    with_stored,
 )
 from .codec import (
     UPCASTERS,
@@ -134,6 +135,7 @@ __all__ = [
     "verify",
     "verify_file",
     "verify_games",
+    "with_stored",
     "write_atomic",
     "write_jsonl",
     "write_log",

@@ -36,6 +36,7 @@ __all__ = [
     "stored_bytes",
     "verify",
     "verify_games",
+    "with_stored",
 ]
 
 
@@ -82,6 +83,12 @@ def stored_bytes(env: Envelope) -> bytes | None:
     """The canonical bytes of the stored form, for an envelope read in a non-typed form."""
     d = getattr(env, "__dict__", None)
     return d.get("stored") if d else None
+
+
+def with_stored(env: Envelope, stored: bytes) -> StoredEnvelope:
+    """``env`` shown in its typed form and hashed, and written, as ``stored`` (the canonical
+    bytes of another form of it): a name sealed in the record and shown opened, say."""
+    return _with_stored(env, stored)
 
 
 def _with_stored(env: Envelope, stored: bytes) -> StoredEnvelope:

@@ -76,6 +76,7 @@ class Action(enum.StrEnum):
     BIND_SEAT = "bind_seat"
     PLAY = "play"
     METRICS = "metrics"
+    PEOPLE = "people"
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +183,7 @@ TABLE: dict[Action, Rule] = {
             "GET /players",
             "GET /players/{id}",
             "GET /report",
+            "GET /api/people",
         ),
         note="SQL shows no path of the server's files",
     ),
@@ -214,6 +216,16 @@ TABLE: dict[Action, Rule] = {
         ),
         note="a finished hand is stored as a game (a hand played again from a decision is "
         "practice, not stored)",
+    ),
+    Action.PEOPLE: Rule(
+        "renaming, merging or forgetting persons",
+        _r(KEY),
+        routes=(
+            "POST /api/people/{id}/rename",
+            "POST /api/people/merge",
+            "POST /api/people/{id}/forget",
+        ),
+        note="events of the store's people record, never edits; never open to anyone",
     ),
     Action.METRICS: Rule(
         "reading the server's metrics",

@@ -62,6 +62,7 @@ from .models import (
     NewGame,
     QueryIn,
 )
+from .people_routes import people_routes
 from .priority import lower_priority
 from .reads import Reads
 from .rebuilds import RebuildRunner, rebuild_routes
@@ -847,6 +848,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
             *page_routes(events_of, st.hub),
             *play_routes(store_game, reviews=reviews),
             *browse_routes(events_of, read_store, reviews, keep_review),
+            *people_routes(),
             health,
             create_game,
             add_entry,

@@ -4,8 +4,9 @@
 a time), made of the parts a newcomer can read apart: :mod:`.sessions` (the store, the
 settler, the games in memory and the one write path), :mod:`.entries` (new games and
 entries), :mod:`.signatures` (checkpoints and countersignatures), :mod:`.imports`
-(uploads), :mod:`.backups` (copies of the store, as write jobs) and :mod:`.rebuilds`
-(the end of a projection rebuild). Reads are not here:
+(uploads), :mod:`.backups` (copies of the store, as write jobs), :mod:`.rebuilds`
+(the end of a projection rebuild) and :mod:`.persons` (renames, merges and forgetting
+of persons). Reads are not here:
 :mod:`.reads` runs them on connections of their own.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 from .backups import Backups
 from .entries import Entries, fingerprint
 from .imports import Imports
+from .persons import Persons
 from .rebuilds import Rebuilds
 from .sessions import Answer, EntryRequest, server_key
 from .signatures import Signatures
@@ -21,5 +23,5 @@ from .signatures import Signatures
 __all__ = ["Answer", "EntryRequest", "TableService", "fingerprint", "server_key"]
 
 
-class TableService(Entries, Signatures, Imports, Backups, Rebuilds):
+class TableService(Entries, Signatures, Imports, Backups, Rebuilds, Persons):
     """The service on one store file: see the module docstring and :class:`.sessions.Sessions`."""

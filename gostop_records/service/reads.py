@@ -238,9 +238,11 @@ def search(
     if player:
         where.append(
             "(list_contains([lower(x) FOR x IN g.player_ids], lower(?)) OR "
-            "list_contains([lower(x) FOR x IN g.player_names], lower(?)))"
+            "list_contains([lower(x) FOR x IN g.player_names], lower(?)) OR "
+            "EXISTS (SELECT 1 FROM people p WHERE p.counts_for = ? "
+            "AND list_contains(g.player_ids, p.person_id)))"
         )
-        params += [player, player]
+        params += [player, player, player]
     for value, op in ((date, "="), (date_from, ">="), (date_to, "<=")):
         if value:
             where.append(f"g.started_on {op} TRY_CAST(? AS DATE)")

@@ -54,6 +54,7 @@ from ..signing import SigningKey, read_key_file, write_key_file
 from ..store import Store, staging
 from ..store.append import Append
 from ..store.connection import fetch_one
+from ..store.people import person_key
 from ..store.query import lock_down
 from . import store_rows
 from .errors import ServiceError
@@ -141,6 +142,10 @@ class StoredGame:
 
     def game_events(self, game_id: str) -> list[E.Envelope]:
         return self.store.events(game_id)
+
+    def person_key(self, pid: str) -> bytes:
+        """The key a game's names are sealed under (see ``gostop_records.names``)."""
+        return person_key(self.store, pid)
 
     def append(
         self, envs: Sequence[E.Envelope], expected_version: int, checked: Any = None

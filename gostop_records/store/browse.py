@@ -142,9 +142,11 @@ class HandFilter:
         if self.player:
             cond.append(
                 "h.game_id IN (SELECT game_id FROM games WHERE list_contains(player_ids, ?) "
-                "OR list_contains([lower(x) FOR x IN player_names], lower(?)))"
+                "OR list_contains([lower(x) FOR x IN player_names], lower(?)) "
+                "OR EXISTS (SELECT 1 FROM people p WHERE p.counts_for = ? "
+                "AND list_contains(player_ids, p.person_id)))"
             )
-            params += [self.player, self.player]
+            params += [self.player, self.player, self.player]
         if self.date_from:
             cond.append("h.date >= ?")
             params.append(self.date_from)
@@ -313,7 +315,12 @@ class PlayerFigures:
 
 
 def player_figures(conn: duckdb.DuckDBPyConnection, player_id: str) -> PlayerFigures | None:
-    """The figures of the player with id ``player_id``; None when no ended hand has them."""
+    """The figures of the person with id ``player_id`` over every game and name (an id
+    merged into another's gives that person's figures); None when no ended hand has them."""
+    found = conn.execute(
+        "SELECT counts_for FROM people WHERE person_id = ?", [player_id]
+    ).fetchall()
+    player_id = found[0][0] if found else player_id
     rows = _dicts(conn.execute("SELECT * FROM v_player_stats WHERE player_id = ?", [player_id]))
     if not rows:
         return None
@@ -321,7 +328,7 @@ def player_figures(conn: duckdb.DuckDBPyConnection, player_id: str) -> PlayerFig
     gos = _dicts(
         conn.execute(
             "SELECT score, count(*) AS gos, count(*) FILTER (WHERE paid_off) AS paid_off "
-            "FROM v_player_gos WHERE player_id = ? GROUP BY score ORDER BY score",
+            "FROM v_player_gos WHERE person_id = ? GROUP BY score ORDER BY score",
             [player_id],
         )
     )
@@ -333,7 +340,7 @@ def player_figures(conn: duckdb.DuckDBPyConnection, player_id: str) -> PlayerFig
         WITH mine AS MATERIALIZED (
             SELECT game_id, hand, started_at, ruleset, seat, outcome, won, gos, chips,
                    recorded_chips, row_number() OVER w AS k, sum(chips) OVER w AS total
-            FROM v_player_hands WHERE player_id = ?
+            FROM v_player_hands WHERE person_id = ?
             WINDOW w AS (ORDER BY started_at NULLS FIRST, game_id, hand
                          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
         )

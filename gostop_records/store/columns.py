@@ -14,7 +14,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .query_docs import EXAMPLES, JOINS, VIEW_DOCS
-from .schema import EVENT_COLUMNS, HEADS_COLUMNS, TABLES, VIEWS
+from .schema import (
+    EVENT_COLUMNS,
+    HEADS_COLUMNS,
+    PEOPLE_COLUMNS,
+    PERSON_EVENT_COLUMNS,
+    PERSON_KEY_COLUMNS,
+    TABLES,
+    VIEWS,
+)
 from .table_docs import COLUMN_DOCS, TABLE_DOCS
 
 __all__ = [
@@ -40,6 +48,12 @@ def column_types(table: str) -> tuple[tuple[str, str], ...]:
     """(column, SQL type) of ``events`` or a projection table, as :mod:`.schema` creates it."""
     if table == "heads":
         return HEADS_COLUMNS
+    if table == "person_events":
+        return PERSON_EVENT_COLUMNS
+    if table == "people":
+        return PEOPLE_COLUMNS
+    if table == "person_keys":
+        return PERSON_KEY_COLUMNS
     return EVENT_COLUMNS if table == "events" else TABLES[table]
 
 
@@ -69,7 +83,7 @@ def markdown() -> str:
     """The generated section (docs/sql.md): keys and joins, every table with its columns,
     views, examples."""
     out = ["### Keys and joins", "", JOINS, "", "### Tables", ""]
-    for table in ("events", *TABLES, "heads"):
+    for table in ("events", *TABLES, "heads", "person_events", "people", "person_keys"):
         out.extend(_table_section(table))
     out += ["### Views", ""]
     for view in VIEWS:

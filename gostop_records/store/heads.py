@@ -14,6 +14,7 @@ entries to the ``heads`` table, in the transaction that writes the events:
 | ``loss_accepted`` | ``db rebuild --accept-loss``: the game's head as it is after a loss |
 | ``rebuild`` | the projection tables derived again |
 | ``repaired`` | ``db repair``: a game's events the chain missed; last, what it did |
+| ``people`` | an append to the people record (no game: its events and head) |
 
 An entry holds the game, its number of events and its head hash then, and is chained to the
 entry before it like events are (``hash = sha256(prev + canonical bytes of the entry)``).
@@ -82,6 +83,7 @@ KINDS = (
     "loss_accepted",
     "rebuild",
     "repaired",
+    "people",
 )
 ENTRY_SELECT = "entry, kind, game_id, seq, head, recorded_at, detail, prev, hash"
 

@@ -81,18 +81,23 @@ VIEW_DOCS: dict[str, str] = {
         + ", ".join(f"`{b}_paid`" for b in BAK_IDS)
         + ") and as payee ("
         + ", ".join(f"`{b}_received`" for b in BAK_IDS)
-        + "); `sat_out`: the seat sat the hand out (4 or 5 seats), its `chips` what it sold."
+        + "); `sat_out`: the seat sat the hand out (4 or 5 seats), its `chips` what it sold; "
+        "`person_id`: the person the seat's hands count for (`people.counts_for`, else "
+        "`player_id`)."
     ),
     "v_player_gos": (
         "Did a Go pay off? One row per Go called in an ended hand: `game_id`, `hand`, `seq`, "
         "`seat`, `player_id`, `player_name`, `ruleset`, `date`, `go_count` (the Go's number "
-        "in the hand), `score` (the score it was called at), the hand's `outcome`, and "
-        "`paid_off`: the caller went on to win the hand by a Stop."
+        "in the hand), `score` (the score it was called at), the hand's `outcome`, "
+        "`paid_off`: the caller went on to win the hand by a Stop, and `person_id` (as in "
+        "`v_player_hands`)."
     ),
     "v_player_stats": (
-        "Each player's figures over the whole store, by `player_id` (the name, "
-        "`player_name`, is the latest used): `games`, `hands` (ended hands played, not sat "
-        "out), `wins`, `chips` and `recorded_chips` (net, as in `v_player_hands`, sales "
+        "Each person's figures over the whole store, by `player_id`: the person every id "
+        "merged into theirs counts for (`people.counts_for`). `player_name` is the name a "
+        "rename gave, else the latest used at a table; `names` every name they were seated "
+        "by, `ids` every id their games seat them as; `games`, `hands` (ended hands played, "
+        "not sat out), `wins`, `chips` and `recorded_chips` (net, as in `v_player_hands`, sales "
         "included), `avg_chips` (chips per hand played, 2 decimals), `gos` and "
         "`gos_paid_off` (as counted over `v_player_gos`), and the sums of "
         "`v_player_hands`' special and payout flag counts (summed from `player_games`): "
@@ -100,6 +105,14 @@ VIEW_DOCS: dict[str, str] = {
         + ", "
         + ", ".join(f"`{b}_paid`, `{b}_received`" for b in BAK_IDS)
         + "."
+    ),
+    "v_people": (
+        "Who is who? One row per person a game seated or the people record names: "
+        "`person_id`, `name` (a rename's, else the one at their latest game), "
+        "`name_at_table` (the one at their latest game), `named_at`, `merged_into` and "
+        "`counts_for` (as in `people`), `games` (the games that seated this id), "
+        "`last_started_at` (when the latest of them started) and `forgotten` (as in "
+        "`people`; false for a person it does not name)."
     ),
 }
 

@@ -37,6 +37,7 @@ from .connection import bounded_memory
 from .errors import StoreError
 from .heads import Loss, LossError, losses, tip, writing
 from .heads import record as record_head
+from .people import rebuild_people, revealed
 from .projections import Rows, derive, empty_rows
 from .store import game_head, games_events
 from .writer import clear_games, insert_projection, transaction
@@ -109,7 +110,8 @@ def game_groups(store: Store | Events, limit: int = GROUP_EVENTS) -> Iterator[li
 
 
 def decode_game(store: Store | Events, rows: Sequence[tuple[Any, ...]]) -> list[Envelope]:
-    return rows_to_envelopes(rows, source=str(store.path))
+    """A game's rows as envelopes, its sealed names opened by the store's keys."""
+    return revealed(store.conn, rows_to_envelopes(rows, source=str(store.path)))
 
 
 def fresh_rows(
@@ -363,6 +365,7 @@ class Rebuild:
                 report.failed = sorted(self.failed.values(), key=lambda f: f.game_id)
                 report.rows = staging.counts(conn)
                 staging.swap(conn)
+                rebuild_people(conn)
                 done = {"games": report.games, "failed": len(report.failed), "rows": report.rows}
                 record_head(conn, "rebuild", [(None, 0, None)], done)
         self.status.behind = 0

@@ -41,6 +41,9 @@ __all__ = [
     "HEADS_COLUMNS",
     "KEYS",
     "MIGRATIONS",
+    "PEOPLE_COLUMNS",
+    "PERSON_EVENT_COLUMNS",
+    "PERSON_KEY_COLUMNS",
     "PREV_SQL",
     "PROJECTIONS",
     "SCHEMA_VERSION",
@@ -55,7 +58,7 @@ __all__ = [
 ]
 
 #: The schema this version writes.
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 Columns = tuple[tuple[str, str], ...]
 
@@ -96,6 +99,22 @@ HEADS_COLUMNS: Columns = (
     ("detail", "VARCHAR"),
     ("prev", "VARCHAR"),
     ("hash", "VARCHAR"),
+)
+
+#: The people record (see :mod:`gostop_records.people`): its events, a chain of their own
+#: with the columns of ``events`` (``game_id`` is always ``people``), never rebuilt; and
+#: ``people``, what they say per person, derived from them again on every append.
+PERSON_EVENT_COLUMNS: Columns = EVENT_COLUMNS
+#: Each person's key, under which the names their games hold are sealed (``names``):
+#: outside every hashed record; forgetting a person deletes their row.
+PERSON_KEY_COLUMNS: Columns = (("person_id", "VARCHAR"), ("key", "BLOB"))
+PEOPLE_COLUMNS: Columns = (
+    ("person_id", "VARCHAR"),
+    ("name", "VARCHAR"),
+    ("named_at", "VARCHAR"),
+    ("merged_into", "VARCHAR"),
+    ("counts_for", "VARCHAR"),
+    ("forgotten", "BOOLEAN"),
 )
 
 #: Projection tables in the order they are derived; column order is the row tuple order.
@@ -520,24 +539,55 @@ def _player_views() -> dict[str, str]:
     sums = ", ".join(f"sum({c}) AS {c}" for c in columns)
     return {
         "v_player_hands": f"""
-        SELECT game_id, hand, started_at, date, ruleset, seat, player_id, player_name,
-               outcome, won, gos, chips, recorded_chips, {", ".join(columns)}, sat_out
-        FROM hand_seats WHERE ended""",
+        SELECT h.game_id, h.hand, h.started_at, h.date, h.ruleset, h.seat, h.player_id,
+               h.player_name, h.outcome, h.won, h.gos, h.chips, h.recorded_chips,
+               {", ".join("h." + c for c in columns)}, h.sat_out,
+               coalesce(p.counts_for, h.player_id) AS person_id
+        FROM hand_seats h LEFT JOIN people p ON p.person_id = h.player_id WHERE h.ended""",
         "v_player_gos": """
         SELECT d.game_id, d.hand, d.seq, d.seat, s.player_id, s.player_name, s.ruleset,
-               s.date, d.go_count, d.score, s.outcome, d.won_by_stop AS paid_off
+               s.date, d.go_count, d.score, s.outcome, d.won_by_stop AS paid_off,
+               coalesce(p.counts_for, s.player_id) AS person_id
         FROM decisions d
         JOIN hand_seats s ON s.game_id = d.game_id AND s.hand = d.hand AND s.seat = d.seat
+        LEFT JOIN people p ON p.person_id = s.player_id
         WHERE d.kind = 'go' AND s.ended""",
         # ``player_games`` sums each game's ``v_player_hands`` rows per seat, so a player's
-        # figures add a row per game (a seat's Gos pay off when it wins the hand by a Stop)
+        # figures add a row per game (a seat's Gos pay off when it wins the hand by a Stop);
+        # a person's row counts every id merged into theirs (``people.counts_for``), under
+        # every name they were seated by (``names``)
         "v_player_stats": f"""
-        SELECT player_id, arg_max(player_name, last_started_at) AS player_name,
-               count(*) AS games, sum(hands) AS hands, sum(wins) AS wins, sum(chips) AS chips,
-               round(sum(chips) / nullif(sum(hands), 0), 2) AS avg_chips,
+        SELECT s.player_id, coalesce(any_value(c.name), arg_max(s.player_name, s.last_started_at))
+                   AS player_name,
+               count(DISTINCT s.game_id) AS games, sum(hands) AS hands, sum(wins) AS wins,
+               sum(chips) AS chips, round(sum(chips) / nullif(sum(hands), 0), 2) AS avg_chips,
                sum(recorded_chips) AS recorded_chips, sum(gos) AS gos,
-               sum(gos_paid_off) AS gos_paid_off, {sums}
-        FROM player_games GROUP BY player_id""",
+               sum(gos_paid_off) AS gos_paid_off, {sums},
+               list(DISTINCT s.player_name ORDER BY s.player_name) AS names,
+               list(DISTINCT s.seat_id ORDER BY s.seat_id) AS ids
+        FROM (SELECT g.* EXCLUDE (player_id), g.player_id AS seat_id,
+                     coalesce(p.counts_for, g.player_id) AS player_id
+              FROM player_games g LEFT JOIN people p ON p.person_id = g.player_id) s
+        LEFT JOIN people c ON c.person_id = s.player_id
+        GROUP BY s.player_id""",
+        # every person a game seated or the people record names: their name now (a
+        # rename's, else the one at their latest game), the person their games count for
+        "v_people": """
+        WITH seats AS (
+            SELECT game_id, started_at, unnest(player_ids) AS player_id,
+                   unnest(player_names) AS name
+            FROM games
+        ), seated AS (
+            SELECT player_id, arg_max(name, started_at) AS name,
+                   count(DISTINCT game_id) AS games, max(started_at) AS last_started_at
+            FROM seats GROUP BY player_id
+        )
+        SELECT coalesce(p.person_id, s.player_id) AS person_id,
+               coalesce(p.name, s.name) AS name, s.name AS name_at_table, p.named_at,
+               p.merged_into, coalesce(p.counts_for, s.player_id, p.person_id) AS counts_for,
+               coalesce(s.games, 0) AS games, s.last_started_at,
+               coalesce(p.forgotten, false) AS forgotten
+        FROM people p FULL JOIN seated s ON s.player_id = p.person_id""",
     }
 
 
@@ -573,6 +623,13 @@ def _heads_ddl() -> str:
     return _table_ddl("heads", HEADS_COLUMNS, ", PRIMARY KEY (entry)")
 
 
+def _people_ddl(conn: duckdb.DuckDBPyConnection) -> None:
+    """The people record's tables (:data:`PERSON_EVENT_COLUMNS`, :data:`PEOPLE_COLUMNS`)."""
+    conn.execute(_table_ddl("person_events", PERSON_EVENT_COLUMNS, ", PRIMARY KEY (seq)"))
+    conn.execute(_table_ddl("people", PEOPLE_COLUMNS, ", PRIMARY KEY (person_id)"))
+    conn.execute(_table_ddl("person_keys", PERSON_KEY_COLUMNS, ", PRIMARY KEY (person_id)"))
+
+
 def _create_tables(conn: duckdb.DuckDBPyConnection) -> None:
     """The projection tables a file lacks (a migration step adds the columns it lacks)."""
     for name, cols in TABLES.items():
@@ -601,6 +658,7 @@ def create_schema(conn: duckdb.DuckDBPyConnection) -> None:
     try:
         conn.execute(_events_ddl())
         conn.execute(_heads_ddl())
+        _people_ddl(conn)
         _create_projections(conn)
         _set_version(conn, SCHEMA_VERSION)
         conn.execute("COMMIT")
@@ -701,6 +759,15 @@ def _v7_to_v8(conn: duckdb.DuckDBPyConnection) -> None:
     conn.execute("ALTER TABLE events DROP COLUMN prev")
 
 
+def _v8_to_v9(conn: duckdb.DuckDBPyConnection) -> None:
+    """Version 9 keeps the people record (``person_events``, ``people``): players as
+    persons, renamed and merged by events; and each person's key (``person_keys``), under
+    which the names of the games recorded from now on are sealed. A file before it has no
+    renames, merges or keys, so all three start empty; the player views read ``people``
+    from now on."""
+    _people_ddl(conn)
+
+
 Migration = Callable[["duckdb.DuckDBPyConnection"], None]
 
 #: ``from_version -> step`` that upgrades a file from that version to the next.
@@ -713,6 +780,7 @@ MIGRATIONS: dict[int, Migration] = {
     5: _v5_to_v6,
     6: _v6_to_v7,
     7: _v7_to_v8,
+    8: _v8_to_v9,
 }
 
 

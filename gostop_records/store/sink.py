@@ -39,6 +39,12 @@ class StoreSink:
     def version(self, game_id: str) -> int:
         return self.store.version(game_id)
 
+    def person_key(self, pid: str) -> bytes:
+        """The key a game's names are sealed under (see ``gostop_records.names``)."""
+        from .people import person_key
+
+        return person_key(self.store, pid)
+
     def game_events(self, game_id: str) -> list[Envelope]:
         return self.store.events(game_id)
 

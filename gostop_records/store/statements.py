@@ -129,6 +129,11 @@ _CALL = re.compile(r"\ACALL\b", re.IGNORECASE)
 _CHECKPOINT = re.compile(r"\A(?:FORCE\s+)?CHECKPOINT\b", re.IGNORECASE)
 
 
+#: Tables no query reads: ``person_keys`` holds each person's key to their sealed names
+#: (``gostop_records.names``), which only the store's own reads open.
+SECRET_TABLES = frozenset({"person_keys"})
+
+
 def check_read_only(conn: Any, sql: str, *, max_statements: int | None = None) -> list[Any]:
     """The parsed statements of ``sql``, at most ``max_statements`` of them;
     :class:`QueryRefusedError` naming the first statement that is not a read, and why."""
@@ -206,6 +211,12 @@ def _check_functions(conn: Any, text: str, k: int, many: bool) -> None:
     tree = json.loads(row[0][0])
     if tree.get("error"):
         raise QueryRefusedError(f"SQL: {tree.get('error_message') or 'cannot be read'}")
+    secret = _tables_read(tree) & SECRET_TABLES
+    if secret:
+        raise QueryRefusedError(
+            f"SQL: {', '.join(sorted(secret))} holds each person's key to their sealed "
+            "names: no query reads it"
+        )
     for name in sorted(_table_functions(tree)):
         if name.lower() not in TABLE_FUNCTIONS:
             which = f"statement {k}" if many else "the statement"
@@ -214,6 +225,36 @@ def _check_functions(conn: Any, text: str, k: int, many: bool) -> None:
                 "a query may not run (it changes the store or the session, or runs "
                 "other code); tables, views and functions such as range() and unnest() work"
             )
+
+
+def _tables_read(node: Any) -> set[str]:
+    """The tables a serialized statement names, lower case: each ``FROM t``, and each name
+    given to ``query_table()`` (one that is not a constant counts as every secret table:
+    a name computed at run time cannot be checked here)."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, dict):
+            if n.get("type") == "BASE_TABLE":
+                found.add(str(n.get("table_name", "")).lower())
+            fn = n.get("function")
+            if (
+                n.get("type") == "TABLE_FUNCTION"
+                and isinstance(fn, dict)
+                and str(fn.get("function_name", "")).lower() == "query_table"
+            ):
+                for arg in fn.get("arguments") or []:
+                    expr = arg.get("expression", {}) if isinstance(arg, dict) else {}
+                    literal = expr.get("literal") if expr.get("class") == "CONSTANT" else None
+                    if isinstance(literal, dict) and isinstance(literal.get("text"), str):
+                        found.add(literal["text"].lower())
+                    else:
+                        found |= SECRET_TABLES
+            stack.extend(n.values())
+        elif isinstance(n, list):
+            stack.extend(n)
+    return found
 
 
 def _table_functions(node: Any) -> set[str]:

@@ -509,7 +509,9 @@ def game_events(
         sql += " AND seq <= ?"
         params.append(until_seq)
     rows = conn.execute(sql + " ORDER BY seq", params).fetchall()
-    return rows_to_envelopes(rows, source=source)
+    from .people import revealed
+
+    return revealed(conn, rows_to_envelopes(rows, source=source))
 
 
 def games_events(

@@ -122,10 +122,44 @@ TABLE_DOCS: dict[str, str] = {
         "`gostop db verify` (see "
         "[Seals and signatures](seals.md)). Key `entry`."
     ),
+    "person_events": (
+        "The people record: renames and merges of persons (`person_renamed`, "
+        "`persons_merged`), one stream of its own hash-chained like a game's and never "
+        "rebuilt; each append adds a `heads` entry of kind `'people'`. Key `seq`; the "
+        "columns are those of `events`, `game_id` always `'people'` (see "
+        "[Players as people](recording.md#players-as-people))."
+    ),
+    "person_keys": (
+        "Each person's key (AES-256), under which the names a game recorded into the store "
+        "holds are sealed before the event is hashed: outside every hashed record, never "
+        "exported. `gostop people forget` deletes a person's row, after which nobody can "
+        "read their name (see [Forget](operations.md#forget)). Key `person_id`."
+    ),
+    "people": (
+        "What the people record says of each person it names, derived from "
+        "`person_events` again on every append and by `gostop db rebuild`: a person seated "
+        "in games and never renamed or merged has no row (see `v_people`). Key `person_id`."
+    ),
 }
 
 
 COLUMN_DOCS: dict[str, dict[str, str]] = {
+    "person_keys": {
+        "person_id": "the person's id, as the games' seats name them",
+        "key": "32 random bytes: the key of the person's sealed names",
+    },
+    "people": {
+        "person_id": "the person's id, as the games' seats name them (`games.player_ids`)",
+        "name": "the name a `person_renamed` gave (sealed in the record, opened here), to "
+        "show from then on; NULL when none did",
+        "named_at": "when that rename was made (`person_events.at`)",
+        "merged_into": "the person a `persons_merged` made this one's games count for; "
+        "NULL when none did",
+        "counts_for": "the person this one's games count for: `person_id` itself, or the "
+        "end of its merges",
+        "forgotten": "a `person_forgotten` forgot the person (or the one they count for): "
+        "their key is gone and `name` is `'(forgotten)'`",
+    },
     "heads": {
         "entry": "the entry's number: 1, 2, 3 ..., dense",
         "kind": "`'game_appended'` (a game's first live append), `'hand_sealed'` (an append "
@@ -133,10 +167,11 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "`'game_imported'`, `'migrated'` (stored before the chain began, or past its latest "
         "entry when version 4 began chaining every append), `'loss_accepted'`, `'rebuild'` "
         "or `'repaired'` (`gostop db repair`: a game's events the chain missed, and last the "
-        "repair's own record)",
-        "game_id": "the game written; NULL for a rebuild or a repair's record",
-        "seq": "the game's number of events after the write (its last `events.seq`); 0 for "
-        "a rebuild, a repair's record or a game whose loss was accepted whole",
+        "repair's own record), `'people'` (an append to the people record, `person_events`)",
+        "game_id": "the game written; NULL for a rebuild, a repair's record or the people record",
+        "seq": "the game's number of events after the write (its last `events.seq`; the "
+        "people record's, for its entries); 0 for a rebuild, a repair's record or a game "
+        "whose loss was accepted whole",
         "head": "`events.hash` of that last event: the game's head; NULL when it has none",
         "recorded_at": "when the entry was written (RFC 3339 UTC text)",
         "detail": "JSON text: what a loss, a rebuild or a repair was about (a repair's "
@@ -519,3 +554,11 @@ COLUMN_DOCS["player_games"].update(
         *(f"{b}_{side}" for b in BAK_IDS for side in ("paid", "received")),
     )
 )
+
+# the people record keeps its events as ``events`` keeps a game's
+COLUMN_DOCS["person_events"] = {
+    **COLUMN_DOCS["events"],
+    "game_id": "always `'people'`: the people record is one stream",
+    "seq": "position in the people record: 1, 2, 3 ..., dense",
+    "hand": "always NULL",
+}

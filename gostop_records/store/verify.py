@@ -21,6 +21,7 @@ from .. import log as L
 from ..errors import Finding
 from .connection import bounded_memory
 from .heads import check as check_heads
+from .people import check_people
 from .rebuild import Failure, fresh_rows, game_groups
 from .rows import row_source
 from .schema import TABLES, quote
@@ -80,11 +81,15 @@ class VerifyReport:
     #: Games whose recorder signs, and their valid signatures.
     signed_games: int = 0
     valid_signatures: int = 0
+    #: The people record's events and what is wrong with it (:mod:`.people`).
+    person_events: int = 0
+    people: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return (
-            not self.breaks
+            not self.people
+            and not self.breaks
             and not self.diffs
             and not self.failed
             and not self.heads
@@ -106,12 +111,15 @@ class VerifyReport:
             "signatures": [p.to_dict() for p in self.signatures],
             "signed_games": self.signed_games,
             "valid_signatures": self.valid_signatures,
+            "person_events": self.person_events,
+            "people": list(self.people),
         }
 
     def problems(self) -> list[str]:
         out = [str(f) for f in (*self.heads, *self.breaks, *self.signatures)]
         out += [str(f) for f in self.failed]
         out += [d.describe() for d in self.diffs]
+        out += self.people
         return out
 
 
@@ -153,6 +161,8 @@ def _verify(store: Store) -> VerifyReport:
         _compare(conn, group, rows, report, broken | {f.game_id for f in failed}, lost)
     _types(conn, report)
     _orphans(conn, report, lost)
+    people = check_people(conn)
+    report.person_events, report.people = people.events, list(people.problems)
     report.breaks.sort(key=lambda b: (b.game_id, b.seq or 0))
     return report
 

@@ -125,7 +125,8 @@ def commitment(deck: list[str], salt: str) -> str:
 class PlayTable:
     """A game of a human (seat 0) against one bot (two in a 3-player preset), played a hand
     at a time (:meth:`next_hand` deals the next one of a game of several), each deal
-    committed. ``players`` defaults to the preset's (2 when it is played by two)."""
+    committed. ``players`` defaults to the preset's (2 when it is played by two);
+    ``person`` is the browser's own person id (its cookie), seated as ``You``."""
 
     def __init__(
         self,
@@ -133,6 +134,7 @@ class PlayTable:
         bot: str = "strong",
         seed: int = 0,
         players: int | None = None,
+        person: str | None = None,
         *,
         replay: Sequence[Any] = (),
         practice: dict[str, Any] | None = None,
@@ -146,7 +148,10 @@ class PlayTable:
         self._script = list(replay)
         #: where a table played again from a decision comes from (None: a new game)
         self.practice = practice
-        self.session = PlaySession.start(self.sink, ruleset, players=players, bot=bot, seed=seed)
+        self.person = person
+        self.session = PlaySession.start(
+            self.sink, ruleset, players=players, bot=bot, seed=seed, person=person
+        )
         self.log: list[str] = []
         self.frames: list[dict[str, Any]] = []
         #: Every deal of this play: hand number, deck, salt and commitment.
@@ -435,6 +440,7 @@ class PlayTable:
             self.bot,
             self.seed,
             self.players,
+            self.person,
             replay=script,
             practice={"game_id": origin, "hand": hand, "seq": seq},
         )

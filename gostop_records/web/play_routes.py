@@ -27,7 +27,7 @@ from typing import Annotated, Any
 from urllib.parse import urlencode
 
 import msgspec
-from litestar import MediaType, Response, get, post
+from litestar import MediaType, Request, Response, get, post
 from litestar.enums import RequestEncodingType
 from litestar.handlers import HTTPRouteHandler
 from litestar.params import Body, FromPath, JSONBody, QueryParameter
@@ -35,6 +35,7 @@ from litestar.response import Redirect
 from markupsafe import Markup
 
 from ..errors import GostopError
+from ..people import MINTED_ID, mint_person_id
 from ..play import HUMAN, random_seed
 from ..rules import PRESETS
 from ..sim.roster import LEVELS, known
@@ -47,10 +48,12 @@ from .review_page import progress_page, review_page
 
 __all__ = [
     "DEFAULT_BOT",
+    "PERSON_COOKIE",
     "PlayAnswer",
     "PlayHall",
     "PlayStart",
     "StoreGame",
+    "browser_person",
     "play_page",
     "play_routes",
 ]
@@ -65,6 +68,22 @@ DEFAULT_BOT = "strong"
 JSON = "application/json"
 #: Largest seed a page may ask for (repeatable hands, tests).
 MAX_SEED = 2**62
+
+
+#: The cookie that holds a browser's own person id on ``/play`` (see ``people``): each
+#: browser is its own player on ``/players``, not one ``You`` shared by every hand.
+PERSON_COOKIE = "gostop_person"
+#: Kept for two years; a browser that loses it plays on as a new person.
+PERSON_COOKIE_AGE = 2 * 365 * 24 * 3600
+
+
+def browser_person(cookie: str | None) -> tuple[str, bool]:
+    """The browser's person id from its cookie, and whether it was minted now (no cookie,
+    or one that is not a minted id: a cookie is untrusted input, never a way to sit down as
+    a person a recorder named)."""
+    if cookie and MINTED_ID.match(cookie):
+        return cookie, False
+    return mint_person_id(), True
 
 
 class PlayStart(msgspec.Struct, forbid_unknown_fields=True):
@@ -262,20 +281,31 @@ def play_routes(
         status_code=201,
         opt={"access": "play"},
     )
-    async def start(data: JSONBody[PlayStart]) -> Response[bytes]:
+    async def start(data: JSONBody[PlayStart], request: Request[Any, Any, Any]) -> Response[bytes]:
+        person, minted = browser_person(request.cookies.get(PERSON_COOKIE))
         try:
             _choose(data.ruleset, data.bot)
             seed = data.seed if data.seed is not None else random_seed()
             try:
                 table = await asyncio.to_thread(
-                    PlayTable, data.ruleset, data.bot, seed, data.players
+                    PlayTable, data.ruleset, data.bot, seed, data.players, person
                 )
             except GostopError as exc:
                 raise _Refused(400, "bad_request", str(exc)) from None
         except _Refused as r:
             return r.response()
         hand_id = hands.add(table)
-        return await answer(hand_id, hands.get(hand_id), 0, 201)
+        out = await answer(hand_id, hands.get(hand_id), 0, 201)
+        if minted:
+            out.set_cookie(
+                PERSON_COOKIE,
+                person,
+                max_age=PERSON_COOKIE_AGE,
+                httponly=True,
+                samesite="strict",
+                path="/",
+            )
+        return out
 
     @get(
         "/api/play/{hand_id:str}",

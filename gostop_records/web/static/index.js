@@ -54,7 +54,7 @@
   function dealerChoices() {
     const sel = $("first-dealer");
     const was = sel.value;
-    const names = $("players").value.split(",").map((s) => s.trim()).filter(Boolean);
+    const names = seats().map((s) => s.split("=")[0].trim());
     for (const o of [...sel.options]) if (o.dataset.seat !== undefined) o.remove();
     names.slice(0, 5).forEach((n, i) => {
       const o = document.createElement("option");
@@ -67,10 +67,35 @@
   }
   $("players").addEventListener("input", dealerChoices);
 
+  /* The seats as typed: "Ann" is a new person, "Ann=ID" the known person of that id (the
+     server reads both; a tap on a known player writes the second). */
+  function seats() {
+    return $("players").value.split(",").map((s) => s.trim()).filter(Boolean);
+  }
+
+  async function known() {
+    const r = await fetch("/api/people", { headers: { Accept: "application/json" } });
+    if (!r.ok) return;
+    const people = (await r.json()).filter((p) => p.counts_for === p.person_id && p.name && !p.forgotten).slice(0, 24);
+    if (!people.length) return;
+    $("known").innerHTML = people
+      .map((p) => `<button type="button" class="known" data-id="${T.esc(p.person_id)}" data-name="${T.esc(p.name)}">${T.esc(p.name)}</button>`)
+      .join(" ");
+    $("known-row").hidden = false;
+  }
+  $("known").addEventListener("click", (ev) => {
+    const b = ev.target.closest("button.known");
+    if (!b) return;
+    const seat = `${b.dataset.name}=${b.dataset.id}`;
+    const now = seats().filter((s) => !s.endsWith(`=${b.dataset.id}`));
+    $("players").value = [...now, seat].join(", ");
+    dealerChoices();
+  });
+
   $("new-game").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const out = $("created");
-    const players = $("players").value.split(",").map((s) => s.trim()).filter(Boolean);
+    const players = seats();
     const first = $("first-dealer").value;
     const ruleset = first === "draw" ? { base: $("preset").value, first_dealer: "draw" } : $("preset").value;
     const body = { players, ruleset, stake: +$("stake").value || 1 };
@@ -102,5 +127,6 @@
   });
 
   health().catch(() => {});
+  known().catch(() => {});
   list().then(() => document.body.classList.add("ready"));
 })();
