@@ -120,8 +120,31 @@ def test_the_transfers_square_every_seat_in_at_most_n_minus_1(nets: list[int]) -
     assert bal == [0] * len(nets)
 
 
-def test_the_greedy_match_pays_the_largest_creditor_first() -> None:
+def _fewest(nets: list[int]) -> int:
+    """The fewest transfers, by another road: seats that are not square, less the most
+    groups they split into that square among themselves (over bitmasks)."""
+    seats = [v for v in nets if v]
+    n = len(seats)
+    sums = [sum(v for i, v in enumerate(seats) if m >> i & 1) for m in range(1 << n)]
+    groups = [0] * (1 << n)
+    for m in range(1, 1 << n):
+        groups[m] = max(
+            (groups[m ^ sub] + 1 for sub in range(1, m + 1) if sub & m == sub and not sums[sub]),
+            default=-(10**9),
+        )
+    return n - groups[(1 << n) - 1] if n else 0
+
+
+@given(st.lists(st.integers(min_value=-60, max_value=60), min_size=1, max_size=4))
+def test_the_transfers_are_the_fewest_that_square_the_night(nets: list[int]) -> None:
+    nets = [*nets, -sum(nets)]
+    assert len(transfers(nets)) == _fewest(nets)
+
+
+def test_the_largest_debtor_pays_the_largest_creditor_within_a_group() -> None:
     assert transfers([460, -340, -120]) == [(1, 0, 340), (2, 0, 120)]
+    # two pairs that square apart: two transfers, where one chain of payments took three
+    assert transfers([10, 20, -10, -20]) == [(2, 0, 10), (3, 1, 20)]
     assert transfers([0, 0]) == []
     with pytest.raises(ValueError):
         transfers([1, 0])

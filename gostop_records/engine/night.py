@@ -7,13 +7,12 @@ still owed (total minus paid), and the transfers that square what is owed. The t
 what it actually paid with ``settlement_paid``. This module is the one place of those rules;
 it is pure (a :class:`~gostop_records.engine.game.GameState` in, numbers out).
 
-The transfers: a greedy match of the largest debtor to the largest creditor (ties by the lower
-seat), each transfer the smaller of the two amounts. Every transfer squares at least one of
-the two seats and the last squares both, so ``n`` seats need at most ``n - 1`` transfers. The
-greedy match is not always the fewest possible (when a group of seats squares among itself,
-e.g. 10 and 20 owed to 10 and 20, two transfers do where greedy may make three), but it is
-the choice a table can check by hand, it is deterministic and it never needs more than
-``n - 1``; with at most five seats the difference is one transfer at most.
+The transfers: the fewest that square what is owed. The seats owed or owing are split into
+the most groups that each square among themselves (a seat owed 10 and one owing 10 are a
+group of their own), and within a group the largest debtor pays the largest creditor the
+smaller of the two amounts (ties by the lower seat) until the group is square: a group of
+``k`` seats takes ``k - 1`` transfers, none fewer can do, and a table can check each one by
+hand. With at most five seats every split is tried.
 
 Checks (named rules, raised as :class:`~gostop_records.errors.IllegalAction`):
 
@@ -28,6 +27,7 @@ Checks (named rules, raised as :class:`~gostop_records.errors.IllegalAction`):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
 from typing import TYPE_CHECKING, Final
 
 from ..errors import IllegalAction
@@ -70,16 +70,46 @@ class Night:
 
 
 def transfers(owed: list[int] | tuple[int, ...]) -> list[Transfer]:
-    """The transfers that square ``owed`` (net chips per seat: positive is owed to the seat,
-    negative owed by it; the sum is 0): the largest debtor pays the largest creditor the
-    smaller of the two amounts, until every seat is square. At most ``len(owed) - 1``."""
+    """The fewest transfers that square ``owed`` (net chips per seat: positive is owed to the
+    seat, negative owed by it; the sum is 0), see the module docstring.
+
+    >>> transfers([10, 20, -10, -20])
+    [(2, 0, 10), (3, 1, 20)]
+    """
     if sum(owed) != 0:
         raise ValueError(f"the nets do not sum to 0: {list(owed)}")
-    bal = list(owed)
+    out: list[Transfer] = []
+    for group in _square_groups(owed, [s for s, v in enumerate(owed) if v]):
+        out.extend(_within(owed, group))
+    return out
+
+
+def _square_groups(owed: list[int] | tuple[int, ...], seats: list[int]) -> list[list[int]]:
+    """``seats`` split into the most groups whose nets each sum to 0 (every split tried,
+    the first found in seat order kept)."""
+    if not seats:
+        return []
+    first, rest = seats[0], seats[1:]
+    best: list[list[int]] = [seats]
+    for size in range(len(rest)):
+        for others in combinations(rest, size):
+            group = [first, *others]
+            if sum(owed[s] for s in group) != 0:
+                continue
+            split = [group, *_square_groups(owed, [s for s in rest if s not in others])]
+            if len(split) > len(best):
+                best = split
+    return best
+
+
+def _within(owed: list[int] | tuple[int, ...], group: list[int]) -> list[Transfer]:
+    """A group that squares among itself, squared by the largest debtor paying the largest
+    creditor: ``len(group) - 1`` transfers at most."""
+    bal = {s: owed[s] for s in group}
     out: list[Transfer] = []
     while True:
-        debtor = min(range(len(bal)), key=lambda s: (bal[s], s))
-        creditor = max(range(len(bal)), key=lambda s: (bal[s], -s))
+        debtor = min(group, key=lambda s: (bal[s], s))
+        creditor = max(group, key=lambda s: (bal[s], -s))
         if bal[debtor] >= 0 or bal[creditor] <= 0:
             return out
         chips = min(-bal[debtor], bal[creditor])
