@@ -29,7 +29,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .schema import EVENT_COLUMNS, TABLES, VIEWS, Columns, quote
+from .schema import EVENT_COLUMNS, PEOPLE_COLUMNS, TABLES, VIEWS, Columns, quote
 
 __all__ = [
     "BUILDS",
@@ -165,5 +165,8 @@ def views_sql(files: Mapping[str, Sequence[str]], manifests: Sequence[str] = ())
         for name, cols in LAYOUT_TABLES.items()
     ]
     out.append(f"CREATE OR REPLACE VIEW archive_manifest AS {_select(MANIFEST_COLUMNS, manifests)}")
+    # the people record (renames, merges) lives in the store, not in the games' logs: an
+    # archive counts each seat's id as recorded, and holds no name the store has forgotten
+    out.append(f"CREATE OR REPLACE VIEW people AS {_select(PEOPLE_COLUMNS, ())}")
     out.extend(f"CREATE OR REPLACE VIEW {name} AS {sql}" for name, sql in VIEWS.items())
     return out
