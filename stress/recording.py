@@ -40,7 +40,9 @@ def record(session: RecordingSession, entries: list[Any]) -> None:
 def start(path: Path, preset: str, players: int, game_id: str) -> RecordingSession:
     sink = open_sink(path)
     try:
-        return RecordingSession.start(sink, NAMES[:players], preset, game_id=game_id)
+        # each seat a known person: two recordings of one game hold the same ids
+        seats = [f"{name}=p_{k:012x}" for k, name in enumerate(NAMES[:players])]
+        return RecordingSession.start(sink, seats, preset, game_id=game_id)
     except BaseException:
         sink.close()
         raise

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from browse_support import query
 from litestar.testing import TestClient
+from service_helpers import run_async
 from test_review import _page_data
 from test_web_play_routes import play_out, start
 
@@ -191,4 +192,4 @@ def test_the_reviewer_runs_one_job_a_key_refuses_beyond_its_limit_and_says_why_o
         assert again is not bad
         await jobs.close()
 
-    asyncio.run(run())
+    run_async(run)  # (Playwright may hold an event loop on this thread)
