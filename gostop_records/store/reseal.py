@@ -321,7 +321,7 @@ def check(store: Store) -> list[Finding]:
     for entry, gid, count, head, _at, text in _entries(conn):
 
         def bad(reason: str, gid: str = gid, entry: int = entry) -> None:
-            out.append(Finding(reason, rule=KIND, game_id=gid, entry=int(entry)))
+            out.append(Finding(reason=reason, rule=KIND, game_id=gid, entry=int(entry)))
 
         try:
             detail = json.loads(text)
