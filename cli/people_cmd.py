@@ -130,9 +130,11 @@ def upgrade(
     for d in done.resealed:
         seqs = ", ".join(map(str, d.resigned))
         resigned = f", checkpoint(s) at seq {seqs} signed again" if seqs else ""
+        seats = ", ".join(map(str, d.kept))
+        kept = f", seat(s) {seats} kept in the clear (its id is made from the name)" * bool(seats)
         common.echo(
             f"{verb} game {d.game_id}: {d.events} event(s), names of {', '.join(d.sealed)} "
-            f"sealed{resigned}; head {d.old_head[:12]} -> {d.new_head[:12]}"
+            f"sealed{resigned}{kept}; head {d.old_head[:12]} -> {d.new_head[:12]}"
         )
     for r in done.refused:
         common.error_message(f"refused game {r.game_id}: {r.reason}; left as it is")

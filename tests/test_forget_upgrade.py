@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import msgspec
 import pytest
 from record_helpers import script_for, sim_payloads
 from store_support import gostop
@@ -23,8 +22,8 @@ from gostop_records.people import People
 from gostop_records.signing import SigningKey, server_key_path, write_key_file
 from gostop_records.store import Store
 from gostop_records.store import heads as H
-from gostop_records.store.codec import event_row
-from gostop_records.store.reseal import KIND, Refused, _plan
+from gostop_records.store.codec import event_row, row_to_envelope
+from gostop_records.store.reseal import KIND, Refused, Resealed, _plan
 
 NAME = "Zelda Quux"
 
@@ -121,6 +120,7 @@ def test_an_upgrade_re_chains_what_the_store_can_sign_and_the_person_is_then_for
         traced = gostop("verify", "--db", str(db), "--game", "a", "--seal", seal)
         assert traced.returncode == 0, traced.stderr
         assert "before the names of its first event were sealed" in traced.stdout
+        assert "the first event is the one it covered but for its names" in traced.stdout
     assert gostop("verify", "--db", str(db), "--game", "a", "--seal", "0000-0000-00").returncode
 
     forgot = gostop("people", "forget", zelda, "--db", str(db))
@@ -129,30 +129,52 @@ def test_an_upgrade_re_chains_what_the_store_can_sign_and_the_person_is_then_for
     assert _found(db, NAME) == []
     verified = gostop("db", "verify", "--db", str(db))
     assert verified.returncode == 0, verified.stdout + verified.stderr
-    seal = old_club["seals"]["a"][0]
-    assert gostop("verify", "--db", str(db), "--game", "a", "--seal", seal).returncode == 0
+    traced = gostop("verify", "--db", str(db), "--game", "a", "--seal", old_club["seals"]["a"][0])
+    assert traced.returncode == 0 and "can no longer be opened" in traced.stdout
     again = gostop("people", "upgrade", "--db", str(db))  # nothing left it can do
     assert "0 game(s) re-chained" in again.stdout and _rows(db, "b") == before["b"]
 
 
-def test_a_tampered_event_after_the_upgrade_is_named_by_verify(old_club: dict[str, Any]) -> None:
-    """The old chain rebuilt from the upgrade's record must reach the old head: an event
-    changed and the game re-hashed behind the record's back no longer does."""
+def _stake(payload: dict[str, Any]) -> None:
+    payload["stake"] = 100
+
+
+def _nothing(payload: dict[str, Any]) -> None:
+    pass
+
+
+@pytest.mark.parametrize(
+    ("seq", "change", "by", "found"),
+    [
+        (1, _stake, None, "the first event with its names opened is not the one"),
+        (21, _nothing, "forger", "not those the old chain hashed"),
+    ],
+)
+def test_a_game_changed_after_the_upgrade_is_named_by_verify(
+    old_club: dict[str, Any], seq: int, change: Any, by: str | None, found: str
+) -> None:
+    """Whoever holds the file can change an event and make every hash after it again, and
+    the heads chain too; the upgrade's record then no longer leads back to the old chain
+    (an event after the first), or the first event with its names opened is not the old
+    one (while the keys are held)."""
     db = old_club["db"]
     assert gostop("people", "upgrade", "--db", str(db)).returncode == 1
     with Store(db) as s:
-        envs = s.events("a")
-        changed = msgspec.structs.replace(envs[20], by="forger")
-        forged = L.seal([*envs[:20], changed, *envs[21:]])
-        s.conn.execute("DELETE FROM events WHERE game_id = 'a' AND seq > 20")
-        s.conn.executemany(
-            "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [event_row(e) for e in forged[20:]],
-        )
-        # whoever holds the file can make the heads chain again over the new head too
+        prev, rows = L.GENESIS, []
+        stored = s.conn.execute("SELECT * FROM events WHERE game_id = 'a' ORDER BY seq")
+        for r in stored.fetchall():
+            payload = json.loads(r[8])
+            if r[1] == seq:
+                change(payload)
+            row = (*r[:6], by if r[1] == seq and by else r[6], r[7], json.dumps(payload), "")
+            digest = L.compute_hash(prev, row_to_envelope(row, prev))
+            rows.append((*row[:9], digest))
+            prev = digest
+        s.conn.execute("DELETE FROM events WHERE game_id = 'a'")
+        s.conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         prev = L.GENESIS
         for row in s.conn.execute(f"SELECT {H.ENTRY_SELECT} FROM heads ORDER BY entry").fetchall():
-            fields = (*row[:4], forged[-1].hash if row[1] == KIND else row[4], *row[5:7])
+            fields = (*row[:4], rows[-1][9] if row[1] == KIND else row[4], *row[5:7])
             digest = H.entry_digest(prev, fields)
             s.conn.execute(
                 "UPDATE heads SET head = ?, prev = ?, hash = ? WHERE entry = ?",
@@ -161,15 +183,24 @@ def test_a_tampered_event_after_the_upgrade_is_named_by_verify(old_club: dict[st
             prev = digest
     verified = gostop("db", "verify", "--db", str(db))
     assert verified.returncode != 0
-    assert "not those the old chain hashed" in verified.stdout + verified.stderr
+    assert found in verified.stdout + verified.stderr
 
 
-def test_a_seat_whose_id_is_its_name_is_refused() -> None:
-    """Sealing the name of a seat whose person id is made from it would leave the name
-    readable in the id: the game is refused."""
-    started = E.GameStarted(
-        ruleset={}, players=[E.Player(id="", name="Old Timer"), E.Player(id="p_1", name="B")]
-    )
-    env = L.seal([L.envelope("g", 1, None, started, by="t")])[0]
-    plan = _plan("g", [event_row(env)], None, {"p_1": b"k" * 32}, People([]))
-    assert isinstance(plan, Refused) and "made from the name" in plan.reason
+def test_a_seat_whose_id_is_its_name_stays_in_the_clear() -> None:
+    """Sealing the name of a seat whose person id is made from it (none, or its slug: a bot
+    on /play) would leave it readable in the id: that name stays, the others are sealed,
+    and a game with no other seat is refused."""
+
+    def plan(*players: E.Player) -> Resealed | Refused | None:
+        started = E.GameStarted(ruleset={}, players=list(players))
+        env = L.seal([L.envelope("g", 1, None, started, by="t")])[0]
+        return _plan("g", [event_row(env)], None, {"p_1": b"k" * 32}, People([]))
+
+    old, bot, ann = E.Player(name="Old Timer"), E.Player("bot-1", "Bot 1"), E.Player("p_1", "A")
+    done = plan(old, bot, ann)
+    assert isinstance(done, Resealed) and done.sealed == ("p_1",) and done.kept == (0, 1)
+    first = json.loads(done.rows[0][8])["players"]
+    assert [p["name"] for p in first[:2]] == ["Old Timer", "Bot 1"] and is_sealed(first[2]["name"])
+    refused = plan(old, bot)
+    assert isinstance(refused, Refused) and "made from the name" in refused.reason
+    assert plan(E.Player("p_1", "sealed:v1:AAAA")) is None  # nothing in the clear

@@ -10,8 +10,9 @@ only when it must and only when the store can redo everything that covers the ol
   signed again over the new head; one made with any other key is its signer's alone;
 - a ``result_countersigned`` is a player's: nobody else can sign the new head;
 - an event of a type this version does not know might sign a head too;
-- a seat whose person id is made from its name (no id, or the slug of the name) would keep
-  the name readable in the id;
+- a seat whose person id is made from its name (no id, or the slug of the name: a bot on
+  ``/play``, a game recorded before persons had ids) keeps its name in the clear, since the
+  id says it anyway; a game with no other seat to seal is refused;
 - a chain that does not verify, or a checkpoint that does not, is not laundered into a new
   valid one.
 
@@ -74,7 +75,9 @@ class Refused:
 @dataclass(frozen=True, slots=True)
 class Resealed:
     """A game re-chained: its events, the old and new head, the persons whose names were
-    sealed and the seqs of the checkpoints signed again."""
+    sealed, the seqs of the checkpoints signed again and the seats whose names stay in the
+    clear (their id says the name anyway: a bot's on ``/play``, a seat recorded without
+    an id)."""
 
     game_id: str
     events: int
@@ -82,6 +85,7 @@ class Resealed:
     new_head: str
     sealed: tuple[str, ...]
     resigned: tuple[int, ...]
+    kept: tuple[int, ...]  # seats left in the clear: their person id is made from the name
     rows: list[tuple[Any, ...]] = field(repr=False, compare=False)
     detail: dict[str, Any] = field(repr=False, compare=False)
 
@@ -119,13 +123,16 @@ def _plan(
     clear = _clear_seats(first)
     if not clear:
         return None
-    for seat, pid, name in clear:
-        if not pid or pid == derived_person_id(name):
-            return Refused(
-                gid,
-                f"seat {seat}'s person id ({pid or 'none'}) is made from the name: sealing the "
-                "name would leave it readable in the id",
-            )
+    named = [c for c in clear if not c[1] or c[1] == derived_person_id(c[2])]
+    kept = tuple(c[0] for c in named)
+    clear = [c for c in clear if c not in named]
+    if not clear:
+        return Refused(
+            gid,
+            f"the person id of seat(s) {', '.join(map(str, kept))} is made from the name "
+            "(no id, or its slug): sealing the name would leave it readable in the id",
+        )
+    for seat, pid, _name in clear:
         if forgotten.forgotten(pid):
             return Refused(gid, f"seat {seat}'s person {pid} is forgotten already")
     try:
@@ -197,6 +204,7 @@ def _plan(
         prev,
         tuple(sorted(ids)),
         tuple(c["seq"] for c in checkpoints),
+        kept,
         out,
         detail,
     )
@@ -364,23 +372,43 @@ def check(store: Store) -> list[Finding]:
 
 def trace_seal(store: Store, gid: str, query: SealQuery) -> SealCheck | None:
     """A seal taken before the game's names were sealed, found in the old chain rebuilt
-    from an upgrade's record (the events after the first unchanged): where it is now."""
+    from an upgrade's record (the events after the first unchanged): where it is now.
+
+    The first event is checked against its old hash with its names opened; once a person
+    is forgotten that is no longer possible, and the answer says that its other fields
+    (the ruleset, the stake) rest on the store's record of the upgrade."""
     for entry, _gid, count, _head, at, text in _entries(store.conn, gid):
         envs = store.events(gid)
-        old = _old_chain(envs[: int(count)], json.loads(text))
+        detail = json.loads(text)
+        old = _old_chain(envs[: int(count)], detail)
         for seq, digest in enumerate(old, start=1):
-            if (query.seq is None or query.seq == seq) and query.matches(digest):
-                now = envs[seq - 1]
-                after = len(envs) - seq
+            if not ((query.seq is None or query.seq == seq) and query.matches(digest)):
+                continue
+            said = (
+                f"the record held seal {query.text} at seq {seq} before the names of its first "
+                f"event were sealed ({at}, heads entry {entry})"
+            )
+            opened = _first_opened(store.conn, envs[0], detail.get("sealed", []))
+            if opened is not None and L.digest_after(L.GENESIS, opened) != detail["old_first"]:
                 return SealCheck(
-                    True,
-                    f"the record held seal {query.text} at seq {seq} before the names of its "
-                    f"first event were sealed ({at}, heads entry {entry}); the events after "
-                    "the first are those it covered (a checkpoint among them signed again "
-                    "over the new hashes); "
-                    f"its seal at seq {seq} is now {seal_text(now.hash)}; {after} event(s) "
-                    "follow it",
+                    False,
+                    f"{said}, but its first event with the names opened is not the one the "
+                    "seal covered: it was changed beyond its names",
                     seq,
-                    after,
                 )
+            first = (
+                "the first event is the one it covered but for its names, sealed"
+                if opened is not None
+                else "the first event's names can no longer be opened (a person is "
+                "forgotten): its other fields rest on the store's record of the upgrade"
+            )
+            now, after = envs[seq - 1], len(envs) - seq
+            return SealCheck(
+                True,
+                f"{said}; {first}; the events after it are those the seal covered (a "
+                f"checkpoint among them signed again over the new hashes); its seal at seq "
+                f"{seq} is now {seal_text(now.hash)}; {after} event(s) follow it",
+                seq,
+                after,
+            )
     return None
