@@ -19,8 +19,8 @@ from gostop_records import events as E
 from gostop_records import log as L
 from gostop_records.names import is_sealed
 from gostop_records.people import People
-from gostop_records.signing import SigningKey, server_key_path, write_key_file
-from gostop_records.store import Store
+from gostop_records.signing import SigningKey, read_key_file, server_key_path, write_key_file
+from gostop_records.store import Store, reseal
 from gostop_records.store import heads as H
 from gostop_records.store.codec import event_row, row_to_envelope
 from gostop_records.store.reseal import KIND, Refused, Resealed, _plan
@@ -204,3 +204,34 @@ def test_a_seat_whose_id_is_its_name_stays_in_the_clear() -> None:
     refused = plan(old, bot)
     assert isinstance(refused, Refused) and "made from the name" in refused.reason
     assert plan(E.Player("p_1", "sealed:v1:AAAA")) is None  # nothing in the clear
+
+
+def test_games_upgraded_a_batch_at_a_time_share_a_persons_key(
+    old_club: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ben sits in two games that can be upgraded, planned and written in batches of one
+    game: one key is made for him, both games show his name, and the store verifies."""
+    db = old_club["db"]
+    with Store(db, read_only=True) as s:
+        ben = s.events("a")[0].event.players[1].id
+    log = tmp_path / "d.jsonl"
+    done = gostop(
+        "record", "--log", str(log), "--players", f"Dee,Ben={ben}", "--ruleset", "matgo",
+        "--game-id", "d", "--script", str(tmp_path / "hand.txt"),
+        "--key", str(server_key_path(db)),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    monkeypatch.setattr(reseal, "_BATCH", 1)
+    with Store(db) as s:
+        assert s.import_paths([log]).ok
+        result = reseal.upgrade(s, read_key_file(server_key_path(db)))
+        assert [d.game_id for d in result.resealed] == ["a", "d"]
+        assert [r.game_id for r in result.refused] == ["b", "c"]
+        keys = s.conn.execute("SELECT count(*) FROM person_keys WHERE person_id = ?", [ben])
+        assert keys.fetchall() == [(1,)]
+        for gid in ("a", "d"):
+            assert s.events(gid)[0].event.players[1].name == "Ben"
+        names = s.conn.execute("SELECT player_names FROM games WHERE game_id = 'd'").fetchall()
+        assert names == [(["Dee", "Ben"],)]
+        report = s.verify()
+        assert report.ok, report.problems()

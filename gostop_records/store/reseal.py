@@ -30,6 +30,8 @@ the games derived again.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +48,7 @@ from ..seal import SealCheck, SealQuery, seal_text
 from ..signing import PublicKey, SigningKey, checkpoint_message
 from . import heads as H
 from .codec import row_to_envelope, rows_to_envelopes
+from .errors import StoreError
 from .people import keys_for, person_envelopes
 from .writer import transaction
 
@@ -210,13 +213,14 @@ def _plan(
     )
 
 
+#: Games planned and written at a time: their rows are held in memory until written.
+_BATCH = 256
+
+
 def upgrade(store: Store, signer: SigningKey | None, *, dry_run: bool = False) -> Upgrade:
     """Seal every name held in the clear that can be (see the module docstring): the games
     re-chained, their heads entries, the persons' new keys and the games' projection rows in
-    one transaction; with ``dry_run``, only what it would do."""
-    from .rebuild import fresh_rows
-    from .writer import clear_games, insert_projection
-
+    one transaction, a batch of games at a time; with ``dry_run``, only what it would do."""
     if not dry_run:
         store._writable()
     store.settle()
@@ -225,55 +229,69 @@ def upgrade(store: Store, signer: SigningKey | None, *, dry_run: bool = False) -
         "SELECT game_id, payload FROM events WHERE seq = 1 AND type = 'game_started' "
         "ORDER BY game_id"
     ).fetchall()
-    wanted = [str(g) for g, p in firsts if _clear_seats(msgspec.json.decode(p))]
-    ids = sorted(
-        {
-            pid
-            for g, p in firsts
-            for _, pid, _ in _clear_seats(msgspec.json.decode(p))
-            if pid and str(g) in wanted
-        }
-    )
+    clear = {str(g): _clear_seats(msgspec.json.decode(p)) for g, p in firsts}
+    wanted = [g for g, seats in clear.items() if seats]
+    ids = sorted({pid for g in wanted for _, pid, _ in clear[g] if pid})
     people = People(person_envelopes(conn))
     keys = keys_for(conn, ids)
-    made = {pid: new_key() for pid in ids if pid not in keys}
-    plans = [
-        _plan(gid, rows, signer, {**keys, **made}, people)
-        for gid, rows in store.games_events(wanted).items()
-    ]
-    done = tuple(p for p in plans if isinstance(p, Resealed))
-    refused = tuple(p for p in plans if isinstance(p, Refused))
-    result = Upgrade(done, refused, len(firsts) - len(wanted), dry_run)
-    if dry_run or not done:
-        return result
-    used = {pid for d in done for pid in d.sealed}
-    games = [d.game_id for d in done]
-    with H.writing(store.path), transaction(conn):
-        for pid in sorted(used & set(made)):
-            conn.execute("INSERT INTO person_keys VALUES (?, ?)", [pid, made[pid]])
-        for d in done:
-            conn.execute(
-                "UPDATE events SET payload = n.payload, hash = n.hash FROM (SELECT "
-                "unnest($seq::BIGINT[]) AS seq, unnest($payload::VARCHAR[]) AS payload, "
-                "unnest($hash::VARCHAR[]) AS hash) n "
-                "WHERE events.game_id = $game AND events.seq = n.seq",
-                {
-                    "game": d.game_id,
-                    "seq": [r[1] for r in d.rows],
-                    "payload": [r[8] for r in d.rows],
-                    "hash": [r[9] for r in d.rows],
-                },
-            )
-            H.record(conn, KIND, [(d.game_id, d.events, d.new_head)], d.detail)
-        failed: list[Any] = []
-        rows, _ = fresh_rows(store, games, failed)
-        if failed:
-            raise RuntimeError(f"the games re-chained do not derive again: {failed[:3]}")
-        clear_games(conn, games)
-        insert_projection(conn, rows)
-    for gid in games:
-        store.cache.pop(gid, None)
-    return result
+    held = set(keys)
+    keys.update({pid: new_key() for pid in ids if pid not in keys})
+    done: list[Resealed] = []
+    refused: list[Refused] = []
+    with contextlib.ExitStack() as writing:
+        if not dry_run:
+            writing.enter_context(H.writing(store.path))
+            writing.enter_context(transaction(conn))
+        for start in range(0, len(wanted), _BATCH):
+            batch = store.games_events(wanted[start : start + _BATCH])
+            plans = [_plan(gid, rows, signer, keys, people) for gid, rows in batch.items()]
+            refused += [p for p in plans if isinstance(p, Refused)]
+            resealed = [p for p in plans if isinstance(p, Resealed)]
+            if not dry_run and resealed:
+                held |= _write(store, resealed, keys, held)
+            done += [dataclasses.replace(p, rows=[]) for p in resealed]
+    return Upgrade(tuple(done), tuple(refused), len(firsts) - len(wanted), dry_run)
+
+
+def _write(
+    store: Store, games: Sequence[Resealed], keys: Mapping[str, bytes], held: set[str]
+) -> set[str]:
+    """Write re-chained games inside the upgrade's transaction: the keys of their persons
+    not held yet, their events, their heads entries and their projection rows; the persons
+    whose keys were written."""
+    from .rebuild import fresh_rows
+    from .writer import clear_games, insert_projection
+
+    conn = store.conn
+    new = sorted({pid for d in games for pid in d.sealed} - held)
+    for pid in new:
+        conn.execute("INSERT INTO person_keys VALUES (?, ?)", [pid, keys[pid]])
+    for d in games:
+        conn.execute(
+            "UPDATE events SET payload = n.payload, hash = n.hash FROM (SELECT "
+            "unnest($seq::BIGINT[]) AS seq, unnest($payload::VARCHAR[]) AS payload, "
+            "unnest($hash::VARCHAR[]) AS hash) n "
+            "WHERE events.game_id = $game AND events.seq = n.seq",
+            {
+                "game": d.game_id,
+                "seq": [r[1] for r in d.rows],
+                "payload": [r[8] for r in d.rows],
+                "hash": [r[9] for r in d.rows],
+            },
+        )
+        H.record(conn, KIND, [(d.game_id, d.events, d.new_head)], d.detail)
+        store.cache.pop(d.game_id, None)
+    ids = [d.game_id for d in games]
+    failed: list[Any] = []
+    rows, _ = fresh_rows(store, ids, failed)
+    if failed:
+        raise StoreError(
+            f"{store.path}: nothing was changed: game(s) re-chained do not derive again "
+            f"({'; '.join(f'{f.game_id}: {f.reason}' for f in failed[:3])})"
+        )
+    clear_games(conn, ids)
+    insert_projection(conn, rows)
+    return set(new)
 
 
 # --- checking the record of an upgrade --------------------------------------------------
