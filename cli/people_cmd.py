@@ -105,7 +105,12 @@ def forget(
     )
 
 
-@app.command("upgrade", epilog="Example: gostop people upgrade --db club.duckdb --dry-run")
+@app.command(
+    "upgrade",
+    short_help="Seal the names older games hold in the clear (re-chaining only those games), "
+    "so that those persons can be forgotten; --dry-run lists what would change.",
+    epilog="Example: gostop people upgrade --db club.duckdb --dry-run",
+)
 def upgrade(
     db: DbOption = DEFAULT_DB,
     dry_run: Annotated[
@@ -122,6 +127,8 @@ def upgrade(
     from gostop_records.store import Store
     from gostop_records.store.reseal import upgrade as run
 
+    if not db.exists():
+        common.fail(f"{db}: no store here (nothing to upgrade)")
     key_path = server_key_path(db)
     signer = read_key_file(key_path) if key_path.exists() else None
     with Store(db, read_only=dry_run) as store:
