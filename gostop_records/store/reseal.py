@@ -4,28 +4,27 @@ A game recorded before names were sealed, imported from a log or played on ``/pl
 its seats' names in the clear, inside its hashed first event: such a person cannot be
 forgotten. Sealing those names (:mod:`gostop_records.names`) changes the bytes of
 ``game_started``, so its hash and every hash after it. The upgrade therefore re-chains a game
-only when it must and only when the store can redo everything that covers the old hashes:
+only when it must and only when the store can redo everything that covers the old hashes.
+It refuses, leaving it byte for byte as it was, a game with:
 
-- a ``checkpoint_signed`` made with the server's own key (the key file beside the store) is
-  signed again over the new head; one made with any other key is its signer's alone;
-- a ``result_countersigned`` is a player's: nobody else can sign the new head;
-- an event of a type this version does not know might sign a head too;
-- a seat whose person id is made from its name (no id, or the slug of the name: a bot on
-  ``/play``, a game recorded before persons had ids) keeps its name in the clear, since the
-  id says it anyway; a game with no other seat to seal is refused;
-- a chain that does not verify, or a checkpoint that does not, is not laundered into a new
-  valid one.
+- a ``checkpoint_signed`` made with any key but the server's own (the key file beside the
+  store): that one is signed again over the new head, another is its signer's alone;
+- a ``result_countersigned``: a player's, nobody else can sign the new head;
+- an event of a type this version does not know (it might sign a head too);
+- a chain or a checkpoint that does not verify (not laundered into a new valid one);
+- no seat but those whose person id is made from the name (no id, or the slug of the
+  name: a bot on ``/play``, a game recorded before persons had ids). Such a seat keeps its
+  name in the clear in a game re-chained for its other seats: the id says it anyway.
 
-A game with any of these is refused and left byte for byte as it was. Each game re-chained
-gets a ``game_resealed`` entry in the store's heads chain (its events and new head, as every
-entry), whose detail keeps what a verifier needs to rebuild the old chain from the new
-events: the old hash of the first event, the old head, and each re-signed checkpoint's old
-head and signature. :func:`check` rebuilds it (``gostop db verify``): every event after the
-first is what the old chain hashed, the old checkpoints' signatures verify, and while the
-persons' keys are held the first event with its names opened is the old one. So a seal
-written on a score sheet before the upgrade is traced to the new record
-(:func:`trace_seal`). Everything is written in one transaction, with the projection rows of
-the games derived again.
+Each game re-chained gets a ``game_resealed`` entry in the store's heads chain (its events
+and new head, as every entry), whose detail keeps what a verifier needs to rebuild the old
+chain from the new events: the old hash of the first event, the old head, and each
+re-signed checkpoint's old head and signature. :func:`check` rebuilds it (``gostop db
+verify``): every event after the first is what the old chain hashed, the old checkpoints'
+signatures verify, and while the persons' keys are held the first event with its names
+opened is the old one. So a seal written on a score sheet before the upgrade is traced to
+the new record (:func:`trace_seal`). Everything is written in one transaction, with the
+projection rows of the games derived again.
 """
 
 from __future__ import annotations
