@@ -22,7 +22,8 @@ __all__ = ["app"]
 app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
-    help="Players as persons: list them, rename one, merge two, forget one (events, never edits).",
+    help="Players as persons: list them, rename one, merge two, forget one (events, never "
+    "edits); upgrade seals the names older games hold in the clear, so they can be forgotten.",
     epilog="Example: gostop people rename p_3fa2c1d04e5b 'Ann Lee' --db club.duckdb",
 )
 
@@ -102,3 +103,54 @@ def forget(
         f"{len(done.games)} game(s) derived again without the name; {db} rewritten "
         f"({size} bytes). Backups and exports made before still hold the name: remove them."
     )
+
+
+@app.command(
+    "upgrade",
+    short_help="Seal the names older games hold in the clear (re-chaining only those games), "
+    "so that those persons can be forgotten; --dry-run lists what would change.",
+    epilog="Example: gostop people upgrade --db club.duckdb --dry-run",
+)
+def upgrade(
+    db: DbOption = DEFAULT_DB,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="List what would change; write nothing.")
+    ] = False,
+) -> None:
+    """Seal the names games hold in the clear (recorded before names were sealed, imported,
+    played on /play), so that those persons can be forgotten. Sealing a name changes every
+    hash of its game: only those games are re-chained, each recorded in the heads chain
+    (game_resealed, old and new head); checkpoints signed with the server's key beside the
+    store are signed again; a game a player countersigned, or another key signed, is
+    refused and left as it is. One transaction. Exit code 1 when a game is refused."""
+    from gostop_records.signing import read_key_file, server_key_path
+    from gostop_records.store import Store
+    from gostop_records.store.reseal import upgrade as run
+
+    if not db.exists():
+        common.fail(f"{db}: no store here (nothing to upgrade)")
+    key_path = server_key_path(db)
+    signer = read_key_file(key_path) if key_path.exists() else None
+    with Store(db, read_only=dry_run) as store:
+        done = run(store, signer, dry_run=dry_run)
+    verb = "would re-chain" if dry_run else "re-chained"
+    for d in done.resealed:
+        seqs = ", ".join(map(str, d.resigned))
+        resigned = f", checkpoint(s) at seq {seqs} signed again" if seqs else ""
+        seats = ", ".join(map(str, d.kept))
+        kept = f", seat(s) {seats} kept in the clear (its id is made from the name)" * bool(seats)
+        common.echo(
+            f"{verb} game {d.game_id}: {d.events} event(s), names of {', '.join(d.sealed)} "
+            f"sealed{resigned}{kept}; head {d.old_head[:12]} -> {d.new_head[:12]}"
+        )
+    for r in done.refused:
+        common.error_message(f"refused game {r.game_id}: {r.reason}; left as it is")
+    what = "to re-chain" if dry_run else "re-chained"
+    common.echo(
+        f"{len(done.resealed)} game(s) {what} (every hash of each changes; the heads chain "
+        f"records the old head and the new: kind game_resealed), {len(done.refused)} "
+        f"refused, {done.untouched} holding no name in the clear left as they are"
+        + (". Nothing written (--dry-run)." if dry_run else ".")
+    )
+    if done.refused:
+        raise typer.Exit(common.EXIT_REJECTED)

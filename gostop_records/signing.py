@@ -46,6 +46,7 @@ __all__ = [
     "game_key",
     "game_key_path",
     "read_key_file",
+    "server_key_path",
     "write_key_file",
 ]
 
@@ -190,6 +191,11 @@ def game_key_path(game_id: str, folder: Path | None = None) -> Path:
     """The key file of a game in the key folder (the game id made safe as a file name)."""
     safe = re.sub(r"[^0-9A-Za-z._-]", "_", game_id)
     return (folder or default_key_dir()) / f"{safe}.key"
+
+
+def server_key_path(store_path: Path) -> Path:
+    """The server's own signing key: the key file beside the store (``club.duckdb.key``)."""
+    return store_path.with_name(store_path.name + ".key")
 
 
 def write_key_file(path: Path, key: SigningKey) -> None:

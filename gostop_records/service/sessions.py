@@ -50,7 +50,7 @@ from ..errors import (
     ProjectionError,
 )
 from ..recorder import Decision, RecordingSession, Waiting
-from ..signing import SigningKey, read_key_file, write_key_file
+from ..signing import SigningKey, read_key_file, server_key_path, write_key_file
 from ..store import Store, staging
 from ..store.append import Append
 from ..store.connection import fetch_one
@@ -166,7 +166,7 @@ def events_json(envs: Sequence[E.Envelope]) -> list[msgspec.Raw]:
 
 def server_key(store_path: Path) -> SigningKey:
     """The server's signing key: the key file beside the store, made on the first start."""
-    path = store_path.with_name(store_path.name + ".key")
+    path = server_key_path(store_path)
     if path.exists():
         return read_key_file(path)
     key = SigningKey.generate(f"gostop serve ({store_path.name})")

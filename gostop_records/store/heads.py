@@ -15,6 +15,7 @@ entries to the ``heads`` table, in the transaction that writes the events:
 | ``rebuild`` | the projection tables derived again |
 | ``repaired`` | ``db repair``: a game's events the chain missed; last, what it did |
 | ``people`` | an append to the people record (no game: its events and head) |
+| ``game_resealed`` | ``people upgrade``: a game re-chained with its names sealed (:mod:`.reseal`) |
 
 An entry holds the game, its number of events and its head hash then, and is chained to the
 entry before it like events are (``hash = sha256(prev + canonical bytes of the entry)``).
@@ -84,6 +85,7 @@ KINDS = (
     "rebuild",
     "repaired",
     "people",
+    "game_resealed",
 )
 ENTRY_SELECT = "entry, kind, game_id, seq, head, recorded_at, detail, prev, hash"
 

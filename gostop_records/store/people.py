@@ -140,7 +140,7 @@ def forget_person(store: Store, pid: str, *, by: str, at: str | None = None) -> 
 
     Refuses (:class:`~gostop_records.people.PeopleError`, nothing written) a person some
     game holds by a name in the clear (recorded before names were sealed): that game must
-    be upgraded first (``gostop people seal-names``), or the name would stay readable.
+    be upgraded first (``gostop people upgrade``), or the name would stay readable.
     """
     from .rebuild import fresh_rows
     from .writer import clear_games, insert_projection
@@ -166,7 +166,7 @@ def forget_person(store: Store, pid: str, *, by: str, at: str | None = None) -> 
             f"person_forgotten: game(s) {', '.join(clear[:5])}"
             + (f" and {len(clear) - 5} more" if len(clear) > 5 else "")
             + f" hold {pid}'s name in the clear (recorded before names were sealed): run "
-            "gostop people seal-names first, or the name would stay readable"
+            "gostop people upgrade first, or the name would stay readable"
         )
     with H.writing(store.path), transaction(conn):
         conn.execute(

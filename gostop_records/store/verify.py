@@ -23,6 +23,7 @@ from .connection import bounded_memory
 from .heads import check as check_heads
 from .people import check_people
 from .rebuild import Failure, fresh_rows, game_groups
+from .reseal import check as check_resealed
 from .rows import row_source
 from .schema import TABLES, quote
 
@@ -132,7 +133,7 @@ def verify(store: Store) -> VerifyReport:
 def _verify(store: Store) -> VerifyReport:
     report = VerifyReport()
     conn = store.conn
-    report.heads = check_heads(conn)
+    report.heads = check_heads(conn) + check_resealed(store)
     lost = {h.game_id for h in report.heads if h.game_id is not None}
     for group in game_groups(store):
         failed: list[Failure] = []
