@@ -184,12 +184,20 @@ class Match:
 
 
 def play_match(
-    ruleset: str, bot: str, foe: str, deals: int, log: Callable[[str], None] | None = None
+    ruleset: str,
+    bot: str,
+    foe: str,
+    deals: int,
+    log: Callable[[str], None] | None = None,
+    until: datetime | None = None,
 ) -> Match:
-    """``deals`` seeded deals, each played twice with the seats swapped."""
+    """``deals`` seeded deals, each played twice with the seats swapped; fewer when the
+    clock reaches ``until`` (a stop that does not look at the chips)."""
     m = Match(ruleset, bot, foe, went_lost={bot: 0, foe: 0}, times={bot: [], foe: []})
     t0 = time.perf_counter()
     for seed in range(deals):
+        if until is not None and datetime.now(UTC) >= until:
+            break
         total = 0
         for seats, me in (((bot, foe), 0), ((foe, bot), 1)):
             h = play_hand(ruleset, seed, seats)
@@ -213,8 +221,16 @@ def play_match(
 
 
 def rungs(review: Sequence[int] = REVIEW_WORLDS) -> list[str]:
-    """The ladder, weakest first."""
-    return ["random", "greedy", "club", "strong", "expert", *(f"review-{n}" for n in review)]
+    """The ladder, weakest first: the review's search at ``review`` worlds, then the levels."""
+    return [
+        "random",
+        "greedy",
+        "club",
+        "strong",
+        "expert",
+        *(f"review-{n}" for n in review),
+        "master",
+    ]
 
 
 def matches(ladder: Sequence[str], top: str) -> list[tuple[str, str]]:
@@ -295,18 +311,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--only", default=None, help="play only the matches between these rungs (comma-separated)"
     )
+    ap.add_argument(
+        "--until",
+        default=None,
+        help="stop each match's deals at this UTC time (HH:MM), whatever its chips",
+    )
     ns = ap.parse_args(argv)
     deals = ns.deals or (4 if ns.quick else 400)
     ladder = rungs(ns.review or REVIEW_WORLDS)
     top = ns.top or ladder[-1]
     only = set(ns.only.split(",")) if ns.only else None
+    until = None
+    if ns.until:
+        h, mi = (int(x) for x in ns.until.split(":"))
+        until = datetime.now(UTC).replace(hour=h, minute=mi, second=0, microsecond=0)
     log = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
     results = []
     for ruleset in ns.ruleset or RULESETS:
         for bot, foe in matches(ladder, top):
             if only and not {bot.removesuffix("@gostop"), foe} <= only:
                 continue
-            m = play_match(ruleset, bot, foe, deals, log)
+            m = play_match(ruleset, bot, foe, deals, log, until)
             mean, low, high = m.ci()
             log(
                 f"{ruleset}: {bot} vs {foe}: {mean:+.2f} [{low:+.2f}, {high:+.2f}] "

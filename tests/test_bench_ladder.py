@@ -11,10 +11,13 @@ from gostop_records.sim.dealer import SplitMix64
 
 def test_the_rungs_and_the_matches() -> None:
     ladder = rungs((4, 8))
-    assert ladder == ["random", "greedy", "club", "strong", "expert", "review-4", "review-8"]
-    ms = matches(ladder, "review-8")
-    assert ms[0] == ("greedy", "random") and ms[-1] == ("review-8@gostop", "greedy")
-    assert ("review-8", "strong") in ms and len(ms) == len(ladder) + 1
+    assert ladder == [
+        "random", "greedy", "club", "strong", "expert", "review-4", "review-8", "master"
+    ]  # fmt: skip
+    ms = matches(ladder, "master")
+    assert ms[0] == ("greedy", "random") and ms[-1] == ("master@gostop", "greedy")
+    assert ("master", "strong") in ms and len(ms) == len(ladder) + 1
+    assert type(make("master@gostop", SplitMix64(1))) is GoStopOnly
     assert type(make("review-4", SplitMix64(1))) is ReviewBot
     assert type(make("club@gostop", SplitMix64(1))) is GoStopOnly
 

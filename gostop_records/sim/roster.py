@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from ..errors import GostopError
 from .bots import Bot, GreedyBot, RandomBot
 from .dealer import SplitMix64
+from .deep import DeepBot
 from .strong import DEFAULT_ROLLOUTS, StrongBot
 
 __all__ = ["BOTS", "LEVELS", "Level", "known", "make_bot", "names"]
@@ -27,6 +28,7 @@ BOTS: dict[str, Callable[[SplitMix64], Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
     "strong": StrongBot,
+    "deep": DeepBot,
 }
 
 
@@ -42,6 +44,8 @@ class Level:
     def make(self, rng: SplitMix64) -> Bot:
         if self.bot == "strong":
             return StrongBot(rng, rollouts=self.rollouts)
+        if self.bot == "deep":
+            return DeepBot(rng, rollouts=self.rollouts)
         return BOTS[self.bot](rng)
 
 
@@ -54,6 +58,12 @@ LEVELS: dict[str, Level] = {
         Level("club", "strong", 24, "looks ahead: 24 played-out deals a decision"),
         Level("strong", "strong", DEFAULT_ROLLOUTS, "looks ahead: 96 played-out deals a decision"),
         Level("expert", "strong", 288, "looks ahead: 288 played-out deals a decision (slower)"),
+        Level(
+            "master",
+            "deep",
+            DEFAULT_ROLLOUTS,
+            "looks twice: the strong search, then hundreds more played-out deals (slowest)",
+        ),
     )
 }
 
