@@ -177,6 +177,7 @@ class Match:
     went_lost: dict[str, int] = field(default_factory=dict)
     times: dict[str, list[float]] = field(default_factory=dict)
     wall_s: float = 0.0
+    loads: list[float] = field(default_factory=list)  # the 1-minute load at each deal
 
     def ci(self) -> tuple[float, float, float]:
         i = interval(self.pairs)
@@ -198,6 +199,7 @@ def play_match(
     for seed in range(deals):
         if until is not None and datetime.now(UTC) >= until:
             break
+        m.loads.append(os.getloadavg()[0])
         total = 0
         for seats, me in (((bot, foe), 0), ((foe, bot), 1)):
             h = play_hand(ruleset, seed, seats)
@@ -251,18 +253,29 @@ def _ms(times: list[float]) -> str:
     return f"{sum(times) / len(times):.0f} / {p99:.0f}"
 
 
+#: A 1-minute load average above this marks a match LOADED (the project's machine has 2 cores).
+LOADED = 2.0
+
+
+def _load(loads: list[float]) -> str:
+    if not loads:
+        return "–"
+    low, high = min(loads), max(loads)
+    return f"{low:.1f}–{high:.1f}" + (" LOADED" if high > LOADED else "")
+
+
 def render(results: list[Match], args: str, deals: int, note: str) -> str:
     load = os.getloadavg()
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     out = [
         "# The bot ladder",
         "",
-        f"Written by `python -m bench.ladder{args}` on {when}: {deals} deal(s) a match, each "
-        "played twice with the seats swapped. **Measured on a heavily loaded shared machine** "
-        f"(load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} on {os.cpu_count()} "
-        "cores at the end of the run): the chips do not depend on the load, the times do "
-        "(CPU time of the process, and the wall time of each match, which was several "
-        "times the CPU time).",
+        f"Written by `python -m bench.ladder{args}` on {when}: {deals} deal(s) a match (fewer "
+        "where a match was stopped by `--until`), each played twice with the seats swapped, "
+        f"on {os.cpu_count()} cores (load average {load[0]:.1f} / {load[1]:.1f} / "
+        f"{load[2]:.1f} at the end of the run; per match, the 1-minute load at each deal, "
+        f"LOADED above {LOADED:g}): the chips do not depend on the load, the times do (CPU "
+        "time of the process, and the wall time of each match).",
         "",
         f"Machine: {machine()}.",
         "",
@@ -272,11 +285,11 @@ def render(results: list[Match], args: str, deals: int, note: str) -> str:
         "deals, with the 95% interval (Student's t). Nagari: hands with no winner, of the "
         "hands played. Go then lost: the share of a bot's hands in which it called Go and "
         "then paid. ms: CPU time of a searched decision, mean / 99th percentile. wall s: the "
-        "match's wall time (loaded).",
+        "match's wall time.",
         "",
         "| rules | bot | against | deals | chips/hand | 95% interval | nagari | "
-        "Go then lost (bot / against) | ms (bot) | ms (against) | wall s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "Go then lost (bot / against) | ms (bot) | ms (against) | wall s | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for m in results:
         mean, low, high = m.ci()
@@ -286,7 +299,7 @@ def render(results: list[Match], args: str, deals: int, note: str) -> str:
         out.append(
             f"| {m.ruleset} | {m.bot} | {m.foe} | {len(m.pairs)} | {mean:+.2f} | "
             f"[{low:+.2f}, {high:+.2f}] | {nag} | {gl} | {_ms(m.times[m.bot])} | "
-            f"{_ms(m.times[m.foe])} | {m.wall_s:.0f} |"
+            f"{_ms(m.times[m.foe])} | {m.wall_s:.0f} | {_load(m.loads)} |"
         )
     out.append("")
     return "\n".join(out)

@@ -6,7 +6,8 @@ playing the other seats), so the list of all of them stands above every bot.
 
 A *level* is a bot at a budget, named for a person choosing an opponent: ``beginner``
 plays at random, ``casual`` is ``greedy``, and ``club``, ``strong`` and ``expert`` are the
-``strong`` search at 24, 96 (its default) and 288 rollouts a decision. ``make_bot`` takes a
+``strong`` search at 24, 96 (its default) and 288 rollouts a decision; ``master`` is ``deep``
+(``strong`` at 96, then a second look, :mod:`.deep`). ``make_bot`` takes a
 bot's name or a level's; ``python -m bench.ladder`` measures the levels against each other.
 """
 
