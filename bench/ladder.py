@@ -43,6 +43,7 @@ from gostop_records.review.rollouts import interval, option_values
 from gostop_records.rules import get_preset
 from gostop_records.sim.bots import Bot, GreedyBot
 from gostop_records.sim.dealer import SplitMix64, deal, shuffled_deck
+from gostop_records.sim.deep import DEEP_CALL_WORLDS, DEEP_CONFIDENCE, DEEP_ROLLOUTS
 from gostop_records.sim.roster import LEVELS, make_bot
 from gostop_records.sim.view import seat_of
 
@@ -366,6 +367,8 @@ def _note(top: str) -> str:
             f"`{lv.name}` = {lv.bot}" + (f" at {lv.rollouts} rollouts" if lv.rollouts else "")
             for lv in LEVELS.values()
         )
+        + f" (a second look of {DEEP_ROLLOUTS} rollouts a play, {DEEP_CALL_WORLDS} worlds a "
+        f"two-way call, overruling strong's pick at {DEEP_CONFIDENCE:g} standard errors)"
         + "; `review-N` is the review's search (every option, N deals, greedy rollouts, the "
         "highest mean)."
     )
