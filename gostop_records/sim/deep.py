@@ -3,9 +3,9 @@
 ``strong`` measures each decision in a few dozen worlds (:data:`~.strong.DEFAULT_ROLLOUTS`
 rollouts split among up to five candidates) and leaves greedy's pick only when a gain is
 clear of that noise. Measured on positions of real hands, two ``strong`` searches of the same
-play with different seeds disagree on about a third of them, and a 300-world search finds
-the pick of one of them worse than the best candidate by a fraction of a chip: the
-decision is limited by its sample, not by its rollouts. ``deep`` keeps ``strong``'s search
+play with different seeds disagree on 38-48% of them, and a 300-world search finds their
+pick worse than its best candidate by up to half a chip (``python -m bench.search_noise``):
+the decision is limited by its sample. ``deep`` keeps ``strong``'s search
 (the same generator, drawn the same way, so where it agrees with ``strong`` it is
 ``strong``, move for move) and then plays the same candidates out in :data:`DEEP_ROLLOUTS`
 more rollouts (common random numbers: every candidate meets the same worlds and the same
