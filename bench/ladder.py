@@ -43,6 +43,7 @@ from gostop_records.review.rollouts import interval, option_values
 from gostop_records.rules import get_preset
 from gostop_records.sim.bots import Bot, GreedyBot
 from gostop_records.sim.dealer import SplitMix64, deal, shuffled_deck
+from gostop_records.sim.deep import DEEP_CALL_WORLDS, DEEP_CONFIDENCE, DEEP_ROLLOUTS
 from gostop_records.sim.roster import LEVELS, make_bot
 from gostop_records.sim.view import seat_of
 
@@ -177,6 +178,7 @@ class Match:
     went_lost: dict[str, int] = field(default_factory=dict)
     times: dict[str, list[float]] = field(default_factory=dict)
     wall_s: float = 0.0
+    loads: list[float] = field(default_factory=list)  # the 1-minute load at each deal
 
     def ci(self) -> tuple[float, float, float]:
         i = interval(self.pairs)
@@ -184,12 +186,21 @@ class Match:
 
 
 def play_match(
-    ruleset: str, bot: str, foe: str, deals: int, log: Callable[[str], None] | None = None
+    ruleset: str,
+    bot: str,
+    foe: str,
+    deals: int,
+    log: Callable[[str], None] | None = None,
+    until: datetime | None = None,
 ) -> Match:
-    """``deals`` seeded deals, each played twice with the seats swapped."""
+    """``deals`` seeded deals, each played twice with the seats swapped; fewer when the
+    clock reaches ``until`` (a stop that does not look at the chips)."""
     m = Match(ruleset, bot, foe, went_lost={bot: 0, foe: 0}, times={bot: [], foe: []})
     t0 = time.perf_counter()
     for seed in range(deals):
+        if until is not None and datetime.now(UTC) >= until:
+            break
+        m.loads.append(os.getloadavg()[0])
         total = 0
         for seats, me in (((bot, foe), 0), ((foe, bot), 1)):
             h = play_hand(ruleset, seed, seats)
@@ -213,8 +224,16 @@ def play_match(
 
 
 def rungs(review: Sequence[int] = REVIEW_WORLDS) -> list[str]:
-    """The ladder, weakest first."""
-    return ["random", "greedy", "club", "strong", "expert", *(f"review-{n}" for n in review)]
+    """The ladder, weakest first: the review's search at ``review`` worlds, then the levels."""
+    return [
+        "random",
+        "greedy",
+        "club",
+        "strong",
+        "expert",
+        *(f"review-{n}" for n in review),
+        "master",
+    ]
 
 
 def matches(ladder: Sequence[str], top: str) -> list[tuple[str, str]]:
@@ -235,18 +254,29 @@ def _ms(times: list[float]) -> str:
     return f"{sum(times) / len(times):.0f} / {p99:.0f}"
 
 
+#: A 1-minute load average above this marks a match LOADED (the project's machine has 2 cores).
+LOADED = 2.0
+
+
+def _load(loads: list[float]) -> str:
+    if not loads:
+        return "–"
+    low, high = min(loads), max(loads)
+    return f"{low:.1f}–{high:.1f}" + (" LOADED" if high > LOADED else "")
+
+
 def render(results: list[Match], args: str, deals: int, note: str) -> str:
     load = os.getloadavg()
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     out = [
         "# The bot ladder",
         "",
-        f"Written by `python -m bench.ladder{args}` on {when}: {deals} deal(s) a match, each "
-        "played twice with the seats swapped. **Measured on a heavily loaded shared machine** "
-        f"(load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} on {os.cpu_count()} "
-        "cores at the end of the run): the chips do not depend on the load, the times do "
-        "(CPU time of the process, and the wall time of each match, which was several "
-        "times the CPU time).",
+        f"Written by `python -m bench.ladder{args}` on {when}: {deals} deal(s) a match (fewer "
+        "where a match was stopped by `--until`), each played twice with the seats swapped, "
+        f"on {os.cpu_count()} cores (load average {load[0]:.1f} / {load[1]:.1f} / "
+        f"{load[2]:.1f} at the end of the run; per match, the 1-minute load at each deal, "
+        f"LOADED above {LOADED:g}): the chips do not depend on the load, the times do (CPU "
+        "time of the process, and the wall time of each match).",
         "",
         f"Machine: {machine()}.",
         "",
@@ -256,11 +286,11 @@ def render(results: list[Match], args: str, deals: int, note: str) -> str:
         "deals, with the 95% interval (Student's t). Nagari: hands with no winner, of the "
         "hands played. Go then lost: the share of a bot's hands in which it called Go and "
         "then paid. ms: CPU time of a searched decision, mean / 99th percentile. wall s: the "
-        "match's wall time (loaded).",
+        "match's wall time.",
         "",
         "| rules | bot | against | deals | chips/hand | 95% interval | nagari | "
-        "Go then lost (bot / against) | ms (bot) | ms (against) | wall s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "Go then lost (bot / against) | ms (bot) | ms (against) | wall s | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for m in results:
         mean, low, high = m.ci()
@@ -270,7 +300,7 @@ def render(results: list[Match], args: str, deals: int, note: str) -> str:
         out.append(
             f"| {m.ruleset} | {m.bot} | {m.foe} | {len(m.pairs)} | {mean:+.2f} | "
             f"[{low:+.2f}, {high:+.2f}] | {nag} | {gl} | {_ms(m.times[m.bot])} | "
-            f"{_ms(m.times[m.foe])} | {m.wall_s:.0f} |"
+            f"{_ms(m.times[m.foe])} | {m.wall_s:.0f} | {_load(m.loads)} |"
         )
     out.append("")
     return "\n".join(out)
@@ -295,18 +325,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--only", default=None, help="play only the matches between these rungs (comma-separated)"
     )
+    ap.add_argument(
+        "--until",
+        default=None,
+        help="stop each match's deals at this UTC time (HH:MM), whatever its chips",
+    )
     ns = ap.parse_args(argv)
     deals = ns.deals or (4 if ns.quick else 400)
     ladder = rungs(ns.review or REVIEW_WORLDS)
     top = ns.top or ladder[-1]
     only = set(ns.only.split(",")) if ns.only else None
+    until = None
+    if ns.until:
+        h, mi = (int(x) for x in ns.until.split(":"))
+        until = datetime.now(UTC).replace(hour=h, minute=mi, second=0, microsecond=0)
     log = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
     results = []
     for ruleset in ns.ruleset or RULESETS:
         for bot, foe in matches(ladder, top):
             if only and not {bot.removesuffix("@gostop"), foe} <= only:
                 continue
-            m = play_match(ruleset, bot, foe, deals, log)
+            m = play_match(ruleset, bot, foe, deals, log, until)
             mean, low, high = m.ci()
             log(
                 f"{ruleset}: {bot} vs {foe}: {mean:+.2f} [{low:+.2f}, {high:+.2f}] "
@@ -328,6 +367,8 @@ def _note(top: str) -> str:
             f"`{lv.name}` = {lv.bot}" + (f" at {lv.rollouts} rollouts" if lv.rollouts else "")
             for lv in LEVELS.values()
         )
+        + f" (a second look of {DEEP_ROLLOUTS} rollouts a play, {DEEP_CALL_WORLDS} worlds a "
+        f"two-way call, overruling strong's pick at {DEEP_CONFIDENCE:g} standard errors)"
         + "; `review-N` is the review's search (every option, N deals, greedy rollouts, the "
         "highest mean)."
     )

@@ -412,7 +412,8 @@ def play(
             "--bot",
             metavar="BOT|LEVEL",
             help="How the computer plays: a bot (greedy, random, strong: a search over what "
-            "its seat can see) or a level (beginner, casual, club, strong, expert).",
+            "its seat can see, deep: strong and a second look) or a level (beginner, casual, "
+            "club, strong, expert, master).",
         ),
     ] = "greedy",
     seed: Annotated[

@@ -5,16 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.ladder import GoStopOnly, ReviewBot, main, make, matches, play_hand, rungs
+from bench.ladder import GoStopOnly, ReviewBot, _load, main, make, matches, play_hand, rungs
 from gostop_records.sim.dealer import SplitMix64
 
 
 def test_the_rungs_and_the_matches() -> None:
     ladder = rungs((4, 8))
-    assert ladder == ["random", "greedy", "club", "strong", "expert", "review-4", "review-8"]
-    ms = matches(ladder, "review-8")
-    assert ms[0] == ("greedy", "random") and ms[-1] == ("review-8@gostop", "greedy")
-    assert ("review-8", "strong") in ms and len(ms) == len(ladder) + 1
+    assert ladder == [
+        "random", "greedy", "club", "strong", "expert", "review-4", "review-8", "master"
+    ]  # fmt: skip
+    ms = matches(ladder, "master")
+    assert ms[0] == ("greedy", "random") and ms[-1] == ("master@gostop", "greedy")
+    assert ("master", "strong") in ms and len(ms) == len(ladder) + 1
+    assert type(make("master@gostop", SplitMix64(1))) is GoStopOnly
     assert type(make("review-4", SplitMix64(1))) is ReviewBot
     assert type(make("club@gostop", SplitMix64(1))) is GoStopOnly
 
@@ -32,7 +35,9 @@ def test_a_small_run_writes_its_table(tmp_path: Path) -> None:
     # only the cheap rungs: --top greedy still adds greedy's search on Go/Stop (none)
     assert main([*args, "--out", str(out), "--only", "greedy,random"]) == 0
     text = out.read_text()
-    assert "heavily loaded" in text and "| cardavia | greedy | random | 1 |" in text
+    assert "LOADED above 2" in text and "| cardavia | greedy | random | 1 |" in text
+    row = next(line for line in text.splitlines() if line.startswith("| cardavia | greedy"))
+    assert row.endswith(" |") and "–" in row.split("|")[-2]  # the load at the one deal
 
 
 def test_a_go_then_a_loss_is_counted() -> None:
@@ -44,3 +49,9 @@ def test_a_go_then_a_loss_is_counted() -> None:
 def test_strong_as_the_top_plays_no_mirror_match() -> None:
     ms = matches(rungs(()), "strong")
     assert ("strong", "strong") not in ms and ms[-1] == ("strong@gostop", "greedy")
+
+
+def test_a_match_above_a_load_of_two_is_marked_loaded() -> None:
+    assert _load([0.4, 1.9]) == "0.4–1.9"
+    assert _load([1.5, 2.6, 1.0]) == "1.0–2.6 LOADED"
+    assert _load([]) == "–"

@@ -181,7 +181,7 @@ def test_wrong_player_count_is_refused() -> None:
 
 
 def test_make_bot_names_the_bots_on_a_typo() -> None:
-    assert set(BOTS) == {"random", "greedy", "strong"}
+    assert set(BOTS) == {"random", "greedy", "strong", "deep"}
     with pytest.raises(GostopError, match="unknown bot 'greedyy': bots are random, greedy, strong"):
         make_bot("greedyy", SplitMix64(0))
 

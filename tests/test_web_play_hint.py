@@ -28,7 +28,7 @@ def client(tmp_path: Path) -> Iterator[Any]:
 
 
 def test_the_levels_are_bots_at_budgets() -> None:
-    assert list(LEVELS) == ["beginner", "casual", "club", "strong", "expert"]
+    assert list(LEVELS) == ["beginner", "casual", "club", "strong", "expert", "master"]
     rng = SplitMix64(1)
     assert type(make_bot("beginner", rng)) is RandomBot
     assert type(make_bot("casual", rng)) is GreedyBot

@@ -36,7 +36,7 @@ def test_a_level_picked_a_hint_shown_and_the_hand_reviewed_on_a_phone(
         page.goto(server.url + "/play?bot=beginner&seed=11&pace=0")
         assert settle(page) == "ready"
         levels = page.locator("#bot option").evaluate_all("(els) => els.map((e) => e.value)")
-        assert levels == ["beginner", "casual", "club", "strong", "expert"]
+        assert levels == ["beginner", "casual", "club", "strong", "expert", "master"]
         page.select_option("#bot", "club")
         page.click("#new-hand-button")
         page.wait_for_function(

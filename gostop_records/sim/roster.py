@@ -6,7 +6,8 @@ playing the other seats), so the list of all of them stands above every bot.
 
 A *level* is a bot at a budget, named for a person choosing an opponent: ``beginner``
 plays at random, ``casual`` is ``greedy``, and ``club``, ``strong`` and ``expert`` are the
-``strong`` search at 24, 96 (its default) and 288 rollouts a decision. ``make_bot`` takes a
+``strong`` search at 24, 96 (its default) and 288 rollouts a decision; ``master`` is ``deep``
+(``strong`` at 96, then a second look, :mod:`.deep`). ``make_bot`` takes a
 bot's name or a level's; ``python -m bench.ladder`` measures the levels against each other.
 """
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from ..errors import GostopError
 from .bots import Bot, GreedyBot, RandomBot
 from .dealer import SplitMix64
+from .deep import DeepBot
 from .strong import DEFAULT_ROLLOUTS, StrongBot
 
 __all__ = ["BOTS", "LEVELS", "Level", "known", "make_bot", "names"]
@@ -27,6 +29,7 @@ BOTS: dict[str, Callable[[SplitMix64], Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
     "strong": StrongBot,
+    "deep": DeepBot,
 }
 
 
@@ -42,6 +45,8 @@ class Level:
     def make(self, rng: SplitMix64) -> Bot:
         if self.bot == "strong":
             return StrongBot(rng, rollouts=self.rollouts)
+        if self.bot == "deep":
+            return DeepBot(rng, rollouts=self.rollouts)
         return BOTS[self.bot](rng)
 
 
@@ -54,6 +59,12 @@ LEVELS: dict[str, Level] = {
         Level("club", "strong", 24, "looks ahead: 24 played-out deals a decision"),
         Level("strong", "strong", DEFAULT_ROLLOUTS, "looks ahead: 96 played-out deals a decision"),
         Level("expert", "strong", 288, "looks ahead: 288 played-out deals a decision (slower)"),
+        Level(
+            "master",
+            "deep",
+            DEFAULT_ROLLOUTS,
+            "looks twice: the strong search, then hundreds more played-out deals (slowest)",
+        ),
     )
 }
 

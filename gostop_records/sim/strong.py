@@ -200,9 +200,9 @@ class Search:
         vals = self.values[k]
         return sum(vals) / len(vals) if vals else 0.0
 
-    def choice(self) -> Any:
+    def choice(self, confidence: float = CONFIDENCE) -> Any:
         """The candidate whose mean gain over the prior, world by world, is the largest
-        among those clear of noise (more than ``CONFIDENCE`` standard errors above zero);
+        among those clear of noise (more than ``confidence`` standard errors above zero);
         else the prior."""
         base = self.values[self.prior]
         w = len(base)
@@ -217,6 +217,6 @@ class Search:
             if mean <= best_gain:
                 continue
             var = sum((d - mean) ** 2 for d in diffs) / (w - 1)
-            if mean > CONFIDENCE * math.sqrt(var / w):
+            if mean > confidence * math.sqrt(var / w):
                 best, best_gain = k, mean
         return self.candidates[best]

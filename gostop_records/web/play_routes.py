@@ -260,7 +260,7 @@ def play_routes(
     async def page(
         ruleset: Annotated[str, QueryParameter(description="a preset")] = DEFAULT_RULESET,
         bot: Annotated[
-            str, QueryParameter(description="a level (beginner to expert) or a bot")
+            str, QueryParameter(description="a level (beginner to master) or a bot")
         ] = DEFAULT_BOT,
     ) -> Response[str]:
         try:
