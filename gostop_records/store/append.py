@@ -221,6 +221,9 @@ class Append:
     #: The envelopes' own hashes were checked as they were read (an upload): only their
     #: links to the stored chain are checked here.
     hashed: bool = False
+    #: A new game's projection rows, derived by the caller from ``checked`` (an upload,
+    #: off the writer's thread); used only when the store holds none of the game.
+    derived: Rows | None = None
 
 
 @dataclass(slots=True)
@@ -285,7 +288,12 @@ def _write(store: Store, st: _Staged) -> None:
         raise StoreError(f"game {game_id!r}: the first event must be game_started")
     all_events = [*cache.events, *st.new]
     st.hands = _touched_hands(all_events, st.new)
-    st.fresh = derive(all_events, proj.game, proj.issues, hands=st.hands, retracted=proj.retracted)
+    if req.derived is not None and not st.version:
+        st.fresh = req.derived  # a whole game, derived by the caller beforehand
+    else:
+        st.fresh = derive(
+            all_events, proj.game, proj.issues, hands=st.hands, retracted=proj.retracted
+        )
 
 
 def _write_rows(store: Store, staged: Sequence[_Staged], defer_rows: bool) -> None:

@@ -2,13 +2,13 @@
 appended through the journal as an entry is.
 
 ``db import`` writes straight into DuckDB, in bulk, and owns the store while it runs. A
-server must keep recording meanwhile, so an upload goes the entries' way instead: it is read
-and checked by the rules first, away from the writer (:func:`read_upload`: the chain, the
-rules of every game that starts in it, the cost of an upload); the writer then only judges
-each game against what the store holds (:func:`append_upload`, the same verdicts as ``db
-import``: :mod:`.verdict`) and appends the new events through the store's journal, with
-their heads entries, as one record. The settler writes them and their projection rows into
-DuckDB later, as it does an entry's.
+server must keep recording meanwhile, so an upload goes the entries' way instead. It is read
+and checked first, away from the writer (:func:`read_upload`: the chain, the rules of every
+game that starts in it and that game's projection rows, the cost of an upload); the writer
+then only judges each game against what the store holds (:func:`append_upload`, the same
+verdicts as ``db import``: :mod:`.verdict`) and appends the new events through the store's
+journal, with their heads entries, as one record. The settler writes them and their
+projection rows into DuckDB later, as it does an entry's.
 
 An upload is small (the server caps its size), so it is held in memory whole.
 """
@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from ..errors import Finding
 from .append import Append, AppendResult
 from .import_report import ImportReport
+from .projections import Rows, derive
 from .runs import Checked, FileScan, Run, RunReader, replay, scan
 from .verdict import Conflict, judge
 
@@ -40,8 +41,8 @@ class Upload:
     strict: bool
     scan: FileScan
     report: ImportReport
-    #: each game's run, with the rules' verdict when the run starts the game
-    runs: list[tuple[Run, Checked | Finding | None]] = field(default_factory=list)
+    #: each game's run, with the rules' verdict and the game's rows when the run starts it
+    runs: list[tuple[Run, Checked | Finding | None, Rows | None]] = field(default_factory=list)
 
 
 def read_upload(path: str | os.PathLike[str], *, strict: bool = True) -> Upload:
@@ -62,7 +63,10 @@ def read_upload(path: str | os.PathLike[str], *, strict: bool = True) -> Upload:
             continue
         run = Run(name, index, events, bad)
         ready = replay(run, events, 0, strict) if events[0].seq == 1 else None
-        up.runs.append((run, ready))
+        rows = None
+        if isinstance(ready, Checked):  # its rows too, should the store hold none of it
+            rows = derive(ready.full, ready.game, ready.issues, retracted=ready.retracted)
+        up.runs.append((run, ready, rows))
     if reader.error is not None:
         up.report.rejected.append(reader.error)
     return up
@@ -73,10 +77,10 @@ def append_upload(store: Store, up: Upload) -> tuple[ImportReport, list[AppendRe
     them through the journal, in one record (on the writer's thread)."""
     report = up.report
     runs = up.runs
-    stored = _stored_hashes(store, [run.events[0].game_id for run, _ in runs])
+    stored = _stored_hashes(store, [run.events[0].game_id for run, _, _ in runs])
     appends: list[Append] = []
     planned: list[Checked] = []
-    for run, ready in runs:
+    for run, ready, rows in runs:
         report.games += 1
         gid = run.events[0].game_id
         verdict = judge(
@@ -105,6 +109,7 @@ def append_upload(store: Store, up: Upload) -> tuple[ImportReport, list[AppendRe
                     checked=verdict.projector,
                     kind="game_imported",
                     hashed=True,  # by read_upload, and judged against the stored chain
+                    derived=rows if verdict is ready else None,
                 )
             )
     if not appends:
