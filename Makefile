@@ -33,7 +33,7 @@ demo: $(STAMP)
 test: $(STAMP) $(NATIVE)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 	# the tests that read the engine's source, on the source (the suite above ran compiled)
 	GOSTOP_PURE_PYTHON=1 $(BIN)/python -m pytest -m pure_python
 
