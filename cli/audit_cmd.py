@@ -84,7 +84,7 @@ def audit(
     if server is not None:
         from gostop_records.service.client import load_remote_game
 
-        _gid, envs = load_remote_game(server, game)
+        _gid, envs = load_remote_game(server, game, common.server_token(game=True))
     else:
         _gid, envs = common.load_game(log, db, game)
     try:

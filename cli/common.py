@@ -401,3 +401,12 @@ def load_game(
         return games.load_game(log, db, game, exact=exact)
     except GameChoiceError as exc:
         fail(str(exc).replace(": pick one (", ": pick one with --game (", 1), EXIT_USAGE)
+
+
+def server_token(*, game: bool = False) -> str | None:
+    """What a command reading a private server sends: ``$GOSTOP_TOKEN`` (a game's recorder
+    token, for a command that reads one game: ``game``), else ``$GOSTOP_SERVER_KEY``."""
+    import os
+
+    found = os.environ.get("GOSTOP_TOKEN") if game else None
+    return found or os.environ.get("GOSTOP_SERVER_KEY") or None

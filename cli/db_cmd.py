@@ -215,7 +215,7 @@ def query(
     if server is not None:  # the server's query path and limits: no write, no file
         from gostop_records.service.client import remote_query
 
-        result = QueryResult(*remote_query(server, text, limit))
+        result = QueryResult(*remote_query(server, text, limit, common.server_token()))
     else:
         # a person at the command line: several statements, no memory or size limit but
         # the ones asked for, and a time limit so that a query cannot hold the file forever
@@ -404,7 +404,7 @@ def report(
     if server is not None:
         from gostop_records.service.client import remote_report
 
-        size = write_page(html, remote_report(server))
+        size = write_page(html, remote_report(server, common.server_token()))
         typer.echo(f"wrote {html} ({size:,} bytes): the club's report of {server}", err=True)
         return
     from gostop_records.store import Store

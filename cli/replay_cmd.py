@@ -267,7 +267,7 @@ def replay(
     if server is not None:
         from gostop_records.service.client import load_remote_game
 
-        gid, envs = load_remote_game(server, game)
+        gid, envs = load_remote_game(server, game, common.server_token(game=True))
     else:
         gid, envs = common.load_game(log, db, game, exact=False)  # no hash checks here
     tl = timeline(gid, envs)

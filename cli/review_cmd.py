@@ -117,7 +117,7 @@ def review(
             common.fail("give one of LOG, --db FILE or --server URL", common.EXIT_USAGE)
         from gostop_records.service.client import load_remote_game
 
-        gid, envs = load_remote_game(server, game)
+        gid, envs = load_remote_game(server, game, common.server_token(game=True))
     else:
         gid, envs = common.load_game(log, db, game, exact=False)
     from gostop_records.review import review_game

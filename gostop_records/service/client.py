@@ -238,12 +238,12 @@ def _q(part: str) -> str:
     return urllib.parse.quote(part, safe="")
 
 
-def remote_query(url: str, sql: str, limit: int | None) -> tuple[tuple[str, ...], list[Any]]:
+def remote_query(
+    url: str, sql: str, limit: int | None, token: str | None = None
+) -> tuple[tuple[str, ...], list[Any]]:
     """(columns, rows) of read-only SQL run by a server (``gostop db query --server``); a
-    private server is read with ``$GOSTOP_SERVER_KEY``."""
-    import os
-
-    client = ServiceClient(url, os.environ.get("GOSTOP_SERVER_KEY") or None)
+    private server is read with ``token`` (the server key)."""
+    client = ServiceClient(url, token)
     try:
         out = client.query(sql, 100_000 if limit is None else limit)
     except ServerRefused as exc:
@@ -251,13 +251,11 @@ def remote_query(url: str, sql: str, limit: int | None) -> tuple[tuple[str, ...]
     return tuple(out["columns"]), [tuple(r) for r in out["rows"]]
 
 
-def remote_report(url: str) -> str:
+def remote_report(url: str, token: str | None = None) -> str:
     """The club's report of the store a server holds (its ``/report`` page, the page ``gostop
     db report --html`` writes from a file), for ``gostop db report --server``; a private
-    server is read with ``$GOSTOP_SERVER_KEY``."""
-    import os
-
-    client = ServiceClient(url, os.environ.get("GOSTOP_SERVER_KEY") or None)
+    server is read with ``token`` (the server key)."""
+    client = ServiceClient(url, token)
     try:
         body = client.request("GET", "/report", headers={"Accept": "text/html"})
     except ServerRefused as exc:
@@ -265,16 +263,13 @@ def remote_report(url: str) -> str:
     return body.decode("utf-8")
 
 
-def load_remote_game(url: str, game_id: str | None) -> tuple[str, list[E.Envelope]]:
-    """A game's envelopes from a server, for the commands' ``--server URL --game ID``.
-
-    A private server is read with ``$GOSTOP_TOKEN`` (the game's recorder token) or
-    ``$GOSTOP_SERVER_KEY``."""
-    import os
-
+def load_remote_game(
+    url: str, game_id: str | None, token: str | None = None
+) -> tuple[str, list[E.Envelope]]:
+    """A game's envelopes from a server, for the commands' ``--server URL --game ID``; a
+    private server is read with ``token`` (the game's recorder token or the server key)."""
     if not game_id:
         raise GostopError("--server needs --game ID: the game to read from the server")
-    token = os.environ.get("GOSTOP_TOKEN") or os.environ.get("GOSTOP_SERVER_KEY") or None
     client = ServiceClient(url, token)
     try:
         return game_id, client.events(game_id)
