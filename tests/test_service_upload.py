@@ -4,6 +4,7 @@ with the same verdicts as ``db import``."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from service_helpers import hand_lines
@@ -93,3 +94,40 @@ def test_an_upload_that_differs_from_the_stored_game_writes_nothing(tmp_path: Pa
     finally:
         one.close()
         two.close()
+
+
+def test_an_uploaded_games_rows_show_names_as_the_store_does(tmp_path: Path) -> None:
+    """Names sealed under another store's keys are forgotten in every row, whether the rows
+    came from the upload's own derivation or an extension's; a store that holds the keys
+    (a copy of the one that recorded the game) opens them."""
+    one = TableService(tmp_path / "one.duckdb", sign=False)
+    two = TableService(tmp_path / "two.duckdb", sign=False)
+    lines = hand_lines("matgo", 2, 7)[1]
+    try:
+        _record(two, "h", lines[:2], ["Ann", "Ben"])
+        seats = list(two.events("h")[0].event.players)
+        two.store.settle()
+        two.flush_rows()
+        two.store.conn.execute("CHECKPOINT")
+        shutil.copy(tmp_path / "two.duckdb", tmp_path / "copy.duckdb")
+        _record(two, "g", lines[:12], seats)
+        log = _log(two, "g")
+        one.import_jsonl(b"".join(log[:5]))
+        one.flush_rows()
+        names = "SELECT player_names FROM games WHERE game_id = 'g'"
+        assert one.store.conn.execute(names).fetchone() == ([FORGOTTEN, FORGOTTEN],)
+        one.import_jsonl(b"".join(log))  # extended: its rows derived from the upload's run
+        one.flush_rows()
+        assert one.store.conn.execute(names).fetchone() == ([FORGOTTEN, FORGOTTEN],)
+        assert one.store.verify().ok
+    finally:
+        one.close()
+        two.close()
+    copy = TableService(tmp_path / "copy.duckdb", sign=False)
+    try:
+        assert copy.import_jsonl(b"".join(log))["imported"] == 1
+        copy.flush_rows()
+        assert copy.store.conn.execute(names).fetchone() == (["Ann", "Ben"],)
+        assert copy.store.verify().ok
+    finally:
+        copy.close()

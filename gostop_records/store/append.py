@@ -38,6 +38,7 @@ from .codec import event_row
 from .errors import ConcurrencyError, StoreError, no_space
 from .heads import record_rows, writing
 from .journal import insert_tables
+from .people import revealed
 from .projections import Rows, derive, empty_rows
 from .writer import (
     insert_events,
@@ -291,9 +292,9 @@ def _write(store: Store, st: _Staged) -> None:
     if req.derived is not None and not st.version:
         st.fresh = req.derived  # a whole game, derived by the caller beforehand
     else:
-        st.fresh = derive(
-            all_events, proj.game, proj.issues, hands=st.hands, retracted=proj.retracted
-        )
+        # a name sealed in an uploaded game shows as the store's keys open it
+        shown = revealed(store.conn, all_events)
+        st.fresh = derive(shown, proj.game, proj.issues, hands=st.hands, retracted=proj.retracted)
 
 
 def _write_rows(store: Store, staged: Sequence[_Staged], defer_rows: bool) -> None:

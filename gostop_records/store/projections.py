@@ -747,13 +747,17 @@ def derive(
         return out
     void = set(retracted)
     first, last = envelopes[0], envelopes[-1]
+    started = first.event if type(first.event) is _GameStarted else None
+    # the names as the envelopes show them (opened by the store's keys, or forgotten),
+    # whoever fed the projector: a sealed name is never a row's name
+    players = started.players if started is not None else game.players
     g = _Game(
         game.game_id,
         game.rules.name,
         game.table.players,
         game.stake,
-        tuple(p.id for p in game.players),
-        tuple(p.name for p in game.players),
+        tuple(p.id for p in players),
+        tuple(p.name for p in players),
     )
     by_hand: dict[int, list[E.Envelope]] = {}
     hands_seen: set[int] = set()
@@ -780,7 +784,6 @@ def derive(
         if hands is None or hand in hands:
             by_hand.setdefault(hand, []).append(env)
 
-    started = first.event if type(first.event) is _GameStarted else None
     rules = game.rules
     out["games"].append(
         (
@@ -788,8 +791,8 @@ def derive(
             rules.name,
             rules.content_hash,
             g.players,
-            [p.id for p in game.players],
-            [p.name for p in game.players],
+            list(g.player_ids),
+            list(g.player_names),
             game.stake,
             started.venue if started is not None else None,
             first.at,

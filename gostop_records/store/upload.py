@@ -21,8 +21,10 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..errors import Finding
+from ..names import reveal, sealed_ids
 from .append import Append, AppendResult
 from .import_report import ImportReport
+from .people import keys_for
 from .projections import Rows, derive
 from .runs import Checked, FileScan, Run, RunReader, replay, scan
 from .verdict import Conflict, judge
@@ -65,11 +67,22 @@ def read_upload(path: str | os.PathLike[str], *, strict: bool = True) -> Upload:
         ready = replay(run, events, 0, strict) if events[0].seq == 1 else None
         rows = None
         if isinstance(ready, Checked):  # its rows too, should the store hold none of it
-            rows = derive(ready.full, ready.game, ready.issues, retracted=ready.retracted)
+            # names sealed under another store's keys read as forgotten, as the store's
+            # own derivation shows them (the writer drops these rows should it hold a key)
+            shown = [reveal(ready.full[0], {}), *ready.full[1:]]
+            rows = derive(shown, ready.game, ready.issues, retracted=ready.retracted)
         up.runs.append((run, ready, rows))
     if reader.error is not None:
         up.report.rejected.append(reader.error)
     return up
+
+
+def _opens(store: Store, run: Run) -> bool:
+    """Whether the store holds a key to a name the run's first event seals (the log was
+    recorded here, or names a person known here): then its rows are derived by the store's
+    own way, with the names opened."""
+    ids = sealed_ids(run.events[0].event)
+    return bool(ids) and bool(keys_for(store.conn, ids))
 
 
 def append_upload(store: Store, up: Upload) -> tuple[ImportReport, list[AppendResult]]:
@@ -109,7 +122,7 @@ def append_upload(store: Store, up: Upload) -> tuple[ImportReport, list[AppendRe
                     checked=verdict.projector,
                     kind="game_imported",
                     hashed=True,  # by read_upload, and judged against the stored chain
-                    derived=rows if verdict is ready else None,
+                    derived=rows if verdict is ready and not _opens(store, run) else None,
                 )
             )
     if not appends:
