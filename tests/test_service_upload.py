@@ -131,3 +131,52 @@ def test_an_uploaded_games_rows_show_names_as_the_store_does(tmp_path: Path) -> 
         assert copy.store.verify().ok
     finally:
         copy.close()
+
+
+def test_uploads_are_checked_in_a_process_that_comes_back_after_it_dies(tmp_path: Path) -> None:
+    """The server checks uploads in a process of its own; a refusal comes back as the
+    service's 400, and a checker killed midway costs one upload a 503, not the next."""
+    import asyncio
+    import os
+    import signal
+
+    import pytest
+
+    from gostop_records.service.errors import ServiceError
+    from gostop_records.service.imports import Imports, UploadChecks
+
+    two = TableService(tmp_path / "two.duckdb", sign=False)
+    try:
+        _record(two, "g", hand_lines("matgo", 2, 7)[1][:6], ["Ann", "Ben"])
+        log = b"".join(_log(two, "g"))
+    finally:
+        two.close()
+
+    async def scenario() -> None:
+        checks = UploadChecks(nice=0)
+        try:
+            up = await checks.read(log)
+            try:
+                assert [run.events[0].game_id for run, _, _ in up.runs] == ["g"]
+                assert up.runs[0][1] is not None  # checked by the rules over there
+            finally:
+                Imports.discard(up)
+            with pytest.raises(ServiceError) as bad:
+                await checks.read(b"  \n")
+            assert (bad.value.status, bad.value.error) == (400, "bad_import")
+            assert "empty" in bad.value.reason
+            assert checks._pool is not None
+            for pid in list(checks._pool._processes or {}):  # type: ignore[attr-defined]
+                os.kill(pid, signal.SIGKILL)
+            with pytest.raises(ServiceError) as gone:
+                for _ in range(50):  # until the pool has seen its worker die
+                    Imports.discard(await checks.read(log))
+                    await asyncio.sleep(0.05)
+            assert gone.value.status == 503
+            again = await checks.read(log)
+            Imports.discard(again)
+            assert again.runs
+        finally:
+            checks.close()
+
+    asyncio.run(scenario())

@@ -18,7 +18,6 @@ import logging
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -49,7 +48,7 @@ from .backups import default_folder, failed
 from .core import Answer, EntryRequest, TableService
 from .errors import ServiceError
 from .headers import MAX_DEPTH, add_security_headers, refuse_deep_json
-from .imports import Imports
+from .imports import Imports, UploadChecks
 from .metrics import CONTENT_TYPE, Metrics, Snapshot, observe
 from .models import (
     BackupIn,
@@ -63,7 +62,6 @@ from .models import (
     QueryIn,
 )
 from .people_routes import people_routes
-from .priority import lower_priority
 from .reads import Reads
 from .rebuilds import RebuildRunner, rebuild_routes
 from .settings import ServiceSettings
@@ -130,9 +128,9 @@ class _State:
         self.reads: Reads | None = None
         self.beat: asyncio.Task[None] | None = None
         self.backups: asyncio.Task[None] | None = None
-        #: The thread that reads and checks uploads (one at a time, after the reads in line
+        #: The process that reads and checks uploads (one at a time, after the reads in line
         #: for the cores: see :mod:`.priority`).
-        self.checks: ThreadPoolExecutor | None = None
+        self.checks = UploadChecks(config.settings.read_nice)
 
     async def run(self, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
         """``fn`` on the writer thread: a write."""
@@ -150,21 +148,11 @@ class _State:
         )
 
     async def upload(self, data: bytes, *, lenient: bool = False) -> dict[str, Any]:
-        """An upload read and checked by the rules on a thread of its own, then judged and
+        """An upload read and checked by the rules in a process of its own, then judged and
         appended through the journal by the writer (:mod:`.imports`)."""
         if self.worker is None:
             raise ServiceError(503, "unavailable", "the service is starting or stopping")
-        if self.checks is None:
-            self.checks = ThreadPoolExecutor(
-                1,
-                "gostop-upload",
-                initializer=lower_priority,
-                initargs=(self.config.settings.read_nice,),
-            )
-        loop = asyncio.get_running_loop()
-        up = await loop.run_in_executor(
-            self.checks, partial(Imports.read_upload, data, lenient=lenient)
-        )
+        up = await self.checks.read(data, lenient=lenient)
         try:
             return await self.journaled(self.svc.import_upload, up)
         finally:
@@ -809,9 +797,7 @@ def create_app(config: ServiceConfig | None = None) -> Litestar:
         reads, st.reads = st.reads, None
         if reads is not None:  # a long read is interrupted: stopping never waits for it
             await asyncio.to_thread(reads.close)
-        checks, st.checks = st.checks, None
-        if checks is not None:
-            checks.shutdown(wait=False, cancel_futures=True)
+        st.checks.close()
         worker, st.worker = st.worker, None
         if worker is not None:
             svc = worker.service
