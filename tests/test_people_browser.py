@@ -33,7 +33,7 @@ def contexts(browser: Any, server: Server) -> Iterator[Any]:
 
 
 def test_a_tap_on_a_known_player_seats_that_person(contexts: Any, server: Server) -> None:
-    for players in (["Ann", "Ben"], ["Gone", "Ben"]):
+    for players in (["Ann", "Ben"], ["Gone", "Ben"], ["Ben", "Dee"]):
         r = server.http.post(
             "/api/games", json={"players": players, "ruleset": "matgo"}, headers=auth(KEY)
         )
@@ -47,6 +47,9 @@ def test_a_tap_on_a_known_player_seats_that_person(contexts: Any, server: Server
     page.goto(f"{server.url}/")
     page.wait_for_selector(f"#known button.known[data-id='{ann}']")
     assert page.locator(f"#known button.known[data-id='{gone}']").count() == 0
+    # three games seated a new "Ben" each: the buttons say which is which
+    bens = page.locator("#known button.known[data-name='Ben']").all_inner_texts()
+    assert len(bens) == 3 and len(set(bens)) == 3 and all("1 game, last" in b for b in bens)
     page.fill("#server-key", KEY)
     page.click(f"#known button.known[data-id='{ann}']")
     assert page.input_value("#players") == f"Ann={ann}"

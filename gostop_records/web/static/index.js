@@ -78,8 +78,17 @@
     if (!r.ok) return;
     const people = (await r.json()).filter((p) => p.counts_for === p.person_id && p.name && !p.forgotten).slice(0, 24);
     if (!people.length) return;
+    // two people of one name are told apart by their games, the day they last played and,
+    // should those agree, the start of their ids
+    const twice = new Set(people.map((p) => p.name).filter((n, i, all) => all.indexOf(n) !== i));
+    const label = (p) => {
+      if (!twice.has(p.name)) return T.esc(p.name);
+      const last = p.last_started_at ? `, last ${String(p.last_started_at).slice(0, 10)}` : "";
+      const tag = String(p.person_id).replace(/^p_/, "").slice(0, 4);
+      return `${T.esc(p.name)} <small>${p.games || 0} game${p.games === 1 ? "" : "s"}${T.esc(last)} · #${T.esc(tag)}</small>`;
+    };
     $("known").innerHTML = people
-      .map((p) => `<button type="button" class="known" data-id="${T.esc(p.person_id)}" data-name="${T.esc(p.name)}">${T.esc(p.name)}</button>`)
+      .map((p) => `<button type="button" class="known" data-id="${T.esc(p.person_id)}" data-name="${T.esc(p.name)}" title="${T.esc(p.person_id)}">${label(p)}</button>`)
       .join(" ");
     $("known-row").hidden = false;
   }
