@@ -107,8 +107,9 @@ def forget(
 
 @app.command(
     "upgrade",
-    short_help="Seal the names older games hold in the clear (re-chaining only those games), "
-    "so that those persons can be forgotten; --dry-run lists what would change.",
+    short_help="Seal the names older games hold in the clear, and seat each person whose id "
+    "is made from the name under a minted id (re-chaining only those games), so that those "
+    "persons can be forgotten; --dry-run lists what would change.",
     epilog="Example: gostop people upgrade --db club.duckdb --dry-run",
 )
 def upgrade(
@@ -118,11 +119,15 @@ def upgrade(
     ] = False,
 ) -> None:
     """Seal the names games hold in the clear (recorded before names were sealed, imported,
-    played on /play), so that those persons can be forgotten. Sealing a name changes every
-    hash of its game: only those games are re-chained, each recorded in the heads chain
-    (game_resealed, old and new head); checkpoints signed with the server's key beside the
-    store are signed again; a game a player countersigned, or another key signed, is
-    refused and left as it is. One transaction. Exit code 1 when a game is refused."""
+    played on /play), so that those persons can be forgotten. A person whose id is made from
+    the name (recorded before persons had ids: 'Ann Lee' is ann-lee) is seated, in every
+    game, under a minted id (p_ and 12 hex digits; the one an earlier upgrade gave, if any);
+    the old id is kept only sealed in the upgrade's record. The computer's seats keep their
+    names. Sealing a name changes every hash of its game: only those games are re-chained,
+    each recorded in the heads chain (game_resealed, old and new head); checkpoints signed
+    with the server's key beside the store are signed again; a game a player countersigned,
+    or another key signed, is refused and left as it is. One transaction. Exit code 1 when a
+    game is refused."""
     from gostop_records.signing import read_key_file, server_key_path
     from gostop_records.store import Store
     from gostop_records.store.reseal import upgrade as run
@@ -138,18 +143,31 @@ def upgrade(
         seqs = ", ".join(map(str, d.resigned))
         resigned = f", checkpoint(s) at seq {seqs} signed again" if seqs else ""
         seats = ", ".join(map(str, d.kept))
-        kept = f", seat(s) {seats} kept in the clear (its id is made from the name)" * bool(seats)
+        kept = f", seat(s) {seats} kept in the clear" * bool(seats)
+        moved = "".join(f", {old} seated as {new}" for old, new in d.reseated)
         common.echo(
             f"{verb} game {d.game_id}: {d.events} event(s), names of {', '.join(d.sealed)} "
-            f"sealed{resigned}{kept}; head {d.old_head[:12]} -> {d.new_head[:12]}"
+            f"sealed{moved}{resigned}{kept}; head {d.old_head[:12]} -> {d.new_head[:12]}"
         )
+    for old, new in sorted(done.ids.items()):
+        given = (
+            "a new id" + (" (the run mints its own)" if dry_run else "")
+            if new in done.minted
+            else "the id an earlier upgrade gave"
+        )
+        common.echo(
+            f"person {old} (an id made from the name) {'would be' if dry_run else 'is'} "
+            f"seated as {new} in every game: {given}"
+        )
+    for old, why in sorted(done.kept.items()):
+        common.warn(f"person {old} keeps an id made from the name, so cannot be forgotten: {why}")
     for r in done.refused:
         common.error_message(f"refused game {r.game_id}: {r.reason}; left as it is")
     what = "to re-chain" if dry_run else "re-chained"
     common.echo(
         f"{len(done.resealed)} game(s) {what} (every hash of each changes; the heads chain "
         f"records the old head and the new: kind game_resealed), {len(done.refused)} "
-        f"refused, {done.untouched} holding no name in the clear left as they are"
+        f"refused, {done.untouched} holding nothing to seal left as they are"
         + (". Nothing written (--dry-run)." if dry_run else ".")
     )
     if done.refused:

@@ -30,17 +30,21 @@ from .errors import GostopError
 from .names import is_sealed
 
 __all__ = [
+    "COMPUTER_IDS",
     "MAX_NAME",
     "MINTED_ID",
     "PEOPLE_STREAM",
     "People",
     "PeopleError",
     "Person",
+    "computer_names",
     "derived_person_id",
+    "is_computer",
     "mint_person_id",
     "name_error",
     "named_in",
     "person_id_error",
+    "says_name",
     "seat_ids",
 ]
 
@@ -70,6 +74,33 @@ def derived_person_id(name: str) -> str:
     gets ``x-`` and the hex of its UTF-8 bytes, so that the id is still the name's alone."""
     slug = re.sub(r"[^0-9a-z]+", "-", name.strip().lower()).strip("-")
     return slug[:64] if slug else ("x-" + name.strip().encode().hex())[:64]
+
+
+def says_name(pid: str, name: str) -> bool:
+    """Whether a seat's person id is made from its name (none, or the name's slug): such an
+    id tells the name to whoever reads it, sealed or not (``gostop people upgrade`` gives
+    that person a minted id)."""
+    return not pid or pid == derived_person_id(name)
+
+
+def computer_names(players: int) -> list[str]:
+    """The names of the computer's seats on ``/play`` and ``gostop play``: ``Computer``, or
+    ``Computer 1`` and ``Computer 2`` at three."""
+    if players == 2:
+        return ["Computer"]
+    return [f"Computer {k}" for k in range(1, players)]
+
+
+#: The computer's names at every table size, and the ids made from them (no person's).
+_COMPUTERS = frozenset(computer_names(2) + computer_names(3))
+COMPUTER_IDS = frozenset(derived_person_id(n) for n in _COMPUTERS)
+
+
+def is_computer(pid: str, name: str) -> bool:
+    """Whether a seat is the computer's (a bot on ``/play``): seated by the id of a
+    computer's name, under that name. Not a person: its name is the same public word in
+    every game, so it is never sealed by an upgrade and never forgotten."""
+    return name in _COMPUTERS and pid == derived_person_id(name)
 
 
 def person_id_error(pid: str) -> str | None:

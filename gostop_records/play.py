@@ -41,7 +41,7 @@ from .engine.state import HandState, Phase
 from .engine.table import table_for
 from .engine.turn import facts_of
 from .errors import GostopError
-from .people import derived_person_id
+from .people import COMPUTER_IDS, computer_names, derived_person_id
 from .recorder import Clock, Entry, EventSink, RecordingSession, card_code, make_players
 from .rules import BonusPlay, LastTurnRule, Ruleset, Shaking, StealCount, resolve
 from .sim.bots import Bot
@@ -99,15 +99,16 @@ def resolve_setup(ruleset: str | Ruleset, players: int | None = None) -> tuple[R
 
 def bot_names(players: int) -> list[str]:
     """Display names of the bots' seats: ``Computer``, or ``Computer 1`` and ``Computer 2``."""
-    if players == 2:
-        return ["Computer"]
-    return [f"Computer {k}" for k in range(1, players)]
+    return computer_names(players)
 
 
 def seat_names(name: str, players: int) -> list[str]:
     """The names in seat order: the human's (``You`` when blank), then the bots'; a name
-    that clashes with a bot's is a :class:`~gostop_records.errors.GostopError`."""
+    that is a bot's (at any table size: the computer is one person in every game) is a
+    :class:`~gostop_records.errors.GostopError`."""
     names = [name.strip() or "You", *bot_names(players)]
+    if derived_person_id(names[0]) in COMPUTER_IDS:
+        raise GostopError(f"{names[0]!r} is the computer's name: give a name of your own")
     seated(names)  # refuses two seats with one name
     return names
 

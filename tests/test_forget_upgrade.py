@@ -15,15 +15,13 @@ from record_helpers import script_for, sim_payloads
 from store_support import gostop
 from test_forget import _checkpointed, _found
 
-from gostop_records import events as E
 from gostop_records import log as L
 from gostop_records.names import is_sealed
-from gostop_records.people import People
 from gostop_records.signing import SigningKey, read_key_file, server_key_path, write_key_file
 from gostop_records.store import Store, reseal
 from gostop_records.store import heads as H
-from gostop_records.store.codec import event_row, row_to_envelope
-from gostop_records.store.reseal import KIND, Refused, Resealed, _plan
+from gostop_records.store.codec import row_to_envelope
+from gostop_records.store.reseal import KIND
 
 NAME = "Zelda Quux"
 
@@ -184,26 +182,6 @@ def test_a_game_changed_after_the_upgrade_is_named_by_verify(
     verified = gostop("db", "verify", "--db", str(db))
     assert verified.returncode != 0
     assert found in verified.stdout + verified.stderr
-
-
-def test_a_seat_whose_id_is_its_name_stays_in_the_clear() -> None:
-    """Sealing the name of a seat whose person id is made from it (none, or its slug: a bot
-    on /play) would leave it readable in the id: that name stays, the others are sealed,
-    and a game with no other seat is refused."""
-
-    def plan(*players: E.Player) -> Resealed | Refused | None:
-        started = E.GameStarted(ruleset={}, players=list(players))
-        env = L.seal([L.envelope("g", 1, None, started, by="t")])[0]
-        return _plan("g", [event_row(env)], None, {"p_1": b"k" * 32}, People([]))
-
-    old, bot, ann = E.Player(name="Old Timer"), E.Player("bot-1", "Bot 1"), E.Player("p_1", "A")
-    done = plan(old, bot, ann)
-    assert isinstance(done, Resealed) and done.sealed == ("p_1",) and done.kept == (0, 1)
-    first = json.loads(done.rows[0][8])["players"]
-    assert [p["name"] for p in first[:2]] == ["Old Timer", "Bot 1"] and is_sealed(first[2]["name"])
-    refused = plan(old, bot)
-    assert isinstance(refused, Refused) and "made from the name" in refused.reason
-    assert plan(E.Player("p_1", "sealed:v1:AAAA")) is None  # nothing in the clear
 
 
 def test_games_upgraded_a_batch_at_a_time_share_a_persons_key(

@@ -22,7 +22,7 @@ import msgspec
 from .. import events as E
 from .. import log as L
 from ..names import FORGOTTEN, is_sealed, new_key, open_name, reveal, seal_name, sealed_ids
-from ..people import PEOPLE_STREAM, People, PeopleError, named_in
+from ..people import PEOPLE_STREAM, People, PeopleError, named_in, says_name, seat_ids
 from . import heads as H
 from .codec import event_row, rows_to_envelopes
 from .connection import fetch_one
@@ -165,8 +165,9 @@ def forget_person(store: Store, pid: str, *, by: str, at: str | None = None) -> 
         raise PeopleError(
             f"person_forgotten: game(s) {', '.join(clear[:5])}"
             + (f" and {len(clear) - 5} more" if len(clear) > 5 else "")
-            + f" hold {pid}'s name in the clear (recorded before names were sealed): run "
-            "gostop people upgrade first, or the name would stay readable"
+            + f" hold {pid}'s name in the clear or in an id made from it (recorded before "
+            "names were sealed, or before persons had ids of their own): run gostop people "
+            "upgrade first, or the name would stay readable"
         )
     with H.writing(store.path), transaction(conn):
         conn.execute(
@@ -183,17 +184,27 @@ def forget_person(store: Store, pid: str, *, by: str, at: str | None = None) -> 
 
 
 def in_the_clear(store: Store, games: Sequence[str], ids: Sequence[str]) -> list[str]:
-    """The games whose ``game_started`` holds one of these persons' names unsealed."""
+    """The games whose ``game_started`` holds one of these persons' names unsealed, or
+    seats them by an id made from the name (none, or its slug: see ``people.says_name``)."""
     out = []
     wanted = set(ids)
+    keys = keys_for(store.conn, ids)
     for gid, rows in store.games_events(list(games)).items():
         first = rows_to_envelopes(rows[:1], source=str(store.path))
         ev = first[0].event if first else None
         if isinstance(ev, E.GameStarted) and any(
-            p.id in wanted and p.name and not is_sealed(p.name) for p in ev.players
+            pid in wanted and _readable(p, keys.get(pid))
+            for p, pid in zip(ev.players, seat_ids(ev.players), strict=True)
         ):
             out.append(gid)
     return out
+
+
+def _readable(p: E.Player, key: bytes | None) -> bool:
+    """Whether a seat's name can be read without its key: in the clear, or in the id."""
+    if not p.name:
+        return False
+    return not is_sealed(p.name) or says_name(p.id, open_name(p.name, key, p.id))
 
 
 def person_key(store: Store, pid: str) -> bytes:

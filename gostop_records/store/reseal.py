@@ -12,19 +12,27 @@ It refuses, leaving it byte for byte as it was, a game with:
 - a ``result_countersigned``: a player's, nobody else can sign the new head;
 - an event of a type this version does not know (it might sign a head too);
 - a chain or a checkpoint that does not verify (not laundered into a new valid one);
-- no seat but those whose person id is made from the name (no id, or the slug of the
-  name: a bot on ``/play``, a game recorded before persons had ids). Such a seat keeps its
-  name in the clear in a game re-chained for its other seats: the id says it anyway.
+- a seat whose person is forgotten already, or a sealed name the store cannot open;
+- nothing else to seal than names that must stay, each named with why (see below).
+
+A seat whose person id is made from the name (no id, or the name's slug: a game recorded
+before persons had ids, an old log, ``gostop play``) would keep saying the name in its id:
+that person is seated again, in every game, under a minted id (:mod:`.reseat`), with the
+name sealed under the new person's key. The computer's seats (a bot on ``/play``) keep their
+names: the computer is no person. A person whose id is made from the name keeps it when the
+people record names that id, and in every game when any game seating them is refused.
 
 Each game re-chained gets a ``game_resealed`` entry in the store's heads chain (its events
 and new head, as every entry), whose detail keeps what a verifier needs to rebuild the old
-chain from the new events: the old hash of the first event, the old head, and each
-re-signed checkpoint's old head and signature. :func:`check` rebuilds it (``gostop db
-verify``): every event after the first is what the old chain hashed, the old checkpoints'
-signatures verify, and while the persons' keys are held the first event with its names
-opened is the old one. So a seal written on a score sheet before the upgrade is traced to
-the new record (:func:`trace_seal`). Everything is written in one transaction, with the
-projection rows of the games derived again.
+chain from the new events: the old hash of the first event, the old head, each re-signed
+checkpoint's old head and signature, and each seat given a minted id (``reseated``: the seat,
+the new person, the old id sealed under the new person's key, and the old sealed name if
+there was one). :func:`check` rebuilds it (``gostop db verify``): every event after the
+first is what the old chain hashed, the old checkpoints' signatures verify, and while the
+persons' keys are held the first event with its names and old ids opened is the old one.
+So a seal written on a score sheet before the upgrade is traced to the new record
+(:func:`trace_seal`). Everything is written in one transaction, with the projection rows of
+the games derived again, and the keys of the old ids deleted.
 """
 
 from __future__ import annotations
@@ -41,14 +49,15 @@ import msgspec
 from .. import events as E
 from .. import log as L
 from ..errors import Finding, LogError
-from ..names import is_sealed, new_key, open_name, seal_name
-from ..people import People, derived_person_id
+from ..names import FORGOTTEN, is_sealed, new_key, open_name, seal_name
+from ..people import People, is_computer
 from ..seal import SealCheck, SealQuery, seal_text
 from ..signing import PublicKey, SigningKey, checkpoint_message
 from . import heads as H
 from .codec import row_to_envelope, rows_to_envelopes
 from .errors import StoreError
 from .people import keys_for, person_envelopes
+from .reseat import Reseating, earlier_ids, plan_ids, seat_id
 from .writer import transaction
 
 if TYPE_CHECKING:
@@ -77,9 +86,9 @@ class Refused:
 @dataclass(frozen=True, slots=True)
 class Resealed:
     """A game re-chained: its events, the old and new head, the persons whose names were
-    sealed, the seqs of the checkpoints signed again and the seats whose names stay in the
-    clear (their id says the name anyway: a bot's on ``/play``, a seat recorded without
-    an id)."""
+    sealed, the seqs of the checkpoints signed again, the seats given a minted id (old id,
+    new id) and the seats whose names stay in the clear (the computer's, or a person whose
+    id is made from the name and must stay: see :mod:`.reseat`)."""
 
     game_id: str
     events: int
@@ -87,56 +96,44 @@ class Resealed:
     new_head: str
     sealed: tuple[str, ...]
     resigned: tuple[int, ...]
-    kept: tuple[int, ...]  # seats left in the clear: their person id is made from the name
-    rows: list[tuple[Any, ...]] = field(repr=False, compare=False)
-    detail: dict[str, Any] = field(repr=False, compare=False)
+    kept: tuple[int, ...]  # seats left in the clear
+    reseated: tuple[tuple[str, str], ...] = ()
+    rows: list[tuple[Any, ...]] = field(default_factory=list, repr=False, compare=False)
+    detail: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
 class Upgrade:
-    """What ``gostop people upgrade`` did (or, with ``dry_run``, would do)."""
+    """What ``gostop people upgrade`` did (or, with ``dry_run``, would do): the games, the
+    persons seated again under a minted id (old id to new; ``minted``: new in this run) and
+    the ids made from a name that stay, with why."""
 
     resealed: tuple[Resealed, ...]
     refused: tuple[Refused, ...]
-    untouched: int  # games holding no name in the clear
+    untouched: int  # games holding nothing to seal
     dry_run: bool
+    ids: dict[str, str] = field(default_factory=dict)
+    minted: frozenset[str] = frozenset()
+    kept: dict[str, str] = field(default_factory=dict)
 
 
-def _clear_seats(payload: Mapping[str, Any]) -> list[tuple[int, str, str]]:
-    """(seat, person id, name) of each seat whose name is in the clear."""
-    out = []
-    for i, p in enumerate(payload.get("players") or []):
-        if isinstance(p, dict) and p.get("name") and not is_sealed(str(p["name"])):
-            out.append((i, str(p.get("id") or ""), str(p["name"])))
-    return out
+def _todo(payload: Mapping[str, Any], reseat: Reseating) -> bool:
+    """Whether a game's first event holds a seat the upgrade changes or must name: a name
+    in the clear (not the computer's), or a person seated again."""
+    for p in payload.get("players") or []:
+        if not isinstance(p, dict):
+            continue
+        sid, name = seat_id(p), str(p.get("name") or "")
+        if sid in reseat.ids or (name and not is_sealed(name) and not is_computer(sid, name)):
+            return True
+    return False
 
 
-def _plan(
-    gid: str,
-    rows: Sequence[tuple[Any, ...]],
-    signer: SigningKey | None,
-    key_of: Mapping[str, bytes],
-    forgotten: People,
-) -> Resealed | Refused | None:
-    """The new rows of one game, or why it is refused; None for a game with no clear name."""
-    if not rows or rows[0][2] != "game_started":
-        return None
-    first = msgspec.json.decode(rows[0][8])
-    clear = _clear_seats(first)
-    if not clear:
-        return None
-    named = [c for c in clear if not c[1] or c[1] == derived_person_id(c[2])]
-    kept = tuple(c[0] for c in named)
-    clear = [c for c in clear if c not in named]
-    if not clear:
-        return Refused(
-            gid,
-            f"the person id of seat(s) {', '.join(map(str, kept))} is made from the name "
-            "(no id, or its slug): sealing the name would leave it readable in the id",
-        )
-    for seat, pid, _name in clear:
-        if forgotten.forgotten(pid):
-            return Refused(gid, f"seat {seat}'s person {pid} is forgotten already")
+def _checked(
+    gid: str, rows: Sequence[tuple[Any, ...]], signer: SigningKey | None
+) -> Refused | tuple[list[E.Envelope], list[dict[str, Any]]]:
+    """A game the store can re-chain: its envelopes and the checkpoints to sign again (seq,
+    old head, old signature); or why it cannot (the module docstring's list)."""
     try:
         envs = rows_to_envelopes(rows, source=gid)
     except LogError as exc:
@@ -170,11 +167,93 @@ def _plan(
             if old.get(hs) != cp["head"] or not signer.public.verify(cp["signature"], message):
                 return Refused(gid, f"the checkpoint at seq {seq} does not verify: not re-signed")
             checkpoints.append({"seq": seq, "head": cp["head"], "signature": cp["signature"]})
-    ids = {pid for _, pid, _ in clear}
-    players = [dict(p) for p in first["players"]]
-    for seat, pid, name in clear:
-        players[seat]["name"] = seal_name(name, key_of[pid], pid)
-    first["players"] = players
+    return envs, checkpoints
+
+
+@dataclass(frozen=True, slots=True)
+class _Seats:
+    """A first event's seats as the upgrade leaves them: the players, the persons whose
+    names are sealed, the seats kept in the clear and the record of each seat given a
+    minted id (seat, new person, old id sealed under their key)."""
+
+    players: list[Any]
+    sealed: set[str]
+    kept: list[int]
+    moved: list[dict[str, Any]]
+
+
+def _seats(
+    gid: str,
+    first: dict[str, Any],
+    keys: Mapping[str, bytes],
+    people: People,
+    reseat: Reseating,
+) -> Refused | _Seats:
+    """The first event's seats as the upgrade leaves them, or why the game is refused (a
+    person forgotten, a sealed name that does not open, or nothing it may change)."""
+    players = [dict(p) if isinstance(p, dict) else p for p in first.get("players") or []]
+    sealed: set[str] = set()
+    kept: list[int] = []
+    moved: list[dict[str, Any]] = []
+    why: list[str] = []
+    for seat, p in enumerate(players):
+        if not isinstance(p, dict):
+            continue
+        sid, name = seat_id(p), str(p.get("name") or "")
+        if sid in reseat.ids:
+            new = reseat.ids[sid]
+            record: dict[str, Any] = {"seat": seat, "person": new, "old": sid}
+            record["was"] = seal_name(sid, keys[new], new)
+            if "id" not in p or not p["id"]:
+                record["id_was"] = "absent" if "id" not in p else "empty"
+            if is_sealed(name):
+                record["sealed_as"] = name
+                name = open_name(name, keys.get(sid), sid)
+                if name == FORGOTTEN:
+                    return Refused(gid, f"seat {seat}'s name under {sid} cannot be opened")
+            players[seat] = {**p, "id": new, "name": seal_name(name, keys[new], new)}
+            sealed.add(new)
+            moved.append(record)
+        elif not name or is_sealed(name):
+            continue
+        elif is_computer(sid, name):
+            kept.append(seat)
+        elif sid in reseat.kept:
+            kept.append(seat)
+            why.append(f"seat {seat}'s id is made from the name and stays: {reseat.kept[sid]}")
+        elif people.forgotten(sid):
+            return Refused(gid, f"seat {seat}'s person {sid} is forgotten already")
+        else:
+            players[seat] = {**p, "name": seal_name(name, keys[sid], sid)}
+            sealed.add(sid)
+    if not sealed and why:
+        return Refused(gid, "; ".join(why))
+    return _Seats(players, sealed, kept, moved)
+
+
+def _plan(
+    gid: str,
+    rows: Sequence[tuple[Any, ...]],
+    signer: SigningKey | None,
+    keys: Mapping[str, bytes],
+    people: People,
+    reseat: Reseating,
+) -> Resealed | Refused | None:
+    """The new rows of one game, or why it is refused; None for a game with nothing to
+    seal (no name in the clear but the computer's, no person seated again)."""
+    if not rows or rows[0][2] != "game_started":
+        return None
+    first = msgspec.json.decode(rows[0][8])
+    if not _todo(first, reseat):
+        return None
+    seats = _seats(gid, first, keys, people, reseat)
+    if isinstance(seats, Refused) or not seats.sealed:
+        return seats if isinstance(seats, Refused) else None
+    checked = _checked(gid, rows, signer)
+    if isinstance(checked, Refused):
+        return checked
+    envs, checkpoints = checked
+    first["players"] = seats.players
     new: dict[int, str] = {}
     out: list[tuple[Any, ...]] = []
     prev = L.GENESIS
@@ -192,21 +271,24 @@ def _plan(
         digest = L.compute_hash(prev, row_to_envelope((*r[:8], payload, ""), prev, source=gid))
         out.append((*r[:8], payload, digest))
         new[seq] = prev = digest
-    detail = {
-        "old_first": old[1],
+    detail: dict[str, Any] = {
+        "old_first": envs[0].hash,
         "old_head": envs[-1].hash,
         "new_head": prev,
-        "sealed": sorted(ids),
+        "sealed": sorted(seats.sealed),
         "checkpoints": checkpoints,
     }
+    if seats.moved:  # the old id only sealed: the record must not say the name either
+        detail["reseated"] = [{k: v for k, v in m.items() if k != "old"} for m in seats.moved]
     return Resealed(
         gid,
         len(rows),
         envs[-1].hash,
         prev,
-        tuple(sorted(ids)),
+        tuple(sorted(seats.sealed)),
         tuple(c["seq"] for c in checkpoints),
-        kept,
+        tuple(seats.kept),
+        tuple((m["old"], m["person"]) for m in seats.moved),
         out,
         detail,
     )
@@ -217,24 +299,46 @@ _BATCH = 256
 
 
 def upgrade(store: Store, signer: SigningKey | None, *, dry_run: bool = False) -> Upgrade:
-    """Seal every name held in the clear that can be (see the module docstring): the games
-    re-chained, their heads entries, the persons' new keys and the games' projection rows in
-    one transaction, a batch of games at a time; with ``dry_run``, only what it would do."""
+    """Seal every name held in the clear that can be and seat every person whose id is made
+    from their name under a minted one (see the module docstring and :mod:`.reseat`): the
+    games re-chained, their heads entries, the persons' new keys and the games' projection
+    rows in one transaction, a batch of games at a time; with ``dry_run``, only what it
+    would do.
+
+    A person seated again is seated again in every game or in none: when one of the games
+    seating them is refused, they keep their id everywhere (the same id would otherwise be
+    two persons), and the upgrade says why."""
     if not dry_run:
         store._writable()
     store.settle()
     conn = store.conn
-    firsts = conn.execute(
-        "SELECT game_id, payload FROM events WHERE seq = 1 AND type = 'game_started' "
-        "ORDER BY game_id"
-    ).fetchall()
-    clear = {str(g): _clear_seats(msgspec.json.decode(p)) for g, p in firsts}
-    wanted = [g for g, seats in clear.items() if seats]
-    ids = sorted({pid for g in wanted for _, pid, _ in clear[g] if pid})
+    firsts = {
+        str(g): msgspec.json.decode(p)
+        for g, p in conn.execute(
+            "SELECT game_id, payload FROM events WHERE seq = 1 AND type = 'game_started' "
+            "ORDER BY game_id"
+        ).fetchall()
+    }
     people = People(person_envelopes(conn))
+    earlier = earlier_ids(conn, [json.loads(e[5]) for e in _entries(conn) if e[5]])
+    reseat = plan_ids(conn, firsts, people, earlier)
+    wanted = [g for g, first in firsts.items() if _todo(first, reseat)]
+    ids = sorted({seat_id(p) for g in wanted for p in _clear(firsts[g])} | set(reseat.ids))
+    ids += sorted(set(reseat.ids.values()))
     keys = keys_for(conn, ids)
     held = set(keys)
     keys.update({pid: new_key() for pid in ids if pid not in keys})
+    # a person seated again in a game that cannot be re-chained keeps their id everywhere
+    moving = [g for g in wanted if _seat_ids(firsts[g]) & set(reseat.ids)]
+    refusals: dict[str, Refused] = {}
+    for start in range(0, len(moving), _BATCH):
+        for gid, rows in store.games_events(moving[start : start + _BATCH]).items():
+            seats = _seats(gid, firsts[gid], keys, people, reseat)
+            why = seats if isinstance(seats, Refused) else _checked(gid, rows, signer)
+            if isinstance(why, Refused):
+                refusals[gid] = why
+                for old in sorted(_seat_ids(firsts[gid]) & set(reseat.ids)):
+                    reseat.keep(old, f"game {gid} seats them and is refused")
     done: list[Resealed] = []
     refused: list[Refused] = []
     with contextlib.ExitStack() as writing:
@@ -243,13 +347,43 @@ def upgrade(store: Store, signer: SigningKey | None, *, dry_run: bool = False) -
             writing.enter_context(transaction(conn))
         for start in range(0, len(wanted), _BATCH):
             batch = store.games_events(wanted[start : start + _BATCH])
-            plans = [_plan(gid, rows, signer, keys, people) for gid, rows in batch.items()]
+            plans = [
+                refusals.get(gid) or _plan(gid, rows, signer, keys, people, reseat)
+                for gid, rows in batch.items()
+            ]
             refused += [p for p in plans if isinstance(p, Refused)]
             resealed = [p for p in plans if isinstance(p, Resealed)]
             if not dry_run and resealed:
                 held |= _write(store, resealed, keys, held)
-            done += [dataclasses.replace(p, rows=[]) for p in resealed]
-    return Upgrade(tuple(done), tuple(refused), len(firsts) - len(wanted), dry_run)
+            done += [dataclasses.replace(p, rows=[], detail={}) for p in resealed]
+        if not dry_run and reseat.ids:
+            # the keys of the old ids: no game seats them now, and each row names its id
+            conn.execute(
+                "DELETE FROM person_keys WHERE person_id IN (SELECT unnest(?::VARCHAR[]))",
+                [sorted(reseat.ids)],
+            )
+    return Upgrade(
+        tuple(done),
+        tuple(refused),
+        len(firsts) - len(done) - len(refused),
+        dry_run,
+        dict(reseat.ids),
+        frozenset(reseat.minted),
+        dict(reseat.kept),
+    )
+
+
+def _seat_ids(payload: Mapping[str, Any]) -> set[str]:
+    return {seat_id(p) for p in payload.get("players") or [] if isinstance(p, dict)}
+
+
+def _clear(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The seats whose name is in the clear."""
+    return [
+        p
+        for p in payload.get("players") or []
+        if isinstance(p, dict) and p.get("name") and not is_sealed(str(p["name"]))
+    ]
 
 
 def _write(
@@ -323,17 +457,29 @@ def _old_chain(envs: Sequence[E.Envelope], detail: Mapping[str, Any]) -> list[st
 
 
 def _first_opened(
-    conn: duckdb.DuckDBPyConnection, env: E.Envelope, sealed: Sequence[str]
+    conn: duckdb.DuckDBPyConnection, env: E.Envelope, detail: Mapping[str, Any]
 ) -> bytes | None:
-    """The old canonical bytes of the first event (its sealed names opened), or None once a
-    person whose name was sealed is forgotten (their key is gone)."""
+    """The old canonical bytes of the first event (its sealed names opened, its old ids and
+    names of seats given a minted id put back), or None once a person whose name was sealed
+    is forgotten (their key is gone)."""
+    sealed: Sequence[str] = detail.get("sealed", [])
+    reseated: Sequence[Mapping[str, Any]] = detail.get("reseated", [])
     keys = keys_for(conn, sealed)
     if set(sealed) - set(keys):
         return None
     body = msgspec.json.decode(L.canonical_bytes(env))
-    for p in body["event"]["players"]:
+    players = body["event"]["players"]
+    for p in players:
         if p.get("id") in sealed:
             p["name"] = open_name(p["name"], keys[p["id"]], p["id"])
+    for r in reseated:
+        p, new = players[int(r["seat"])], str(r["person"])
+        if "sealed_as" in r:
+            p["name"] = r["sealed_as"]
+        if r.get("id_was") == "absent":
+            del p["id"]
+        else:
+            p["id"] = "" if r.get("id_was") == "empty" else open_name(r["was"], keys[new], new)
     return _sorted_enc.encode(body)
 
 
@@ -381,7 +527,7 @@ def check(store: Store) -> list[Finding]:
             message = checkpoint_message(gid, ev.head_seq, c["head"])
             if not key.verify(c["signature"], message):
                 bad(f"the old checkpoint at seq {c['seq']} does not verify")
-        opened = _first_opened(conn, envs[0], detail.get("sealed", []))
+        opened = _first_opened(conn, envs[0], detail)
         if opened is not None and L.digest_after(L.GENESIS, opened) != detail["old_first"]:
             bad("the first event with its names opened is not the one the old chain began with")
     return out
@@ -405,7 +551,7 @@ def trace_seal(store: Store, gid: str, query: SealQuery) -> SealCheck | None:
                 f"the record held seal {query.text} at seq {seq} before the names of its first "
                 f"event were sealed ({at}, heads entry {entry})"
             )
-            opened = _first_opened(store.conn, envs[0], detail.get("sealed", []))
+            opened = _first_opened(store.conn, envs[0], detail)
             if opened is not None and L.digest_after(L.GENESIS, opened) != detail["old_first"]:
                 return SealCheck(
                     False,
