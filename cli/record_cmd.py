@@ -98,7 +98,11 @@ def record(
     log: Annotated[
         Path | None,
         typer.Option(
-            "--log", metavar="FILE.jsonl", help="Append to a JSON Lines log instead of the store."
+            "--log",
+            metavar="FILE.jsonl",
+            help="Append to a JSON Lines log instead of the store. The file is yours: it holds "
+            "the names in the clear (a store seals them under each person's key, so that a "
+            "person can be forgotten; gostop people forget cannot reach this file).",
         ),
     ] = None,
     resume: Annotated[

@@ -183,8 +183,20 @@ def test_a_person_whose_id_is_their_name_gets_a_minted_id_and_can_be_forgotten(
     assert verified.returncode == 0, verified.stdout + verified.stderr
     traced = gostop("verify", "--db", str(db), "--game", "a", "--seal", slugs["seals"][0])
     assert traced.returncode == 0 and "can no longer be opened" in traced.stdout
+    # the exports, a report and the store's logs hold neither the name nor the old id
+    out, report, logs = tmp / "parquet", tmp / "club.html", tmp / "logs"
+    assert gostop("db", "export", "--db", str(db), "--parquet", str(out)).returncode == 0
+    assert gostop("db", "report", "--db", str(db), "--html", str(report)).returncode == 0
+    logs.mkdir()
     with Store(db, read_only=True) as s:
         assert s.events("d")[0].event.players[0].name == "(forgotten)"
+        for gid in s.game_ids():
+            L.write_jsonl(logs / f"{gid}.jsonl", s.events(gid))
+    assert gostop("validate", str(logs / "a.jsonl")).returncode == 0  # byte for byte
+    for where in (out, report, logs):
+        assert _found(where, NAME, SLUG, "Zelda", "zelda") == [], where
+    # the checks can fail: what is not forgotten is there (the logs hold names sealed)
+    assert _found(report, YORICK) == [YORICK] and _found(logs, "Computer") == ["Computer"]
 
 
 def test_a_person_one_of_whose_games_is_refused_keeps_the_id_in_every_game(

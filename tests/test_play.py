@@ -534,7 +534,8 @@ def test_answers_that_run_out_exit_1(tmp_path: Path) -> None:
         (["--ruleset", "cardavia", "--players", "3"], 1, "played by 2 players, not 3"),
         (["--ruleset", "nosuch"], 1, "unknown ruleset"),
         (["--log", "a.jsonl", "--db", "b.duckdb"], 2, "not both"),
-        (["--name", "computer"], 1, "two players have the id 'computer'"),
+        (["--name", "computer"], 1, "'computer' is the computer's name"),
+        (["--name", "Computer 2"], 1, "'Computer 2' is the computer's name"),  # at any size
     ],
 )
 def test_bad_options(
