@@ -9,7 +9,10 @@ persons, and one Ann is one person in every game she plays, whatever she was cal
 A seat written before persons had their own ids keeps the id it has: the recorder used to
 make it from the name (``Ann Lee``: ``ann-lee``), and that stays the person's id. A seat
 with no id at all (another producer's log) is given the same deterministic id from its name
-(:func:`derived_person_id`), so an old log replays, and shows, as it always did.
+(:func:`derived_person_id`), so an old log replays, and shows, as it always did. Such an id
+says the name (:func:`says_name`), so ``gostop people upgrade`` seats that person in the
+store under a minted id, which lets them be forgotten (``store.reseat``). The computer's
+seats (:func:`is_computer`) are no person and keep theirs.
 
 Renames, merges and forgetting are events (``person_renamed``, ``persons_merged``,
 ``person_forgotten``), never edits: they go in the people record, a hash-chained stream of

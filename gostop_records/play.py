@@ -56,7 +56,6 @@ __all__ = [
     "PlayInputError",
     "PlaySession",
     "Step",
-    "bot_names",
     "new_play_id",
     "random_seed",
     "resolve_setup",
@@ -97,16 +96,11 @@ def resolve_setup(ruleset: str | Ruleset, players: int | None = None) -> tuple[R
     return rules, n
 
 
-def bot_names(players: int) -> list[str]:
-    """Display names of the bots' seats: ``Computer``, or ``Computer 1`` and ``Computer 2``."""
-    return computer_names(players)
-
-
 def seat_names(name: str, players: int) -> list[str]:
     """The names in seat order: the human's (``You`` when blank), then the bots'; a name
-    that is a bot's (at any table size: the computer is one person in every game) is a
+    that is a bot's, at any table size (its id is the computer's in every game), is a
     :class:`~gostop_records.errors.GostopError`."""
-    names = [name.strip() or "You", *bot_names(players)]
+    names = [name.strip() or "You", *computer_names(players)]
     if derived_person_id(names[0]) in COMPUTER_IDS:
         raise GostopError(f"{names[0]!r} is the computer's name: give a name of your own")
     seated(names)  # refuses two seats with one name

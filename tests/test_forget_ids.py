@@ -222,6 +222,26 @@ def test_a_person_one_of_whose_games_is_refused_keeps_the_id_in_every_game(
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
+def test_a_person_the_people_record_names_by_that_id_keeps_it(slugs: dict[str, Any]) -> None:
+    """A rename is hashed with the person's id: seated under a new one, the record would
+    still say the old. They keep it (and cannot be forgotten yet); the others move."""
+    db = slugs["db"]
+    renamed = gostop("people", "rename", SLUG, "Zelda Q.", "--db", str(db))
+    assert renamed.returncode == 0, renamed.stderr
+    done = gostop("people", "upgrade", "--db", str(db))
+    assert done.returncode == 1
+    assert f"person {SLUG} keeps an id made from the name, so cannot be forgotten: the " in (
+        done.stderr
+    )
+    assert "refused game c: seat 0's id is made from the name and stays" in done.stderr
+    assert "re-chained game a" in done.stdout and "re-chained game b" in done.stdout
+    assert [_players(db, g)[0]["id"] for g in "abcd"] == [SLUG] * 4
+    assert MINTED_ID.match(_players(db, "b")[1]["id"])
+    assert gostop("people", "forget", SLUG, "--db", str(db)).returncode == 1
+    verified = gostop("db", "verify", "--db", str(db))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
 def _plan_of(reseat: Reseating, *players: E.Player) -> Resealed | Refused | None:
     started = E.GameStarted(ruleset={}, players=list(players))
     env = L.seal([L.envelope("g", 1, None, started, by="t")])[0]
