@@ -23,7 +23,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     help="Players as persons: list them, rename one, merge two, forget one (events, never "
-    "edits); upgrade seals the names older games hold in the clear, so they can be forgotten.",
+    "edits); upgrade seals the names older games hold in the clear and gives a minted id to "
+    "each person whose id is made from the name, so they can be forgotten.",
     epilog="Example: gostop people rename p_3fa2c1d04e5b 'Ann Lee' --db club.duckdb",
 )
 
@@ -122,12 +123,13 @@ def upgrade(
     played on /play), so that those persons can be forgotten. A person whose id is made from
     the name (recorded before persons had ids: 'Ann Lee' is ann-lee) is seated, in every
     game, under a minted id (p_ and 12 hex digits; the one an earlier upgrade gave, if any);
-    the old id is kept only sealed in the upgrade's record. The computer's seats keep their
-    names. Sealing a name changes every hash of its game: only those games are re-chained,
-    each recorded in the heads chain (game_resealed, old and new head); checkpoints signed
-    with the server's key beside the store are signed again; a game a player countersigned,
-    or another key signed, is refused and left as it is. One transaction. Exit code 1 when a
-    game is refused."""
+    the old id is kept only sealed in the upgrade's record; forget them by the new id. One
+    who must keep the old id (a game seating them is refused, or the people record names
+    it) is named on stderr. The computer's seats keep their names. Sealing a name changes
+    every hash of its game: only those games are re-chained, each recorded in the heads
+    chain (game_resealed, old and new head); checkpoints signed with the server's key beside
+    the store are signed again; a game a player countersigned, or another key signed, is
+    refused and left as it is. One transaction. Exit code 1 when a game is refused."""
     from gostop_records.signing import read_key_file, server_key_path
     from gostop_records.store import Store
     from gostop_records.store.reseal import upgrade as run
