@@ -242,6 +242,29 @@ def test_a_person_the_people_record_names_by_that_id_keeps_it(slugs: dict[str, A
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
+def test_a_club_store_of_the_last_version_names_who_keeps_an_id_made_from_the_name(
+    tmp_path: Path,
+) -> None:
+    """The version 8 fixture's games recorded before persons had ids (``ann``, ``ben``,
+    ``cho``, ``dan``) are signed with keys the store does not hold: refused, left as they
+    were, and each of their persons named as keeping the id; the rest is sealed."""
+    from test_store_upgrades import _fixture
+
+    db = _fixture(tmp_path, 8)
+    with Store(db):  # a writer upgrades it to this schema version
+        pass
+    before = {g: _players(db, g) for g in ("recorded-v8", "served-v8")}
+    done = gostop("people", "upgrade", "--db", str(db))
+    assert done.returncode == 1
+    for pid, game in (("ann", "recorded-v8"), ("cho", "served-v8")):
+        kept = f"person {pid} keeps an id made from the name, so cannot be forgotten: game {game}"
+        assert kept in done.stderr
+        assert f"refused game {game}: the checkpoint at seq 61 is signed by" in done.stderr
+    assert {g: _players(db, g) for g in before} == before
+    assert "3 game(s) re-chained" in done.stdout and "2 refused" in done.stdout
+    assert gostop("db", "verify", "--db", str(db)).returncode == 0
+
+
 def _plan_of(reseat: Reseating, *players: E.Player) -> Resealed | Refused | None:
     started = E.GameStarted(ruleset={}, players=list(players))
     env = L.seal([L.envelope("g", 1, None, started, by="t")])[0]
