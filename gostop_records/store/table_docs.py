@@ -169,7 +169,8 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "or `'repaired'` (`gostop db repair`: a game's events the chain missed, and last the "
         "repair's own record), `'people'` (an append to the people record, `person_events`), "
         "`'game_resealed'` (`gostop people upgrade`: a game re-chained with its names sealed; "
-        "`detail` keeps its old first and head hashes)",
+        "`detail` keeps its old first and head hashes and, for each seat given a minted id, "
+        "its old id sealed under the new person's key)",
         "game_id": "the game written; NULL for a rebuild, a repair's record or the people record",
         "seq": "the game's number of events after the write (its last `events.seq`; the "
         "people record's, for its entries); 0 for a rebuild, a repair's record or a game "
