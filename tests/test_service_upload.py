@@ -180,3 +180,43 @@ def test_uploads_are_checked_in_a_process_that_comes_back_after_it_dies(tmp_path
             checks.close()
 
     asyncio.run(scenario())
+
+
+def test_a_checked_upload_crosses_a_process_boundary_and_a_ruled_game_is_new_only(
+    tmp_path: Path,
+) -> None:
+    """What the checker sends back pickles in either build (no projector, no game state):
+    the writer appends a new game from the rules' verdict and its rows, and refuses the
+    verdict without them."""
+    import pickle
+
+    import pytest
+
+    from gostop_records.store.append import Append, Ruled
+    from gostop_records.store.errors import StoreError
+    from gostop_records.store.upload import read_upload
+
+    two = TableService(tmp_path / "two.duckdb", sign=False)
+    try:
+        _record(two, "g", hand_lines("matgo", 2, 7)[1][:9], ["Ann", "Ben"])
+        log = _log(two, "g")
+    finally:
+        two.close()
+    path = tmp_path / "g.jsonl"
+    path.write_bytes(b"".join(log))
+    up = pickle.loads(pickle.dumps(read_upload(path)))
+    ((run, ruled, rows),) = up.runs
+    assert isinstance(ruled, Ruled) and (ruled.game_id, ruled.last_seq) == ("g", len(log))
+    assert rows is not None and len(rows["games"]) == 1
+    one = TableService(tmp_path / "one.duckdb", sign=False)
+    try:
+        bare = Append("g", run.events, 0, checked=ruled, hashed=True)  # no rows
+        with pytest.raises(StoreError, match="whole new game"):
+            one.store.append_group([bare])
+        report = one.import_upload(up)
+        assert (report["imported"], report["events"]) == (1, len(log))
+        assert "g" not in one.store.cache  # no projector to go on from: read again
+        one.flush_rows()
+        assert one.store.verify().ok
+    finally:
+        one.close()
