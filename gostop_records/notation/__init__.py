@@ -54,13 +54,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import cards as C
-from . import events as E
-from .engine.actions import legal_actions
-from .engine.game import GameState
-from .engine.night import open_transfers
-from .engine.state import HandState, Phase
-from .errors import GostopError, IllegalAction
+from .. import cards as C
+from .. import events as E
+from ..engine.actions import legal_actions
+from ..engine.game import GameState
+from ..engine.night import open_transfers
+from ..engine.state import HandState, Phase
+from ..errors import GostopError, IllegalAction
 
 __all__ = [
     "VERBS",
@@ -616,7 +616,7 @@ def _undo(rest: str, target: int | None) -> E.EntryRetracted:
 def _draw(game: GameState, args: Sequence[str]) -> E.DealerDrawn:
     """``draw night|day SEAT CARD... [lot SEAT]``: the dealer is the one the rules make of
     the draw; ``lot SEAT`` names the seat the lot chose after the ruleset's last tie."""
-    from .engine.rulebook.seats import FIRST_DEALER_DRAW, dealer_by_draw
+    from ..engine.rulebook.seats import FIRST_DEALER_DRAW, dealer_by_draw
 
     form = "draw night|day SEAT CARD [SEAT CARD]... [lot SEAT], e.g. draw night Ann 03G Ben 11J1"
     lot: int | None = None
