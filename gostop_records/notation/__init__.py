@@ -49,11 +49,11 @@ left out unless asked for, cards in canonical codes and seats by number.
 
 from __future__ import annotations
 
-from .complete import complete, lines_now
+from .completion import complete, lines_now
 from .facts import actor, bomb_cards, hand_started, shake_cards
 from .line import VERBS, Line, NotationError, UnknownCommand, card_code, month, read, seat_of
-from .parse import parse
-from .write import text
+from .parsing import parse
+from .writing import text
 
 __all__ = [
     "VERBS",

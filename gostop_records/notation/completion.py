@@ -9,7 +9,7 @@ from .. import events as E
 from ..engine.actions import legal_actions
 from ..engine.game import GameState
 from ..engine.state import Phase
-from .write import text
+from .writing import text
 
 
 def lines_now(game: GameState | None) -> list[str]:

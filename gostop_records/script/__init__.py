@@ -69,15 +69,15 @@ from typing import Any
 
 import msgspec
 
-from . import cards as C
-from . import events as E
-from . import log as L
-from . import notation
-from .engine.game import GameState, apply_game, start_game
-from .engine.table import Table, table_for
-from .errors import GostopError
-from .rules import Ruleset, resolve
-from .sim.dealer import SplitMix64, deal
+from .. import cards as C
+from .. import events as E
+from .. import log as L
+from .. import notation
+from ..engine.game import GameState, apply_game, start_game
+from ..engine.table import Table, table_for
+from ..errors import GostopError
+from ..rules import Ruleset, resolve
+from ..sim.dealer import SplitMix64, deal
 
 __all__ = [
     "GameScript",

@@ -29,7 +29,7 @@ from .line import (
     read,
     seat_of,
 )
-from .write import text
+from .writing import text
 
 
 def parse(
