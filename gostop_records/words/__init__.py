@@ -16,10 +16,10 @@ import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from . import cards as C
-from . import events as E
-from .engine.state import HandState, Phase
-from .names import is_sealed
+from .. import cards as C
+from .. import events as E
+from ..engine.state import HandState, Phase
+from ..names import is_sealed
 
 __all__ = [
     "CAPTURE_KINDS",
@@ -273,8 +273,8 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
         why = f" ({ev.reason})" if ev.reason else ""
         return f"undo: the entry at seq {ev.seq} is retracted{why}"
     if t in ("key_added", "result_countersigned"):
-        from .errors import GostopError
-        from .signing import PublicKey
+        from ..errors import GostopError
+        from ..signing import PublicKey
 
         try:
             fp = PublicKey.from_text(ev.key).fingerprint
