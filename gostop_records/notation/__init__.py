@@ -51,11 +51,22 @@ from __future__ import annotations
 
 from .completion import complete, lines_now
 from .facts import actor, bomb_cards, hand_started, shake_cards
-from .line import VERBS, Line, NotationError, UnknownCommand, card_code, month, read, seat_of
+from .line import (
+    CARD_FORM,
+    VERBS,
+    Line,
+    NotationError,
+    UnknownCommand,
+    card_code,
+    month,
+    read,
+    seat_of,
+)
 from .parsing import parse
 from .writing import text
 
 __all__ = [
+    "CARD_FORM",
     "VERBS",
     "Line",
     "NotationError",

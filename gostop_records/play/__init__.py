@@ -29,25 +29,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import cards as C
-from . import events as E
-from . import log as L
-from . import notation
-from .engine.actions import legal_actions
-from .engine.game import GameState, HandResult
-from .engine.scoring import points
-from .engine.settlement import Proof, settle
-from .engine.state import HandState, Phase
-from .engine.table import table_for
-from .engine.turn import facts_of
-from .errors import GostopError
-from .people import derived_person_id
-from .recorder import Clock, Entry, EventSink, RecordingSession, card_code, make_players
-from .rules import BonusPlay, LastTurnRule, Ruleset, Shaking, StealCount, resolve
-from .sim.bots import Bot
-from .sim.dealer import SplitMix64, deal, shuffled_deck
-from .sim.roster import known, make_bot
-from .sim.roster import names as bot_and_level_names
+from .. import cards as C
+from .. import events as E
+from .. import log as L
+from .. import notation
+from ..engine.actions import legal_actions
+from ..engine.game import GameState, HandResult
+from ..engine.scoring import points
+from ..engine.settlement import Proof, settle
+from ..engine.state import HandState, Phase
+from ..engine.table import table_for
+from ..engine.turn import facts_of
+from ..errors import GostopError
+from ..people import derived_person_id
+from ..recorder import Clock, Entry, EventSink, RecordingSession, card_code, make_players
+from ..rules import BonusPlay, LastTurnRule, Ruleset, Shaking, StealCount, resolve
+from ..sim.bots import Bot
+from ..sim.dealer import SplitMix64, deal, shuffled_deck
+from ..sim.roster import known, make_bot
+from ..sim.roster import names as bot_and_level_names
 
 __all__ = [
     "DEFAULT_BOT",
