@@ -32,6 +32,7 @@ from .line import (
 from .writing import text
 
 
+# Long: one branch per verb of the grammar, each a line or a call.
 def parse(
     line: str | Line,
     game: GameState,

@@ -70,6 +70,7 @@ def _own_cards(inputs: Sequence[tuple[int, str]], seat: int, where: str) -> list
     return out
 
 
+# Long: a deal completed in the order its parts constrain each other (hands, stock, deck).
 def _complete(
     t: Table, hs: HandScript, where: str, seed: str = "", started: E.HandStarted | None = None
 ) -> _Deal:

@@ -222,6 +222,7 @@ class _HandWalk:
 
     # --- events ----------------------------------------------------------------------
 
+    # Long: one branch per event type, in the store's hot path (compiled; no dispatch call).
     def feed(self, env: E.Envelope) -> None:
         # read by attribute whatever its type: a payload is a msgspec Struct, which the
         # compiled build reads generically anyway, and the branches below pick it by type
@@ -727,6 +728,7 @@ def player_games(hand_seats: Sequence[Row]) -> list[Row]:
     return [(game_id, seat, *t) for (game_id, seat), t in sorted(totals.items())]
 
 
+# Long: the game-level rows, then each hand's walk, in log order (compiled hot path).
 def derive(
     envelopes: Sequence[E.Envelope],
     game: GameState,

@@ -219,6 +219,7 @@ def play_page(ruleset: str, bot: str) -> str:
     )
 
 
+# Long: the routes of /play are closures over its table of sessions; each route is short.
 def play_routes(
     store_game: StoreGame, hall: PlayHall | None = None, reviews: ReviewJobs | None = None
 ) -> list[HTTPRouteHandler]:

@@ -37,6 +37,7 @@ def describe(
     return _told_to(ev, players, viewer, marks)
 
 
+# Long: one branch per event type, each a sentence.
 def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
     """One sentence for a payload (typed or unknown), naming players by name."""
     w = lambda s: who(players, s)  # noqa: E731
@@ -188,6 +189,7 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
     return t
 
 
+# Long: one branch per event type, each a sentence.
 def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str:
     """One sentence for a payload, told to the player in seat ``viewer`` ("you play 03R",
     "Ben gives you 01J1 (jjok)"); events without a player read as in the third person."""
