@@ -9,7 +9,7 @@ from .. import cards as C
 from .. import events as E
 from ..engine.game import GameState
 from ..engine.state import HandState, Phase
-from .line import _MM
+from .line import MONTH_MASKS
 
 
 def hand_started(
@@ -34,7 +34,7 @@ def hand_started(
     return E.HandStarted(hand=game.hand_no + 1, dealer=d, order=seats)
 
 
-def _needs_hand_start(game: GameState) -> bool:
+def needs_hand_start(game: GameState) -> bool:
     return game.hand is None or game.hand.phase is Phase.ENDED
 
 
@@ -51,11 +51,11 @@ def actor(h: HandState | None) -> int | None:
 
 def shake_cards(h: HandState, seat: int, m: int) -> list[str] | None:
     """The three cards ``seat`` can shake in month ``m``, when the record knows them."""
-    mine = h.hands[seat] & _MM[m]
+    mine = h.hands[seat] & MONTH_MASKS[m]
     if mine.bit_count() == 3:
         return C.codes(mine)
     if h.hand_unknown[seat]:
-        pool = mine | (h.unknown_pool() & _MM[m])
+        pool = mine | (h.unknown_pool() & MONTH_MASKS[m])
         if pool.bit_count() == 3:
             return C.codes(pool)
     return None
@@ -64,6 +64,6 @@ def shake_cards(h: HandState, seat: int, m: int) -> list[str] | None:
 def bomb_cards(h: HandState, seat: int, m: int) -> list[str]:
     """The cards of month ``m`` a bomb of ``seat`` plays: those held when the hand is known,
     else those not face up."""
-    if not h.hand_unknown[seat] and h.hands[seat] & _MM[m]:
-        return C.codes(h.hands[seat] & _MM[m])
-    return C.codes(_MM[m] & ~h.layout)
+    if not h.hand_unknown[seat] and h.hands[seat] & MONTH_MASKS[m]:
+        return C.codes(h.hands[seat] & MONTH_MASKS[m])
+    return C.codes(MONTH_MASKS[m] & ~h.layout)

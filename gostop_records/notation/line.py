@@ -11,7 +11,7 @@ from .. import cards as C
 from .. import events as E
 from ..errors import GostopError
 
-_MM = C.MONTH_MASKS
+MONTH_MASKS = C.MONTH_MASKS
 
 #: Every spelling of each verb, to its canonical name.
 VERBS: dict[str, str] = {
@@ -45,14 +45,14 @@ VERBS: dict[str, str] = {
     "chips": "chips",
     "draw": "draw",
 }
-_DEAL_WORDS = ("layout", "hand", "stock", "bonus", "dealer", "out")
-_UNKNOWN = ("?", "unknown", "-")
+DEAL_WORDS = ("layout", "hand", "stock", "bonus", "dealer", "out")
+UNKNOWN_WORDS = ("?", "unknown", "-")
 _CARD = re.compile(r"(0?[1-9]|1[0-2])(g|a|r|j1|j2|j3|d)|b[23][a-c]?")
 _CARDISH = re.compile(r"\d|b\d")  # a word that starts like a card code
 _CUP_ROLES = ("animal", "junk")
 #: How a card code is written, for the refusals of a word that is none.
 CARD_FORM = "a card is a month 01..12 and a kind (G, A, R, J1, J2, D), e.g. 03R, 8a, 11d"
-_PAY = re.compile(r"^\s*(\S+?)\s*(?:->|>|\s)\s*(\S+)\s+(\S+)(?:\s+(.*))?$", re.S)
+PAY_LINE = re.compile(r"^\s*(\S+?)\s*(?:->|>|\s)\s*(\S+)\s+(\S+)(?:\s+(.*))?$", re.S)
 
 
 class NotationError(GostopError, ValueError):
@@ -94,7 +94,7 @@ def card_code(token: str) -> str:
     return C.ALL_CARDS[C.parse(token)].code
 
 
-def _looks_like_card(word: str) -> bool:
+def looks_like_card(word: str) -> bool:
     return bool(_CARD.fullmatch(word.lower()))
 
 
@@ -109,7 +109,7 @@ def month(token: str) -> int:
     return m
 
 
-def _chips(token: str) -> int:
+def chips_of(token: str) -> int:
     try:
         n = int(token)
     except ValueError:
@@ -126,7 +126,7 @@ def _split(text: str) -> list[str]:
 _FIRST = re.compile(r"([^\s,:]*)[\s,:]*(.*)", re.S)
 
 
-def _first(text: str) -> tuple[str, str]:
+def first_word(text: str) -> tuple[str, str]:
     """The first word of a text (up to a space, a comma or a colon) and the rest."""
     m = _FIRST.match(text.strip())
     assert m is not None  # the pattern matches any text
@@ -141,12 +141,12 @@ def read(line: str, players: Sequence[E.Player] = ()) -> Line:
     stripped = line.strip()
     if not stripped:
         raise NotationError("empty input")
-    head, after = _first(stripped)
+    head, after = first_word(stripped)
     seat: str | None = None
     names = {p.id.lower() for p in players} | {p.name.lower() for p in players}
     if head.isdecimal() or (head.lower() in names and head.lower() not in VERBS):
-        nxt, more = _first(after)
-        if head.isdecimal() or nxt.lower() in VERBS or _looks_like_card(nxt):
+        nxt, more = first_word(after)
+        if head.isdecimal() or nxt.lower() in VERBS or looks_like_card(nxt):
             seat, head, after = head, nxt, more
             if not head:
                 raise NotationError(f"seat {seat}: what does it do? e.g. '{seat} play 03R'")
@@ -157,7 +157,7 @@ def read(line: str, players: Sequence[E.Player] = ()) -> Line:
     verb = VERBS.get(key)
     tokens = _split(after)
     if verb is None:
-        if key in C.CODE_TO_INDEX or _looks_like_card(key):
+        if key in C.CODE_TO_INDEX or looks_like_card(key):
             return _with_keywords(Line("card", seat, (head, *tokens), stripped))
         if key in _CUP_ROLES:  # the bare answer the cup prompt offers
             return Line("cup", seat, (head, *tokens), rest)

@@ -13,18 +13,18 @@ from ..engine.game import GameState
 from ..engine.night import open_transfers
 from ..engine.state import HandState, Phase
 from ..errors import IllegalAction
-from .facts import _needs_hand_start, actor, bomb_cards, hand_started, shake_cards
+from .facts import actor, bomb_cards, hand_started, needs_hand_start, shake_cards
 from .line import (
-    _DEAL_WORDS,
-    _MM,
-    _PAY,
-    _UNKNOWN,
+    DEAL_WORDS,
+    MONTH_MASKS,
+    PAY_LINE,
+    UNKNOWN_WORDS,
     Line,
     NotationError,
-    _chips,
-    _first,
-    _looks_like_card,
     card_code,
+    chips_of,
+    first_word,
+    looks_like_card,
     month,
     read,
     seat_of,
@@ -75,12 +75,12 @@ def parse(
     if verb == "noshake":
         return [_no_shake(game, args, who)]
     if verb == "chips":
-        return [E.ChipsCounted(chips=[_chips(t) for t in args])]
+        return [E.ChipsCounted(chips=[chips_of(t) for t in args])]
     if verb == "draw":
         return [_draw(game, args)]
     if verb == "sell":
         cards = list(args)
-        if who is None and cards and not _looks_like_card(cards[0]):
+        if who is None and cards and not looks_like_card(cards[0]):
             who = seat_of(cards.pop(0), game.players)
         if who is None:
             raise NotationError("sell names the seat that sells: sell Dan 01G 08G")
@@ -180,7 +180,7 @@ def _shown(verb: str, seat: int, h: HandState, args: Sequence[str]) -> Any:
                 raise IllegalAction(
                     "shaking",
                     f"name the three cards of month {m:02d} shown "
-                    f"(e.g. shake {m:02d} {' '.join(C.codes(_MM[m])[:3])})",
+                    f"(e.g. shake {m:02d} {' '.join(C.codes(MONTH_MASKS[m])[:3])})",
                 )
             cards = known
     return cls(seat=seat, month=m, cards=cards)
@@ -234,7 +234,7 @@ def _fours(game: GameState, args: Sequence[str]) -> E.FourOfAMonthShown:
     shown = []
     for k in range(0, len(args), 2):
         s, m = seat_of(args[k], game.players), month(args[k + 1])
-        shown.append(E.FourShown(seat=s, month=m, cards=C.codes(_MM[m])))
+        shown.append(E.FourShown(seat=s, month=m, cards=C.codes(MONTH_MASKS[m])))
     return E.FourOfAMonthShown(shown=shown)
 
 
@@ -244,19 +244,19 @@ def _pay(game: GameState, rest: str) -> list[Any]:
         if not dues:
             raise IllegalAction("payment", "no payment is due")
         return [E.PaymentRecorded(payer=d[1], payee=d[2], chips=d[4]) for d in dues]
-    m = _PAY.match(rest)
+    m = PAY_LINE.match(rest)
     if m is None:
         raise NotationError(
             "pay PAYER->PAYEE CHIPS [NOTE], e.g. pay Ben->Ann 24 (or `pay` for the amounts due)"
         )
     payer, payee = seat_of(m.group(1), game.players), seat_of(m.group(2), game.players)
     note = (m.group(4) or "").strip() or None
-    return [E.PaymentRecorded(payer=payer, payee=payee, chips=_chips(m.group(3)), note=note)]
+    return [E.PaymentRecorded(payer=payer, payee=payee, chips=chips_of(m.group(3)), note=note)]
 
 
 def _settle(game: GameState, rest: str) -> list[Any]:
     """``settle``: close the night; ``settle pay ...``: a transfer of the settlement paid."""
-    word, more = _first(rest)
+    word, more = first_word(rest)
     if not word:
         return [E.GameClosed()]
     if word.lower() == "note" and more.strip():
@@ -275,12 +275,12 @@ def _settle(game: GameState, rest: str) -> list[Any]:
                 + ("" if game.closed else ": close the night first (settle)"),
             )
         return [E.SettlementPaid(payer=p, payee=q, chips=c) for p, q, c in open_]
-    m = _PAY.match(more)
+    m = PAY_LINE.match(more)
     if m is None:
         raise NotationError("settle pay PAYER->PAYEE CHIPS [NOTE], e.g. settle pay Ben->Ann 340")
     payer, payee = seat_of(m.group(1), game.players), seat_of(m.group(2), game.players)
     note = (m.group(4) or "").strip() or None
-    return [E.SettlementPaid(payer=payer, payee=payee, chips=_chips(m.group(3)), note=note)]
+    return [E.SettlementPaid(payer=payer, payee=payee, chips=chips_of(m.group(3)), note=note)]
 
 
 def _note(rest: str) -> E.NoteAdded:
@@ -392,7 +392,7 @@ def _deal(game: GameState, tokens: Sequence[str]) -> list[Any]:
     i = 0
     while i < len(tokens):
         tok = tokens[i].lower()
-        if tok in _DEAL_WORDS:
+        if tok in DEAL_WORDS:
             section = tok
             if tok in ("hand", "dealer"):
                 if i + 1 >= len(tokens):
@@ -418,7 +418,7 @@ def _deal(game: GameState, tokens: Sequence[str]) -> list[Any]:
             continue
         if section is None:
             raise NotationError(f"{tokens[i]!r}: start with `layout` (deal layout 01G 03R ...)")
-        if tok in _UNKNOWN:
+        if tok in UNKNOWN_WORDS:
             if section == "hand" and seat is not None:
                 hands[seat] = None
             elif section == "stock":
@@ -445,7 +445,7 @@ def _deal(game: GameState, tokens: Sequence[str]) -> list[Any]:
         hands=hands, layout=parts["layout"], stock=parts["stock"], bonus_to_pile=parts["bonus"]
     )
     dealer = parts["dealer"]
-    if _needs_hand_start(game):
+    if needs_hand_start(game):
         return [hand_started(game, dealer, parts["out"]), dealt]
     h = game.hand
     if dealer is not None and h is not None and dealer != h.dealer:

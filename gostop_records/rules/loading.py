@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from ..errors import RulesetError
 from .presets import PRESETS, get_preset
-from .ruleset import Ruleset, _describe_validation
+from .ruleset import Ruleset, describe_validation
 
 
 def apply_overrides(base: Ruleset, overrides: dict[str, Any], where: str) -> Ruleset:
@@ -22,7 +22,7 @@ def apply_overrides(base: Ruleset, overrides: dict[str, Any], where: str) -> Rul
     try:
         return Ruleset.model_validate(data)
     except ValidationError as exc:
-        raise RulesetError(_describe_validation(where, exc)) from None
+        raise RulesetError(describe_validation(where, exc)) from None
 
 
 def load_ruleset_file(path: str | Path) -> Ruleset:

@@ -471,7 +471,7 @@ class Ruleset(BaseModel):
         try:
             rs = cls.model_validate(body)
         except ValidationError as exc:
-            raise RulesetError(_describe_validation("pinned ruleset", exc)) from None
+            raise RulesetError(describe_validation("pinned ruleset", exc)) from None
         want = data.get("hash")
         if want is not None and want != rs.content_hash:
             raise RulesetError(
@@ -500,7 +500,7 @@ _ALL_FACTORS = frozenset(InstantFactor)
 _SETS = {k for k, f in Ruleset.model_fields.items() if "frozenset" in str(f.annotation)}
 
 
-def _describe_validation(where: str, exc: ValidationError) -> str:
+def describe_validation(where: str, exc: ValidationError) -> str:
     lines = []
     for err in exc.errors():
         field = ".".join(str(p) for p in err["loc"]) or "(ruleset)"

@@ -14,12 +14,12 @@ from ..engine.game import GameState
 from ..engine.table import Table
 from ..errors import GostopError
 from ..sim.dealer import SplitMix64, deal
-from .model import CODES, HandScript, ScriptError, _Deal
-from .reading import _canon
+from .model import CODES, Deal, HandScript, ScriptError
+from .reading import canon
 
 
 @contextlib.contextmanager
-def _named(where: str) -> Iterator[None]:
+def named_at(where: str) -> Iterator[None]:
     """A notation error inside the block, as a ScriptError naming ``where``."""
     try:
         yield
@@ -32,8 +32,8 @@ def _named(where: str) -> Iterator[None]:
         raise ScriptError(f"{where}: {exc}") from None
 
 
-def _read(line: str, where: str) -> notation.Line:
-    with _named(where):
+def read_line(line: str, where: str) -> notation.Line:
+    with named_at(where):
         return notation.read(line)
 
 
@@ -42,9 +42,9 @@ def _draws(inputs: Sequence[tuple[int, str]], where: str) -> list[str]:
     out = []
     for n, text in inputs:
         here = f"{where}, line {n}"
-        ln = _read(text, here)
+        ln = read_line(text, here)
         if ln.verb == "flip" and ln.args:
-            out.append(_canon(ln.args[0], here))
+            out.append(canon(ln.args[0], here))
         if ln.draw is not None:
             out.append(ln.draw)
     return out
@@ -56,24 +56,24 @@ def _own_cards(inputs: Sequence[tuple[int, str]], seat: int, where: str) -> list
     out = []
     for n, text in inputs:
         here = f"{where}, line {n}"
-        ln = _read(text, here)
+        ln = read_line(text, here)
         if ln.verb == "sell" and ln.seat is None and ln.args and ln.args[0].isdecimal():
             ln = notation.Line("sell", ln.args[0], ln.args[1:], ln.rest)  # sell SEAT CARD...
         if ln.seat is None or not ln.seat.isdecimal() or int(ln.seat) != seat or not ln.args:
             continue
         if ln.verb == "sell":
-            out.extend(_canon(x, here) for x in ln.args)
+            out.extend(canon(x, here) for x in ln.args)
         if ln.verb == "play":
-            out.append(_canon(ln.args[0], here))
+            out.append(canon(ln.args[0], here))
         elif ln.verb in ("shake", "bomb"):
-            out.extend(_canon(x, here) for x in ln.args if not x.isdecimal())
+            out.extend(canon(x, here) for x in ln.args if not x.isdecimal())
     return out
 
 
 # Long: a deal completed in the order its parts constrain each other (hands, stock, deck).
-def _complete(
+def complete_deal(
     t: Table, hs: HandScript, where: str, seed: str = "", started: E.HandStarted | None = None
-) -> _Deal:
+) -> Deal:
     """The full deal of a hand script: filled hands, stock and the deck order.
 
     ``started`` is the hand's start (dealer and the seats that play); at 4 or 5 seats a
@@ -86,7 +86,7 @@ def _complete(
     if hs.deck is not None and not hs.hands:
         idx = [C.parse(c) for c in hs.deck]
         d = deal(t, idx, dealer, playing if sitters else None)
-        return _Deal(
+        return Deal(
             [[CODES[i] for i in h] for h in d.hands],
             [CODES[i] for i in d.layout],
             [CODES[i] for i in d.stock],
@@ -184,7 +184,7 @@ def _complete(
     if deck is None and known and hs.record_deck:
         assert stock is not None
         deck = deck_of(t, dealer, hands, list(hs.layout), stock, list(hs.bonus_to_pile), playing)
-    return _Deal(hands, list(hs.layout), stock, list(hs.bonus_to_pile), deck)
+    return Deal(hands, list(hs.layout), stock, list(hs.bonus_to_pile), deck)
 
 
 def deck_of(
@@ -230,5 +230,5 @@ def parse_input(
 ) -> list[Any]:
     """The payloads of one input line in the current game state: the table notation
     (:func:`gostop_records.notation.parse`), its errors named with ``where``."""
-    with _named(where):
+    with named_at(where):
         return notation.parse(line, gs, undo_target=undo_target)

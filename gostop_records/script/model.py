@@ -12,8 +12,8 @@ from ..rules import Ruleset
 
 CODES = C.CODES
 EPOCH = datetime(2026, 1, 1, 19, 0, tzinfo=UTC)
-_FILL = "..."
-_UNKNOWN = "?"
+FILL = "..."
+UNKNOWN = "?"
 
 
 class ScriptError(GostopError):
@@ -65,7 +65,7 @@ class GameScript:
 
 
 @dataclass(slots=True)
-class _Deal:
+class Deal:
     hands: list[list[str] | None]
     layout: list[str]
     stock: list[str] | None

@@ -12,10 +12,10 @@ from typing import Any
 from .. import cards as C
 from ..errors import GostopError
 from ..rules import Ruleset, resolve
-from .model import _FILL, _UNKNOWN, CODES, GameScript, HandScript, ScriptError
+from .model import CODES, FILL, UNKNOWN, GameScript, HandScript, ScriptError
 
 
-def _canon(code: str, where: str) -> str:
+def canon(code: str, where: str) -> str:
     try:
         return CODES[C.parse(code)]
     except GostopError as exc:
@@ -23,7 +23,7 @@ def _canon(code: str, where: str) -> str:
 
 
 def _cards(tokens: Iterable[str], where: str) -> tuple[str, ...]:
-    return tuple(_canon(t, where) for t in tokens)
+    return tuple(canon(t, where) for t in tokens)
 
 
 def _attrs(tokens: Sequence[str], where: str) -> dict[str, str]:
@@ -113,10 +113,10 @@ def parse_script(text: str, *, where: str = "<script>", rules: Ruleset | None = 
             seat = int(m.group(1))
             toks = m.group(2).split()
             cur = hands[-1]
-            if toks == [_UNKNOWN]:
+            if toks == [UNKNOWN]:
                 cur["seats"][seat] = (None, False)
             else:
-                fill = bool(toks) and toks[-1] == _FILL
+                fill = bool(toks) and toks[-1] == FILL
                 cur["seats"][seat] = (_cards(toks[:-1] if fill else toks, here), fill)
             continue
         if h:
@@ -128,12 +128,12 @@ def parse_script(text: str, *, where: str = "<script>", rules: Ruleset | None = 
                 cur["bonus"] = _cards(toks, here)
             elif key == "deck":
                 cur["deck"] = _cards(toks, here)
-            elif toks == [_UNKNOWN]:
+            elif toks == [UNKNOWN]:
                 cur["stock"] = None
             elif toks == ["auto"]:
                 cur["stock"] = "auto"
             else:
-                fill = bool(toks) and toks[-1] == _FILL
+                fill = bool(toks) and toks[-1] == FILL
                 cur["stock"] = _cards(toks[:-1] if fill else toks, here)
                 cur["stock_fill"] = fill
             continue

@@ -17,7 +17,7 @@ from ..engine.game import GameState, apply_game, start_game
 from ..engine.table import table_for
 from ..errors import GostopError
 from ..rules import Ruleset
-from .deals import _complete, _named, _read, parse_input
+from .deals import complete_deal, named_at, parse_input, read_line
 from .model import EPOCH, GameScript, ScriptError
 from .reading import parse_script
 
@@ -60,9 +60,9 @@ def payloads(script: GameScript) -> Iterator[tuple[int | None, bool, Any]]:
             words += ["order", *hs.order]
         here = f"{script.where}, line {hs.line}"
         (head,) = parse_input(" ".join(words), run.gs, here)
-        with _named(here):  # the rules' word on who deals and plays, before the deal
+        with named_at(here):  # the rules' word on who deals and plays, before the deal
             apply_game(run.gs, head)
-        d = _complete(table, hs, where, f"{script.game_id}/hand{k}", head)
+        d = complete_deal(table, hs, where, f"{script.game_id}/hand{k}", head)
         started_hand = msgspec.structs.replace(head, deck=d.deck)
         yield from _apply(run, started_hand, where)
         dealt = E.CardsDealt(hands=d.hands, layout=d.layout, stock=d.stock, bonus_to_pile=d.bonus)
@@ -76,7 +76,7 @@ def _lines(
     for n, text in lines:
         here = f"{where}, line {n}: {text!r}"
         target = run.undo[-1][0] if run.undo else None
-        want = _read(text, here).draw
+        want = read_line(text, here).draw
         for payload in parse_input(text, run.gs, here, target):
             if type(payload) is E.EntryRetracted:
                 _target, before = run.undo.pop()

@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import events as E
 from .. import notation
-from .model import _UNKNOWN
+from .model import UNKNOWN
 
 
 def script_of(envelopes: Iterable[E.Envelope]) -> str:
@@ -45,11 +45,11 @@ def script_of(envelopes: Iterable[E.Envelope]) -> str:
                 lines.append("deck: " + " ".join(ev.deck))
         elif t is E.CardsDealt:
             for s, h in enumerate(ev.hands):
-                lines.append(f"seat{s}: " + (" ".join(h) if h is not None else _UNKNOWN))
+                lines.append(f"seat{s}: " + (" ".join(h) if h is not None else UNKNOWN))
             lines.append("layout: " + " ".join(ev.layout))
             if ev.bonus_to_pile:
                 lines.append("bonus: " + " ".join(ev.bonus_to_pile))
-            lines.append("stock: " + (" ".join(ev.stock) if ev.stock is not None else _UNKNOWN))
+            lines.append("stock: " + (" ".join(ev.stock) if ev.stock is not None else UNKNOWN))
         elif t is E.BonusCardTaken and ev.source == "hand" and ev.replacement is not None:
             if pending_draw is not None:
                 lines[pending_draw] += f" draw {ev.replacement}"

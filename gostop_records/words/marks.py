@@ -72,18 +72,18 @@ def who(players: Sequence[E.Player], seat: int | None) -> str:
     return "nobody" if seat is None else f"seat {seat}"
 
 
-def _acts(name: str, verb: str) -> str:
+def acts(name: str, verb: str) -> str:
     """``Ben plays``, but ``You play``: a player named "You" (the default name of the person
     at ``gostop play``) is told in the second person."""
     return f"{name} {verb}" if name.lower() == "you" else f"{name} {verb}s"
 
 
-def _subject(players: Sequence[E.Player], viewer: int | None, seat: int | None, verb: str) -> str:
+def subject_of(players: Sequence[E.Player], viewer: int | None, seat: int | None, verb: str) -> str:
     """``you play`` for the viewer's seat, ``Ben plays`` for another."""
     if seat is not None and seat == viewer:
         return f"you {verb}"
     return f"{who(players, seat)} {verb}s"
 
 
-def _object(players: Sequence[E.Player], viewer: int | None, seat: int | None) -> str:
+def object_of(players: Sequence[E.Player], viewer: int | None, seat: int | None) -> str:
     return "you" if seat is not None and seat == viewer else who(players, seat)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import events as E
-from .marks import _acts, who
+from .marks import acts, who
 
 
 def sale_proof(
@@ -36,7 +36,7 @@ def transfer_words(players: Sequence[E.Player], transfers: Sequence[Any]) -> str
     out = []
     for tr in transfers:
         payer, payee, chips = (tr.payer, tr.payee, tr.chips) if hasattr(tr, "payer") else tuple(tr)
-        out.append(f"{_acts(who(players, payer), 'pay')} {who(players, payee)} {chips}")
+        out.append(f"{acts(who(players, payer), 'pay')} {who(players, payee)} {chips}")
     return ", ".join(out) if out else "nobody pays anybody"
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import cards as C
 from .. import events as E
-from .marks import PLAIN, Marks, _acts, _object, _subject, who
+from .marks import PLAIN, Marks, acts, object_of, subject_of, who
 from .payments import settlement_words
 
 #: A capture's kind (``cards_captured.kind``) in words.
@@ -41,7 +41,7 @@ def describe(
 def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
     """One sentence for a payload (typed or unknown), naming players by name."""
     w = lambda s: who(players, s)  # noqa: E731
-    v = lambda s, verb: _acts(who(players, s), verb)  # noqa: E731
+    v = lambda s, verb: acts(who(players, s), verb)  # noqa: E731
     t = E.event_type(ev)
     if isinstance(ev, E.UnknownEvent):
         return f"{t} (an event type this version does not know; kept as read)"
@@ -199,10 +199,10 @@ def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str
     seat = getattr(ev, "seat", None)
 
     def s(verb: str) -> str:
-        return _subject(players, viewer, seat, verb)
+        return subject_of(players, viewer, seat, verb)
 
     if t == "hand_started":
-        dealer = _subject(players, viewer, ev.dealer, "deal")
+        dealer = subject_of(players, viewer, ev.dealer, "deal")
         return p.mark(
             f"hand {ev.hand}: {dealer} and play{'' if ev.dealer == viewer else 's'} first",
             "heading",
@@ -253,8 +253,8 @@ def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str
             f"(ppuk {ev.count} this hand)"
         )
     if t == "junk_transferred":
-        giver = _subject(players, viewer, ev.from_seat, "give")
-        return f"{giver} {_object(players, viewer, ev.to_seat)} {p.card(ev.card)} ({ev.reason})"
+        giver = subject_of(players, viewer, ev.from_seat, "give")
+        return f"{giver} {object_of(players, viewer, ev.to_seat)} {p.card(ev.card)} ({ev.reason})"
     if t == "cup_assigned":
         return f"{s('count')} the September cup as {ev.role}"
     if t == "go_called":
@@ -264,7 +264,7 @@ def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str
         return p.mark(f"{s('stop')} at {ev.score} points{how}", "call")
     if t == "four_of_a_month_shown":
         shown = "; ".join(
-            f"{_subject(players, viewer, f.seat, 'show')} four of month {f.month:02d}"
+            f"{subject_of(players, viewer, f.seat, 'show')} four of month {f.month:02d}"
             for f in ev.shown
         )
         return f"four of a month: {shown}"
@@ -272,19 +272,19 @@ def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str
         how = "by Stop" if ev.outcome == "stop" else f"instantly ({ev.reason})"
         carry = f"; the next hand pays x{ev.next_carry}" if ev.next_carry > 1 else ""
         return (
-            p.mark(f"hand over: {_subject(players, viewer, ev.winner, 'win')} {how}", "outcome")
+            p.mark(f"hand over: {subject_of(players, viewer, ev.winner, 'win')} {how}", "outcome")
             + carry
         )
     if t == "payment_due":
-        payer = _subject(players, viewer, ev.payer, "owe")
+        payer = subject_of(players, viewer, ev.payer, "owe")
         return (
-            f"due: {payer} {_object(players, viewer, ev.payee)} {ev.chips} chips "
+            f"due: {payer} {object_of(players, viewer, ev.payee)} {ev.chips} chips "
             f"({ev.points} points, {ev.reason})"
         )
     if t == "payment_recorded":
-        payer = _subject(players, viewer, ev.payer, "pay")
+        payer = subject_of(players, viewer, ev.payer, "pay")
         note = f" ({ev.note})" if ev.note else ""
-        return f"paid: {payer} {_object(players, viewer, ev.payee)} {ev.chips} chips{note}"
+        return f"paid: {payer} {object_of(players, viewer, ev.payee)} {ev.chips} chips{note}"
     return _third_person(ev, players, p)
 
 
