@@ -394,6 +394,7 @@ class PlayLoop:
 # --- the command ------------------------------------------------------------------------------
 
 
+# Long: a typer command: its options are its signature, over half of its lines.
 def play(
     ruleset: Annotated[
         str | None,

@@ -66,6 +66,7 @@ def _the_unfinished(db: Path | None, log: Path | None) -> str:
     return chosen.game_id
 
 
+# Long: a typer command: its options are its signature, over half of its lines.
 def record(
     players: Annotated[
         str | None,

@@ -163,6 +163,7 @@ def _outcome(h: HandState, players: Sequence[E.Player]) -> str:
     return f"{h.outcome} ({h.reason})"
 
 
+# Long: the table drawn top to bottom, one block per part of the screen.
 def render_game(
     game: GameState,
     *,

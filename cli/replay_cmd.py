@@ -207,6 +207,7 @@ def _line_reader() -> Callable[[], str | None]:
     return read
 
 
+# Long: a typer command: its options are its signature, over half of its lines.
 def replay(
     log: common.GameLogArgument = None,
     db: common.GameDbOption = None,

@@ -24,6 +24,7 @@ from .progress import Progress
 __all__ = ["DEFAULT_KINDS", "review"]
 
 
+# Long: a typer command: its options are its signature, over half of its lines.
 def review(
     log: common.GameLogArgument = None,
     db: common.GameDbOption = None,

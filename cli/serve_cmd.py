@@ -14,6 +14,7 @@ __all__ = ["serve"]
 KEY_ENV = "GOSTOP_SERVER_KEY"
 
 
+# Long: a typer command: its options are its signature, most of its lines.
 def serve(
     db: Annotated[
         Path | None,

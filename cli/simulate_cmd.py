@@ -136,6 +136,7 @@ def _text_summary(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# Long: a typer command: its options are its signature, over half of its lines.
 def simulate(
     ruleset: Annotated[
         str,

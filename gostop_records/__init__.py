@@ -48,6 +48,7 @@ NATIVE_MODULES = (
     "log/links",
     "log/lines",
     "store/projections",
+    "store/hand_rows",
     "log/checked",
 )
 

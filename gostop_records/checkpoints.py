@@ -206,6 +206,7 @@ def _ended_hands(envs: Sequence[E.Envelope]) -> dict[int, int]:
 _SIGNING_EVENTS = (E.KeyAdded, E.CheckpointSigned, E.ResultCountersigned)
 
 
+# Long: one pass in seq order; keys, checkpoints and countersignatures depend on each other.
 def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
     """Check every key, checkpoint and countersignature of one game's events (in seq order).
 

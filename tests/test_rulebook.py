@@ -279,10 +279,11 @@ def _code_strings(path: Path) -> list[tuple[int, str]]:
 def test_no_module_outside_the_rulebook_writes_a_factor_label() -> None:
     assert "pi-bak" in _LABELS and "nagari carry" in _LABELS
     book = ROOT / "gostop_records" / "engine" / "rulebook"
+    rules = ROOT / "gostop_records" / "rules"
     found = []
     for path in [*(ROOT / "gostop_records").rglob("*.py"), *(ROOT / "cli").rglob("*.py")]:
-        # rules.py describes each setting in prose: the settings are its own
-        if book in path.parents or path.name == "rules.py":
+        # the rules package describes each setting in prose: the settings are its own
+        if book in path.parents or rules in path.parents:
             continue
         for line, text in _code_strings(path):
             if any(label in text for label in _LABELS):

@@ -217,6 +217,7 @@ class _Copy:
         )
 
 
+# Long: one pass over the scans in file order; the state it carries decides each game's fate.
 def plan(
     scans: Sequence[Scan],
     archived: Mapping[str, tuple[str, int]],

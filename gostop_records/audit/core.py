@@ -45,6 +45,7 @@ __all__ = ["audit_game"]
 _NOT_CHECKABLE = ("unchecked", "not_audited")
 
 
+# Long: the steps of an audit in order (chain, rules, hands, claims), each a few lines.
 def audit_game(
     envelopes: Iterable[E.Envelope],
     *,
@@ -148,6 +149,7 @@ def audit_game(
     )
 
 
+# Long: one hand's findings in log order, each a few lines over the same replayed state.
 def _audit_hand(
     game: GameState,
     n: int,
@@ -282,6 +284,7 @@ def _summary(
     return "in progress: only instant payments so far"
 
 
+# Long: recorded payments set against the dues one by one; the cases share their counters.
 def _payments(
     n: int,
     envs: Sequence[E.Envelope],

@@ -52,6 +52,7 @@ def _flip_choices(s: HandState, i: int) -> list[str | None]:
     return _choices(s, i)
 
 
+# Long: one branch per phase of the hand, in the order the rules ask them.
 def legal_actions(s: HandState) -> list[Any]:
     """Every input the rules allow next (empty while the hand waits for its deal or is over)."""
     p = s.phase

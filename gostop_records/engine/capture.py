@@ -77,6 +77,7 @@ def _stack_take(
     return "stack", "stack", 0 if void else rules.natural_stack_steal
 
 
+# Long: the capture rules of a turn in the order the rules apply them (compiled hot path).
 def resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
     """Captures, ppuk, steals and payments of a turn, once both steps are known."""
     t = s.table

@@ -40,6 +40,7 @@ _IDX: Final = CODE_TO_INDEX
 _MM: Final = MONTH_MASKS
 
 
+# Long: the deal's checks in the order the rules make them (compiled hot path).
 def deal_cards(s: HandState, a: CardsDealt, out: Out, deck: int | None = None) -> None:
     expect_phase(s, Phase.DEAL, "a deal")
     t = s.table

@@ -282,6 +282,7 @@ _GAME_INPUTS: Final = frozenset(
 )
 
 
+# Long: one branch per table input (compiled hot path: one call per input, no dispatch).
 def apply_game(g: GameState, ev: Any, inplace: bool = False) -> tuple[GameState, list[Any]]:
     """The game after an input, and the consequences the rules derive from it.
 

@@ -156,6 +156,7 @@ def _recent(rec: RecordingSession) -> list[dict[str, Any]]:
     return out[::-1]
 
 
+# Long: one field of the answer after another, each a few lines over the same state.
 def now(rec: RecordingSession) -> dict[str, Any]:
     """The state of a game being recorded, for a page: ``version``, ``table`` (as
     ``gostop replay --json``), ``waiting``, ``actions`` (each ``line`` the API accepts

@@ -107,6 +107,7 @@ def _actor(gs: GameState) -> int:
     return h.turn_seat
 
 
+# Long: one game's loop of hands and turns; the seeded streams it carries order the payloads.
 def play_payloads(spec: GameSpec) -> Iterator[tuple[int | None, Any]]:
     """The (hand number, payload) pairs of a simulated game, in log order."""
     rules = spec.rules

@@ -65,6 +65,7 @@ def _order(table: str) -> str:
     return ", ".join(f"t.{quote(k)}" for k in keys)
 
 
+# Long: one COPY per table in order, with the progress, the manifest and the cleanup.
 def export_parquet(
     store: Store,
     directory: Path,

@@ -420,6 +420,7 @@ def _before_repair(conn: duckdb.DuckDBPyConnection, query: SealQuery) -> SealChe
     return None
 
 
+# Long: the chain, then each game against it: one pass sharing the rows read once.
 def check(conn: duckdb.DuckDBPyConnection) -> list[HeadsProblem]:
     """The chain itself, then every game against its latest entry (see the docstring)."""
     problems: list[HeadsProblem] = []

@@ -114,6 +114,7 @@ class WorkerReading:
                 return False
         return True
 
+    # Long: a worker's verdicts taken run by run; the cases share the store's state.
     def _take(self, task: Task, result: PieceResult, at: _Place) -> None:
         """A worker's verdicts on a task's runs: taken for the games met for the first
         time, the other runs planned in-process against the store."""

@@ -24,23 +24,17 @@ from .. import cards as C
 from .. import events as E
 from ..engine.game import GameState, HandResult
 from ..projector import Issue
-from .schema import BAK_IDS, COMBO_IDS, DOKBAK_ID, FLAG_IDS, SPECIAL_KINDS, TABLES
+from .hand_rows import (
+    COLUMN_AT,
+    GameFacts,
+    HandRows,
+    Row,
+    Rows,
+)
+from .schema import TABLES
 
 __all__ = ["Rows", "derive", "empty_rows", "player_games"]
 
-Row = tuple[Any, ...]
-# the payouts columns a loser's row of a Stop fills from the proof: score, go_count,
-# go_points, multiplier, the flags, shakes, bombs, carry, dokbak
-_PROOF_COLUMNS: Final = 4 + len(FLAG_IDS) + 4
-Rows = dict[str, list[Row]]
-
-#: Where each column sits in its table's row tuple (the summary rows read the event rows).
-_AT: Final[dict[str, dict[str, int]]] = {
-    name: {c: i for i, (c, _) in enumerate(cols)} for name, cols in TABLES.items()
-}
-#: ``turns`` columns of the specials, in ``SPECIAL_KINDS`` order (a shake is a shaken turn).
-_SPECIAL_AT: Final = tuple(_AT["turns"]["shaken" if k == "shake" else k] for k in SPECIAL_KINDS)
-_BAK_AT: Final = tuple(_AT["payouts"][b] for b in BAK_IDS)
 
 _CARD: Final[dict[str, tuple[int, int | None, str]]] = {
     c.code: (c.index, c.month or None, c.kind.value) for c in C.ALL_CARDS
@@ -118,20 +112,10 @@ class _Turn:
         return self.action is None or (self.action == "card" and self.played_kind == "bonus")
 
 
-@dataclass(frozen=True, slots=True)
-class _Game:
-    game_id: str
-    ruleset: str
-    players: int
-    stake: int
-    player_ids: tuple[str, ...] = ()
-    player_names: tuple[str, ...] = ()
-
-
-class _HandWalk:
+class _HandWalk(HandRows):
     """Follows one hand's events: piles and layout as masks, the turn in progress, rows."""
 
-    def __init__(self, g: _Game, hand: int, rows: Rows, scores: Sequence[int] | None) -> None:
+    def __init__(self, g: GameFacts, hand: int, rows: Rows, scores: Sequence[int] | None) -> None:
         self.g = g
         self.hand = hand
         self.rows = rows
@@ -146,15 +130,15 @@ class _HandWalk:
         self.turns = 0
         self.go_counts = [0] * n
         self.gos = 0
-        self.dealer: int | None = None
-        self.started_at: str | None = None
-        self.ended: E.HandEnded | None = None
-        self.stop_score: int | None = None
-        self.recorded: dict[tuple[int, int], int] = {}
-        self.sat_out: E.SeatsSatOut | None = None
+        self.dealer = None
+        self.started_at = None
+        self.ended = None
+        self.stop_score = None
+        self.recorded = {}
+        self.sat_out = None
         self.sat_out_seq = 0
-        self.sold: dict[int, list[str]] = {}  # seat -> brights sold
-        self.sale_points: dict[int, int] = {}  # seller -> points owed by each player
+        self.sold = {}  # seat -> brights sold
+        self.sale_points = {}  # seller -> points owed by each player
         # where this hand's rows begin in each table: the summary rows read them back
         self.first = {name: len(r) for name, r in rows.items()}
 
@@ -222,6 +206,7 @@ class _HandWalk:
 
     # --- events ----------------------------------------------------------------------
 
+    # Long: one branch per event type, in the store's hot path (compiled; no dispatch call).
     def feed(self, env: E.Envelope) -> None:
         # read by attribute whatever its type: a payload is a msgspec Struct, which the
         # compiled build reads generically anyway, and the branches below pick it by type
@@ -396,299 +381,28 @@ class _HandWalk:
         """A ``decisions`` row: a Go, a Stop or where the cup counts (``won_by_stop`` is
         settled when the hand is finished)."""
         turn = self._turn_number()
-        row = (self.g.game_id, self.hand, seq, turn, seat, kind, go_count, score, auto, role)
+        row = (
+            self.g.game_id,
+            self.hand,
+            seq,
+            turn,
+            seat,
+            kind,
+            go_count,
+            score,
+            auto,
+            role,
+        )
         self.rows["decisions"].append((*row, False))
-
-    def _won_by_stop(self, winner: int | None) -> None:
-        """Mark the decisions of the seat that won the hand by a Stop, from the hand's
-        ``hand_ended`` (a query of the Gos that paid off then reads one table)."""
-        if winner is None:
-            return
-        decisions = self.rows["decisions"]
-        seat_at = _AT["decisions"]["seat"]
-        for i in range(self.first["decisions"], len(decisions)):
-            row = decisions[i]
-            if row[seat_at] == winner:
-                decisions[i] = (*row[:-1], True)
 
     # --- the hand's own rows ---------------------------------------------------------
 
     def finish(self, result: HandResult | None) -> None:
         self._close()
-        g = self.g
-        rows = self.rows
-        ended = self.ended
-        checked = result is not None and result.outcome != "unchecked"
-        state = result.state if checked and result is not None else None
-        proof = result.proof() if checked and result is not None else None
-        winner = ended.winner if ended is not None else None
-        w_state = result.winner if result is not None else None
-        # the winner's combination score and Gos mean something for a hand won by a Stop
-        winner_score = go_count = None
-        if proof is not None:
-            winner_score = proof.score.total
-            go_count = proof.go_count
-        dues = result.dues if checked and result is not None else ()
-        hand_recorded = bool(self.recorded)
-        rows["hands"].append(
-            (
-                g.game_id,
-                self.hand,
-                g.ruleset,
-                g.players,
-                self.dealer,
-                self.started_at,
-                self.started_at[:10] if self.started_at else None,
-                ended.outcome if ended else None,
-                winner,
-                ended.reason if ended else None,
-                ended.carry if ended else None,
-                ended.next_carry if ended else None,
-                self.turns,
-                self.gos,
-                self.stop_score,
-                winner_score,
-                go_count,
-                proof.go_points if proof is not None else None,
-                sum(d[2] for d in dues) if checked else None,
-                sum(d[3] for d in dues) if checked else None,
-                sum(self.recorded.values()) if hand_recorded else None,
-                ended is not None,
-                checked,
-            )
-        )
-        if ended is not None and ended.outcome == "stop":
-            self._won_by_stop(winner)
-        if state is not None:
-            self._scores(state, w_state)
-        if checked and result is not None:
-            self._payouts(result, state, proof, hand_recorded)
-        self._sitting_out(dues if checked else None)
-        self._tallies()
-        self._hand_seats(ended is not None, checked, winner, ended.outcome if ended else None)
-
-    def _own(self, table: str) -> list[Row]:
-        """This hand's rows of ``table``, as derived so far."""
-        return self.rows[table][self.first[table] :]
-
-    def _tallies(self) -> None:
-        """``capture_tallies`` and ``transfer_tallies``: the hand's ``captures`` and
-        ``transfers`` rows counted by kind and reason, so that a query over every hand
-        reads a few rows per hand rather than one per card."""
-        g, hand = self.g, self.hand
-        caps: dict[str, list[int]] = {}
-        kind_at, pos_at = _AT["captures"]["capture_kind"], _AT["captures"]["position"]
-        for r in self._own("captures"):
-            c = caps.setdefault(r[kind_at], [0, 0])
-            c[0] += 1
-            if r[pos_at] == 1:
-                c[1] += 1
-        self.rows["capture_tallies"].extend(
-            (g.game_id, hand, kind, cards, captures)
-            for kind, (cards, captures) in sorted(caps.items())
-        )
-        moved: dict[str, list[int]] = {}
-        why_at, ck_at = _AT["transfers"]["reason"], _AT["transfers"]["card_kind"]
-        for r in self._own("transfers"):
-            m = moved.setdefault(r[why_at], [0, 0, 0])
-            m[0] += 1
-            if r[ck_at] == "double_junk":
-                m[1] += 1
-            elif r[ck_at] == "bonus":
-                m[2] += 1
-        self.rows["transfer_tallies"].extend(
-            (g.game_id, hand, reason, *counts) for reason, counts in sorted(moved.items())
-        )
-
-    def _hand_seats(
-        self, ended: bool, checked: bool, winner: int | None, outcome: str | None
-    ) -> None:
-        """``hand_seats``: one row per seat with what the seat made of the hand, summed from
-        the hand's ``turns``, ``decisions``, ``payouts`` and ``sitting_out`` rows."""
-        g, n = self.g, self.g.players
-        nk, nb = len(SPECIAL_KINDS), len(BAK_IDS)
-        made = [[0] * nk for _ in range(n)]
-        total = [0] * nk
-        t_seat = _AT["turns"]["seat"]
-        for r in self._own("turns"):
-            seat = r[t_seat]
-            for k, at in enumerate(_SPECIAL_AT):
-                if r[at]:
-                    total[k] += 1
-                    if 0 <= seat < n:
-                        made[seat][k] += 1
-        gos = [0] * n
-        d_seat, d_kind = _AT["decisions"]["seat"], _AT["decisions"]["kind"]
-        for r in self._own("decisions"):
-            if r[d_kind] == "go" and 0 <= r[d_seat] < n:
-                gos[r[d_seat]] += 1
-        chips, recorded, received = [0] * n, [0] * n, [0] * n
-        paid_baks = [[0] * nb for _ in range(n)]
-        got_baks = [[0] * nb for _ in range(n)]
-        pay_at = _AT["payouts"]
-        for r in self._own("payouts"):
-            payer, payee, c = r[pay_at["payer"]], r[pay_at["payee"]], r[pay_at["chips"]]
-            rec = r[pay_at["recorded_chips"]] or 0
-            if 0 <= payer < n:
-                chips[payer] -= c
-                recorded[payer] -= rec
-            if 0 <= payee < n:
-                chips[payee] += c
-                recorded[payee] += rec
-                received[payee] += 1
-            for k, b_at in enumerate(_BAK_AT):
-                if r[b_at]:
-                    if 0 <= payer < n:
-                        paid_baks[payer][k] += 1
-                    if 0 <= payee < n:
-                        got_baks[payee][k] += 1
-        out_seat = _AT["sitting_out"]["seat"]
-        sat_out = {r[out_seat] for r in self._own("sitting_out")}
-        ids, names = g.player_ids, g.player_names
-        date = self.started_at[:10] if self.started_at else None
-        for seat in range(n):
-            specials = [x for k in range(nk) for x in (made[seat][k], total[k] - made[seat][k])]
-            baks = [x for k in range(nb) for x in (paid_baks[seat][k], got_baks[seat][k])]
-            self.rows["hand_seats"].append(
-                (
-                    g.game_id,
-                    self.hand,
-                    seat,
-                    ids[seat] if seat < len(ids) else None,
-                    names[seat] if seat < len(names) else None,
-                    self.started_at,
-                    date,
-                    g.ruleset,
-                    outcome,
-                    ended,
-                    checked,
-                    winner == seat,
-                    seat in sat_out,
-                    gos[seat],
-                    chips[seat],
-                    recorded[seat],
-                    received[seat],
-                    *specials,
-                    *baks,
-                )
-            )
-
-    def _sitting_out(self, dues: Sequence[tuple[int, int, int, int, str]] | None) -> None:
-        out = self.sat_out
-        if out is None:
-            return
-        for seat in out.seats:
-            sold = seat in self.sale_points
-            chips = None
-            if sold and dues is not None:
-                chips = sum(d[3] for d in dues if d[1] == seat and d[4] == "gwang_pali")
-            self.rows["sitting_out"].append(
-                (
-                    self.g.game_id,
-                    self.hand,
-                    self.sat_out_seq,
-                    seat,
-                    out.rule,
-                    self.sold.get(seat, []),
-                    self.sale_points.get(seat),
-                    chips,
-                )
-            )
-
-    def _scores(self, state: Any, winner: int | None) -> None:
-        g = self.g
-        for seat in sorted(state.order):
-            sc = state.itemised(seat)
-            cat = dict.fromkeys(COMBO_IDS, 0)
-            for ln in sc.lines:
-                cat[ln.combo] += ln.points
-            self.rows["scores"].append(
-                (
-                    g.game_id,
-                    self.hand,
-                    seat,
-                    seat == winner,
-                    sc.total,
-                    sc.brights,
-                    sc.animals,
-                    sc.ribbons,
-                    sc.junk_units,
-                    *cat.values(),
-                    sc.cup_role,
-                    state.go_count[seat],
-                    state.shakes[seat],
-                    state.bombs[seat],
-                    state.ppuk_count[seat],
-                )
-            )
-
-    def _payouts(self, result: HandResult, state: Any, proof: Any, hand_recorded: bool) -> None:
-        g = self.g
-        pairs: dict[tuple[int, int], list[Any]] = {}  # points, chips, instant chips, reasons
-        for payer, payee, pts, chips, why in result.dues:
-            a = pairs.setdefault((payer, payee), [0, 0, 0, []])
-            a[0] += pts
-            a[1] += chips
-            if why != "stop":
-                a[2] += chips
-            if why not in a[3]:
-                a[3].append(why)
-        losers = {}
-        if proof is not None:
-            for lp in proof.losers:
-                losers[lp.loser] = lp
-                pairs.setdefault((lp.loser, proof.winner), [0, 0, 0, []])
-        for key in self.recorded:
-            pairs.setdefault(key, [0, 0, 0, []])
-        for (payer, payee), (pts, chips, instant, reasons) in sorted(pairs.items()):
-            lp = losers.get(payer) if proof is not None and payee == proof.winner else None
-            if lp is not None and "stop" not in reasons:
-                reasons = ["stop", *reasons]
-            recorded = self.recorded.get((payer, payee))
-            diff = (recorded or 0) - chips if hand_recorded else None
-            if lp is not None:
-                w = proof.winner
-                extra: tuple[Any, ...] = (
-                    proof.score.total,
-                    proof.go_count,
-                    proof.go_points,
-                    lp.multiplier,
-                    *(lp.applies(rid) for rid in FLAG_IDS),
-                    state.shakes[w],
-                    state.bombs[w],
-                    proof.carry,
-                    lp.applies(DOKBAK_ID),
-                )
-            else:
-                extra = (None,) * _PROOF_COLUMNS
-            self.rows["payouts"].append(
-                (
-                    g.game_id,
-                    self.hand,
-                    payer,
-                    payee,
-                    "+".join(reasons) or None,
-                    pts,
-                    chips,
-                    instant,
-                    recorded,
-                    hand_recorded,
-                    diff,
-                    g.stake,
-                    *extra,
-                    g.ruleset,
-                    _name(g.player_names, payer),
-                    _name(g.player_names, payee),
-                )
-            )
+        self.summarize(result)
 
 
-def _name(names: Sequence[str], seat: int) -> str | None:
-    """The name of a seat, None for a seat the game does not have (as a list index in SQL)."""
-    return names[seat] if 0 <= seat < len(names) else None
-
-
-_HS = _AT["hand_seats"]
+_HS = COLUMN_AT["hand_seats"]
 #: ``hand_seats`` columns summed into ``player_games``: the specials and the baks.
 _SUMMED_AT = tuple(range(_HS["payments_received"] + 1, len(TABLES["hand_seats"])))
 
@@ -709,7 +423,12 @@ def player_games(hand_seats: Sequence[Row]) -> list[Row]:
         key = (r[at["game_id"]], r[at["seat"]])
         t = totals.get(key)
         if t is None:
-            t = totals[key] = [r[at["player_id"]], r[at["player_name"]], None, *[0] * (7 + n)]
+            t = totals[key] = [
+                r[at["player_id"]],
+                r[at["player_name"]],
+                None,
+                *[0] * (7 + n),
+            ]
         started = r[at["started_at"]]
         if started is not None and (t[2] is None or started > t[2]):
             t[2] = started
@@ -727,6 +446,7 @@ def player_games(hand_seats: Sequence[Row]) -> list[Row]:
     return [(game_id, seat, *t) for (game_id, seat), t in sorted(totals.items())]
 
 
+# Long: the game-level rows, then each hand's walk, in log order (compiled hot path).
 def derive(
     envelopes: Sequence[E.Envelope],
     game: GameState,
@@ -751,7 +471,7 @@ def derive(
     # the names as the envelopes show them (opened by the store's keys, or forgotten),
     # whoever fed the projector: a sealed name is never a row's name
     players = started.players if started is not None else game.players
-    g = _Game(
+    g = GameFacts(
         game.game_id,
         game.rules.name,
         game.table.players,

@@ -66,6 +66,7 @@ SERVER_REVIEW: dict[str, Any] = {"kinds": DEFAULT_KINDS}
 _READ_STORE = {"access": "read_store"}
 
 
+# Long: the routes are closures over the app's hooks; each route is short.
 def browse_routes(
     events_of: EventsOf,
     read_store: ReadStore,

@@ -263,6 +263,7 @@ def _plant_art(month: int) -> str:
 # --- what makes a card what it is -------------------------------------------------------------
 
 
+# Long: one drawing per bright and animal card: data more than logic.
 def _subject(code: str) -> str:
     """The picture of a bright or an animal, drawn over the plant."""
     if code == "01G":  # crane and sun

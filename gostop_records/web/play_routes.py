@@ -185,9 +185,14 @@ def _choose(ruleset: str, bot: str) -> None:
         raise _Refused(400, "bad_request", f"unknown bot {bot!r}: {bot_names()}")
 
 
+#: The scripts of /play, in the order they load (they share the page's global scope).
+PLAY_JS = ("play_state.js", "play_server.js", "play_draw.js", "play_end.js", "play.js")
+
+
 def play_page(ruleset: str, bot: str) -> str:
     """The page: a shell with the presets and bots; the hand comes from ``/api/play``."""
     presets = [(name, r.description, list(r.players)) for name, r in PRESETS.items()]
+    own = [_static(s) for s in PLAY_JS]
     data = {
         "labels": W.labels(),
         "ruleset": ruleset,
@@ -202,9 +207,9 @@ def play_page(ruleset: str, bot: str) -> str:
             css=Markup(_static("table.css") + _static("play.css")),
             table_js=Markup(_static("table.js")),
             proof_js=Markup(_static("proof.js")),
-            script=Markup(_static("play.js")),
+            scripts=[Markup(s) for s in own],
             csp=page_policy(
-                [_static("table.js"), _static("proof.js"), _static("play.js")],
+                [_static("table.js"), _static("proof.js"), *own],
                 [_static("table.css") + _static("play.css")],
                 connect=True,
             ),
@@ -219,6 +224,7 @@ def play_page(ruleset: str, bot: str) -> str:
     )
 
 
+# Long: the routes of /play are closures over its table of sessions; each route is short.
 def play_routes(
     store_game: StoreGame, hall: PlayHall | None = None, reviews: ReviewJobs | None = None
 ) -> list[HTTPRouteHandler]:

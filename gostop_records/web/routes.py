@@ -64,6 +64,7 @@ async def _view_of(game_id: str, envs: Sequence[E.Envelope]) -> bytes:
     return body
 
 
+# Long: the routes are closures over the app's hooks; each route is short.
 def page_routes(events_of: EventsOf, hub: Any = None) -> list[HTTPRouteHandler]:
     """The route handlers of the pages, reading games through ``events_of``; ``hub`` (the
     service's :class:`~gostop_records.service.streams.Hub`) tells the live tables of new

@@ -23,7 +23,19 @@ from .pages import _env, _script_json, _static, page_policy
 __all__ = ["index_page", "live_page", "qr_svg", "recorder_page"]
 
 
-def _render(template: str, script: str, data: dict[str, Any], **extra: Any) -> str:
+#: The recorder's scripts, in the order they load (they share the page's global scope).
+RECORDER_JS = (
+    "recorder_state.js",
+    "recorder_queue.js",
+    "recorder_taps.js",
+    "recorder_panels.js",
+    "recorder.js",
+)
+
+
+def _render(template: str, scripts: tuple[str, ...], data: dict[str, Any], **extra: Any) -> str:
+    """A page of ``template`` with the table's script, the proof's and ``scripts`` after them."""
+    own = [_static(s) for s in scripts]
     return (
         _env()
         .get_template(template)
@@ -31,9 +43,9 @@ def _render(template: str, script: str, data: dict[str, Any], **extra: Any) -> s
             css=Markup(_static("table.css")),
             table_js=Markup(_static("table.js")),
             proof_js=Markup(_static("proof.js")),
-            script=Markup(_static(script)),
+            scripts=[Markup(s) for s in own],
             csp=page_policy(
-                [_static("table.js"), _static("proof.js"), _static(script)],
+                [_static("table.js"), _static("proof.js"), *own],
                 [_static("table.css")],
                 connect=True,
             ),
@@ -48,19 +60,19 @@ def recorder_page(game_id: str) -> str:
     """The recorder of a game (its token comes in the address's fragment)."""
     deck = [c.code for c in C.ALL_CARDS]
     data = {"game_id": game_id, "deck": deck, "inputs": sorted(E.INPUT_TYPES)}
-    return _render("recorder.html", "recorder.js", data, game_id=game_id)
+    return _render("recorder.html", RECORDER_JS, data, game_id=game_id)
 
 
 def live_page(game_id: str) -> str:
     """The live table of a game, redrawn from its event stream."""
     data = {"game_id": game_id}
-    return _render("live.html", "live.js", data, game_id=game_id)
+    return _render("live.html", ("live.js",), data, game_id=game_id)
 
 
 def index_page() -> str:
     """The games of the store and the form that starts one."""
     presets = [(name, r.description) for name, r in PRESETS.items()]
-    return _render("index.html", "index.js", {"game_id": None}, presets=presets)
+    return _render("index.html", ("index.js",), {"game_id": None}, presets=presets)
 
 
 def qr_svg(text: str) -> str:

@@ -1,233 +1,43 @@
-"""A live recording session: table inputs in, validated events out, each durable on return.
-
-A recorder at a real table enters what happens (the deal, each play and flip, choices, Go or
-Stop, the payments). The session checks every entry against the rules engine *before*
-anything is written: an impossible entry raises a typed error naming the rule and writes
-nothing. A legal entry is written as its input event followed by the consequences the engine
-derives (captures, ppuk, junk transfers, the end of the hand), hash-chained and durable
-(flushed and synced, or committed) before the method returns, so a crash or a power loss
-never loses an acknowledged entry.
-
-The session's state is a strict :class:`~gostop_records.projector.Projector`. An entry runs
-through the rules once: a fork of it is fed the input (the engine applies it and derives the
-consequences) and then those consequences; only then is anything written, and the fork
-becomes the session's state (the store takes it too, and does not run the rules again). So
-what the recorder sees is exactly what a replay of the log shows, and
-:meth:`RecordingSession.undo` is an ``entry_retracted`` event that the projector answers by
-restoring the state before the latest input: compensating, never an edit.
-:meth:`RecordingSession.resume` rebuilds the state from the stored log and, when a crash cut
-an entry between its input and its consequences, writes the missing consequences (they are a
-function of the log), so the game continues at the exact point it stopped.
-
-Events go to a sink: any object with the :class:`EventSink` methods. The two the library
-has live beside their storage: :class:`~gostop_records.log.JsonlSink` (a log file, locked
-against a second writer) and :class:`~gostop_records.store.sink.StoreSink` (the DuckDB
-store, one transaction per entry); :func:`open_sink` picks one.
-
-No terminal I/O here: the ``gostop record`` command is the user interface.
-"""
+"""The recording session: every entry run through the rules once, then written, durable on
+return; its state, its refusals, its seals."""
 
 from __future__ import annotations
 
 import contextlib
-import os
-import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import msgspec
 
-from . import cards as C
-from . import checkpoints as CP
-from . import events as E
-from . import log as L
-from . import notation, words
-from .engine.actions import legal_actions
-from .engine.game import GameState, HandResult, Waiting, start_game
-from .engine.settlement import Proof
-from .engine.state import HandState, Phase
-from .errors import GostopError, IllegalAction, LogError, NoSpaceError, ProjectionError
-from .log import JsonlSink
-from .names import seal_players
-from .people import derived_person_id, mint_person_id, name_error, person_id_error, seat_ids
-from .projector import Projector
-from .rules import Ruleset, resolve
-from .seal import Seal
-from .signing import SigningKey
-from .store.sink import StoreSink
-
-__all__ = [
-    "ChoiceRequired",
-    "Entry",
-    "EventSink",
-    "JsonlSink",
-    "PendingDue",
-    "RecordingSession",
-    "StoreSink",
-    "Waiting",
-    "card_code",
-    "make_players",
-    "new_game_id",
-    "open_sink",
-]
+from .. import cards as C
+from .. import checkpoints as CP
+from .. import events as E
+from .. import log as L
+from .. import notation, words
+from ..engine.actions import legal_actions
+from ..engine.game import GameState, HandResult, Waiting, start_game
+from ..engine.settlement import Proof
+from ..engine.state import HandState, Phase
+from ..errors import GostopError, IllegalAction, LogError, NoSpaceError, ProjectionError
+from ..names import seal_players
+from ..projector import Projector
+from ..rules import Ruleset, resolve
+from ..seal import Seal
+from ..signing import SigningKey
+from .answers import ChoiceRequired, Decision, Entry, PendingDue
+from .inputs import TableInputs
+from .players import Clock, make_players, new_game_id
+from .sinks import EventSink
 
 _MM = C.MONTH_MASKS
 #: The hand field of an input's envelope taken from the hand the input belongs to.
 _ITS_HAND = -1
-Clock = Callable[[], str]
 
 
 card_code = notation.card_code
 
 
-def make_players(players: Sequence[str | E.Player]) -> list[E.Player]:
-    """Players in seat order, each a person (see ``people``): ``Ann`` is a new person with
-    a minted id, ``Ann=p_3fa2c1d04e5b`` the known person of that id, seated as ``Ann``. Two
-    seats may not share an id, nor a name (a seat is named in entries by its name)."""
-    out: list[E.Player] = []
-    for p in players:
-        if isinstance(p, E.Player):
-            out.append(p)
-            continue
-        name, eq, pid = p.partition("=")
-        name, pid = name.strip(), pid.strip()
-        if not name:
-            raise GostopError(f"player {p!r} has no name: give each seat a name")
-        if eq:
-            why = person_id_error(pid)
-            if why:
-                raise GostopError(f"player {p!r}: {why}")
-        out.append(E.Player(id=pid if eq else mint_person_id(), name=name))
-    for p in out:
-        why = name_error(p.name) if p.name or not p.id else None
-        if why:
-            raise GostopError(f"player {p.name!r}: {why}")
-    ids = seat_ids(out)
-    names = [derived_person_id(p.name) for p in out if p.name]
-    for key, what in ((ids, "id"), (names, "name")):
-        twice = next((k for k in key if key.count(k) > 1), None)
-        if twice is not None:
-            raise GostopError(f"two players have the {what} {twice!r}: give each seat its own")
-    return out
-
-
-def new_game_id(clock: Clock = L.now) -> str:
-    """A fresh game id: the date and six random hex digits (``2026-05-01-3fa2c1``)."""
-    return f"{clock()[:10]}-{uuid.uuid4().hex[:6]}"
-
-
-# --- sinks ---------------------------------------------------------------------------------
-
-
-@runtime_checkable
-class EventSink(Protocol):
-    """Where a session writes: every ``append`` is durable when it returns.
-
-    ``expected_version`` is the seq of the game's last stored event (0 for a new game); a
-    sink refuses an append when its stored version differs, which keeps two writers of one
-    game apart.
-    """
-
-    location: str
-
-    def version(self, game_id: str) -> int:
-        """The seq of the game's last stored event; 0 when the game is not stored."""
-        ...
-
-    def game_events(self, game_id: str) -> list[E.Envelope]:
-        """Every stored envelope of a game, in seq order."""
-        ...
-
-    def append(
-        self,
-        envs: Sequence[E.Envelope],
-        expected_version: int,
-        checked: Projector | None = None,
-    ) -> None:
-        """Store sealed envelopes of one game, all or none, durably, or raise. They follow
-        seq ``expected_version``; ``checked`` is the projector the session fed them to (a
-        sink that runs the rules itself may skip them)."""
-        ...
-
-    def close(self) -> None: ...
-
-
-def open_sink(
-    *,
-    db: str | os.PathLike[str] | None = None,
-    log: str | os.PathLike[str] | None = None,
-    create: bool = True,
-) -> EventSink:
-    """Where a session writes: the log file ``log`` (JSON Lines, or msgpack by suffix) when
-    given, else the store ``db`` (``$GOSTOP_DB`` or ``gostop.duckdb`` by default).
-    ``create=False`` refuses a file that does not exist yet (a game to resume)."""
-    if log is not None and db is not None:
-        raise GostopError("write to a log file or to the store, not both")
-    if log is not None:
-        return JsonlSink(log, create=create)
-    return StoreSink(db, create=create)
-
-
-# --- what a session returns ----------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Decision:
-    """What the session decided while :meth:`RecordingSession.deciding`: the envelopes to
-    store (every input with its consequences, and any checkpoint the session sealed after
-    them), the game's version before them, and the projector after them (so the store need
-    not run the rules again). The session has taken them as its state already; the caller
-    stores them, or drops the session if it cannot."""
-
-    game_id: str
-    base: int
-    envelopes: list[E.Envelope] = field(default_factory=list)
-    checked: Projector | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One accepted input as stored, with the consequences the rules derived from it."""
-
-    input: E.Envelope
-    consequences: tuple[E.Envelope, ...]
-    before: GameState | None
-    after: GameState
-    #: For an undo: the envelope of the input entry it retracted.
-    retracted: E.Envelope | None = None
-
-    @property
-    def envelopes(self) -> tuple[E.Envelope, ...]:
-        return (self.input, *self.consequences)
-
-
-@dataclass(frozen=True, slots=True)
-class PendingDue:
-    """A payment the rules made due in a hand that no ``payment_recorded`` answers yet."""
-
-    hand: int
-    payer: int
-    payee: int
-    points: int
-    chips: int
-    reason: str
-
-
-class ChoiceRequired(IllegalAction):
-    """A card matches two layout cards of its month: the recorder must say which it takes."""
-
-    def __init__(self, card: str, candidates: Sequence[str], step: str, reason: str) -> None:
-        self.card = card
-        self.candidates = tuple(candidates)
-        self.step = step
-        super().__init__("choice_required", reason)
-
-
-# --- the session ---------------------------------------------------------------------------
-
-
-class RecordingSession:
+class RecordingSession(TableInputs):
     """A game being recorded; see the module docstring. Build with :meth:`start` or
     :meth:`resume`."""
 
@@ -740,197 +550,6 @@ class RecordingSession:
             raise IllegalAction("turn_order", f"no {who} is expected now")
         return seat
 
-    def start_hand(self, dealer: int | None = None) -> Entry:
-        """``hand_started``: the next hand; the dealer is the rules' (the winner deals),
-        ``dealer`` for the first hand (default seat 0)."""
-        return self.record(self._hand_started(dealer))
-
-    def _hand_started(self, dealer: int | None) -> E.HandStarted:
-        return notation.hand_started(self.game, dealer)
-
-    def needs_hand_start(self) -> bool:
-        g = self.game
-        return g.hand is None or g.hand.phase is Phase.ENDED
-
-    def deal(
-        self,
-        layout: Sequence[str],
-        hands: Sequence[Sequence[str] | None] | None = None,
-        stock: Sequence[str] | None = None,
-        bonus_to_pile: Sequence[str] = (),
-        *,
-        dealer: int | None = None,
-    ) -> list[Entry]:
-        """``cards_dealt`` (starting the hand first when needed): the face-up layout is
-        required; a hand or the stock left out (None) is unknown to the record."""
-        g = self.game
-        n = g.table.players
-        hs = list(hands) if hands is not None else [None] * n
-        if len(hs) != n:
-            raise IllegalAction("deal_shape", f"{len(hs)} hands listed for {n} players")
-        deal = E.CardsDealt(
-            hands=[None if h is None else [card_code(c) for c in h] for h in hs],
-            layout=[card_code(c) for c in layout],
-            stock=None if stock is None else [card_code(c) for c in stock],
-            bonus_to_pile=[card_code(c) for c in bonus_to_pile],
-        )
-        if self.needs_hand_start():
-            return self.record_all([self._hand_started(dealer), deal])
-        if dealer is not None and g.hand is not None and dealer != g.hand.dealer:
-            raise IllegalAction(
-                "dealer", f"hand {g.hand_no} was started with seat {g.hand.dealer} dealing"
-            )
-        return [self.record(deal)]
-
-    def play(self, card: str, chosen: str | None = None) -> Entry:
-        """``card_played`` by the seat to play; ``chosen`` when two layout cards match."""
-        seat = self._seat(self.actor, "play")
-        return self.record(
-            E.CardPlayed(
-                seat=seat,
-                card=card_code(card),
-                chosen=None if chosen is None else card_code(chosen),
-            )
-        )
-
-    def flip(self, card: str, chosen: str | None = None) -> Entry:
-        """``card_flipped``: the stock card the mover turned."""
-        seat = self._seat(self.actor, "flip")
-        return self.record(
-            E.CardFlipped(
-                seat=seat,
-                card=card_code(card),
-                chosen=None if chosen is None else card_code(chosen),
-            )
-        )
-
-    def bomb(self, month: int, cards: Sequence[str] | None = None) -> Entry:
-        """``bomb_played``: the mover's cards of ``month`` (the ones not on the layout)."""
-        seat = self._seat(self.actor, "bomb")
-        _month_ok(month)
-        h = self.hand
-        assert h is not None
-        codes = [card_code(c) for c in cards] if cards else notation.bomb_cards(h, seat, month)
-        return self.record(E.BombPlayed(seat=seat, month=month, cards=codes))
-
-    def shake_cards(self, month: int) -> list[str] | None:
-        """The three cards the mover can shake in ``month``, when the record knows them."""
-        h = self.hand
-        seat = self.actor
-        if h is None or seat is None:
-            return None
-        return notation.shake_cards(h, seat, month)
-
-    def shake(self, month: int, cards: Sequence[str] | None = None) -> Entry:
-        """``shaken``: the mover shows three cards of ``month`` (named when unknown)."""
-        seat = self._seat(self.actor, "shake")
-        _month_ok(month)
-        if cards:
-            codes = [card_code(c) for c in cards]
-        else:
-            known = self.shake_cards(month)
-            if known is None:
-                raise IllegalAction(
-                    "shaking",
-                    f"name the three cards of month {month:02d} shown "
-                    f"(e.g. shake {month:02d} {' '.join(C.codes(_MM[month])[:3])})",
-                )
-            codes = known
-        return self.record(E.Shaken(seat=seat, month=month, cards=codes))
-
-    def flip_only(self) -> Entry:
-        """``flip_only_played``: a turn with no hand card (after a bomb)."""
-        return self.record(E.FlipOnlyPlayed(seat=self._seat(self.actor, "flip-only turn")))
-
-    def show_fours(self, shown: Sequence[tuple[int, int]]) -> Entry:
-        """``four_of_a_month_shown``: (seat, month) of each four shown at the deal."""
-        for _seat, month in shown:
-            _month_ok(month)
-        return self.record(
-            E.FourOfAMonthShown(
-                shown=[E.FourShown(seat=seat, month=m, cards=C.codes(_MM[m])) for seat, m in shown]
-            )
-        )
-
-    def cup(self, role: str) -> Entry:
-        """``cup_assigned``: the September cup counts as ``animal`` or ``junk``."""
-        role = role.strip().lower()
-        if role not in ("animal", "junk"):
-            raise IllegalAction("cup", f"the cup counts as animal or junk, not {role!r}")
-        h = self.hand
-        seat = h.decider if h is not None and h.phase is Phase.CUP else self.actor
-        return self.record(E.CupAssigned(seat=self._seat(seat, "cup decision"), role=role))
-
-    def _decider(self) -> tuple[int, HandState]:
-        h = self.hand
-        if h is None or h.phase is not Phase.DECIDE:
-            w = self.waiting()
-            raise IllegalAction(
-                "go_stop", f"nobody may say Go or Stop now (the table waits for {w.kind})"
-            )
-        return h.decider, h
-
-    def go(self) -> Entry:
-        """``go_called`` by the seat that may say Go or Stop."""
-        seat, h = self._decider()
-        return self.record(
-            E.GoCalled(seat=seat, count=h.go_count[seat] + 1, score=h.score_of(seat))
-        )
-
-    def stop(self) -> Entry:
-        """``stop_called`` (chosen): ends the hand; the consequences carry the payments due."""
-        seat, h = self._decider()
-        return self.record(E.StopCalled(seat=seat, score=h.score_of(seat)))
-
-    def pay(self, payer: int, payee: int, chips: int, note: str | None = None) -> Entry:
-        """``payment_recorded``: what the table actually paid (audited against the dues)."""
-        if chips < 0:
-            raise IllegalAction("payment", f"a payment is 0 chips or more, not {chips}")
-        return self.record(E.PaymentRecorded(payer=payer, payee=payee, chips=chips, note=note))
-
-    def pay_due(self) -> list[Entry]:
-        """Record every pending due as paid at the computed amount."""
-        dues = self.pending_dues()
-        if not dues:
-            raise IllegalAction("payment", "no payment is due")
-        return [self.pay(d.payer, d.payee, d.chips) for d in dues]
-
-    def settle(self, note: str | None = None) -> Entry:
-        """``game_closed``: close the night; the consequence is the settlement the rules
-        propose (``settlement_proposed``: each seat's total and the transfers). Sealed."""
-        return self.record(E.GameClosed(note=note))
-
-    def settle_pay(self, payer: int, payee: int, chips: int, note: str | None = None) -> Entry:
-        """``settlement_paid``: a transfer of the night's settlement as paid; one that
-        differs from the proposal needs a note (``settlement_note``)."""
-        if chips < 0:
-            raise IllegalAction("payment", f"a payment is 0 chips or more, not {chips}")
-        return self.record(E.SettlementPaid(payer=payer, payee=payee, chips=chips, note=note))
-
-    def note(self, text: str, about_seq: int | None = None) -> Entry:
-        """``note_added``: free text, optionally about an earlier seq."""
-        text = text.strip()
-        if not text:
-            raise IllegalAction("note", "a note needs some text")
-        if about_seq is not None and not 1 <= about_seq <= self.last_seq:
-            raise IllegalAction("note", f"there is no seq {about_seq} to comment on")
-        return self.record(E.NoteAdded(text=text, about_seq=about_seq))
-
-    def undo(self, reason: str | None = None) -> Entry:
-        """``entry_retracted`` of the latest input entry still in force (within the hand)."""
-        self._check_sink()
-        target = self.retractable()
-        if target is None:
-            raise IllegalAction(
-                "retract_latest",
-                "there is no entry to undo (undo goes back to the start of the hand in progress)",
-            )
-        payload = E.EntryRetracted(seq=target.seq, reason=reason or None)
-        proj, chain, groups = self._try([payload])
-        env, _cons, before, after = groups[0]
-        self._commit(proj, chain, [env])
-        return Entry(env, (), before, after, retracted=target)
-
 
 def _hand_of(game: GameState | None, payload: Any) -> int | None:
     """The ``hand`` field of an input's envelope: the hand it starts or is part of."""
@@ -953,8 +572,3 @@ def _choice_cards(h: HandState | None, card: str) -> list[str]:
         return []
     i = C.CODE_TO_INDEX[card]
     return C.codes(h.layout & _MM[C.month_of(i)]) if i < 48 else []
-
-
-def _month_ok(month: int) -> None:
-    if not 1 <= month <= 12:
-        raise IllegalAction("month", f"a month is 1..12, not {month}")

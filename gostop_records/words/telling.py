@@ -1,53 +1,15 @@
-"""Events in words: one place that says what a payload means, for every front end.
-
-:func:`describe` tells an event in a sentence, naming players by name, in the third person
-("Ben plays 03R (takes 03J1)") or to the player in seat ``viewer`` ("you play 03R, taking
-03J1"; what that seat may not see stays hidden, such as the card drawn into another hand).
-:func:`recorded` states an input as the record has it, for an audit ("seat 1 played 07R").
-
-Colour is no business of the library: the parts a display may highlight (card codes, a ppuk,
-a Go or Stop call, the outcome of a hand) go through a :class:`Marks` object; the default,
-:data:`PLAIN`, leaves them as they are, and the terminal's painter colours them.
-"""
+"""An event told in a sentence: in the third person, to the player of a seat (what it may
+not see kept hidden), or as the record has it for an audit."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
-from . import cards as C
-from . import events as E
-from .engine.state import HandState, Phase
-from .names import is_sealed
-
-__all__ = [
-    "CAPTURE_KINDS",
-    "PHASE_WORDS",
-    "PLAIN",
-    "SOURCES",
-    "STAYS",
-    "WATCHER",
-    "Marks",
-    "describe",
-    "fours_form",
-    "fours_held",
-    "named_seats",
-    "payment_difference",
-    "pile_groups",
-    "rate_words",
-    "recorded",
-    "sale_proof",
-    "seat_name",
-    "settlement_words",
-    "standings",
-    "stays",
-    "stock_words",
-    "table_words",
-    "transfer_words",
-    "waiting_words",
-    "who",
-]
+from .. import cards as C
+from .. import events as E
+from .marks import PLAIN, Marks, acts, object_of, subject_of, who
+from .payments import settlement_words
 
 #: A capture's kind (``cards_captured.kind``) in words.
 CAPTURE_KINDS = {
@@ -63,74 +25,6 @@ CAPTURE_KINDS = {
 }
 #: Where a capture's cards came from (``cards_captured.source``).
 SOURCES = {"hand": "by hand", "flip": "by flip", "hand_and_flip": "by hand and flip"}
-#: What the seat that acts does next, after its name ("Ann to play").
-PHASE_WORDS = {
-    Phase.DEAL: "waits for the deal",
-    Phase.PLAY: "to play",
-    Phase.FLIP: "to flip",
-    Phase.FLIP_AS_PLAY: "to flip (in place of the bonus card)",
-    Phase.CUP: "to decide the September cup",
-    Phase.DECIDE: "to say Go or Stop",
-}
-
-
-class Marks(Protocol):
-    """How a display marks the parts of a sentence it may highlight. ``role`` is ``ppuk``,
-    ``call`` (a Go or a Stop), ``outcome`` (a hand's end) or ``heading``."""
-
-    def card(self, code: str) -> str: ...
-
-    def cards(self, codes: Sequence[str]) -> str: ...
-
-    def mark(self, text: str, role: str) -> str: ...
-
-
-class _Plain:
-    """Marks that leave the text as it is."""
-
-    def card(self, code: str) -> str:
-        return code
-
-    def cards(self, codes: Sequence[str]) -> str:
-        return " ".join(codes) if codes else "-"
-
-    def mark(self, text: str, role: str) -> str:
-        return text
-
-
-PLAIN: Marks = _Plain()
-
-
-def pile_groups(h: HandState, seat: int) -> list[tuple[str, list[str]]]:
-    """A seat's pile by kind, as a display names it: (``brights``, codes), (``animals``, ...),
-    (``ribbons``, ...), (``junk``, ...), the kinds it holds none of left out."""
-    pile = h.piles[seat]
-    kinds = (
-        ("brights", C.BRIGHTS),
-        ("animals", C.ANIMALS),
-        ("ribbons", C.RIBBONS),
-        ("junk", h.table.stealable),
-    )
-    return [(label, got) for label, mask in kinds if (got := C.codes(pile & mask))]
-
-
-def seat_name(players: Sequence[E.Player], seat: int | None) -> str:
-    """``Ann (seat 0)``; just ``seat N`` when the seat has no player."""
-    if seat is None:
-        return "nobody"
-    if 0 <= seat < len(players):
-        return f"{players[seat].name} (seat {seat})"
-    return f"seat {seat}"
-
-
-def who(players: Sequence[E.Player], seat: int | None) -> str:
-    """A seat by its player's name; ``seat N`` without one (or with a name sealed in a log
-    read as stored, see ``names``), ``nobody`` for no seat."""
-    if seat is not None and 0 <= seat < len(players):
-        name = players[seat].name
-        if name and not is_sealed(name):
-            return name
-    return "nobody" if seat is None else f"seat {seat}"
 
 
 def describe(
@@ -143,10 +37,11 @@ def describe(
     return _told_to(ev, players, viewer, marks)
 
 
+# Long: one branch per event type, each a sentence.
 def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
     """One sentence for a payload (typed or unknown), naming players by name."""
     w = lambda s: who(players, s)  # noqa: E731
-    v = lambda s, verb: _acts(who(players, s), verb)  # noqa: E731
+    v = lambda s, verb: acts(who(players, s), verb)  # noqa: E731
     t = E.event_type(ev)
     if isinstance(ev, E.UnknownEvent):
         return f"{t} (an event type this version does not know; kept as read)"
@@ -273,8 +168,8 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
         why = f" ({ev.reason})" if ev.reason else ""
         return f"undo: the entry at seq {ev.seq} is retracted{why}"
     if t in ("key_added", "result_countersigned"):
-        from .errors import GostopError
-        from .signing import PublicKey
+        from ..errors import GostopError
+        from ..signing import PublicKey
 
         try:
             fp = PublicKey.from_text(ev.key).fingerprint
@@ -294,23 +189,7 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
     return t
 
 
-def _acts(name: str, verb: str) -> str:
-    """``Ben plays``, but ``You play``: a player named "You" (the default name of the person
-    at ``gostop play``) is told in the second person."""
-    return f"{name} {verb}" if name.lower() == "you" else f"{name} {verb}s"
-
-
-def _subject(players: Sequence[E.Player], viewer: int | None, seat: int | None, verb: str) -> str:
-    """``you play`` for the viewer's seat, ``Ben plays`` for another."""
-    if seat is not None and seat == viewer:
-        return f"you {verb}"
-    return f"{who(players, seat)} {verb}s"
-
-
-def _object(players: Sequence[E.Player], viewer: int | None, seat: int | None) -> str:
-    return "you" if seat is not None and seat == viewer else who(players, seat)
-
-
+# Long: one branch per event type, each a sentence.
 def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str:
     """One sentence for a payload, told to the player in seat ``viewer`` ("you play 03R",
     "Ben gives you 01J1 (jjok)"); events without a player read as in the third person."""
@@ -320,10 +199,10 @@ def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str
     seat = getattr(ev, "seat", None)
 
     def s(verb: str) -> str:
-        return _subject(players, viewer, seat, verb)
+        return subject_of(players, viewer, seat, verb)
 
     if t == "hand_started":
-        dealer = _subject(players, viewer, ev.dealer, "deal")
+        dealer = subject_of(players, viewer, ev.dealer, "deal")
         return p.mark(
             f"hand {ev.hand}: {dealer} and play{'' if ev.dealer == viewer else 's'} first",
             "heading",
@@ -374,8 +253,8 @@ def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str
             f"(ppuk {ev.count} this hand)"
         )
     if t == "junk_transferred":
-        giver = _subject(players, viewer, ev.from_seat, "give")
-        return f"{giver} {_object(players, viewer, ev.to_seat)} {p.card(ev.card)} ({ev.reason})"
+        giver = subject_of(players, viewer, ev.from_seat, "give")
+        return f"{giver} {object_of(players, viewer, ev.to_seat)} {p.card(ev.card)} ({ev.reason})"
     if t == "cup_assigned":
         return f"{s('count')} the September cup as {ev.role}"
     if t == "go_called":
@@ -385,7 +264,7 @@ def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str
         return p.mark(f"{s('stop')} at {ev.score} points{how}", "call")
     if t == "four_of_a_month_shown":
         shown = "; ".join(
-            f"{_subject(players, viewer, f.seat, 'show')} four of month {f.month:02d}"
+            f"{subject_of(players, viewer, f.seat, 'show')} four of month {f.month:02d}"
             for f in ev.shown
         )
         return f"four of a month: {shown}"
@@ -393,19 +272,19 @@ def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str
         how = "by Stop" if ev.outcome == "stop" else f"instantly ({ev.reason})"
         carry = f"; the next hand pays x{ev.next_carry}" if ev.next_carry > 1 else ""
         return (
-            p.mark(f"hand over: {_subject(players, viewer, ev.winner, 'win')} {how}", "outcome")
+            p.mark(f"hand over: {subject_of(players, viewer, ev.winner, 'win')} {how}", "outcome")
             + carry
         )
     if t == "payment_due":
-        payer = _subject(players, viewer, ev.payer, "owe")
+        payer = subject_of(players, viewer, ev.payer, "owe")
         return (
-            f"due: {payer} {_object(players, viewer, ev.payee)} {ev.chips} chips "
+            f"due: {payer} {object_of(players, viewer, ev.payee)} {ev.chips} chips "
             f"({ev.points} points, {ev.reason})"
         )
     if t == "payment_recorded":
-        payer = _subject(players, viewer, ev.payer, "pay")
+        payer = subject_of(players, viewer, ev.payer, "pay")
         note = f" ({ev.note})" if ev.note else ""
-        return f"paid: {payer} {_object(players, viewer, ev.payee)} {ev.chips} chips{note}"
+        return f"paid: {payer} {object_of(players, viewer, ev.payee)} {ev.chips} chips{note}"
     return _third_person(ev, players, p)
 
 
@@ -447,239 +326,3 @@ def recorded(ev: Any) -> str:
     if t is E.ChipsCounted:
         return "counted chips " + ", ".join(f"seat {s} {c}" for s, c in enumerate(ev.chips))
     return E.event_type(ev).replace("_", " ")
-
-
-def sale_proof(
-    players: Sequence[E.Player],
-    seller: int,
-    cards: Sequence[str],
-    price: int,
-    stake: int,
-    payers: Sequence[int],
-) -> str:
-    """The arithmetic of a gwang-pali sale, as a ledger line's proof: brights times the
-    ruleset's price per bright times the stake, from each player of the hand."""
-    n = len(cards)
-    pts = n * price
-    return (
-        f"gwang-pali: {who(players, seller)} sells {n} bright{'s' * (n != 1)} "
-        f"({' '.join(cards)}) at {price} points each (gwang_price): {n} x {price} = {pts} "
-        f"points x stake {stake} = {pts * stake} chips from each of "
-        f"{', '.join(who(players, s) for s in payers)}"
-    )
-
-
-def transfer_words(players: Sequence[E.Player], transfers: Sequence[Any]) -> str:
-    """``Ben pays Ann 340, Cho pays Ann 120`` (transfers as structs or (payer, payee,
-    chips)); ``nobody pays anybody`` when every seat is square."""
-    out = []
-    for tr in transfers:
-        payer, payee, chips = (tr.payer, tr.payee, tr.chips) if hasattr(tr, "payer") else tuple(tr)
-        out.append(f"{_acts(who(players, payer), 'pay')} {who(players, payee)} {chips}")
-    return ", ".join(out) if out else "nobody pays anybody"
-
-
-def settlement_words(
-    players: Sequence[E.Player],
-    totals: Sequence[int],
-    paid: Sequence[int],
-    transfers: Sequence[Any],
-) -> str:
-    """The night's settlement in a sentence: each seat's total (and what was paid during
-    the night, when anything was), then the transfers: ``Ann +460, Ben -340, Cho -120;
-    Ben pays Ann 340, Cho pays Ann 120``."""
-    seats = []
-    for s, total in enumerate(totals):
-        part = f"{who(players, s)} {total:+d}" if total else f"{who(players, s)} 0"
-        if paid[s]:
-            part += f" ({paid[s]:+d} paid during the night)"
-        seats.append(part)
-    return ", ".join(seats) + "; " + transfer_words(players, transfers)
-
-
-def waiting_words(kind: str, seat: int | None, hand: int, players: Sequence[E.Player]) -> str:
-    """Where a game stands, from what its table waits for (``GameState.waiting``): a listing
-    of games shows it ("hand 2: Ann to play", "between hands: hand 3 to deal")."""
-    name = who(players, seat)
-    if kind == "over":
-        return "over"
-    if kind == "settle":
-        return "closed: the settlement to pay"
-    if kind == "closed":
-        return "closed and settled"
-    if kind == "pay":
-        return f"hand {hand}: payments due"
-    if kind == "deal":
-        if hand <= 1:
-            return "not dealt yet"
-        return f"between hands: hand {hand} to deal"
-    doing = {
-        "play": "to play",
-        "flip": "to flip",
-        "cup": "to decide the September cup",
-        "decide": "to say Go or Stop",
-    }.get(kind, kind)
-    return f"hand {hand}: {name} {doing}"
-
-
-#: The viewer of :func:`describe` that sits at no seat: someone watching the table, told
-#: what the table sees (a card drawn into a hand stays hidden) in the third person.
-WATCHER = -1
-
-
-def standings(players: Sequence[E.Player], net: Sequence[int]) -> str:
-    """Chips won and lost so far, best first: ``Ann +30, Cho 0, Ben -30 chips``."""
-    order = sorted(range(len(net)), key=lambda s: (-net[s], s))
-    return (
-        ", ".join(
-            f"{who(players, s)} {net[s]:+d}" if net[s] else f"{who(players, s)} 0" for s in order
-        )
-        + " chips"
-    )
-
-
-def table_words(
-    kind: str,
-    seat: int | None,
-    hand: int,
-    players: Sequence[E.Player],
-    result: str | None,
-    net: Sequence[int],
-    settled: Sequence[Any] = (),
-) -> str:
-    """Where a game stands, in a sentence with names, for the live table: what the table
-    waits for (``GameState.waiting``) and, between hands or at the end, how the last hand
-    ended (``result``, a sentence of :func:`describe`) and the chips won and lost (``net``:
-    the night's totals); once the night is closed, the transfers ``settled`` so far."""
-    name = who(players, seat)
-    ended = _sentence(result.removeprefix("hand over: ")) if result else ""
-    if kind == "over":
-        return f"The game is over after hand {hand}. {ended}Standing: {standings(players, net)}."
-    if kind in ("settle", "closed"):
-        paying = "the settlement is being paid" if kind == "settle" else "the settlement is paid"
-        if settled:
-            paying += f" ({transfer_words(players, settled)})"
-        return (
-            f"The night is closed after hand {hand}: {paying}. Standing: {standings(players, net)}."
-        )
-    if kind == "pay":
-        # paid now or tallied for the night's settlement: the table decides, the record waits
-        return (
-            f"Hand {hand} is over. {ended}Its payments are due. "
-            f"Standing: {standings(players, net)}."
-        )
-    if kind == "deal":
-        if hand <= 1:
-            return f"Hand 1: the deal{f', {name} deals' if seat is not None else ''}."
-        return (
-            f"Hand {hand - 1} is over. {ended}Standing: {standings(players, net)}. "
-            f"Next: hand {hand}, {name} deals."
-        )
-    doing = {
-        "play": "to play",
-        "flip": "to flip a card from the stock",
-        "cup": "to count the September cup as animal or junk",
-        "decide": "to say Go or Stop",
-    }.get(kind, kind)
-    return f"Hand {hand}: {name} {doing}."
-
-
-def _sentence(text: str) -> str:
-    """``hand over: Ann wins by Stop`` as a sentence of its own: capitalised, stopped."""
-    text = text.strip()
-    return (text[:1].upper() + text[1:]).rstrip(".") + ". " if text else ""
-
-
-def payment_difference(
-    players: Sequence[E.Player],
-    payer: int,
-    payee: int,
-    chips: int,
-    due: Sequence[tuple[int, int, int, int, str]],
-) -> str | None:
-    """How a payment the table made differs from what the rules make due, or None when it is
-    what is due. ``due``: the pending dues (payer, payee, points, chips, reason) of the hand."""
-    paid = f"{who(players, payer)}->{who(players, payee)} {chips}"
-    match = [d for d in due if d[0] == payer and d[1] == payee]
-    if not match:
-        owed = "; ".join(f"{who(players, d[0])}->{who(players, d[1])} {d[3]}" for d in due)
-        return f"{paid}: no payment from {who(players, payer)} to {who(players, payee)} is " + (
-            f"due (due: {owed})" if owed else "due"
-        )
-    _, _, points, owed_chips, reason = match[0]
-    if chips == owed_chips:
-        return None
-    gap = chips - owed_chips
-    how = f"{abs(gap)} chip{'s' if abs(gap) != 1 else ''} {'more' if gap > 0 else 'less'}"
-    return (
-        f"{paid} differs from the {owed_chips} due ({points} point"
-        f"{'s' if points != 1 else ''}, {reason}): {how}"
-    )
-
-
-def fours_form(reason: str, form: str) -> str:
-    """A refusal about fours of a month not shown, with the entry that shows them all."""
-    return f"{reason}; enter `{form}` (or `four` alone) to show every four the hands hold"
-
-
-def fours_held(shown: Any, players: Sequence[E.Player], form: str) -> str:
-    """The fours of a month the dealt hands hold, and how to record them (before any play)."""
-    by_seat: dict[int, list[str]] = {}
-    for f in shown.shown:
-        by_seat.setdefault(f.seat, []).append(f"{f.month:02d}")
-    held = "; ".join(
-        f"{who(players, seat)} holds four of month{'s' if len(ms) > 1 else ''} {' and '.join(ms)}"
-        for seat, ms in by_seat.items()
-    )
-    return f"fours at the deal: {held}: they are shown before any play: `{form}` (or `four`)"
-
-
-_SEAT = re.compile(r"\bseat (\d+)('s)?")
-
-
-def named_seats(text: str, players: Sequence[E.Player]) -> str:
-    """A message of the rules (which know seats, not names) with each ``seat N`` as its
-    player's name: "Ann does not hold 07R: it is in Ben's pile"."""
-
-    def name(m: re.Match[str]) -> str:
-        seat = int(m.group(1))
-        if seat >= len(players):
-            return m.group(0)
-        return players[seat].name + (m.group(2) or "")
-
-    return _SEAT.sub(name, text)
-
-
-def stock_words(h: HandState, face_down: bool = False) -> str:
-    """The stock's size, and why it is more than 48 less the deal with bonus cards:
-    "22 cards, face down (the deck's 2 bonus cards make 50)"."""
-    n = h.stock_remaining()
-    extra = h.table.deck_size - C.STANDARD_DECK.bit_count()
-    text = f"{n} card{'s' if n != 1 else ''}" + (", face down" if face_down else "")
-    if extra:
-        text += (
-            f" (the deck's {extra} bonus card{'s' if extra != 1 else ''} make {h.table.deck_size})"
-        )
-    return text
-
-
-def stays(card: str, consequences: Sequence[Any]) -> bool:
-    """Whether a flipped card stayed on the layout: no consequence of its entry (a capture,
-    a ppuk, a bonus taken) moved it."""
-    for ev in consequences:
-        moved = getattr(ev, "cards", None) or ()
-        if card in moved or getattr(ev, "card", None) == card:
-            return False
-    return True
-
-
-#: Said after a flip that takes nothing and is not taken.
-STAYS = "it stays on the layout"
-
-
-def rate_words(count: int, noun: str, seconds: float) -> str:
-    """``in T s (R nouns/s)`` for ``count`` nouns done in ``seconds``, with a rate only when
-    the time can bear one: a run under a tenth of a second is told in milliseconds."""
-    if seconds < 0.1:
-        return f"in {seconds * 1000:.0f} ms"
-    return f"in {seconds:.1f} s ({count / seconds:,.0f} {noun}s/s)"

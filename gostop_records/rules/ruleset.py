@@ -1,220 +1,42 @@
-"""Rulesets: one frozen model with a field for every rule that differs between tables.
-
-Go-Stop has no single rulebook. The two source documents (the general rules page and the
-CARDAVIA page), the big Korean services and house rules disagree on dozens of points, and a
-payout dispute is usually one of those points. So every difference and every ambiguity of
-the rules reference (RULES.md sections 1C, 3 and 5) is a named, documented field here, and a
-game pins its fully resolved ruleset (with a content hash) in its first event: a hand
-recorded today is re-scored years later under the rules the table agreed.
-
-Presets: ``cardavia`` (RULES.md 1B), ``gamerules`` (1A), ``matgo`` (standard 2-player),
-``gostop3`` (standard 3-player). A custom ruleset is a preset plus overrides from a TOML or
-JSON file (see :func:`load_ruleset_file`).
-
-Rules that every preset shares and no source disputes are not fields: a dealt triple is one
-stack; the first player is the dealer and takes bonus cards dealt to the layout; the re-Go
-threshold compares the combination score (Go bonus excluded) with its value at the last Go
-(A14); a bomb is optional (A31); Go points are added before multipliers (A17).
-"""
+"""The ruleset model: a frozen field for every rule tables disagree on, its pinned form (the
+first event of a game) and its content hash."""
 
 from __future__ import annotations
 
-import enum
 import hashlib
 import json
-import tomllib
 from functools import lru_cache
-from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
 import msgspec
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .cards import BONUS_CODES
-from .errors import RulesetError
-
-__all__ = [
-    "PRESETS",
-    "BonusFour",
-    "BonusPlay",
-    "ChipLimit",
-    "CupMode",
-    "DoubleJunk",
-    "FirstDealer",
-    "GoBak",
-    "GoPayout",
-    "HandFourTie",
-    "InstantFactor",
-    "LastTurnRule",
-    "LayoutFour",
-    "NagariCarry",
-    "Ruleset",
-    "Shaking",
-    "SitOut",
-    "SseulRule",
-    "StealCount",
-    "TransferOrder",
-    "diff",
-    "get_preset",
-    "load_ruleset_file",
-    "resolve",
-]
-
-
-class DoubleJunk(enum.StrEnum):
-    """Which junk cards count two units (A1, A2)."""
-
-    STANDARD = "standard"  # 11D and 12D (every deck source; A1 and A2 resolution)
-    NONE = "none"  # literal general page: it never says any junk is double
-    ALL_NOVEMBER = "all_november"  # literal CARDAVIA C5.8: every November junk and 12D
-
-
-class CupMode(enum.StrEnum):
-    """How the September cup (09A) scores (A9)."""
-
-    ANIMAL_ONLY = "animal_only"  # always an animal (general page: no dual role mentioned)
-    AUTO_BEST = "auto_best"  # whichever gives the higher combination score, animal on ties (C5.9)
-    PLAYER_CHOICE = "player_choice"  # the holder decides when capturing it; junk is final (A9)
-
-
-class SseulRule(enum.StrEnum):
-    """When a turn is a sweep (sseul) that takes junk (A6)."""
-
-    TWO_CARDS = "two_cards"  # the layout held exactly 2 cards of different months, both taken
-    FLOOR_EMPTY = "floor_empty"  # the layout is empty at the end of the turn (standard)
-
-
-class StealCount(enum.StrEnum):
-    """What a steal of N counts (A8)."""
-
-    CARDS = "cards"  # N junk cards, whatever their value (general page G18 "takes 2 junk")
-    UNITS = "units"  # N junk units; a double may pay two and may overshoot by one (C4.2)
-
-
-class TransferOrder(enum.StrEnum):
-    """Which junk card an opponent hands over (A8)."""
-
-    LEAST_VALUABLE_FIRST = "least_valuable_first"  # fewest units, then lowest card code (C4.3)
-    MOST_VALUABLE_FIRST = "most_valuable_first"  # most units that still fit, then lowest code
-
-
-class Shaking(enum.StrEnum):
-    """Heundeum: showing three cards of a month for a payment multiplier (A26)."""
-
-    NONE = "none"  # not played (CARDAVIA C4.5)
-    BEFORE_TURN = "before_turn"  # shown at the start of any own turn, no layout condition (G10)
-    ON_PLAY = "on_play"  # shown when playing one of the three; the month is not on the layout
-
-
-class BonusPlay(enum.StrEnum):
-    """What happens when a bonus card (joker) is played from the hand (A27)."""
-
-    DRAW_AND_PLAY_AGAIN = "draw_and_play_again"  # capture it, draw the stock top, play again
-    FLIP_IN_PLACE = "flip_in_place"  # capture it, turn a stock card to play in its place (G22)
-
-
-class BonusFour(enum.StrEnum):
-    """When a four completed in hand by a bonus card's replacement counts as a dealt four."""
-
-    NEVER = "never"  # not a four (Pmang)
-    FIRST_TURN = "first_turn"  # on the holder's first turn only (p2p)
-    ALWAYS = "always"  # on any turn (Hangame)
-
-
-class LayoutFour(enum.StrEnum):
-    """Four cards of one month dealt face up (A25)."""
-
-    REDEAL = "redeal"  # void deal, same dealer deals again, no carry (G7, C2.4)
-    NAGARI = "nagari"  # no winner, counts as a nagari for the carry (Pmang)
-    DEALER_WINS = "dealer_wins"  # the dealer wins hand_four_points from each (Hangame)
-
-
-class HandFourTie(enum.StrEnum):
-    """Several players hold four of a month at the deal (A25)."""
-
-    REDEAL = "redeal"  # void deal, same dealer deals again, nobody pays (C2.5)
-    NAGARI = "nagari"  # no winner, counts as a nagari for the carry (Pmang)
-    FIRST_IN_TURN_ORDER = "first_in_turn_order"  # the first holder from the dealer wins
-    DEALER_WINS = "dealer_wins"  # the dealer if a holder, else the first holder (Hangame)
-
-
-class LastTurnRule(enum.StrEnum):
-    """Specials that do not happen on a player's last turn (A12)."""
-
-    PPUK = "ppuk"  # no ppuk forms: the player takes all three
-    JJOK = "jjok"
-    TTADAK = "ttadak"
-    SSEUL = "sseul"
-    PPUK_TAKEN = "ppuk_taken"  # taking a stack steals nothing
-
-
-class GoPayout(enum.StrEnum):
-    """How n Gos change the payout of a score S (A16)."""
-
-    STANDARD = "standard"  # S+n, and from 3 Gos (S+n)*2^(n-2)
-    GENERAL_PAGE = "general_page"  # S+n chips; doubled once from go_double_from Gos (G38)
-    DOUBLE_FROM_THIRD = "double_from_third"  # S, S+1, S+2, then S*2^(n-2) (C6.2)
-
-
-class GoBak(enum.StrEnum):
-    """What a loser who had called Go pays (A22)."""
-
-    NONE = "none"  # nothing extra (both source documents)
-    DOUBLE = "double"  # twice (standard matgo)
-    PAYS_FOR_ALL = "pays_for_all"  # dokbak: pays every loser's share, the others pay nothing
-    # both: the Go caller's own share doubles, then they pay every loser's (GoStopCalculator)
-    DOUBLE_PAYS_FOR_ALL = "double_pays_for_all"
-
-
-class NagariCarry(enum.StrEnum):
-    """How a hand with no winner raises the next payment (A23)."""
-
-    NONE = "none"  # no carry (single-hand play)
-    CUMULATIVE = "cumulative"  # x2 per consecutive nagari, up to nagari_carry_cap
-    ONCE = "once"  # x2 after any number of consecutive nagari
-
-
-class InstantFactor(enum.StrEnum):
-    """A factor that may multiply an instant win (A17, A24)."""
-
-    NAGARI_CARRY = "nagari_carry"  # the carry of the nagari hands before this one
-    SHAKE = "shake"  # the winner's shakes (x shake_multiplier each)
-    BOMB = "bomb"  # the winner's bombs (x bomb_multiplier each)
-    JACKPOT = "jackpot"  # a jackpot hand's factor (jackpot_every, jackpot_multiplier)
-
-
-# --- seats, chips and the first dealer (4 or 5 at one table, gwang-pali, chips, 밤일낮장) ---
-
-
-class SitOut(enum.StrEnum):
-    """Who sits out a hand when 4 or 5 sit at a table of three players (G1, gwang-pali)."""
-
-    TURN_ORDER = "turn_order"  # the dealer and the next two seats play; the rest sit out
-    CHOICE = "choice"  # the seats that sit out choose to (recorded); the dealer always plays
-    WATCH = "watch"  # the general page (G1): players beyond three watch and join next deal
-
-
-class ChipLimit(enum.StrEnum):
-    """What the chips on the table limit (P2P settle: cap at the loser's balance; Hangame
-    유한책임제 limited liability)."""
-
-    NONE = "none"  # every due is paid in full, whatever a player holds
-    HOLDINGS = "holdings"  # a loser pays no more than they hold; the shortfall is recorded
-    LIMITED_LIABILITY = "limited_liability"  # also: a winner gains from each loser at most
-    # what the winner held when the hand began
-
-
-class FirstDealer(enum.StrEnum):
-    """How the first dealer of a sitting is chosen (G3); afterwards the winner deals."""
-
-    LOT = "lot"  # by lot, unrecorded: the first hand names its dealer (G3)
-    DRAW = "draw"  # 밤일낮장: each draws; by night the lowest month deals, by day the highest
-
-
-PlayerCount = Literal[2, 3]
-BonusCode = Literal["B2", "B3", "B2B", "B3B", "B2C"]
-Steal = Annotated[int, Field(ge=0, le=3)]
-Points = Annotated[int, Field(ge=0, le=100)]
+from ..cards import BONUS_CODES
+from ..errors import RulesetError
+from .choices import (
+    BonusCode,
+    BonusFour,
+    BonusPlay,
+    ChipLimit,
+    CupMode,
+    DoubleJunk,
+    FirstDealer,
+    GoBak,
+    GoPayout,
+    HandFourTie,
+    InstantFactor,
+    LastTurnRule,
+    LayoutFour,
+    NagariCarry,
+    PlayerCount,
+    Points,
+    Shaking,
+    SitOut,
+    SseulRule,
+    Steal,
+    StealCount,
+    TransferOrder,
+)
 
 _HASHED_EXCLUDE = {"name", "description"}
 
@@ -649,7 +471,7 @@ class Ruleset(BaseModel):
         try:
             rs = cls.model_validate(body)
         except ValidationError as exc:
-            raise RulesetError(_describe_validation("pinned ruleset", exc)) from None
+            raise RulesetError(describe_validation("pinned ruleset", exc)) from None
         want = data.get("hash")
         if want is not None and want != rs.content_hash:
             raise RulesetError(
@@ -676,137 +498,9 @@ _PINNED: dict[bytes, Ruleset] = {}
 _PINNED_KEY = msgspec.json.Encoder(enc_hook=str, order="sorted")
 _ALL_FACTORS = frozenset(InstantFactor)
 _SETS = {k for k, f in Ruleset.model_fields.items() if "frozenset" in str(f.annotation)}
-_ALL_LAST_TURN = frozenset(LastTurnRule)
-
-#: What standard Korean play (matgo and 3-player Go-Stop alike) agrees on: RULES.md 1C's
-#: standard column and section 3. The presets add what differs with the player count.
-_STANDARD: dict[str, Any] = {
-    "hand_four_points": 10,
-    "layout_four": LayoutFour.NAGARI,
-    "all_hand_fours": HandFourTie.NAGARI,
-    "shaking": Shaking.ON_PLAY,
-    "bombs": True,
-    "bomb_steal": 1,
-    "bomb_multiplier": 2,
-    "bonus_play": BonusPlay.DRAW_AND_PLAY_AGAIN,
-    "bonus_steal": 1,
-    "sseul_rule": SseulRule.FLOOR_EMPTY,
-    "steal_count": StealCount.UNITS,
-    "cup_mode": CupMode.PLAYER_CHOICE,
-    "cup_transferable": True,
-    "last_turn_exceptions": _ALL_LAST_TURN,
-    "three_ppuk_points": 7,
-    "go_payout": GoPayout.STANDARD,
-    "pi_bak_zero_exempt": True,
-    "nagari_carry": NagariCarry.CUMULATIVE,
-    "nagari_carry_cap": 8,
-}
-
-PRESETS: dict[str, Ruleset] = {
-    "cardavia": Ruleset(
-        name="cardavia",
-        description="CARDAVIA web app: 2 players, you vs the computer, a single hand, "
-        "its precise rules (every rule: gostop rules show cardavia).",
-        players=(2,),
-        double_junk=DoubleJunk.STANDARD,
-        hand_four_points=5,
-        all_hand_fours=HandFourTie.REDEAL,
-        layout_four=LayoutFour.REDEAL,
-        single_hand=True,
-        shaking=Shaking.NONE,
-        bombs=False,
-        sseul_rule=SseulRule.TWO_CARDS,
-        steal_count=StealCount.UNITS,
-        transfer_order=TransferOrder.LEAST_VALUABLE_FIRST,
-        cup_mode=CupMode.AUTO_BEST,
-        cup_transferable=False,
-        loser_cup_protects=True,
-        # C4.1 voids ttadak, chok and sseul; ppuk on the last turn follows the standard (A12).
-        last_turn_exceptions=frozenset(
-            {LastTurnRule.TTADAK, LastTurnRule.JJOK, LastTurnRule.SSEUL, LastTurnRule.PPUK}
-        ),
-        last_turn_auto_stop=True,
-        three_ppuk_points=5,
-        target_2p=7,
-        go_payout=GoPayout.DOUBLE_FROM_THIRD,
-        pi_bak_max_units=4,
-        pi_bak_zero_exempt=False,
-        go_bak=GoBak.NONE,
-        nagari_carry=NagariCarry.NONE,
-    ),
-    "gamerules": Ruleset(
-        name="gamerules",
-        description="The general Go Stop rules page: 2-3 players, jokers optional "
-        "(every rule: gostop rules show gamerules).",
-        players=(2, 3),
-        bonus_cards=("B2", "B3"),
-        double_junk=DoubleJunk.STANDARD,
-        hand_four_points=5,
-        layout_four=LayoutFour.REDEAL,
-        all_hand_fours=HandFourTie.REDEAL,
-        some_hand_fours=HandFourTie.FIRST_IN_TURN_ORDER,
-        shaking=Shaking.BEFORE_TURN,
-        bombs=True,
-        bomb_steal=0,
-        bomb_multiplier=1,
-        bonus_play=BonusPlay.FLIP_IN_PLACE,
-        bonus_steal=0,
-        sseul_rule=SseulRule.TWO_CARDS,
-        own_ppuk_steal=2,
-        steal_count=StealCount.CARDS,
-        cup_mode=CupMode.ANIMAL_ONLY,
-        cup_transferable=False,
-        last_turn_exceptions=frozenset(),
-        last_turn_auto_stop=True,
-        target_2p=7,
-        target_3p=3,
-        go_payout=GoPayout.GENERAL_PAGE,
-        go_double_from=4,
-        pi_bak_max_units=5,
-        go_bak=GoBak.NONE,
-        nagari_carry=NagariCarry.CUMULATIVE,
-    ),
-    "matgo": Ruleset(
-        name="matgo",
-        description="Standard Korean matgo, 2 players, as the big Korean services agree "
-        "(every rule: gostop rules show matgo).",
-        players=(2,),
-        bonus_cards=("B2", "B3"),
-        first_ppuk_points=(7, 14, 21),
-        target_2p=7,
-        pi_bak_max_units=7,
-        go_bak=GoBak.DOUBLE,
-        **_STANDARD,
-    ),
-    "gostop3": Ruleset(
-        name="gostop3",
-        description="Standard Korean 3-player Go-Stop, as the big Korean services agree "
-        "(every rule: gostop rules show gostop3).",
-        players=(3,),
-        # two 2-unit bonus cards and one 3-unit card (namu.wiki's online 3-player deck)
-        bonus_cards=("B2", "B3", "B2B"),
-        some_hand_fours=HandFourTie.FIRST_IN_TURN_ORDER,
-        # 3-player first-ppuk amounts are lore (RULES.md section 3: 3/6/12), unverified.
-        first_ppuk_points=(3, 6, 12),
-        target_3p=3,
-        pi_bak_max_units=5,
-        go_bak=GoBak.PAYS_FOR_ALL,
-        **_STANDARD,
-    ),
-}
 
 
-def get_preset(name: str) -> Ruleset:
-    try:
-        return PRESETS[name.strip().lower()]
-    except KeyError:
-        raise RulesetError(
-            f"unknown ruleset {name!r}: presets are {', '.join(PRESETS)}, "
-            "or give a .toml/.json ruleset file"
-        ) from None
-
-
-def _describe_validation(where: str, exc: ValidationError) -> str:
+def describe_validation(where: str, exc: ValidationError) -> str:
     lines = []
     for err in exc.errors():
         field = ".".join(str(p) for p in err["loc"]) or "(ruleset)"
@@ -815,67 +509,3 @@ def _describe_validation(where: str, exc: ValidationError) -> str:
             msg = f"unknown field; fields are: {', '.join(Ruleset.model_fields)}"
         lines.append(f"{where}: field {field}: {msg}")
     return "\n".join(lines)
-
-
-def apply_overrides(base: Ruleset, overrides: dict[str, Any], where: str) -> Ruleset:
-    """A preset with some fields replaced; every bad field is named with its allowed values."""
-    data = base.model_dump()
-    data.update(overrides)
-    try:
-        return Ruleset.model_validate(data)
-    except ValidationError as exc:
-        raise RulesetError(_describe_validation(where, exc)) from None
-
-
-def load_ruleset_file(path: str | Path) -> Ruleset:
-    """A custom ruleset: ``base = "matgo"`` plus field overrides, in TOML or JSON.
-
-    ``name`` defaults to the file's stem. Rule fields may sit at the top level or under a
-    ``[rules]`` table.
-    """
-    p = Path(path)
-    where = str(p)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RulesetError(f"{where}: cannot read ruleset file: {exc.strerror}") from None
-    try:
-        data = json.loads(text) if p.suffix.lower() == ".json" else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise RulesetError(f"{where}: not valid {p.suffix.lstrip('.') or 'TOML'}: {exc}") from None
-    if not isinstance(data, dict):
-        raise RulesetError(f"{where}: a ruleset file holds a table of fields")
-    data = dict(data)
-    base_name = data.pop("base", None)
-    if base_name is None:
-        raise RulesetError(
-            f"{where}: field base: missing; name the preset to start from ({', '.join(PRESETS)})"
-        )
-    if not isinstance(base_name, str) or base_name.lower() not in PRESETS:
-        raise RulesetError(
-            f"{where}: field base: {base_name!r} is not a preset; presets are {', '.join(PRESETS)}"
-        )
-    rules = data.pop("rules", {})
-    if not isinstance(rules, dict):
-        raise RulesetError(f"{where}: field rules: must be a table of fields")
-    overrides = {**data, **rules}
-    overrides.setdefault("name", p.stem)
-    base = PRESETS[base_name.lower()]
-    overrides.setdefault("description", f"{base.name} with house overrides from {p.name}")
-    return apply_overrides(base, overrides, where)
-
-
-def resolve(name_or_path: str | Path) -> Ruleset:
-    """A preset by name, or a custom ruleset from a file path."""
-    s = str(name_or_path)
-    if s.strip().lower() in PRESETS:
-        return PRESETS[s.strip().lower()]
-    if s.endswith((".toml", ".json")) or Path(s).is_file():
-        return load_ruleset_file(s)
-    return get_preset(s)
-
-
-def diff(a: Ruleset, b: Ruleset) -> list[tuple[str, Any, Any]]:
-    """(field, value in a, value in b) for every rule field that differs."""
-    ca, cb = a.content(), b.content()
-    return [(k, ca[k], cb[k]) for k in ca if ca[k] != cb[k]]
