@@ -143,7 +143,7 @@ def _envelope(
     game_id: str,
     seq: int,
     chain: L.Chain,
-    proj: Projector | Ruled,
+    proj: Projector,
     by: str,
     at: str | None,
     hashed: bool = False,
@@ -176,7 +176,6 @@ def _envelope(
         return item
     if not isinstance(item, _PAYLOADS):
         raise StoreError(f"cannot append {type(item).__name__}: give event payloads or envelopes")
-    assert isinstance(proj, Projector)  # a verdict reached elsewhere takes sealed envelopes
     env = L.envelope(game_id, seq, _hand_for(proj.game, item), item, by=by, at=at)
     return chain.seal(env)
 
@@ -202,20 +201,6 @@ def _load(store: Store, game_id: str, version: int, last_hash: str | None) -> Ga
     return GameCache(p, stored, version, last_hash, rows)
 
 
-@dataclass(frozen=True, slots=True)
-class Ruled:
-    """The rules' verdict on a whole new game, reached in another process (the server's
-    checker of uploads): what the writer needs to append the game without running them
-    again. Unlike a :class:`~gostop_records.projector.Projector` it crosses a process
-    boundary; the game's rows come with it (``Append.derived``), and the store keeps no
-    projector of the game: its next entry reads it from the store."""
-
-    game_id: str
-    last_seq: int
-    issues: tuple[Issue, ...]
-    violations: int
-
-
 @dataclass(slots=True)
 class Append:
     """One game's part of :func:`append_group` (the arguments of :meth:`Store.append`)."""
@@ -227,9 +212,8 @@ class Append:
     by: str = "api"
     at: str | None = None
     also: Callable[[duckdb.DuckDBPyConnection, Sequence[E.Envelope]], None] | None = None
-    #: The caller's projector fed exactly these envelopes (see :meth:`Store.append`), or
-    #: the verdict on a whole new game reached elsewhere, with ``derived``.
-    checked: Projector | Ruled | None = None
+    #: The caller's projector fed exactly these envelopes (see :meth:`Store.append`).
+    checked: Projector | None = None
     #: The caller's own rows, ``{table: [row, ...]}`` (values in the table's column order),
     #: written with the events; unlike ``also``, they can go through the journal.
     rows: dict[str, list[tuple[Any, ...]]] | None = None
@@ -252,7 +236,7 @@ class _Staged:
     trusted: bool
     version: int
     last_hash: str | None
-    proj: Projector | Ruled | None = None
+    proj: Projector | None = None
     new: list[E.Envelope] = field(default_factory=list)
     hands: set[int] = field(default_factory=set)
     fresh: Rows | None = None
@@ -301,18 +285,11 @@ def _write(store: Store, st: _Staged) -> None:
             raise StoreError(
                 f"game {game_id!r}: the projector given is not the state after seq {st.new[-1].seq}"
             )
+    if proj.game is None:
+        raise StoreError(f"game {game_id!r}: the first event must be game_started")
     all_events = [*cache.events, *st.new]
     st.hands = _touched_hands(all_events, st.new)
-    if isinstance(proj, Ruled):
-        if st.version or req.derived is None:
-            raise StoreError(
-                f"game {game_id!r}: a verdict reached elsewhere appends a whole new game, "
-                "with its rows"
-            )
-        st.fresh = req.derived
-    elif proj.game is None:
-        raise StoreError(f"game {game_id!r}: the first event must be game_started")
-    elif req.derived is not None and not st.version:
+    if req.derived is not None and not st.version:
         st.fresh = req.derived  # a whole game, derived by the caller beforehand
     else:
         # a name sealed in an uploaded game shows as the store's keys open it
@@ -405,16 +382,13 @@ def _finish(store: Store, st: _Staged, defer_rows: bool) -> AppendResult:
                 pend = store.pending_rows[gid] = PendingRows(cache.rows, set(), st.merged)
             pend.hands |= st.hands
             pend.rows = st.merged
-    found = tuple(i for i in proj.issues if i.seq is not None and i.seq > st.version)
-    if isinstance(proj, Ruled):  # no projector to go on from: the next entry reads the game
-        store.cache.pop(st.req.game_id, None)
-        return AppendResult(st.req.game_id, tuple(new), new[-1].seq, found)
     cache.projector = proj
     cache.rows = st.merged
     cache.events.extend(new)
     cache.version = new[-1].seq
     cache.last_hash = new[-1].hash
     store.cache[st.req.game_id] = cache
+    found = tuple(i for i in proj.issues if i.seq is not None and i.seq > st.version)
     return AppendResult(st.req.game_id, tuple(new), cache.version, found)
 
 

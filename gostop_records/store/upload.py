@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import Finding
 from ..names import reveal, sealed_ids
-from .append import Append, AppendResult, Ruled
+from .append import Append, AppendResult
 from .import_report import ImportReport
 from .people import keys_for
 from .projections import Rows, derive
@@ -30,8 +30,6 @@ from .runs import Checked, FileScan, Run, RunReader, replay, scan
 from .verdict import Conflict, judge
 
 if TYPE_CHECKING:
-    from ..events import Envelope
-    from ..projector import Projector
     from .store import Store
 
 __all__ = ["Upload", "append_upload", "read_upload"]
@@ -46,7 +44,7 @@ class Upload:
     scan: FileScan
     report: ImportReport
     #: each game's run, with the rules' verdict and the game's rows when the run starts it
-    runs: list[tuple[Run, Ruled | Finding | None, Rows | None]] = field(default_factory=list)
+    runs: list[tuple[Run, Checked | Finding | None, Rows | None]] = field(default_factory=list)
 
 
 def read_upload(path: str | os.PathLike[str], *, strict: bool = True) -> Upload:
@@ -66,16 +64,13 @@ def read_upload(path: str | os.PathLike[str], *, strict: bool = True) -> Upload:
                 up.report.rejected.append(found.broken[gid])
             continue
         run = Run(name, index, events, bad)
-        checked = replay(run, events, 0, strict) if events[0].seq == 1 else None
-        ready: Ruled | Finding | None = checked if not isinstance(checked, Checked) else None
+        ready = replay(run, events, 0, strict) if events[0].seq == 1 else None
         rows = None
-        if isinstance(checked, Checked):  # its rows too, should the store hold none of it
+        if isinstance(ready, Checked):  # its rows too, should the store hold none of it
             # names sealed under another store's keys read as forgotten, as the store's
             # own derivation shows them (the writer drops these rows should it hold a key)
-            shown = [reveal(checked.full[0], {}), *checked.full[1:]]
-            rows = derive(shown, checked.game, checked.issues, retracted=checked.retracted)
-            last = checked.full[-1].seq
-            ready = Ruled(gid, last, tuple(checked.issues), checked.violations)
+            shown = [reveal(ready.full[0], {}), *ready.full[1:]]
+            rows = derive(shown, ready.game, ready.issues, retracted=ready.retracted)
         up.runs.append((run, ready, rows))
     if reader.error is not None:
         up.report.rejected.append(reader.error)
@@ -97,12 +92,10 @@ def append_upload(store: Store, up: Upload) -> tuple[ImportReport, list[AppendRe
     runs = up.runs
     stored = _stored_hashes(store, [run.events[0].game_id for run, _, _ in runs])
     appends: list[Append] = []
-    planned: list[tuple[str, int, int, int]] = []  # game, events before, new events, violations
+    planned: list[Checked] = []
     for run, ready, rows in runs:
         report.games += 1
         gid = run.events[0].game_id
-        if isinstance(ready, Ruled) and _opens(store, run):
-            ready = None  # its rows show the names the store opens: the rules run here
         verdict = judge(
             run,
             stored.get(gid, []),
@@ -117,47 +110,35 @@ def append_upload(store: Store, up: Upload) -> tuple[ImportReport, list[AppendRe
             report.conflicts.append(verdict.problem)
         elif isinstance(verdict, Finding):
             report.rejected.append(_placed(up.scan, verdict, run.index))
-        elif isinstance(verdict, Ruled):  # a new game, checked by the rules before
-            planned.append((gid, 0, len(run.events), verdict.violations))
-            stored[gid] = [e.hash for e in run.events]
-            appends.append(_append(gid, run.events, 0, verdict, rows))
         else:
             assert verdict.projector is not None
-            planned.append((gid, verdict.stored, len(verdict.new), verdict.violations))
+            planned.append(verdict)
             stored[gid] = [e.hash for e in verdict.full]
-            appends.append(_append(gid, verdict.new, verdict.stored, verdict.projector, None))
+            appends.append(
+                Append(
+                    gid,
+                    verdict.new,
+                    verdict.stored,
+                    checked=verdict.projector,
+                    kind="game_imported",
+                    hashed=True,  # by read_upload, and judged against the stored chain
+                    derived=rows if verdict is ready and not _opens(store, run) else None,
+                )
+            )
     if not appends:
         return report, []
     results = store.append_group(appends, defer_rows=True, journal=True)
-    for gid, before, new, violations in planned:
+    for c in planned:
         # the rules' projector ran in place (fast, but not one a later entry can fork):
         # a live entry to an imported game reads it again
-        store.cache.pop(gid, None)
-        if before:
+        store.cache.pop(c.full[0].game_id, None)
+        if c.stored:
             report.extended += 1
         else:
             report.imported += 1
-        report.violations += violations
-        report.events += new
+        report.violations += c.violations
+        report.events += len(c.new)
     return report, results
-
-
-def _append(
-    gid: str,
-    new: Sequence[Envelope],
-    before: int,
-    checked: Projector | Ruled,
-    rows: Rows | None,
-) -> Append:
-    return Append(
-        gid,
-        new,
-        before,
-        checked=checked,
-        kind="game_imported",
-        hashed=True,  # by read_upload, and judged against the stored chain
-        derived=rows,
-    )
 
 
 def _stored_hashes(store: Store, games: Sequence[str]) -> dict[str, list[str]]:

@@ -11,14 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..errors import Finding
 from ..events import Envelope
 from .runs import Checked, FileScan, Run, check_links, replay
-
-if TYPE_CHECKING:
-    from .append import Ruled
 
 __all__ = ["Conflict", "judge"]
 
@@ -37,17 +33,16 @@ def judge(
     *,
     strict: bool,
     scan: FileScan | None = None,
-    replayed: Checked | Ruled | Finding | None = None,
-) -> Checked | Ruled | Finding | Conflict | None:
+    replayed: Checked | Finding | None = None,
+) -> Checked | Finding | Conflict | None:
     """The verdict on ``read``: checked (to append), a problem (rejected), a conflict, or
     None (skipped: the store holds it all).
 
     ``stored``: the hashes of the game's stored events in seq order; ``earlier()``: the
     game's events before the run when it starts past seq 1 (read only then).
     ``replayed``: the rules' verdict on the run taken as a whole game (``replay(read,
-    read.events, 0, strict)``, or its :class:`~.append.Ruled` summary from another
-    process), computed beforehand off the writer's path; used when the store holds none of
-    the game.
+    read.events, 0, strict)``), computed beforehand off the writer's path; used when the
+    store holds none of the game.
     """
     file, run = read.file, read.events
     gid = run[0].game_id
