@@ -23,15 +23,5 @@ class ServiceError(GostopError):
         self.extra = extra
         super().__init__(reason)
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        # raised in the process that checks uploads and sent back to the server
-        return (_refusal, (type(self), self.status, self.error, self.reason, self.extra))
-
     def body(self) -> dict[str, Any]:
         return {"error": self.error, "reason": self.reason, **self.extra}
-
-
-def _refusal(
-    cls: type[ServiceError], status: int, error: str, reason: str, extra: dict[str, Any]
-) -> ServiceError:
-    return cls(status, error, reason, **extra)

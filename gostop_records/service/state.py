@@ -8,6 +8,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -19,8 +20,9 @@ from ..store.backup import BackupError, finish_copy, prune, remove_partials, sta
 from .backups import default_folder, failed
 from .core import TableService
 from .errors import ServiceError
-from .imports import Imports, UploadChecks
+from .imports import Imports
 from .metrics import Metrics, Snapshot
+from .priority import lower_priority
 from .reads import Reads
 from .rebuilds import RebuildRunner
 from .settings import ServiceSettings
@@ -84,9 +86,9 @@ class AppState:
         self.reads: Reads | None = None
         self.beat: asyncio.Task[None] | None = None
         self.backups: asyncio.Task[None] | None = None
-        #: The process that reads and checks uploads (one at a time, after the reads in line
+        #: The thread that reads and checks uploads (one at a time, after the reads in line
         #: for the cores: see :mod:`.priority`).
-        self.checks = UploadChecks(config.settings.read_nice)
+        self.checks: ThreadPoolExecutor | None = None
 
     async def start(self) -> None:
         """Opens the store on the writer thread, then the read threads, the live streams'
@@ -133,7 +135,9 @@ class AppState:
         reads, self.reads = self.reads, None
         if reads is not None:  # a long read is interrupted: stopping never waits for it
             await asyncio.to_thread(reads.close)
-        self.checks.close()
+        checks, self.checks = self.checks, None
+        if checks is not None:
+            checks.shutdown(wait=False, cancel_futures=True)
         worker, self.worker = self.worker, None
         if worker is not None:
             svc = worker.service
@@ -159,11 +163,21 @@ class AppState:
         )
 
     async def upload(self, data: bytes, *, lenient: bool = False) -> dict[str, Any]:
-        """An upload read and checked by the rules in a process of its own, then judged and
+        """An upload read and checked by the rules on a thread of its own, then judged and
         appended through the journal by the writer (:mod:`.imports`)."""
         if self.worker is None:
             raise ServiceError(503, "unavailable", "the service is starting or stopping")
-        up = await self.checks.read(data, lenient=lenient)
+        if self.checks is None:
+            self.checks = ThreadPoolExecutor(
+                1,
+                "gostop-upload",
+                initializer=lower_priority,
+                initargs=(self.config.settings.read_nice,),
+            )
+        loop = asyncio.get_running_loop()
+        up = await loop.run_in_executor(
+            self.checks, partial(Imports.read_upload, data, lenient=lenient)
+        )
         try:
             return await self.journaled(self.svc.import_upload, up)
         finally:
