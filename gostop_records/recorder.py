@@ -39,7 +39,6 @@ from typing import Any, Protocol, runtime_checkable
 import msgspec
 
 from . import cards as C
-from . import checkpoints as CP
 from . import events as E
 from . import log as L
 from . import notation, words
@@ -48,13 +47,14 @@ from .engine.game import GameState, HandResult, Waiting, start_game
 from .engine.settlement import Proof
 from .engine.state import HandState, Phase
 from .errors import GostopError, IllegalAction, LogError, NoSpaceError, ProjectionError
+from .integrity import checkpoints as CP
+from .integrity.seals import Seal
+from .integrity.signing import SigningKey
 from .log import JsonlSink
 from .names import seal_players
 from .people import derived_person_id, mint_person_id, name_error, person_id_error, seat_ids
 from .projector import Projector
 from .rules import Ruleset, resolve
-from .seal import Seal
-from .signing import SigningKey
 from .store.sink import StoreSink
 
 __all__ = [

@@ -49,8 +49,8 @@ from ..errors import (
     LogError,
     ProjectionError,
 )
+from ..integrity.signing import SigningKey, read_key_file, server_key_path, write_key_file
 from ..recorder import Decision, RecordingSession, Waiting
-from ..signing import SigningKey, read_key_file, server_key_path, write_key_file
 from ..store import Store, staging
 from ..store.append import Append
 from ..store.connection import fetch_one
