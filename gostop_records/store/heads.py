@@ -50,8 +50,8 @@ from .. import log as L
 from ..errors import Finding, GostopError
 from ..integrity.chain import GENESIS, digest_after
 from ..integrity.seals import SealCheck, SealQuery
+from .bulk import insert_rows
 from .connection import fetch_one
-from .rows import insert_rows
 from .schema import HEADS_COLUMNS
 
 if TYPE_CHECKING:

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 from .. import log as L
 from ..errors import Finding
 from ..integrity import checkpoints as CP
+from .bulk import row_source
 from .connection import bounded_memory
 from .heads import check as check_heads
 from .people import check_people
 from .rebuild import Failure, fresh_rows, game_groups
 from .reseal import check as check_resealed
-from .rows import row_source
 from .schema import TABLES, quote
 
 if TYPE_CHECKING:

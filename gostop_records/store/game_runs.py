@@ -25,9 +25,9 @@ from ..integrity import checkpoints as CP
 from ..log.checked import checked_runs
 from ..log.lead import lead_of
 from ..projector import Issue, Projector
+from .bulk import Prepared
 from .codec import event_columns, event_row
 from .projections import derive, empty_rows
-from .rows import Prepared
 from .writer import prepare_events, prepare_projection
 
 if TYPE_CHECKING:
