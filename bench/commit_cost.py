@@ -39,8 +39,8 @@ class Floor:
     def __init__(self, path: Path, threads: int | None) -> None:
         import duckdb
 
-        from gostop_records.service import store_rows
-        from gostop_records.store.rows import placeholder
+        from gostop_records.service import tokens_answers
+        from gostop_records.store.bulk import placeholder
         from gostop_records.store.schema import (
             EVENT_COLUMNS,
             HEADS_COLUMNS,
@@ -53,7 +53,7 @@ class Floor:
         c = self.conn
         c.execute(_events_ddl())
         c.execute(_heads_ddl())
-        store_rows.create_tables(c)
+        tokens_answers.create_tables(c)
         names = ", ".join(quote(n) for n, _ in EVENT_COLUMNS)
         self.event_sql = (
             f"INSERT INTO events ({names}) VALUES ("

@@ -15,7 +15,12 @@ from typing import Annotated
 
 import typer
 
-from gostop_records.signing import SigningKey, default_key_dir, read_key_file, write_key_file
+from gostop_records.integrity.signing import (
+    SigningKey,
+    default_key_dir,
+    read_key_file,
+    write_key_file,
+)
 
 from . import common
 

@@ -130,7 +130,7 @@ def upgrade(
     chain (game_resealed, old and new head); checkpoints signed with the server's key beside
     the store are signed again; a game a player countersigned, or another key signed, is
     refused and left as it is. One transaction. Exit code 1 when a game is refused."""
-    from gostop_records.signing import read_key_file, server_key_path
+    from gostop_records.integrity.signing import read_key_file, server_key_path
     from gostop_records.store import Store
     from gostop_records.store.reseal import upgrade as run
 

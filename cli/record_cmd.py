@@ -14,8 +14,8 @@ import typer
 
 from gostop_records import notation
 from gostop_records.errors import NoSpaceError
+from gostop_records.integrity.signing import SigningKey, game_key, read_key_file
 from gostop_records.recorder import RecordingSession, new_game_id, open_sink
-from gostop_records.signing import SigningKey, game_key, read_key_file
 
 from . import common
 from .record_session import CARD_HELP, COMMANDS, GRAMMAR, Session

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from gostop_records import schema as schemas
+from gostop_records import json_schema
 
 from . import common
 
@@ -30,7 +30,7 @@ def schema(
     Example: gostop schema --out schemas; gostop schema --check
     """
     if check:
-        problems = schemas.check(out)
+        problems = json_schema.check(out)
         if problems:
             common.fail(
                 f"{out}: {len(problems)} schema file(s) out of date "
@@ -38,5 +38,5 @@ def schema(
             )
         common.echo(f"{out}: schemas up to date")
         return
-    written = schemas.write(out)
+    written = json_schema.write(out)
     typer.echo(f"wrote {len(written)} schema files under {out}", err=True)

@@ -1,11 +1,11 @@
 """``gostop seal``, ``verify`` and ``countersign``: a record's seal, whether a record still
 holds one, and a player's countersignature of a hand's result.
 
-A seal is the head hash of a game, short enough to write on the score sheet (``K7Q2-M9XA-3F``)
-and, where a terminal can show one, a QR code of the whole hash. ``seal`` prints each game's
-current seal (and, for a store, the seal of its heads chain); ``verify --seal`` says whether
-the record still holds that head: at which seq, and how many events follow it, or where the
-record departs from it.
+A seal is the head of a game (the hash of its latest event), short enough to write on the
+score sheet (``K7Q2-M9XA-3F``) and, where a terminal can show one, a QR code of the whole
+head. ``seal`` prints each game's current seal (and, for a store, the seal of its heads
+chain); ``verify --seal`` says whether the record still holds that head: at which seq, and
+how many events follow it, or where the record departs from it.
 """
 
 from __future__ import annotations
@@ -16,10 +16,17 @@ from typing import Annotated, Any
 
 import typer
 
-from gostop_records import checkpoints as CP
 from gostop_records.errors import GostopError
 from gostop_records.games import log_games
-from gostop_records.seal import Seal, SealCheck, check_seal, parse_seal, qr_text, seal_text
+from gostop_records.integrity import checkpoints as CP
+from gostop_records.integrity.seals import (
+    Seal,
+    SealCheck,
+    check_seal,
+    parse_seal,
+    qr_text,
+    seal_text,
+)
 
 from . import common
 
@@ -76,7 +83,7 @@ def seal(
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Print each game's current seal: its head hash, short enough for the score sheet.
+    """Print each game's current seal: its head, short enough for the score sheet.
 
     With --db and no --game: every game's seal and the seal of the store's heads chain.
 
@@ -129,7 +136,8 @@ def verify(
         typer.Option(
             "--seal",
             metavar="SEAL",
-            help="The seal as written (K7Q2-M9XA-3F), a whole head hash, or a QR code's text.",
+            help="The seal as written (K7Q2-M9XA-3F), a whole head (64 hex digits) or a QR "
+            "code's text.",
         ),
     ] = "",
     seq: Annotated[
@@ -210,8 +218,8 @@ def countersign(
 
     Example: gostop countersign friday.jsonl --seat Ben --key ben.key
     """
+    from gostop_records.integrity.signing import read_key_file
     from gostop_records.recorder import JsonlSink, RecordingSession, StoreSink
-    from gostop_records.signing import read_key_file
 
     if key is None or not seat:
         common.fail("give --seat and --key: who countersigns, with which key", common.EXIT_USAGE)

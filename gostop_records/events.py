@@ -11,7 +11,7 @@ payments due, the end of a hand. Both go into the log, so that a log answers SQL
 running the engine; the projector re-derives every consequence and checks it against the
 record. *Metadata* (a recorder's public key, signed checkpoints, players' countersignatures)
 vouches for the record without being part of the game: the projector accepts it anywhere and
-it changes no rule, score or payment (see ``checkpoints``).
+it changes no rule, score or payment (see ``integrity.checkpoints``).
 
 Storage rules (a stored log must stay readable by older and newer readers): no
 ``array_like``, no ``omit_defaults``, no ``forbid_unknown_fields``, and the tag field stays
@@ -451,7 +451,7 @@ class SettlementPaid(_Payload, tag="settlement_paid"):
     note: str | None = None
 
 
-# --- metadata: keys and signatures (see ``checkpoints``) ----------------------------------
+# --- metadata: keys and signatures (see ``integrity.checkpoints``) ------------------------
 
 Base64 = Annotated[str, Meta(pattern=r"^[A-Za-z0-9+/]+={0,2}$")]
 Hex64 = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$")]

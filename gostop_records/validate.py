@@ -10,9 +10,9 @@ game, the seq, the rule and the reason:
   changed, removed, inserted or reordered;
 - the rules (the projector): strict mode stops at a game's first violation, lenient mode
   reports every disagreement between the record and the rules;
-- the signatures (:mod:`gostop_records.checkpoints`): every checkpoint and countersignature,
-  and a hand that ended without a checkpoint where the recorder signs; who signed what is
-  listed in ``signed``.
+- the signatures (:mod:`gostop_records.integrity.checkpoints`): every checkpoint and
+  countersignature, and a hand that ended without a checkpoint where the recorder signs;
+  who signed what is listed in ``signed``.
 
 ``gostop validate`` prints the report; any other front end gets the same one from
 :func:`validate_files` (or :func:`validate_envelopes` for envelopes already in memory).
@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import checkpoints as CP
 from . import events as E
 from . import log as L
 from .errors import Finding, LogError, ProjectionError
+from .integrity import checkpoints as CP
 from .projector import Projector
 
 __all__ = ["Finding", "Report", "validate_envelopes", "validate_files"]

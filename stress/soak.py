@@ -349,7 +349,7 @@ def _write(
 def _table(run: _Run, seed: int) -> None:
     """Games recorded entry by entry until the run ends (the entry in flight finishes)."""
     from bench.service import table_lines
-    from gostop_records.signing import SigningKey
+    from gostop_records.integrity.signing import SigningKey
 
     rng = random.Random(seed)
     key_auth = {"Authorization": f"Bearer {KEY}"}
@@ -456,7 +456,7 @@ def _countersign(
     """Players countersign the latest checkpoint (one or both seats); the version after. A
     seat's first countersignature binds its key and is confirmed by the recorder (it
     carries the recorder token); later ones carry only the seat's signature."""
-    from gostop_records.signing import SigningKey
+    from gostop_records.integrity.signing import SigningKey
 
     gid = game.game_id
     cp = _read(run, http, "GET", f"/api/games/{gid}/checkpoint")

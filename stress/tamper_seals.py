@@ -30,13 +30,13 @@ from typing import Any
 
 import msgspec
 
-from gostop_records import checkpoints as CP
 from gostop_records import events as E
 from gostop_records import log as L
+from gostop_records.integrity import checkpoints as CP
+from gostop_records.integrity.seals import check_seal, parse_seal, seal_text
+from gostop_records.integrity.signing import SigningKey
 from gostop_records.recorder import JsonlSink, RecordingSession
 from gostop_records.rules import PRESETS
-from gostop_records.seal import check_seal, parse_seal, seal_text
-from gostop_records.signing import SigningKey
 from gostop_records.sim.selfplay import simulate
 from gostop_records.store import Store
 from gostop_records.store import heads as H

@@ -20,10 +20,10 @@ from test_forget import _checkpointed, _found
 from gostop_records import events as E
 from gostop_records import log as L
 from gostop_records.errors import GostopError
+from gostop_records.integrity.signing import SigningKey, server_key_path, write_key_file
 from gostop_records.names import is_sealed, open_name
 from gostop_records.people import MINTED_ID, People
 from gostop_records.play import seat_names
-from gostop_records.signing import SigningKey, server_key_path, write_key_file
 from gostop_records.store import Store
 from gostop_records.store.codec import event_row
 from gostop_records.store.reseal import KIND, Refused, Resealed, _plan

@@ -16,8 +16,13 @@ from store_support import gostop
 from test_forget import _checkpointed, _found
 
 from gostop_records import log as L
+from gostop_records.integrity.signing import (
+    SigningKey,
+    read_key_file,
+    server_key_path,
+    write_key_file,
+)
 from gostop_records.names import is_sealed
-from gostop_records.signing import SigningKey, read_key_file, server_key_path, write_key_file
 from gostop_records.store import Store, reseal
 from gostop_records.store import heads as H
 from gostop_records.store.codec import row_to_envelope

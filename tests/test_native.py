@@ -137,7 +137,7 @@ _ROWS = """
 import json, sys
 import gostop_records
 from gostop_records.store.projections import derive, empty_rows
-from gostop_records.store.runs import Problem, Run, RunReader, replay
+from gostop_records.store.game_runs import Problem, Run, RunReader, replay
 
 runs, rows = [], empty_rows()
 for i, (events, bad) in enumerate(RunReader(sys.argv[1])):

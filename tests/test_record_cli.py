@@ -17,10 +17,10 @@ from gostop_cli.app import app
 from record_helpers import script_for, sim_payloads
 from typer.testing import CliRunner, Result
 
-from gostop_records import checkpoints as CP
 from gostop_records import events as E
 from gostop_records import log as L
 from gostop_records.engine.state import Phase
+from gostop_records.integrity import checkpoints as CP
 from gostop_records.projector import project
 from gostop_records.validate import validate_files
 

@@ -16,21 +16,21 @@ from hypothesis import strategies as st
 from record_helpers import sim_payloads
 from typer.testing import CliRunner
 
-from gostop_records import checkpoints as CP
 from gostop_records import events as E
 from gostop_records import log as L
 from gostop_records.errors import GostopError
-from gostop_records.projector import project
-from gostop_records.recorder import JsonlSink, RecordingSession
-from gostop_records.rules import PRESETS
-from gostop_records.seal import SealError, check_seal, parse_seal, seal_of, seal_text
-from gostop_records.signing import (
+from gostop_records.integrity import checkpoints as CP
+from gostop_records.integrity.seals import SealError, check_seal, parse_seal, seal_of, seal_text
+from gostop_records.integrity.signing import (
     KeyFileError,
     SigningKey,
     game_key,
     read_key_file,
     write_key_file,
 )
+from gostop_records.projector import project
+from gostop_records.recorder import JsonlSink, RecordingSession
+from gostop_records.rules import PRESETS
 from gostop_records.sim.selfplay import simulate
 from gostop_records.validate import validate_envelopes, validate_files
 
@@ -263,7 +263,7 @@ def test_a_countersignature_by_a_wrong_key(
     swapped = msgspec.structs.replace(made, key=other.public.text)
     forged = L.seal([*envs, L.envelope("g1", envs[-1].seq + 1, 2, swapped, by="x")], prev=L.GENESIS)
     problems = CP.check(forged).problems
-    assert [p.rule for p in problems] == ["countersign_signature"]
+    assert [p.rule for p in problems] == ["countersignature_signature"]
     assert "the countersignature of seat 1 (Ben) does not verify with the key it carries" in (
         problems[0].reason
     )
@@ -279,7 +279,7 @@ def test_a_countersignature_by_a_wrong_key(
         ]
     )
     problems = CP.check(forged).problems
-    assert [p.rule for p in problems] == ["countersign_key"]
+    assert [p.rule for p in problems] == ["countersignature_key"]
     assert f"countersigned at seq {n + 1} with key {ben.fingerprint}: a wrong key" in (
         problems[0].reason
     )

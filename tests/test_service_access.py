@@ -18,11 +18,11 @@ from browser_support import CHROMIUM, guarded_contexts
 from litestar.testing import TestClient
 from service_helpers import KEY, Server, auth, hand_lines
 
+from gostop_records.integrity.signing import SigningKey
 from gostop_records.service import ServiceConfig, create_app
 from gostop_records.service import access as A
 from gostop_records.service import reads as R
 from gostop_records.service.headers import MAX_DEPTH
-from gostop_records.signing import SigningKey
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "disputed-payment.jsonl"
 HEADERS = {

@@ -125,7 +125,7 @@ def test_the_first_deal_leaves_its_dealer_to_the_table_unless_drawn(tmp_path: Pa
 
 def test_between_hands_now_gives_the_seal_and_the_entries_in_sentences(tmp_path: Path) -> None:
     from gostop_records import log as L
-    from gostop_records.seal import seal_text
+    from gostop_records.integrity.seals import seal_text
 
     with service_client(tmp_path / "s.duckdb") as client:
         g = new_game(client)

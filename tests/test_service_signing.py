@@ -13,14 +13,14 @@ from typing import Any
 import msgspec
 from service_helpers import KEY, auth, hand_lines, new_game, run_async, service_client
 
-from gostop_records import checkpoints as CP
 from gostop_records import events as E
 from gostop_records import log as L
+from gostop_records.integrity import checkpoints as CP
+from gostop_records.integrity.signing import SigningKey, read_key_file
 from gostop_records.service import reads as R
 from gostop_records.service.core import TableService
 from gostop_records.service.models import EntryIn, NewGame
 from gostop_records.service.settings import ServiceSettings
-from gostop_records.signing import SigningKey, read_key_file
 from gostop_records.store import Store
 
 

@@ -212,7 +212,7 @@ def _tamperings(envs: list[E.Envelope]) -> dict[str, list[E.Envelope]]:
 
 @pytest.mark.parametrize("how", ["changed", "removed", "duplicated", "swapped", "genesis"])
 def test_one_chain_check_for_the_log_and_the_store(tmp_path: Path, how: str) -> None:
-    from gostop_records.store.runs import check_links, first_bad_hash
+    from gostop_records.store.game_runs import check_links, first_bad_hash
 
     run = _tamperings(_game(11))[how]
     verified = L.verify(run)
@@ -228,7 +228,7 @@ def test_one_chain_check_for_the_log_and_the_store(tmp_path: Path, how: str) -> 
 def test_problems_and_issues_are_findings_said_one_way() -> None:
     from gostop_records.errors import Finding
     from gostop_records.projector import project
-    from gostop_records.store.runs import Problem
+    from gostop_records.store.game_runs import Problem
 
     p = Problem(
         file="a.jsonl",

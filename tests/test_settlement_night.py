@@ -18,7 +18,6 @@ from record_helpers import script_for, sim_payloads
 from service_helpers import KEY, Server, auth, new_game, service_client
 from typer.testing import CliRunner
 
-from gostop_records import checkpoints as CP
 from gostop_records import events as E
 from gostop_records import log as L
 from gostop_records import words
@@ -33,6 +32,7 @@ from gostop_records.engine.night import (
     transfers,
 )
 from gostop_records.errors import IllegalAction
+from gostop_records.integrity import checkpoints as CP
 from gostop_records.notation import lines_now
 from gostop_records.projector import project
 from gostop_records.recorder import JsonlSink, RecordingSession

@@ -11,12 +11,12 @@ import pytest
 from gostop_cli.app import app
 from typer.testing import CliRunner
 
-from gostop_records import checkpoints as CP
 from gostop_records import events as E
 from gostop_records import log as L
+from gostop_records.integrity import checkpoints as CP
+from gostop_records.integrity.seals import parse_seal, seal_text
+from gostop_records.integrity.signing import SigningKey
 from gostop_records.rules import PRESETS
-from gostop_records.seal import parse_seal, seal_text
-from gostop_records.signing import SigningKey
 from gostop_records.sim.selfplay import simulate
 from gostop_records.store import Store, schema
 from gostop_records.store.codec import event_row

@@ -14,7 +14,7 @@ import pytest
 from store_support import ROOT, break_a_rule, every_preset, games, gostop, one_game, write_games
 
 from gostop_records import log
-from gostop_records.store import Store, rows
+from gostop_records.store import Store, bulk
 
 
 def _counts(st: Store) -> dict[str, int]:
@@ -166,7 +166,7 @@ def test_json_lines_path_without_pyarrow_gives_the_same_tables(
             t: sorted(st.conn.execute(f"SELECT * FROM {t}").fetchall(), key=repr)
             for t in ("events", "hands", "turns", "payouts", "games")
         }
-    monkeypatch.setattr(rows, "_FORCE_JSON", True)
+    monkeypatch.setattr(bulk, "_FORCE_JSON", True)
     with Store(tmp_path / "json.duckdb") as st:
         report = st.import_paths([tmp_path / "logs"], batch_events=400)
         assert report.ok

@@ -16,13 +16,13 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from gostop_records import events as E
+from gostop_records.integrity.seals import parse_seal
 from gostop_records.rules import PRESETS
-from gostop_records.seal import parse_seal
 from gostop_records.sim.selfplay import simulate
 from gostop_records.store import Store
+from gostop_records.store.bulk import insert_rows
 from gostop_records.store.heads import KINDS, check, check_seal, entry_digest, tip
 from gostop_records.store.repair import RepairError
-from gostop_records.store.rows import insert_rows
 from gostop_records.store.schema import HEADS_COLUMNS, TABLES
 
 runner = CliRunner()

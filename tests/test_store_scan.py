@@ -1,4 +1,4 @@
-"""The import's scan of a JSON Lines log (``runs.scan``) places the lines that begin in the
+"""The import's scan of a JSON Lines log (``game_runs.scan``) places the lines that begin in the
 usual form by their leading bytes; it must find the runs and broken games that decoding
 every line finds, whatever the file's shape."""
 
@@ -17,26 +17,26 @@ from store_support import games
 from gostop_records import log
 from gostop_records.errors import LogError
 from gostop_records.log.lines import typed_lines
-from gostop_records.store import Store, runs
+from gostop_records.store import Store, game_runs
 from stress.fuzz import small_pieces
 
 GAMES = games(count=3, hands=1, seed=61)
 LINES = [[log.encode_json(e) for e in game[:12]] for game in GAMES]
 
 
-def _every_line(name: str) -> runs.FileScan:
+def _every_line(name: str) -> game_runs.FileScan:
     """The scan as it reads when every line is decoded: the reference."""
 
     def records() -> Iterator[tuple[int, Any]]:
         with open(name, "rb") as f:
             for lineno, line in log.json_records(f):
                 try:
-                    yield lineno, runs._links_json.decode(line)
-                except runs._UNREAD:
+                    yield lineno, game_runs._links_json.decode(line)
+                except game_runs._UNREAD:
                     yield lineno, None
                     return
 
-    return runs.scan_records(name, records())
+    return game_runs.scan_records(name, records())
 
 
 def _variant(line: bytes, how: str) -> bytes:
@@ -77,7 +77,7 @@ def files(draw: st.DrawFn) -> bytes:
 def test_the_scan_finds_what_decoding_every_line_finds(tmp_path: Path, body: bytes) -> None:
     path = tmp_path / "log.jsonl"
     path.write_bytes(body)
-    assert runs.scan(path) == _every_line(str(path))
+    assert game_runs.scan(path) == _every_line(str(path))
 
 
 @settings(
@@ -95,7 +95,7 @@ def test_a_damaged_line_changes_nothing_before_it(
     lines[k] = lines[k][:cut]
     path = tmp_path / "log.jsonl"
     path.write_bytes(b"\n".join(lines))
-    fast, full = runs.scan(path), _every_line(str(path))
+    fast, full = game_runs.scan(path), _every_line(str(path))
     whole = full.runs[:-1] if full.stop is not None else full.runs  # the last: cut short
     assert fast.runs[: len(whole)] == whole
     for gid, problem in full.broken.items():
@@ -110,14 +110,14 @@ def test_game_ids_with_escapes_are_decoded_line_by_line(tmp_path: Path) -> None:
     lines = [json.dumps(d, separators=(",", ":")).encode() for d in (a, b, a)]
     path = tmp_path / "log.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
-    scan = runs.scan(path)
+    scan = game_runs.scan(path)
     assert [r.game_id for r in scan.runs] == ['x\\"a', 'x\\"b', 'x\\"a']
     assert scan == _every_line(str(path))
     assert set(scan.broken) == {'x\\"a'}
 
 
 def test_a_missing_file_scans_empty(tmp_path: Path) -> None:
-    assert runs.scan(tmp_path / "gone.jsonl").runs == []
+    assert game_runs.scan(tmp_path / "gone.jsonl").runs == []
 
 
 def _naming_two_games(line: bytes, other: str) -> bytes:
@@ -169,7 +169,7 @@ def test_a_run_of_another_game_gives_no_line(tmp_path: Path) -> None:
     another game answers None rather than a line of that other game."""
     path = tmp_path / "log.jsonl"
     path.write_bytes(b"\n".join([*LINES[0][:3], *LINES[1][:2]]) + b"\n")
-    scan = runs.scan(path)
+    scan = game_runs.scan(path)
     first, second = GAMES[0][0].game_id, GAMES[1][0].game_id
     assert [r.game_id for r in scan.runs] == [first, second]
     assert scan.line_of(1, 1, second) == 5 and scan.line_of_seq(1, 2, second) == 5

@@ -13,7 +13,7 @@ from store_support import every_preset
 
 from gostop_records import log
 from gostop_records.store import Store, parallel, transfer
-from gostop_records.store.rows import arrow_available
+from gostop_records.store.bulk import arrow_available
 
 pytestmark = [
     pytest.mark.skipif(not arrow_available(), reason="needs pyarrow"),

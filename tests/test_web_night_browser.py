@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 
 from gostop_records import events as E
 from gostop_records import log as L
-from gostop_records.seal import seal_text
+from gostop_records.integrity.seals import seal_text
 from gostop_records.validate import validate_files
 
 pytestmark = pytest.mark.skipif(

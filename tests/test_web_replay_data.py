@@ -138,9 +138,9 @@ def test_the_seal_is_the_short_form_where_the_seal_module_is(
     import types
 
     head = "ab" * 32
-    fake = types.ModuleType("gostop_records.seal")
+    fake = types.ModuleType("gostop_records.integrity.seals")
     fake.seal_text = lambda h: f"SEAL-{h[:4]}"  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "gostop_records.seal", fake)
+    monkeypatch.setitem(sys.modules, "gostop_records.integrity.seals", fake)
     assert R.seal_text(head) == "SEAL-abab"
     gid, envs = _game(SAMPLES / "disputed-payment.jsonl")
     page = replay_page(gid, envs)

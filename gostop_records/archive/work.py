@@ -1,6 +1,6 @@
 """A unit of a build, on a worker: its games read, checked by the projector, written.
 
-Each game goes through the store's own per-run checks (:mod:`gostop_records.store.runs`:
+Each game goes through the store's own per-run checks (:mod:`gostop_records.store.game_runs`:
 the hash chain, then the rules, strict unless asked otherwise) and the store's own row
 builders (:func:`gostop_records.store.projections.derive`, the event rows of
 :mod:`gostop_records.store.codec`), so the archive's tables are the store's row for row.
@@ -22,9 +22,9 @@ from .. import log as L
 from ..errors import Finding, LogError
 from ..events import Envelope
 from ..store.codec import event_columns
+from ..store.game_runs import Run, check_links, replay
 from ..store.layout import LAYOUT_TABLES, arrow_table, part_name, part_path
 from ..store.projections import derive, empty_rows
-from ..store.runs import Run, check_links, replay
 from .plan import Game, Span, Unit
 from .target import STAGING, Target, is_local, open_fs
 

@@ -15,11 +15,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .. import events as E
-from ..checkpoints import check as check_signatures
 from ..engine import rulebook as RB
 from ..engine.game import GameState, HandResult
 from ..engine.settlement import Due
 from ..engine.state import HandState, Phase
+from ..integrity.checkpoints import check as check_signatures
 from ..projector import project
 from ..rules import Ruleset
 from .claims import AuditArgumentError, Claim, parse_claim

@@ -14,9 +14,9 @@ from typing import Any
 
 import msgspec
 
-from ..checkpoints import SignatureReport
 from ..engine.settlement import Due, Proof
 from ..errors import Finding
+from ..integrity.checkpoints import SignatureReport
 
 __all__ = [
     "AGREED",

@@ -1,10 +1,11 @@
-"""Canonical bytes and the hash chain: sealing envelopes, and verifying a chain.
+"""Canonical bytes and the hash chain: chaining envelopes, and verifying a chain.
 
 The hash is a function of the *values* as stored, not of the formatting of a line (see the
 package docstring). :func:`chain_break` and :func:`link_break` are the one check of seq order
 and links, with one wording, for every reader: :func:`verify`, the file check
 (:func:`~gostop_records.log.files.verify_file`) and the store's import; the walk itself is
-compiled (:mod:`.links`).
+compiled (:mod:`.links`). The integrity wing (:mod:`gostop_records.integrity`) names this
+API beside seals, signatures and checkpoints, and says what each of their words means.
 """
 
 from __future__ import annotations
@@ -159,7 +160,7 @@ def compute_hash(prev: str, env: Envelope) -> str:
 
 
 class Chain:
-    """Seals the envelopes of one game as they are appended: fills ``prev`` and ``hash``.
+    """Chains the envelopes of one game as they are appended: fills ``prev`` and ``hash``.
 
     The live recorder and the simulator append one envelope at a time; ``prev`` is the hash
     of the last sealed envelope (:data:`GENESIS` for a new game, the stored last hash to
@@ -186,7 +187,7 @@ class Chain:
 
 
 def seal(envelopes: Iterable[Envelope], prev: str = GENESIS) -> list[Envelope]:
-    """Envelopes with ``prev`` and ``hash`` filled, one chain per game.
+    """Envelopes chained (``prev`` and ``hash`` filled), one chain per game.
 
     ``prev`` starts the chain of the first game met (to continue a stored log); every other
     game starts from :data:`GENESIS`.

@@ -372,7 +372,7 @@ def lead_conflict(line: bytes | str, game_id: str) -> str | None:
     The decoder keeps the last of repeated members, so a line that begins
     ``{"game_id":"a"`` and says ``"game_id":"b"`` further on (or spells the key with
     escapes) is game b to a reader, and game a to anyone reading its first bytes, as the
-    import's scan does (``store.runs``). Such a line belongs to no one game: every reader
+    import's scan does (``store.game_runs``). Such a line belongs to no one game: every reader
     refuses it. None when the two agree, or when the line does not begin with an id
     written without escapes.
     """

@@ -10,7 +10,6 @@ from typing import Any
 import msgspec
 
 from .. import cards as C
-from .. import checkpoints as CP
 from .. import events as E
 from .. import log as L
 from .. import notation, words
@@ -19,11 +18,12 @@ from ..engine.game import GameState, HandResult, Waiting, start_game
 from ..engine.settlement import Proof
 from ..engine.state import HandState, Phase
 from ..errors import GostopError, IllegalAction, LogError, NoSpaceError, ProjectionError
+from ..integrity import checkpoints as CP
+from ..integrity.seals import Seal
+from ..integrity.signing import SigningKey
 from ..names import seal_players
 from ..projector import Projector
 from ..rules import Ruleset, resolve
-from ..seal import Seal
-from ..signing import SigningKey
 from .answers import ChoiceRequired, Decision, Entry, PendingDue
 from .inputs import TableInputs
 from .players import Clock, make_players, new_game_id

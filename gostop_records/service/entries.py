@@ -24,7 +24,7 @@ from ..errors import (
 from ..recorder import Entry, RecordingSession, new_game_id
 from ..rules import PRESETS, Ruleset, apply_overrides, get_preset
 from ..store.errors import ConcurrencyError
-from . import store_rows
+from . import tokens_answers
 from .errors import ServiceError
 from .models import EntryIn, NewGame
 from .sessions import (
@@ -58,12 +58,12 @@ class Entries(Sessions):
         fp = fingerprint(req)
         if idempotency_key:
             with self.hold():  # a retry's answer, and a token written beside the settler
-                done = store_rows.answered(self._conn(), "games", idempotency_key)
+                done = tokens_answers.answered(self._conn(), "games", idempotency_key)
                 if done is not None:
                     if done[0] != fp:
                         raise reused_key(idempotency_key)
                     body = msgspec.json.decode(done[2])
-                    token = store_rows.new_secret()
+                    token = tokens_answers.new_secret()
                     self._set_token(self.store.conn, body["game_id"], token, self.clock())
                     body["recorder_token"] = token
                     return Answer(done[1], msgspec.json.encode(body), replayed=True)
@@ -89,7 +89,7 @@ class Entries(Sessions):
         except (IllegalAction, GostopError) as exc:
             raise ServiceError(400, "bad_game", str(exc)) from None
         assert rec.opened is not None
-        token = store_rows.new_secret()
+        token = tokens_answers.new_secret()
         body = {
             "game_id": rec.game_id,
             "version": rec.last_seq,
@@ -100,16 +100,16 @@ class Entries(Sessions):
         }
         stamp = self.clock()
         rows: dict[str, list[tuple[Any, ...]]] = {
-            store_rows.TOKENS: [store_rows.token_row(rec.game_id, token, stamp)]
+            tokens_answers.TOKENS: [tokens_answers.token_row(rec.game_id, token, stamp)]
         }
         if idempotency_key:
             answer = msgspec.json.encode(body).decode()
-            rows[store_rows.ANSWERS] = [("games", idempotency_key, fp, 201, answer, stamp)]
+            rows[tokens_answers.ANSWERS] = [("games", idempotency_key, fp, 201, answer, stamp)]
         self._commit(rec.opened, rows)
         self.live[rec.game_id] = rec
         self.keys[rec.game_id] = set()
         # committed: the first entry need not read the hash back from the store
-        self.token_hashes[rec.game_id] = store_rows.token_digest(token)
+        self.token_hashes[rec.game_id] = tokens_answers.token_digest(token)
         return Answer(201, msgspec.json.encode({**body, "recorder_token": token}))
 
     def enter(
@@ -172,7 +172,7 @@ class Entries(Sessions):
     def _commit_refusal(self, e: Decided, exc: Exception) -> ServiceError:
         if isinstance(exc, ConcurrencyError):
             key = e.key
-            if key and store_rows.answered(self._conn(e.game_id), e.game_id, key) is not None:
+            if key and tokens_answers.answered(self._conn(e.game_id), e.game_id, key) is not None:
                 return reused_key(key)
             return ServiceError(409, "conflict", str(exc), version=exc.actual)
         assert isinstance(exc, ProjectionError)
@@ -195,7 +195,7 @@ class Entries(Sessions):
         # only a request that is behind can be a retry; a key reused at the current version
         # is one of the game's answered keys
         if key and (req.expected_version != version or key in self.keys.get(game_id, ())):
-            done = store_rows.answered(self._conn(game_id), game_id, key)
+            done = tokens_answers.answered(self._conn(game_id), game_id, key)
             if done is not None:
                 if done[0] != fp:
                     raise reused_key(key)

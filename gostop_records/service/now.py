@@ -23,10 +23,10 @@ from ..engine.settlement import settle
 from ..engine.state import HandState, Phase
 from ..engine.turn import facts_of
 from ..errors import GostopError
+from ..integrity.seals import Seal
 from ..notation import text
 from ..recorder import RecordingSession
 from ..rules import Shaking
-from ..seal import Seal
 from ..views import game_dict, proof_dict
 
 __all__ = ["RECENT", "now"]

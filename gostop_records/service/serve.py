@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .settings import ServiceSettings
-from .store_rows import new_secret
+from .tokens_answers import new_secret
 
 __all__ = ["ServeOptions", "access_log_to", "banner", "lan_address", "serve"]
 

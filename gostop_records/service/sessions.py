@@ -49,14 +49,14 @@ from ..errors import (
     LogError,
     ProjectionError,
 )
+from ..integrity.signing import SigningKey, read_key_file, server_key_path, write_key_file
 from ..recorder import Decision, RecordingSession, Waiting
-from ..signing import SigningKey, read_key_file, server_key_path, write_key_file
 from ..store import Store, staging
 from ..store.append import Append
 from ..store.connection import fetch_one
 from ..store.people import person_key
 from ..store.query import lock_down
-from . import store_rows
+from . import tokens_answers
 from .errors import ServiceError
 from .models import EntryIn
 from .settings import ServiceSettings
@@ -202,7 +202,7 @@ class Sessions:
         try:
             self.store.conn.execute(f"SET threads = {int(self.settings.store_threads)}")
             self.signer = server_key(self.path) if sign else None
-            store_rows.create_tables(self.store.conn)
+            tokens_answers.create_tables(self.store.conn)
             self.store.catch_up_rows()
             staging.drop(self.store.conn)  # a rebuild's new tables a killed server left
             self.store.open_journal()
@@ -319,7 +319,7 @@ class Sessions:
         if rec.opened is not None and rec.opened.envelopes:
             # an entry a crash of another recorder cut short: its consequences, its seal
             self._commit(rec.opened)
-        self.keys[game_id] = store_rows.keys_of(self._conn(game_id), game_id)
+        self.keys[game_id] = tokens_answers.keys_of(self._conn(game_id), game_id)
         self.live[game_id] = rec
         while len(self.live) > self.settings.live_games:
             self.keys.pop(self.live.popitem(last=False)[0], None)
@@ -346,7 +346,7 @@ class Sessions:
         answers = [e.answer for e in entries if e.answer is not None]
         if answers:  # every answer of the group in one statement, with the events
             last = appends[-1].rows = dict(appends[-1].rows or {})
-            last[store_rows.ANSWERS] = [*last.get(store_rows.ANSWERS, []), *answers]
+            last[tokens_answers.ANSWERS] = [*last.get(tokens_answers.ANSWERS, []), *answers]
         try:
             self.store.append_group(appends, defer_rows=True, journal=True)
         except BaseException:
@@ -372,7 +372,7 @@ class Sessions:
             raise ServiceError(
                 401, "unauthorized", "recording needs the game's recorder token (Bearer)"
             )
-        ok = store_rows.matches(self._token_hash(game_id), token)
+        ok = tokens_answers.matches(self._token_hash(game_id), token)
         if ok is None:
             raise ServiceError(
                 403,
@@ -385,16 +385,16 @@ class Sessions:
 
     def _token_hash(self, game_id: str) -> str | None:
         if game_id not in self.token_hashes:
-            self.token_hashes[game_id] = store_rows.token_of(self.store.conn, game_id)
+            self.token_hashes[game_id] = tokens_answers.token_of(self.store.conn, game_id)
         return self.token_hashes[game_id]
 
     def _set_token(self, conn: Any, game_id: str, token: str, at: str) -> None:
         self.token_hashes.pop(game_id, None)  # read again once the write is committed
-        store_rows.set_token(conn, game_id, token, at)
+        tokens_answers.set_token(conn, game_id, token, at)
 
     def token_game(self, token: str | None) -> dict[str, Any]:
         """The game a recorder token opens, with its version."""
-        gid = store_rows.game_of_token(self._conn(), token) if token else None
+        gid = tokens_answers.game_of_token(self._conn(), token) if token else None
         if gid is None:
             raise ServiceError(
                 401 if not token else 403,
@@ -404,7 +404,7 @@ class Sessions:
         return {"game_id": gid, "version": self.store.version(gid)}
 
     def token_opens(self, game_id: str, token: str | None) -> bool:
-        return bool(token) and bool(store_rows.matches(self._token_hash(game_id), token or ""))
+        return bool(token) and bool(tokens_answers.matches(self._token_hash(game_id), token or ""))
 
     def issue_token(self, game_id: str) -> dict[str, Any]:
         """A new recorder token for a stored game (the old one stops working). The server
@@ -414,7 +414,7 @@ class Sessions:
         if self.signer is not None and not self._signs(game_id):
             self._session(game_id, adopt=True)
         version = self._known(game_id)
-        token = store_rows.new_secret()
+        token = tokens_answers.new_secret()
         self._set_token(self.store.conn, game_id, token, self.clock())
         return {"game_id": game_id, "version": version, "recorder_token": token}
 

@@ -11,12 +11,12 @@ from typing import Any
 
 import msgspec
 
-from .. import checkpoints as CP
 from .. import events as E
 from ..errors import (
     GostopError,
 )
-from ..signing import countersign_message
+from ..integrity import checkpoints as CP
+from ..integrity.signing import countersign_message
 from .errors import ServiceError
 from .models import CountersignIn
 from .sessions import (
@@ -36,7 +36,7 @@ class Signatures(Sessions):
 
     def checkpoint(self, game_id: str) -> dict[str, Any]:
         """The latest signed checkpoint of a game and what each seat signs to countersign
-        it (the bytes of :func:`~gostop_records.signing.countersign_message`, base64)."""
+        it (the bytes of :func:`~gostop_records.integrity.signing.countersign_message`, base64)."""
         import base64
 
         rec = self._session(game_id)

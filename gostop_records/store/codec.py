@@ -87,7 +87,7 @@ def event_columns(envelopes: Sequence[Envelope]) -> list[list[Any]]:
     The bulk import's form: a list per column, built column by column when every envelope
     is in its typed form (the usual case), which takes half the time of row tuples turned
     into columns afterwards. The payload may come as UTF-8 bytes rather than text, which
-    Arrow reads ten times faster; :func:`.rows.prepare_columns` makes it text where a
+    Arrow reads ten times faster; :func:`.bulk.prepare_columns` makes it text where a
     statement needs it.
     """
     if not all(type(env) is Envelope and type(env.event) in _TAGS for env in envelopes):

@@ -17,7 +17,7 @@ entries to the ``heads`` table, in the transaction that writes the events:
 | ``people`` | an append to the people record (no game: its events and head) |
 | ``game_resealed`` | ``people upgrade``: a game re-chained with its names sealed (:mod:`.reseal`) |
 
-An entry holds the game, its number of events and its head hash then, and is chained to the
+An entry holds the game, its number of events and its head then, and is chained to the
 entry before it like events are (``hash = sha256(prev + canonical bytes of the entry)``).
 ``gostop db verify`` checks the chain and, for every
 game, that the store holds exactly the events its latest entry counts, with the same head:
@@ -25,7 +25,7 @@ a deleted game, a replaced one, a cut tail and events added behind the chain's b
 named with what the chain recorded. Every live append adds an entry (in the service, one
 statement for all the games of a group commit): with entries at hand ends only, the plays
 of a hand in progress could be cut, and events added after the latest entry, with nothing
-to show for it; the chain would vouch only for what the signed checkpoints already do.
+to show for it; the chain would cover only what the signed checkpoints already do.
 ``gostop db rebuild`` refuses to run over such a loss unless told to accept it, and records
 the loss and the rebuild here. ``gostop db repair`` mends, and records, the damage a stale
 tip did to this chain in earlier versions, and nothing else (:mod:`.repair`).
@@ -48,9 +48,10 @@ import msgspec
 
 from .. import log as L
 from ..errors import Finding, GostopError
-from ..seal import SealCheck, SealQuery
+from ..integrity.chain import GENESIS, digest_after
+from ..integrity.seals import SealCheck, SealQuery
+from .bulk import insert_rows
 from .connection import fetch_one
-from .rows import insert_rows
 from .schema import HEADS_COLUMNS
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ def writing(path: str | os.PathLike[str]) -> Iterator[None]:
 def entry_digest(prev: str, row: Sequence[Any]) -> str:
     """The hash of an entry: its fields in column order (before ``prev``), after ``prev``."""
     body = msgspec.json.encode(list(row))
-    return L.digest_after(prev, body)
+    return digest_after(prev, body)
 
 
 def tip(conn: duckdb.DuckDBPyConnection) -> tuple[int, str]:
@@ -117,7 +118,7 @@ def tip(conn: duckdb.DuckDBPyConnection) -> tuple[int, str]:
     row = fetch_one(
         conn, "SELECT entry, hash FROM heads WHERE entry = (SELECT max(entry) FROM heads)"
     )
-    return (0, L.GENESIS) if row is None else (int(row[0]), str(row[1]))
+    return (0, GENESIS) if row is None else (int(row[0]), str(row[1]))
 
 
 def record(
@@ -268,7 +269,7 @@ class Loss:
     game_id: str
     entry: int
     had: int  # events the chain recorded
-    head: str | None  # their head hash
+    head: str | None  # the head of those events
     now: int  # events the store holds
     kind: str  # game_deleted, events_missing or game_replaced
     reason: str
@@ -414,7 +415,7 @@ def _before_repair(conn: duckdb.DuckDBPyConnection, query: SealQuery) -> SealChe
                 f"the store's heads chain held seal {query.text} at entry {entry} before the "
                 f"repair of {at} (entry {repair_entry}), which re-linked it; {state}. The "
                 "chain no longer holds this hash: the repair's record of it is all that is "
-                "left, and does not vouch for the chain",
+                "left, and proves nothing about the chain",
                 entry,
             )
     return None
@@ -424,7 +425,7 @@ def _before_repair(conn: duckdb.DuckDBPyConnection, query: SealQuery) -> SealChe
 def check(conn: duckdb.DuckDBPyConnection) -> list[HeadsProblem]:
     """The chain itself, then every game against its latest entry (see the docstring)."""
     problems: list[HeadsProblem] = []
-    expected, prev = 1, L.GENESIS
+    expected, prev = 1, GENESIS
     for row in conn.execute(f"SELECT {ENTRY_SELECT} FROM heads ORDER BY entry").fetchall():
         entry = int(row[0])
         if entry != expected:

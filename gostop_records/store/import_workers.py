@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import parallel
-from .parallel import Checkers, Note, PieceResult, Task, WorkerFailed
-from .rows import without_games
-from .runs import (
+from .bulk import without_games
+from .game_runs import (
     Run,
     RunReader,
     scan,
 )
+from .parallel import Checkers, Note, PieceResult, Task, WorkerFailed
 
 if TYPE_CHECKING:
     pass
@@ -54,7 +54,7 @@ class WorkerReading:
         checkpoint copies it again.
         """
         at = _Place()
-        # The scan of each file (see :func:`.runs.scan`), which the importer needs before it
+        # The scan of each file (see :func:`.game_runs.scan`), which the importer needs before it
         # takes a file's first verdicts, runs on a thread from the start, while the workers
         # check the first tasks; verdicts that come before their file's scan is done wait,
         # a few of them, while the workers are given more tasks. Done in line, the scan

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .heads import record as record_heads
-from .heads import writing
-from .rows import Prepared
-from .runs import (
+from .bulk import Prepared
+from .game_runs import (
     Run,
 )
+from .heads import record as record_heads
+from .heads import writing
 from .writer import (
     clear_games,
     insert_events,

@@ -14,7 +14,7 @@ default, or lenient), then against what the store already holds:
 A rejected game leaves nothing behind and is reported with its file, seq and reason; the
 other games go in. Many games are written per transaction for speed, and a transaction
 only ever holds whole games, so an import killed at any moment leaves whole games only and
-running it again completes it. Rows go in through Arrow (or JSON Lines, see :mod:`.rows`).
+running it again completes it. Rows go in through Arrow (or JSON Lines, see :mod:`.bulk`).
 
 Games are read, checked and derived in chunks (:data:`CHUNK_EVENTS`) and gathered into a
 transaction (:data:`DEFAULT_BATCH_EVENTS`) as Arrow tables; a background thread writes a
@@ -45,8 +45,20 @@ from .. import log as L
 from ..errors import Finding
 from ..events import Envelope
 from . import parallel
+from .bulk import arrow_available, combine, compact
 from .connection import bounded_memory
 from .errors import no_space
+from .game_runs import (
+    Checked,
+    FileScan,
+    Problem,
+    Run,
+    RunReader,
+    first_bad_hash,
+    rows_of,
+    scan,
+    scan_envelopes,
+)
 from .import_process import no_vacuum, one_duckdb_thread, tuned_interpreter
 from .import_report import ImportProgress, ImportReport
 from .import_workers import WorkerReading
@@ -59,18 +71,6 @@ from .import_writes import (
     ripe,
 )
 from .parallel import Checkers, default_workers
-from .rows import arrow_available, combine, compact
-from .runs import (
-    Checked,
-    FileScan,
-    Problem,
-    Run,
-    RunReader,
-    first_bad_hash,
-    rows_of,
-    scan,
-    scan_envelopes,
-)
 from .schema import EVENT_COLUMNS, TABLES
 from .verdict import Conflict, judge
 from .writer import (
@@ -256,7 +256,7 @@ class Importer(WorkerReading):
         self._process(chunk)
 
     def _runs(self, path: Path) -> Iterator[tuple[list[Envelope], int | None]]:
-        """The runs of a file (see :class:`.runs.RunReader`); a read error is reported."""
+        """The runs of a file (see :class:`.game_runs.RunReader`); a read error is reported."""
         reader = RunReader(path)
         yield from reader
         if reader.error is not None:

@@ -48,8 +48,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from .bulk import UNNEST_VALUES, insert_rows
 from .heads import chain_pending
-from .rows import UNNEST_VALUES, insert_rows
 from .schema import EVENT_COLUMNS, Columns
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ interpreter does on one core, while DuckDB's writes are cheap next to them. The 
 import are therefore cut into tasks (:func:`tasks`): a large JSON Lines file into pieces of
 whole runs (a piece never splits a game's run), small ones gathered several to a task. Worker
 processes check the games that *start* in a task exactly as the importer does in-process
-(:mod:`.runs`) and send back verdicts and rows as Arrow tables.
+(:mod:`.game_runs`) and send back verdicts and rows as Arrow tables.
 
 The importer stays the one place that decides against the store: it takes a worker's
 verdict only for a game the store and the import have not met yet and that appears once
@@ -38,8 +38,8 @@ import msgspec
 from .. import log as L
 from ..errors import Finding, LogError
 from . import transfer
-from .rows import Prepared, from_arrow, to_arrow
-from .runs import Checked, Run, RunReader, check_links, replay, rows_of
+from .bulk import Prepared, from_arrow, to_arrow
+from .game_runs import Checked, Run, RunReader, check_links, replay, rows_of
 from .schema import EVENT_COLUMNS, TABLES
 
 __all__ = [

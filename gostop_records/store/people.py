@@ -24,9 +24,9 @@ from .. import log as L
 from ..names import FORGOTTEN, is_sealed, new_key, open_name, reveal, seal_name, sealed_ids
 from ..people import PEOPLE_STREAM, People, PeopleError, named_in, says_name, seat_ids
 from . import heads as H
+from .bulk import insert_rows
 from .codec import event_row, rows_to_envelopes
 from .connection import fetch_one
-from .rows import insert_rows
 from .schema import PEOPLE_COLUMNS, PERSON_EVENT_COLUMNS, quote
 from .writer import transaction
 

@@ -43,10 +43,10 @@ from typing import TYPE_CHECKING, Any
 
 from .. import log as L
 from ..errors import GostopError, LogError
+from .bulk import insert_rows
 from .connection import bounded_memory
 from .heads import ENTRY_SELECT, chain_rows, entry_digest, losses, tip, writing
 from .rebuild import decode_game, game_groups, games_behind
-from .rows import insert_rows
 from .schema import HEADS_COLUMNS
 from .verify import chain_break, type_mismatch
 from .writer import transaction

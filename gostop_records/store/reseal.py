@@ -49,10 +49,10 @@ import msgspec
 from .. import events as E
 from .. import log as L
 from ..errors import Finding, LogError
+from ..integrity.seals import SealCheck, SealQuery, seal_text
+from ..integrity.signing import PublicKey, SigningKey, checkpoint_message
 from ..names import FORGOTTEN, is_sealed, new_key, open_name, seal_name
 from ..people import People, is_computer
-from ..seal import SealCheck, SealQuery, seal_text
-from ..signing import PublicKey, SigningKey, checkpoint_message
 from . import heads as H
 from .codec import row_to_envelope, rows_to_envelopes
 from .errors import StoreError

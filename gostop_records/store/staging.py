@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from .bulk import Prepared, insert_rows
 from .projections import Row
-from .rows import Prepared, insert_rows
 from .schema import TABLES, projection_ddl
 from .writer import clear_games
 

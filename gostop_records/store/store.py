@@ -35,8 +35,8 @@ from .writer import EVENT_SELECT
 if TYPE_CHECKING:
     import duckdb
 
+    from ..integrity.seals import Seal
     from ..projector import Projector
-    from ..seal import Seal
     from .append import Append, AppendResult, GameCache, PendingRows
     from .export import ExportReport
     from .importer import ImportProgress, ImportReport
@@ -207,7 +207,7 @@ class Store:
 
     def seals(self, game_ids: Sequence[str] | None = None) -> list[Seal]:
         """The seal of each game's head (every game, or these), by game id."""
-        from ..seal import Seal
+        from ..integrity.seals import Seal
 
         self.settle()
         sql = (

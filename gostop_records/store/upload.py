@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING
 from ..errors import Finding
 from ..names import reveal, sealed_ids
 from .append import Append, AppendResult
+from .game_runs import Checked, FileScan, Run, RunReader, replay, scan
 from .import_report import ImportReport
 from .people import keys_for
 from .projections import Rows, derive
-from .runs import Checked, FileScan, Run, RunReader, replay, scan
 from .verdict import Conflict, judge
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..errors import Finding
 from ..events import Envelope
-from .runs import Checked, FileScan, Run, check_links, replay
+from .game_runs import Checked, FileScan, Run, check_links, replay
 
 __all__ = ["Conflict", "judge"]
 

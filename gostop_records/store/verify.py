@@ -6,7 +6,7 @@ The projection tables are compared row for row (as multisets) with the rows a re
 derive now, so a table edited by hand, or left behind by an older version, shows up too.
 
 What a valid chain cannot show is found too: every signed checkpoint and countersignature is
-checked (:mod:`gostop_records.checkpoints`), and the store's heads chain (:mod:`.heads`)
+checked (:mod:`gostop_records.integrity.checkpoints`), and the store's heads chain (:mod:`.heads`)
 names a game deleted, replaced or cut short. A game with such a loss is never told to run
 ``gostop db rebuild``, which would derive the tables from what is left.
 """
@@ -16,15 +16,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .. import checkpoints as CP
 from .. import log as L
 from ..errors import Finding
+from ..integrity import checkpoints as CP
+from .bulk import row_source
 from .connection import bounded_memory
 from .heads import check as check_heads
 from .people import check_people
 from .rebuild import Failure, fresh_rows, game_groups
 from .reseal import check as check_resealed
-from .rows import row_source
 from .schema import TABLES, quote
 
 if TYPE_CHECKING:

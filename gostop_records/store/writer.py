@@ -12,9 +12,9 @@ import contextlib
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .bulk import Prepared, insert_rows, placeholder, prepare, prepare_columns
 from .codec import EventRow
 from .projections import Row, Rows, player_games
-from .rows import Prepared, insert_rows, placeholder, prepare, prepare_columns
 from .schema import EVENT_COLUMNS, GAME_TABLES, KEYS, TABLES, Columns, quote
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ def prepare_events(columns: Sequence[Sequence[Any]]) -> Prepared:
 
 
 def prepare_projection(rows: Rows) -> dict[str, Prepared]:
-    """Projection rows made ready to insert (see :func:`.rows.prepare`)."""
+    """Projection rows made ready to insert (see :func:`.bulk.prepare`)."""
     return {name: prepare(cols, rows.get(name, [])) for name, cols in TABLES.items()}
 
 

@@ -177,7 +177,7 @@ def audit_page(game_id: str, envelopes: Sequence[E.Envelope], *, lenient: bool =
     links into the replayer."""
     from ..audit import audit_game
     from ..audit.render import AS_NOTED, TABLE_NOTED
-    from ..seal import seal_of
+    from ..integrity.seals import seal_of
 
     audit = audit_game(envelopes, lenient=lenient)
     result = audit.to_dict()

@@ -42,10 +42,10 @@ _TURN_INPUTS = frozenset({"shaken", "bomb_played", "card_played", "flip_only_pla
 
 
 def seal_text(head_hash: str) -> str:
-    """How the page names the game's head: its seal (the short base32 form of the head hash
-    of :mod:`gostop_records.seal`), or the head hash itself where that module is absent."""
+    """How the page names the game's head: its seal (the short base32 form of the head, of
+    :mod:`gostop_records.integrity.seals`), or the head itself where that module is absent."""
     try:
-        from ..seal import seal_text as short
+        from ..integrity.seals import seal_text as short
     except ImportError:
         return head_hash
     return short(head_hash)

@@ -169,7 +169,7 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
         return f"undo: the entry at seq {ev.seq} is retracted{why}"
     if t in ("key_added", "result_countersigned"):
         from ..errors import GostopError
-        from ..signing import PublicKey
+        from ..integrity.signing import PublicKey
 
         try:
             fp = PublicKey.from_text(ev.key).fingerprint

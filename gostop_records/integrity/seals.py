@@ -2,14 +2,14 @@
 
 A seal is the hash of a game's latest event, which the hash chain ties to every event before
 it: 10 characters of Crockford base32 (50 bits), grouped for reading (``K7Q2-M9XA-3F``).
-Written down at the table at the end of a hand, it is an anchor the holder of the file does
-not control: a record that was cut, edited and re-hashed, or replaced, no longer holds an
+Written down at the table at the end of a hand, it is out of reach of whoever holds the
+file: a record that was cut, edited and re-hashed, or replaced, no longer holds an
 event with that hash. The QR code carries the whole hash (and the game and seq), for a
 phone's camera; a seal typed by hand may leave out the seq (``--seq`` gives it back).
 
 50 bits keep a casual forger out but not a determined one with hardware to spare (about
-2^50 hashes to find another record with the same seal); the full hash of the QR code, and
-the signed checkpoints (``checkpoints``), are the strong anchors.
+2^50 hashes to find another record with the same seal); the whole head in the QR code, and
+the checkpoints (:mod:`.checkpoints`), are the strong ones.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import events as E
-from .errors import GostopError
+from .. import events as E
+from ..errors import GostopError
 from .signing import CROCKFORD, crockford, group
 
 __all__ = [
@@ -36,7 +36,7 @@ __all__ = [
     "seal_text",
 ]
 
-#: Characters of a seal: 50 bits of the head hash.
+#: Characters of a seal: 50 bits of the head.
 SEAL_CHARS = 10
 _URI = re.compile(r"^gostop-seal:(?P<game>.+):(?P<seq>\d+):(?P<head>[0-9a-fA-F]{64})$")
 # what a hand might write for a character of the alphabet
@@ -48,7 +48,7 @@ class SealError(GostopError):
 
 
 def seal_text(head: str) -> str:
-    """The seal of a head hash (64 hex digits): ``K7Q2-M9XA-3F``."""
+    """The seal of a head (64 hex digits): ``K7Q2-M9XA-3F``."""
     return group(crockford(bytes.fromhex(head), SEAL_CHARS))
 
 
@@ -114,7 +114,7 @@ class SealQuery:
 
 def parse_seal(text: str, seq: int | None = None) -> SealQuery:
     """Read a seal as written (``K7Q2-M9XA-3F``, any case, dashes and spaces ignored, O for
-    0 and I or L for 1), a whole head hash (64 hex digits) or a QR code's text."""
+    0 and I or L for 1), a whole head (64 hex digits) or a QR code's text."""
     t = text.strip()
     m = _URI.match(t)
     if m:
@@ -164,8 +164,8 @@ def check_seal(
     """Whether the record holds the seal's head at some seq (which, and how many events
     follow it), or where it departs from it.
 
-    ``vouched_until``: the latest seq whose head a valid signed checkpoint covers (see
-    ``checkpoints.check``); it bounds where a record that lost the seal departs.
+    ``vouched_until``: the latest seq whose head a valid checkpoint covers (see
+    :func:`.checkpoints.check`); it bounds where a record that lost the seal departs.
     """
     n = len(envelopes)
     last = envelopes[-1].seq if envelopes else 0
@@ -192,7 +192,7 @@ def check_seal(
     vouched = ""
     if vouched_until and (query.seq is None or vouched_until < query.seq):
         vouched = (
-            f"; a valid signed checkpoint vouches for the record up to seq {vouched_until}, "
+            f"; a valid signed checkpoint covers the record up to seq {vouched_until}, "
             f"so it departs after seq {vouched_until}"
         )
     elif vouched_until:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from gostop_records import log, schema
+from gostop_records import json_schema, log
 from gostop_records.events import EVENT_TYPES, Envelope
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,7 +18,7 @@ SCHEMAS = ROOT / "schemas"
 
 @pytest.fixture(scope="module")
 def generated() -> dict[str, dict[str, Any]]:
-    return schema.generate()
+    return json_schema.generate()
 
 
 def _validator(doc: dict[str, Any]) -> Draft202012Validator:
@@ -27,7 +27,7 @@ def _validator(doc: dict[str, Any]) -> Draft202012Validator:
 
 
 def test_checked_in_schemas_are_up_to_date() -> None:
-    problems = schema.check(SCHEMAS)
+    problems = json_schema.check(SCHEMAS)
     assert not problems, (
         "schemas/ differs from the generated schemas; run `gostop schema` (or `make schemas`) "
         "and commit the result:\n" + "\n".join(problems)
@@ -35,37 +35,37 @@ def test_checked_in_schemas_are_up_to_date() -> None:
 
 
 def test_one_schema_per_event_type_plus_the_envelope(generated: dict[str, Any]) -> None:
-    expected = {schema.ENVELOPE_FILE} | {schema.event_file(t) for t in EVENT_TYPES}
+    expected = {json_schema.ENVELOPE_FILE} | {json_schema.event_file(t) for t in EVENT_TYPES}
     assert set(generated) == expected
 
 
 def test_documents_are_2020_12_with_ids_and_titles(generated: dict[str, Any]) -> None:
     for rel, doc in generated.items():
         assert doc["$schema"] == "https://json-schema.org/draft/2020-12/schema"
-        assert doc["$id"] == schema.BASE_URI + rel
+        assert doc["$id"] == json_schema.BASE_URI + rel
         assert doc["title"] and doc["description"]
         Draft202012Validator.check_schema(doc)
-    assert generated[schema.ENVELOPE_FILE]["title"] == "Envelope"
+    assert generated[json_schema.ENVELOPE_FILE]["title"] == "Envelope"
     assert generated["events/card_played.schema.json"]["title"] == "CardPlayed"
 
 
 def test_output_is_byte_stable(generated: dict[str, Any], tmp_path: Path) -> None:
-    text = schema.dumps(generated[schema.ENVELOPE_FILE])
+    text = json_schema.dumps(generated[json_schema.ENVELOPE_FILE])
     assert text.endswith("}\n") and text.startswith('{\n  "$defs"')
-    assert schema.dumps(schema.generate()[schema.ENVELOPE_FILE]) == text
-    schema.write(tmp_path)
+    assert json_schema.dumps(json_schema.generate()[json_schema.ENVELOPE_FILE]) == text
+    json_schema.write(tmp_path)
     first = {p: p.read_bytes() for p in tmp_path.rglob("*.json")}
-    schema.write(tmp_path)
+    json_schema.write(tmp_path)
     assert {p: p.read_bytes() for p in tmp_path.rglob("*.json")} == first
-    assert schema.check(tmp_path) == []
+    assert json_schema.check(tmp_path) == []
 
 
 def test_check_names_stale_missing_and_extra_files(tmp_path: Path) -> None:
-    schema.write(tmp_path)
+    json_schema.write(tmp_path)
     (tmp_path / "events" / "card_played.schema.json").write_text("{}\n")
     (tmp_path / "events" / "go_called.schema.json").unlink()
     (tmp_path / "events" / "tile_played.schema.json").write_text("{}\n")
-    assert schema.check(tmp_path) == [
+    assert json_schema.check(tmp_path) == [
         "events/card_played.schema.json: differs from the generated schema",
         "events/go_called.schema.json: missing",
         "events/tile_played.schema.json: not generated (an event type that no longer exists?)",
@@ -73,11 +73,11 @@ def test_check_names_stale_missing_and_extra_files(tmp_path: Path) -> None:
 
 
 def test_real_envelopes_validate(sample_log: list[Envelope], generated: dict[str, Any]) -> None:
-    envelope = _validator(generated[schema.ENVELOPE_FILE])
+    envelope = _validator(generated[json_schema.ENVELOPE_FILE])
     for env in sample_log:
         d = json.loads(log.encode_json(env))
         envelope.validate(d)
-        _validator(generated[schema.event_file(env.type)]).validate(d["event"])
+        _validator(generated[json_schema.event_file(env.type)]).validate(d["event"])
 
 
 def _errors(validator: Draft202012Validator, doc: Any) -> list[str]:
@@ -87,7 +87,7 @@ def _errors(validator: Draft202012Validator, doc: Any) -> list[str]:
 def test_wrong_envelopes_are_rejected(
     sample_log: list[Envelope], generated: dict[str, Any]
 ) -> None:
-    envelope = _validator(generated[schema.ENVELOPE_FILE])
+    envelope = _validator(generated[json_schema.ENVELOPE_FILE])
     played = _validator(generated["events/card_played.schema.json"])
     good = json.loads(log.encode_json(sample_log[7]))
     assert good["event"]["type"] == "card_played"
@@ -114,7 +114,7 @@ def test_wrong_envelopes_are_rejected(
 
 
 def test_card_codes_are_one_shared_definition(generated: dict[str, Any]) -> None:
-    env = generated[schema.ENVELOPE_FILE]
+    env = generated[json_schema.ENVELOPE_FILE]
     assert "CardCode" in env["$defs"]
     assert len(env["$defs"]["CardCode"]["enum"]) == 53
     text = json.dumps(env)

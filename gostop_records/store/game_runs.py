@@ -18,16 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from .. import checkpoints as CP
 from .. import log as L
 from ..errors import Finding, GostopError, LogError, ProjectionError
 from ..events import Envelope
+from ..integrity import checkpoints as CP
 from ..log.checked import checked_runs
 from ..log.lead import lead_of
 from ..projector import Issue, Projector
+from .bulk import Prepared
 from .codec import event_columns, event_row
 from .projections import derive, empty_rows
-from .rows import Prepared
 from .writer import prepare_events, prepare_projection
 
 if TYPE_CHECKING:
@@ -401,7 +401,7 @@ def replay(run: Run, full: list[Envelope], stored: int, strict: bool) -> Checked
 
 
 def signature_problem(file: str | None, full: Sequence[Envelope]) -> Finding | None:
-    """The first signature problem of a game (:func:`gostop_records.checkpoints.check`):
+    """The first signature problem of a game (:func:`gostop_records.integrity.checkpoints.check`):
     a checkpoint or countersignature that does not verify, a head that was re-hashed
     after it was signed, a hand end left without the recorder's checkpoint. A game with
     one is not imported, in strict and lenient imports alike: a signature is not a rule

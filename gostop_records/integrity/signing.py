@@ -32,7 +32,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
-from .errors import GostopError
+from ..errors import GostopError
 
 __all__ = [
     "KEY_DIR_ENV",

@@ -21,7 +21,7 @@ ignore them.
   (the recorder signs again once the payments are in): the record was cut after them.
 
 A record cut right after a checkpoint is whole as far as the file can tell: a seal written
-down at the table (``seal``) or a signature seen elsewhere is what shows the loss.
+down at the table (:mod:`.seals`) or a signature seen elsewhere is what shows the loss.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from . import events as E
-from .errors import Finding, GostopError
-from .names import is_sealed
+from .. import events as E
+from ..errors import Finding, GostopError
+from ..names import is_sealed
 from .signing import PublicKey, SigningKey, checkpoint_message, countersign_message
 
 __all__ = [
@@ -313,7 +313,7 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
             try:
                 pub = PublicKey.from_text(ev.key)
             except GostopError as exc:
-                problems.append(Finding(seq=env.seq, rule="countersign_key", reason=str(exc)))
+                problems.append(Finding(seq=env.seq, rule="countersignature_key", reason=str(exc)))
                 continue
             who = seat_name(ev.seat)
             valid = True
@@ -321,7 +321,7 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
                 problems.append(
                     Finding(
                         seq=env.seq,
-                        rule="countersign_seat",
+                        rule="countersignature_seat",
                         reason=f"there is no seat {ev.seat} in this game",
                     )
                 )
@@ -332,7 +332,7 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
                 problems.append(
                     Finding(
                         seq=env.seq,
-                        rule="countersign_signature",
+                        rule="countersignature_signature",
                         reason=f"the countersignature of {who} does not verify with the key it "
                         f"carries ({pub.fingerprint}): it was changed or made with another key",
                     )
@@ -343,7 +343,7 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
                 problems.append(
                     Finding(
                         seq=env.seq,
-                        rule="countersign_key",
+                        rule="countersignature_key",
                         reason=f"{who} countersigns with key {pub.fingerprint}, but countersigned "
                         f"at seq {before[1]} with key {before[0]}: a wrong key",
                     )
@@ -441,7 +441,7 @@ def _unsealed_payments(
     ]
     if not paid or any(type(e.event) is E.HandStarted for e in envs if e.seq > paid[-1]):
         return
-    from .projector import Projector  # the rules, only for a record that needs them
+    from ..projector import Projector  # the rules, only for a record that needs them
 
     proj = Projector(strict=False)
     try:
