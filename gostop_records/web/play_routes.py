@@ -27,7 +27,7 @@ from typing import Annotated, Any
 from urllib.parse import urlencode
 
 import msgspec
-from litestar import MediaType, Request, Response, get, post
+from litestar import Request, Response, get, post
 from litestar.enums import RequestEncodingType
 from litestar.handlers import HTTPRouteHandler
 from litestar.params import Body, FromPath, JSONBody, QueryParameter
@@ -45,6 +45,7 @@ from .pages import _env, _script_json, _static, page_policy
 from .play import NotYourTurn, PlayTable
 from .review_jobs import ReviewBusy, ReviewJobs
 from .review_page import progress_page, review_page
+from .routes import html, page_get, refusal
 
 __all__ = [
     "DEFAULT_BOT",
@@ -262,7 +263,7 @@ def play_routes(
 
     # the permissions the routes declare (gostop_records.service.access): the page is a
     # shell, the hands are played through the API
-    @get("/play", media_type=MediaType.HTML, include_in_schema=False, opt={"access": "public"})
+    @page_get("/play", "public")
     async def page(
         ruleset: Annotated[str, QueryParameter(description="a preset")] = DEFAULT_RULESET,
         bot: Annotated[
@@ -272,14 +273,8 @@ def play_routes(
         try:
             _choose(ruleset, bot)
         except _Refused as r:
-            body = (
-                "<!doctype html><meta charset='utf-8'>"
-                "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-                "<title>cannot play</title>"
-                f"<p>{escape(r.reason)}</p><p><a href='/play'>play CARDAVIA</a></p>"
-            )
-            return Response(body, status_code=400, media_type=MediaType.HTML)
-        return Response(play_page(ruleset, bot), media_type=MediaType.HTML)
+            return refusal(400, "cannot play", r.reason, "<a href='/play'>play CARDAVIA</a>")
+        return html(play_page(ruleset, bot))
 
     @post(
         "/api/play",
@@ -379,12 +374,7 @@ def play_routes(
             found["version"] = t.version
             return _json({"id": hand_id, "hint": found}, 200)
 
-    @get(
-        "/play/{hand_id:str}/review/{hand_no:int}",
-        media_type=MediaType.HTML,
-        include_in_schema=False,
-        opt={"access": "play"},
-    )
+    @page_get("/play/{hand_id:str}/review/{hand_no:int}", "play")
     async def review(hand_id: FromPath[str], hand_no: FromPath[int]) -> Response[str]:
         """The review of a finished hand of the game in play, in the replayer, each of the
         player's decisions with a button to play it again. Computed in the background (the
@@ -392,32 +382,32 @@ def play_routes(
         try:
             hand = hands.get(hand_id)
         except _Refused as r:
-            return _html(f"<p>{escape(r.reason)}</p>", r.status)
+            return html(f"<p>{escape(r.reason)}</p>", r.status)
         key = f"play/{hand_id}/{hand_no}"
         async with hand.lock:
             page = hand.reviews.get(hand_no)
             if page is not None:
-                return _html(page)
+                return html(page)
             t = hand.table
             try:
                 envs, options = t.review_input(hand_no)
             except NotYourTurn as exc:
-                return _html(f"<p>{escape(str(exc))}</p>", 409)
+                return html(f"<p>{escape(str(exc))}</p>", 409)
             job = jobs.get(key)
             if job is not None and job.result is not None:
                 rewind = (f"/play/{hand_id}/rewind", HUMAN)
                 page = await asyncio.to_thread(review_page, job.result, envs, rewind=rewind)
                 hand.reviews[hand_no] = page
                 jobs.forget(key)
-                return _html(page)
+                return html(page)
             if job is not None and job.state == "failed":
                 jobs.forget(key)
-                return _html(progress_page(t.game_id, "failed", 0, 0, job.error), 422)
+                return html(progress_page(t.game_id, "failed", 0, 0, job.error), 422)
             try:
                 job = jobs.submit(key, t.game_id, envs, options)
             except ReviewBusy as exc:
-                return _html(f"<p>{escape(str(exc))}</p>", 503)
-            return _html(progress_page(t.game_id, job.state, job.done, job.total, None), 202)
+                return html(f"<p>{escape(str(exc))}</p>", 503)
+            return html(progress_page(t.game_id, job.state, job.done, job.total, None), 202)
 
     @post(
         "/play/{hand_id:str}/rewind",
@@ -434,24 +424,20 @@ def play_routes(
         try:
             hand = hands.get(hand_id)
         except _Refused as r:
-            return _html(f"<p>{escape(r.reason)}</p>", r.status)
+            return html(f"<p>{escape(r.reason)}</p>", r.status)
         async with hand.lock:
             t = hand.table
             try:
                 again = await asyncio.to_thread(t.rewound, data.hand, data.seq)
             except NotYourTurn as exc:
-                return _html(f"<p>{escape(str(exc))}</p>", 409)
+                return html(f"<p>{escape(str(exc))}</p>", 409)
             except GostopError as exc:
-                return _html(f"<p>{escape(str(exc))}</p>", 422)
+                return html(f"<p>{escape(str(exc))}</p>", 422)
         new_id = hands.add(again)
         query = urlencode({"ruleset": t.ruleset, "bot": t.bot})
         return Redirect(f"/play?{query}#hand={new_id}", status_code=303)
 
     return [page, start, look, act, hint, review, rewind]
-
-
-def _html(body: str, status: int = 200) -> Response[str]:
-    return Response(body, status_code=status, media_type=MediaType.HTML)
 
 
 def _json(body: dict[str, Any], status: int) -> Response[bytes]:
