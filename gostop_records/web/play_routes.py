@@ -32,7 +32,6 @@ from litestar.enums import RequestEncodingType
 from litestar.handlers import HTTPRouteHandler
 from litestar.params import Body, FromPath, JSONBody, QueryParameter
 from litestar.response import Redirect
-from markupsafe import Markup
 
 from ..errors import GostopError
 from ..people import MINTED_ID, mint_person_id
@@ -40,12 +39,12 @@ from ..play import HUMAN, random_seed
 from ..rules import PRESETS
 from ..sim.roster import LEVELS, known
 from ..sim.roster import names as bot_names
-from . import cards as W
-from .pages import _env, _script_json, _static, page_policy
+from .pages import PLAY_CSS
 from .play import NotYourTurn, PlayTable
 from .review_jobs import ReviewBusy, ReviewJobs
 from .review_page import progress_page, review_page
 from .routes import html, page_get, refusal
+from .table_pages import table_page
 
 __all__ = [
     "DEFAULT_BOT",
@@ -193,35 +192,22 @@ PLAY_JS = ("play_state.js", "play_server.js", "play_draw.js", "play_end.js", "pl
 def play_page(ruleset: str, bot: str) -> str:
     """The page: a shell with the presets and bots; the hand comes from ``/api/play``."""
     presets = [(name, r.description, list(r.players)) for name, r in PRESETS.items()]
-    own = [_static(s) for s in PLAY_JS]
     data = {
-        "labels": W.labels(),
         "ruleset": ruleset,
         "bot": bot,
         "bots": list(LEVELS),
         "presets": {name: players for name, _, players in presets},
     }
-    return (
-        _env()
-        .get_template("play.html")
-        .render(
-            css=Markup(_static("table.css") + _static("play.css")),
-            table_js=Markup(_static("table.js")),
-            proof_js=Markup(_static("proof.js")),
-            scripts=[Markup(s) for s in own],
-            csp=page_policy(
-                [_static("table.js"), _static("proof.js"), *own],
-                [_static("table.css") + _static("play.css")],
-                connect=True,
-            ),
-            sprite=Markup(W.sprite()),
-            data=Markup(_script_json(data)),
-            presets=presets,
-            levels=[(lv.name, lv.about) for lv in LEVELS.values()],
-            level_names=list(LEVELS),
-            ruleset=ruleset,
-            bot=bot,
-        )
+    return table_page(
+        "play.html",
+        PLAY_JS,
+        data,
+        PLAY_CSS,
+        presets=presets,
+        levels=[(lv.name, lv.about) for lv in LEVELS.values()],
+        level_names=list(LEVELS),
+        ruleset=ruleset,
+        bot=bot,
     )
 
 
