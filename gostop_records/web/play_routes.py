@@ -176,6 +176,20 @@ class _Refused(Exception):
         return Response(body, status_code=self.status, media_type=JSON)
 
 
+def _refused_json(_request: Request[Any, Any, Any], exc: _Refused) -> Response[bytes]:
+    return exc.response()
+
+
+def _refused_page(_request: Request[Any, Any, Any], exc: _Refused) -> Response[str]:
+    return html(f"<p>{escape(exc.reason)}</p>", exc.status)
+
+
+#: How a route of /play answers a refusal (an unknown hand, a bad choice): the API in
+#: JSON, the pages in HTML.
+_API_REFUSALS: Any = {_Refused: _refused_json}
+_PAGE_REFUSALS: Any = {_Refused: _refused_page}
+
+
 def _choose(ruleset: str, bot: str) -> None:
     if ruleset not in PRESETS:
         raise _Refused(
@@ -266,21 +280,19 @@ def play_routes(
         "/api/play",
         summary="Start a hand against the computer",
         status_code=201,
+        exception_handlers=_API_REFUSALS,
         opt={"access": "play"},
     )
     async def start(data: JSONBody[PlayStart], request: Request[Any, Any, Any]) -> Response[bytes]:
         person, minted = browser_person(request.cookies.get(PERSON_COOKIE))
+        _choose(data.ruleset, data.bot)
+        seed = data.seed if data.seed is not None else random_seed()
         try:
-            _choose(data.ruleset, data.bot)
-            seed = data.seed if data.seed is not None else random_seed()
-            try:
-                table = await asyncio.to_thread(
-                    PlayTable, data.ruleset, data.bot, seed, data.players, person
-                )
-            except GostopError as exc:
-                raise _Refused(400, "bad_request", str(exc)) from None
-        except _Refused as r:
-            return r.response()
+            table = await asyncio.to_thread(
+                PlayTable, data.ruleset, data.bot, seed, data.players, person
+            )
+        except GostopError as exc:
+            raise _Refused(400, "bad_request", str(exc)) from None
         hand_id = hands.add(table)
         out = await answer(hand_id, hands.get(hand_id), 0, 201)
         if minted:
@@ -297,16 +309,14 @@ def play_routes(
     @get(
         "/api/play/{hand_id:str}",
         summary="A hand in play, as its player sees it",
+        exception_handlers=_API_REFUSALS,
         opt={"access": "play"},
     )
     async def look(
         hand_id: FromPath[str],
         since: Annotated[int, QueryParameter(ge=0, description="frames already shown")] = 0,
     ) -> Response[bytes]:
-        try:
-            hand = hands.get(hand_id)
-        except _Refused as r:
-            return r.response()
+        hand = hands.get(hand_id)
         async with hand.lock:
             return await answer(hand_id, hand, since)
 
@@ -314,13 +324,11 @@ def play_routes(
         "/api/play/{hand_id:str}",
         summary="The player's answer",
         status_code=200,
+        exception_handlers=_API_REFUSALS,
         opt={"access": "play"},
     )
     async def act(hand_id: FromPath[str], data: JSONBody[PlayAnswer]) -> Response[bytes]:
-        try:
-            hand = hands.get(hand_id)
-        except _Refused as r:
-            return r.response()
+        hand = hands.get(hand_id)
         async with hand.lock:
             t = hand.table
             since = data.since if data.since is not None else len(t.frames)
@@ -342,15 +350,13 @@ def play_routes(
     @get(
         "/api/play/{hand_id:str}/hint",
         summary="The review of the decision in front of you",
+        exception_handlers=_API_REFUSALS,
         opt={"access": "play"},
     )
     async def hint(hand_id: FromPath[str]) -> Response[bytes]:
         """Every option of the player's decision with its expected chips, by a short
         rollout search from what the player's seat knows (about a second)."""
-        try:
-            hand = hands.get(hand_id)
-        except _Refused as r:
-            return r.response()
+        hand = hands.get(hand_id)
         async with hand.lock:
             t = hand.table
             try:
@@ -360,15 +366,12 @@ def play_routes(
             found["version"] = t.version
             return _json({"id": hand_id, "hint": found}, 200)
 
-    @page_get("/play/{hand_id:str}/review/{hand_no:int}", "play")
+    @page_get("/play/{hand_id:str}/review/{hand_no:int}", "play", exception_handlers=_PAGE_REFUSALS)
     async def review(hand_id: FromPath[str], hand_no: FromPath[int]) -> Response[str]:
         """The review of a finished hand of the game in play, in the replayer, each of the
         player's decisions with a button to play it again. Computed in the background (the
         page says so meanwhile, with the progress), then kept."""
-        try:
-            hand = hands.get(hand_id)
-        except _Refused as r:
-            return html(f"<p>{escape(r.reason)}</p>", r.status)
+        hand = hands.get(hand_id)
         key = f"play/{hand_id}/{hand_no}"
         async with hand.lock:
             page = hand.reviews.get(hand_no)
@@ -399,6 +402,7 @@ def play_routes(
         "/play/{hand_id:str}/rewind",
         include_in_schema=False,
         status_code=303,
+        exception_handlers=_PAGE_REFUSALS,
         opt={"access": "play"},
     )
     async def rewind(
@@ -407,10 +411,7 @@ def play_routes(
     ) -> Response[Any]:
         """Play a reviewed decision again: a new table at that decision (same deal, every
         input before it given again), and the page of that table."""
-        try:
-            hand = hands.get(hand_id)
-        except _Refused as r:
-            return html(f"<p>{escape(r.reason)}</p>", r.status)
+        hand = hands.get(hand_id)
         async with hand.lock:
             t = hand.table
             try:
