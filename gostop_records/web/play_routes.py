@@ -190,6 +190,14 @@ _API_REFUSALS: Any = {_Refused: _refused_json}
 _PAGE_REFUSALS: Any = {_Refused: _refused_page}
 
 
+def _api(route: Any, path: str, summary: str, **more: Any) -> Any:
+    """A route of the play API (``route`` is ``get`` or ``post``): the player's, its
+    refusals answered in JSON."""
+    return route(
+        path, summary=summary, exception_handlers=_API_REFUSALS, opt={"access": "play"}, **more
+    )
+
+
 def _choose(ruleset: str, bot: str) -> None:
     if ruleset not in PRESETS:
         raise _Refused(
@@ -276,13 +284,7 @@ def play_routes(
             return refusal(400, "cannot play", r.reason, "<a href='/play'>play CARDAVIA</a>")
         return html(play_page(ruleset, bot))
 
-    @post(
-        "/api/play",
-        summary="Start a hand against the computer",
-        status_code=201,
-        exception_handlers=_API_REFUSALS,
-        opt={"access": "play"},
-    )
+    @_api(post, "/api/play", "Start a hand against the computer", status_code=201)
     async def start(data: JSONBody[PlayStart], request: Request[Any, Any, Any]) -> Response[bytes]:
         person, minted = browser_person(request.cookies.get(PERSON_COOKIE))
         _choose(data.ruleset, data.bot)
@@ -306,12 +308,7 @@ def play_routes(
             )
         return out
 
-    @get(
-        "/api/play/{hand_id:str}",
-        summary="A hand in play, as its player sees it",
-        exception_handlers=_API_REFUSALS,
-        opt={"access": "play"},
-    )
+    @_api(get, "/api/play/{hand_id:str}", "A hand in play, as its player sees it")
     async def look(
         hand_id: FromPath[str],
         since: Annotated[int, QueryParameter(ge=0, description="frames already shown")] = 0,
@@ -320,13 +317,7 @@ def play_routes(
         async with hand.lock:
             return await answer(hand_id, hand, since)
 
-    @post(
-        "/api/play/{hand_id:str}",
-        summary="The player's answer",
-        status_code=200,
-        exception_handlers=_API_REFUSALS,
-        opt={"access": "play"},
-    )
+    @_api(post, "/api/play/{hand_id:str}", "The player's answer", status_code=200)
     async def act(hand_id: FromPath[str], data: JSONBody[PlayAnswer]) -> Response[bytes]:
         hand = hands.get(hand_id)
         async with hand.lock:
@@ -347,12 +338,7 @@ def play_routes(
                 return _Refused(422, "refused", str(exc)).response()
             return await answer(hand_id, hand, since)
 
-    @get(
-        "/api/play/{hand_id:str}/hint",
-        summary="The review of the decision in front of you",
-        exception_handlers=_API_REFUSALS,
-        opt={"access": "play"},
-    )
+    @_api(get, "/api/play/{hand_id:str}/hint", "The review of the decision in front of you")
     async def hint(hand_id: FromPath[str]) -> Response[bytes]:
         """Every option of the player's decision with its expected chips, by a short
         rollout search from what the player's seat knows (about a second)."""
