@@ -183,24 +183,10 @@ class People:
             if self.forgotten(pid):
                 raise PeopleError(f"{E.event_type(event)}: {pid} is forgotten")
         if isinstance(event, E.PersonForgotten):
-            why = person_id_error(event.person)
-            if why:
-                raise PeopleError(f"person_forgotten: {why}")
-            into = self._merged(event.person)
-            if into is not None:
-                raise PeopleError(
-                    f"person_forgotten: {event.person} was merged into {into}: forget {into}"
-                )
+            self._check_one(event, [person_id_error(event.person)], "forget")
         elif isinstance(event, E.PersonRenamed):
-            sealed = is_sealed(event.name)
-            for why in (person_id_error(event.person), None if sealed else name_error(event.name)):
-                if why:
-                    raise PeopleError(f"person_renamed: {why}")
-            into = self._merged(event.person)
-            if into is not None:
-                raise PeopleError(
-                    f"person_renamed: {event.person} was merged into {into}: rename {into}"
-                )
+            named = None if is_sealed(event.name) else name_error(event.name)
+            self._check_one(event, [person_id_error(event.person), named], "rename")
         elif isinstance(event, E.PersonsMerged):
             for pid in (event.person, event.into):
                 why = person_id_error(pid)
@@ -220,6 +206,22 @@ class People:
                 f"{E.event_type(event)}: the people record holds renames, merges and "
                 "forgettings only"
             )
+
+    def _check_one(
+        self,
+        event: E.PersonForgotten | E.PersonRenamed,
+        problems: Sequence[str | None],
+        verb: str,
+    ) -> None:
+        """Refuse an event about one person for the first of ``problems``, or when the person
+        was merged into another (whom to ``verb`` instead)."""
+        t = E.event_type(event)
+        for why in problems:
+            if why:
+                raise PeopleError(f"{t}: {why}")
+        into = self._merged(event.person)
+        if into is not None:
+            raise PeopleError(f"{t}: {event.person} was merged into {into}: {verb} {into}")
 
     def forgotten(self, pid: str) -> bool:
         """Whether the person (or the one their games count for) is forgotten."""

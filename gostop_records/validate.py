@@ -30,6 +30,7 @@ from . import events as E
 from . import log as L
 from .errors import Finding, LogError, ProjectionError
 from .integrity import checkpoints as CP
+from .plain import fields_dict
 from .projector import Projector
 
 __all__ = ["Finding", "Report", "validate_envelopes", "validate_files"]
@@ -60,15 +61,7 @@ class Report:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "valid": self.valid,
-            "files": self.files,
-            "games": self.games,
-            "events": self.events,
-            "errors": [f.to_dict() for f in self.errors],
-            "warnings": [f.to_dict() for f in self.warnings],
-            "signed": [f.to_dict() for f in self.signed],
-        }
+        return {"valid": self.valid, **fields_dict(self)}
 
 
 def _check_file(path: Path, lenient: bool, report: Report) -> None:

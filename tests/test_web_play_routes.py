@@ -197,6 +197,14 @@ def test_bad_answers_are_refused_with_a_reason_and_change_nothing(client: Any) -
     refusal(client.post(url, content=b"{not json"), 400)
     assert "no hand in play" in refusal(client.get("/api/play/nope"), 404)
     assert "no hand in play" in refusal(client.post("/api/play/nope", json={"kind": "stop"}), 404)
+    assert "no hand in play" in refusal(client.get("/api/play/nope/hint"), 404)
+    # the pages of a hand refuse in HTML
+    for page in (
+        client.get("/play/nope/review/1"),
+        client.post("/play/nope/rewind", data={"hand": 1, "seq": 5}),
+    ):
+        assert page.status_code == 404 and "no hand in play" in page.text
+        assert page.headers["content-type"].startswith("text/html")
     after = client.get(f"/api/play/{hand_id}").json()["view"]
     assert after == before
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,11 +16,14 @@ from litestar.exceptions import NotFoundException
 from litestar.testing import TestClient
 
 from gostop_records import log as L
+from gostop_records.service.headers import csp
 from gostop_records.store import Store
 from gostop_records.web import cards as W
 from gostop_records.web import replay_data as R
-from gostop_records.web.pages import replay_page
+from gostop_records.web.pages import replay_page, source_hash
+from gostop_records.web.play_routes import DEFAULT_BOT, DEFAULT_RULESET, play_page
 from gostop_records.web.routes import page_routes
+from gostop_records.web.table_pages import index_page, live_page, recorder_page
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "disputed-payment.jsonl"
 
@@ -68,6 +72,28 @@ def test_the_replay_page_of_a_stored_game(client: TestClient[Any]) -> None:
     missing = client.get("/games/no-such-game/replay")
     assert missing.status_code == 404
     assert "no-such-game" in missing.text
+
+
+def test_every_inline_style_is_allowed_by_its_page_and_by_the_service() -> None:
+    """The felt pages join shared and own style sheets: the sheet a page holds is the one its
+    own policy and the service's policy allow by hash (else the browser drops it)."""
+    envs = list(L.read_log(SAMPLE))
+    pages = [
+        replay_page(envs[0].game_id, envs),
+        index_page(),
+        live_page("g1"),
+        recorder_page("g1"),
+        play_page(DEFAULT_RULESET, DEFAULT_BOT),
+    ]
+    for page in pages:
+        own = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page)
+        assert own is not None
+        sheets = re.findall(r"<style>(.*?)</style>", page, re.S)
+        assert sheets
+        for css in sheets:
+            assert "--felt:" in css  # the shared colours come first
+            assert source_hash(css) in own.group(1).replace("&#39;", "'")
+            assert source_hash(css) in csp()
 
 
 def test_each_card_drawing_is_served(client: TestClient[Any]) -> None:

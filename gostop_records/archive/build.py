@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import Finding, GostopError
+from ..plain import Record
 from ..store.layout import (
     BUILDS,
     MANIFEST,
@@ -50,12 +51,12 @@ def require_dask() -> None:
 
 
 @dataclass(slots=True)
-class BuildReport:
+class BuildReport(Record):
     directory: str
     build: str | None = None  # None when there was nothing new to write
     games: int = 0
-    events: int = 0
     hands: int = 0
+    events: int = 0
     skipped: int = 0
     duplicates: int = 0
     units: int = 0
@@ -76,22 +77,6 @@ class BuildReport:
             f"{self.skipped} already archived, {self.duplicates} duplicate(s), "
             f"{len(self.changed)} changed, {len(self.rejected)} rejected"
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "directory": self.directory,
-            "build": self.build,
-            "games": self.games,
-            "hands": self.hands,
-            "events": self.events,
-            "skipped": self.skipped,
-            "duplicates": self.duplicates,
-            "units": self.units,
-            "files": self.files,
-            "rejected": [p.to_dict() for p in self.rejected],
-            "changed": [p.to_dict() for p in self.changed],
-            "removed": self.removed,
-        }
 
 
 def _archived(target: Target, records: list[dict[str, Any]]) -> dict[str, tuple[str, int]]:

@@ -7,16 +7,13 @@ values, and nothing here formats text for a terminal.
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 from dataclasses import dataclass
 from typing import Any
-
-import msgspec
 
 from ..engine.settlement import Due, Proof
 from ..errors import Finding
 from ..integrity.checkpoints import SignatureReport
+from ..plain import Record, fields_dict, plain
 
 __all__ = [
     "AGREED",
@@ -48,35 +45,8 @@ UNRECORDED = "unrecorded"  # the rules make a payment due that the record does n
 UNCHECKED = "unchecked"  # the hand could not be checked (the record breaks the rules in it)
 
 
-def plain(value: Any) -> Any:
-    """Plain JSON values for dataclasses, msgspec structs, enums, tuples and sets."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        to_dict = getattr(value, "to_dict", None)
-        if to_dict is not None:
-            return to_dict()
-        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, msgspec.Struct):
-        to_dict = getattr(value, "to_dict", None)
-        if to_dict is not None:
-            return to_dict()
-        return plain(msgspec.to_builtins(value))
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    if isinstance(value, set | frozenset):
-        return sorted(plain(v) for v in value)
-    return value
-
-
-def _fields(obj: Any) -> dict[str, Any]:
-    return {f.name: plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-
-
 @dataclass(frozen=True, slots=True)
-class Seat:
+class Seat(Record):
     """A seat and the player in it, as ``game_started`` names them."""
 
     seat: int
@@ -86,12 +56,9 @@ class Seat:
     def label(self) -> str:
         return f"seat {self.seat} ({self.name})" if self.name else f"seat {self.seat}"
 
-    def to_dict(self) -> dict[str, Any]:
-        return _fields(self)
-
 
 @dataclass(frozen=True, slots=True)
-class Change:
+class Change(Record):
     """One setting changed from the game's pinned ruleset (or the stake, or the cup's role).
 
     ``setting`` is a ruleset field name, ``stake``, or ``cup_role`` (the September cup
@@ -104,12 +71,9 @@ class Change:
     text: str  # the changed rule in words: "a pi-bak threshold of at most 7 junk units"
     pinned_text: str  # the game's rule in words
 
-    def to_dict(self) -> dict[str, Any]:
-        return _fields(self)
-
 
 @dataclass(frozen=True, slots=True)
-class Explanation:
+class Explanation(Record):
     """A change of one or two settings under which the rules make exactly ``chips`` due."""
 
     changes: tuple[Change, ...]
@@ -119,16 +83,15 @@ class Explanation:
     same_with: tuple[str, ...] = ()  # other values giving the same amount: "pi_bak_max_units=9"
     matches_note: bool = False  # the table's note with the payment names this change
 
+    DERIVED = ("settings",)
+
     @property
     def settings(self) -> tuple[str, ...]:
         return tuple(c.setting for c in self.changes)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**_fields(self), "settings": list(self.settings)}
-
 
 @dataclass(frozen=True, slots=True)
-class PaymentCheck:
+class PaymentCheck(Record):
     """A recorded payment, a claim or a due payment, beside what the rules make due."""
 
     hand: int
@@ -149,16 +112,15 @@ class PaymentCheck:
     nearest: tuple[Explanation, ...] = ()  # when nothing explains it: the closest amounts
     finding: str = ""
 
+    DERIVED = ("agreed",)
+
     @property
     def agreed(self) -> bool:
         return self.status != DIFFERS
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**_fields(self), "agreed": self.agreed}
-
 
 @dataclass(frozen=True, slots=True)
-class InstantLine:
+class InstantLine(Record):
     """An instant payment (four of a month, three ppuk, first-turn ppuk or ttadak)."""
 
     payer: int
@@ -168,12 +130,9 @@ class InstantLine:
     reason: str
     text: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return _fields(self)
-
 
 @dataclass(frozen=True, slots=True)
-class Conservation:
+class Conservation(Record):
     """Whether every card of the deck is in exactly one place at the end of a hand."""
 
     hand: int
@@ -182,16 +141,15 @@ class Conservation:
     cards: int = 0  # cards accounted for (known places plus counted unknown ones)
     deck: int = 0
 
+    DERIVED = ("ok",)
+
     @property
     def ok(self) -> bool:
         return not self.problems
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**_fields(self), "ok": self.ok}
-
 
 @dataclass(frozen=True, slots=True)
-class HandAudit:
+class HandAudit(Record):
     """One hand: how it ended, its payout proof, instant payments, payments vs computed."""
 
     hand: int
@@ -211,27 +169,21 @@ class HandAudit:
     #: multipliers this ruleset does not play, so the proof has no line for them
     not_in_ruleset: tuple[str, ...] = ()
 
+    DERIVED = ("ok",)
+
     @property
     def ok(self) -> bool:
         return self.conservation.ok and all(p.agreed for p in self.payments)
 
-    def to_dict(self) -> dict[str, Any]:
-        out = _fields(self)
-        out["ok"] = self.ok
-        return out
-
 
 @dataclass(frozen=True, slots=True)
-class ChainCheck:
+class ChainCheck(Record):
     """The hash chain and seq order of the log (:func:`gostop_records.log.verify`)."""
 
     ok: bool
     reason: str
     first_bad_seq: int | None
     events: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return _fields(self)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -246,11 +198,11 @@ class Violation(Finding):
     legal_text: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return _fields(self)
+        return fields_dict(self)
 
 
 @dataclass(frozen=True, slots=True)
-class RecordAudit:
+class RecordAudit(Record):
     """The record itself: chain, rule violations (lenient logs), card conservation."""
 
     chain: ChainCheck
@@ -262,17 +214,16 @@ class RecordAudit:
     #: Every key, checkpoint and countersignature, and what is wrong with them.
     signatures: SignatureReport | None = None
 
+    DERIVED = ("ok",)
+
     @property
     def ok(self) -> bool:
         signed = self.signatures is None or self.signatures.ok
         return self.chain.ok and not self.violations and signed
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**_fields(self), "ok": self.ok}
-
 
 @dataclass(frozen=True, slots=True)
-class SettlementItem:
+class SettlementItem(Record):
     """One hand's part in a seat's night total: a due of the hand (after caps), from the
     same proof the hand's audit shows, signed for the seat (positive: received)."""
 
@@ -282,12 +233,9 @@ class SettlementItem:
     chips: int
     reason: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return _fields(self)
-
 
 @dataclass(frozen=True, slots=True)
-class SettlementSeat:
+class SettlementSeat(Record):
     """A seat's night: ``total`` over all hands (the sum of ``by_hand``), what was paid
     during the night, what the settlement said it was still owed, and the ``items``."""
 
@@ -298,12 +246,9 @@ class SettlementSeat:
     by_hand: tuple[tuple[int, int], ...]  # (hand, net chips of the seat in it)
     items: tuple[SettlementItem, ...]
 
-    def to_dict(self) -> dict[str, Any]:
-        return _fields(self)
-
 
 @dataclass(frozen=True, slots=True)
-class TransferCheck:
+class TransferCheck(Record):
     """A transfer of the settlement: as proposed and as paid (``settlement_paid``).
 
     ``status``: AGREED (paid as proposed), DIFFERS (another amount, or a transfer the
@@ -318,22 +263,23 @@ class TransferCheck:
     note: str | None = None
     difference: int = 0  # chips - proposed (a transfer not proposed: its chips)
 
+    DERIVED = ("agreed",)
+
     @property
     def agreed(self) -> bool:
         return self.status != DIFFERS
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**_fields(self), "agreed": self.agreed}
-
 
 @dataclass(frozen=True, slots=True)
-class SettlementAudit:
+class SettlementAudit(Record):
     """The night's settlement of a closed game: each seat's total itemised by hand, the
     proposed transfers, and every paid transfer beside its proposal."""
 
     closed_seq: int
     seats: tuple[SettlementSeat, ...]
     transfers: tuple[TransferCheck, ...]
+
+    DERIVED = ("ok",)
 
     @property
     def disagreements(self) -> tuple[TransferCheck, ...]:
@@ -343,12 +289,9 @@ class SettlementAudit:
     def ok(self) -> bool:
         return not self.disagreements
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**_fields(self), "ok": self.ok}
-
 
 @dataclass(frozen=True, slots=True)
-class GameAudit:
+class GameAudit(Record):
     """The audit of a game: the record, then each hand's proof and payments."""
 
     game_id: str
@@ -360,6 +303,8 @@ class GameAudit:
     hands: tuple[HandAudit, ...]
     #: the night's settlement, when the game was closed (``game_closed``)
     settlement: SettlementAudit | None = None
+
+    DERIVED = ("ok",)
 
     @property
     def disagreements(self) -> tuple[PaymentCheck, ...]:
@@ -383,7 +328,4 @@ class GameAudit:
         return f"seat {seat}"
 
     def to_dict(self) -> dict[str, Any]:
-        out = _fields(self)
-        out["ok"] = self.ok
-        out["disagreements"] = len(self.disagreements)
-        return out
+        return {**Record.to_dict(self), "disagreements": len(self.disagreements)}

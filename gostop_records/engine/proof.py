@@ -17,6 +17,8 @@ from typing import Any
 
 import msgspec
 
+from ..plain import Record
+
 __all__ = [
     "Due",
     "Factor",
@@ -29,7 +31,7 @@ __all__ = [
 ]
 
 
-class ScoreLine(msgspec.Struct, frozen=True, gc=False):
+class ScoreLine(msgspec.Struct, Record, frozen=True, gc=False):
     """One scoring combination: which one (its id), what it is called here, which cards make
     it, what it is worth."""
 
@@ -38,15 +40,6 @@ class ScoreLine(msgspec.Struct, frozen=True, gc=False):
     cards: tuple[str, ...]
     points: int
     detail: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "combo": self.combo,
-            "name": self.name,
-            "cards": list(self.cards),
-            "points": self.points,
-            "detail": self.detail,
-        }
 
 
 class Score(msgspec.Struct, frozen=True, gc=False):
@@ -84,7 +77,7 @@ class Due(msgspec.Struct, frozen=True, gc=False):
     reason: str
 
 
-class Factor(msgspec.Struct, frozen=True, gc=False):
+class Factor(msgspec.Struct, Record, frozen=True, gc=False):
     """A multiplier: the rule it comes from (its id), its name, whether it applies, the
     condition behind it, and the setting that decides it."""
 
@@ -94,16 +87,6 @@ class Factor(msgspec.Struct, frozen=True, gc=False):
     applies: bool
     condition: str
     setting: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "rule": self.rule,
-            "name": self.name,
-            "factor": self.factor,
-            "applies": self.applies,
-            "condition": self.condition,
-            "setting": self.setting,
-        }
 
 
 class LoserProof(msgspec.Struct, frozen=True, gc=False):

@@ -68,20 +68,23 @@ class TableInputs:
 
     def play(self: RecordingSession, card: str, chosen: str | None = None) -> Entry:
         """``card_played`` by the seat to play; ``chosen`` when two layout cards match."""
-        seat = self._seat(self.actor, "play")
-        return self.record(
-            E.CardPlayed(
-                seat=seat,
-                card=card_code(card),
-                chosen=None if chosen is None else card_code(chosen),
-            )
-        )
+        return self._card_move(E.CardPlayed, "play", card, chosen)
 
     def flip(self: RecordingSession, card: str, chosen: str | None = None) -> Entry:
         """``card_flipped``: the stock card the mover turned."""
-        seat = self._seat(self.actor, "flip")
+        return self._card_move(E.CardFlipped, "flip", card, chosen)
+
+    def _card_move(
+        self: RecordingSession,
+        kind: type[E.CardPlayed] | type[E.CardFlipped],
+        step: str,
+        card: str,
+        chosen: str | None,
+    ) -> Entry:
+        """A card played or flipped by the mover, ``chosen`` the layout card it takes."""
+        seat = self._seat(self.actor, step)
         return self.record(
-            E.CardFlipped(
+            kind(
                 seat=seat,
                 card=card_code(card),
                 chosen=None if chosen is None else card_code(chosen),

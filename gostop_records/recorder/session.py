@@ -306,13 +306,7 @@ class RecordingSession(TableInputs):
                 raise self._refusal(payload, exc, before) from None
             first = self._seal(chain, draft)
             proj.last = first
-            cons = []
-            while proj.expected:
-                g = proj.game
-                hand = g.hand_no or None if g is not None else None
-                env = self._seal(chain, self._draft(proj, hand, proj.expected[0]))
-                proj.feed(env)
-                cons.append(env)
+            cons = self._consequences(proj, chain)
             groups.append((first, tuple(cons), before, proj.game))
         return proj, chain, groups
 
@@ -329,6 +323,11 @@ class RecordingSession(TableInputs):
         proj = self._proj.fork()
         chain = L.Chain(self._chain.prev)
         chain.count = self._chain.count
+        return proj, chain, self._consequences(proj, chain)
+
+    def _consequences(self, proj: Projector, chain: L.Chain) -> list[E.Envelope]:
+        """What the rules derive next (``proj.expected``), sealed on ``chain`` and fed to
+        ``proj`` one by one, until they expect nothing more."""
         out = []
         while proj.expected:
             g = proj.game
@@ -336,7 +335,7 @@ class RecordingSession(TableInputs):
             env = self._seal(chain, self._draft(proj, hand, proj.expected[0]))
             proj.feed(env)
             out.append(env)
-        return proj, chain, out
+        return out
 
     def _refusal(self, payload: Any, exc: ProjectionError, before: Any) -> IllegalAction:
         if exc.rule == "choice_required":
@@ -540,7 +539,7 @@ class RecordingSession(TableInputs):
 
     def add_countersignature(self, payload: E.ResultCountersigned) -> E.Envelope:
         """Record a countersignature made elsewhere (a player's phone), already checked
-        (:func:`~gostop_records.checkpoints.countersignature`)."""
+        (:func:`~gostop_records.integrity.checkpoints.countersignature`)."""
         return self._write(payload, self.game.hand_no or None)
 
     # --- the inputs of a table ---------------------------------------------------------

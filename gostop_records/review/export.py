@@ -25,6 +25,7 @@ import msgspec
 
 from .. import cards as C
 from .. import events as E
+from ..plain import Record
 from .decisions import Decision, find_decisions, label
 from .model import OptionValue
 
@@ -197,21 +198,12 @@ def decision_rows(
 
 
 @dataclass(slots=True)
-class DecisionExport:
+class DecisionExport(Record):
     path: str
     games: int = 0
     decisions: int = 0
     rows: int = 0
     reviewed: int = 0  # decisions with a stored review joined
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "games": self.games,
-            "decisions": self.decisions,
-            "rows": self.rows,
-            "reviewed": self.reviewed,
-        }
 
 
 #: Rows buffered before a row group is written.

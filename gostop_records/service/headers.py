@@ -21,26 +21,13 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from ..web.pages import source_hash
+from ..web.pages import STYLES, source_hash, style
 from .errors import ServiceError
 
 __all__ = ["MAX_DEPTH", "csp", "json_depth", "security_headers"]
 
 #: The deepest a request's JSON may nest (the service's bodies nest 4 or 5 levels).
 MAX_DEPTH = 32
-
-#: The styles the pages hold inline, each as the static files it concatenates.
-STYLES = (
-    ("table.css",),
-    ("table.css", "play.css"),
-    ("replay.css",),
-    ("review.css",),
-    ("browse.css",),
-)
-
-
-def _static(name: str) -> str:
-    return resources.files("gostop_records.web").joinpath("static", name).read_text("utf-8")
 
 
 @lru_cache(maxsize=1)
@@ -50,7 +37,7 @@ def csp() -> str:
     scripts = sorted(
         source_hash(f.read_text("utf-8")) for f in static.iterdir() if f.name.endswith(".js")
     )
-    styles = sorted({source_hash("".join(_static(n) for n in names)) for names in STYLES})
+    styles = sorted({source_hash(style(names)) for names in STYLES})
     return "; ".join(
         [
             "default-src 'none'",

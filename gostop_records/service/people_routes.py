@@ -59,6 +59,23 @@ def _who(by: str) -> str:
     return who
 
 
+def _people_post(path: str, summary: str) -> Any:
+    """A route that writes the people record: the server key's, answered 201."""
+    return post(
+        path,
+        summary=summary,
+        request_max_body_size=BODY_LIMIT,
+        status_code=201,
+        opt={"access": Action.PEOPLE},
+    )
+
+
+async def _record(request: Request[Any, Any, Any], event: Any, by: str) -> dict[str, Any]:
+    """Append ``event`` to the people record, by ``by``; the entry as written."""
+    st = request.app.state["gostop"]
+    return await st.run(st.svc.person_event, event, _who(by))  # type: ignore[no-any-return]
+
+
 def people_routes() -> list[HTTPRouteHandler]:
     """The route handlers; the service's state is the app's (``app.state["gostop"]``)."""
 
@@ -70,38 +87,27 @@ def people_routes() -> list[HTTPRouteHandler]:
     async def list_people(request: Request[Any, Any, Any]) -> list[dict[str, Any]]:
         return await request.app.state["gostop"].read(persons)  # type: ignore[no-any-return]
 
-    @post(
+    @_people_post(
         "/api/people/{person_id:str}/rename",
         summary="Show a person by another name from now on (needs the server key)",
-        request_max_body_size=BODY_LIMIT,
-        status_code=201,
-        opt={"access": Action.PEOPLE},
     )
     async def rename(person_id: FromPath[str], request: Request[Any, Any, Any]) -> dict[str, Any]:
         data = _body(await request.body(), RenameIn)
-        event = E.PersonRenamed(person=person_id, name=data.name.strip())
-        st = request.app.state["gostop"]
-        return await st.run(st.svc.person_event, event, _who(data.by))  # type: ignore[no-any-return]
+        return await _record(
+            request, E.PersonRenamed(person=person_id, name=data.name.strip()), data.by
+        )
 
-    @post(
+    @_people_post(
         "/api/people/merge",
         summary="Count one id's games for another person (needs the server key)",
-        request_max_body_size=BODY_LIMIT,
-        status_code=201,
-        opt={"access": Action.PEOPLE},
     )
     async def merge(request: Request[Any, Any, Any]) -> dict[str, Any]:
         data = _body(await request.body(), MergeIn)
-        event = E.PersonsMerged(person=data.person, into=data.into)
-        st = request.app.state["gostop"]
-        return await st.run(st.svc.person_event, event, _who(data.by))  # type: ignore[no-any-return]
+        return await _record(request, E.PersonsMerged(person=data.person, into=data.into), data.by)
 
-    @post(
+    @_people_post(
         "/api/people/{person_id:str}/forget",
         summary="Forget a person: their names become unreadable (needs the server key)",
-        request_max_body_size=BODY_LIMIT,
-        status_code=201,
-        opt={"access": Action.PEOPLE},
     )
     async def forget(person_id: FromPath[str], request: Request[Any, Any, Any]) -> dict[str, Any]:
         raw = await request.body()

@@ -225,7 +225,7 @@ class AppState:
             rebuild_done=job.status.games / job.status.total
             if rebuilding and job is not None and job.status.total
             else 0.0,
-            rebuild_behind=job.status.behind if rebuilding and job is not None else 0,
+            rebuild_behind=job.status.behind_events if rebuilding and job is not None else 0,
         )
 
     def backup_folder(self) -> Path:

@@ -1,9 +1,10 @@
 """What one seat knows, and deals of the hidden cards that agree with it.
 
 A search that reads the real table could peek at the stock or the other hands without
-meaning to. So the strong bot never sees the table: it sees a :class:`SeatView`, built field
-by field from what the seat may know, and it plays out *determinizations* of that view,
-full tables whose hidden cards are drawn at random among the cards the seat has not seen.
+meaning to. So the strong bot never sees the table: it sees a :class:`SeatView`, the table
+with every hidden part replaced by what the seat may know, and it plays out
+*determinizations* of that view, full tables whose hidden cards are drawn at random among
+the cards the seat has not seen.
 
 What a seat knows: its own hand, the layout with its stacks (and who made each ppuk), every
 pile, every counter the table shows (turns, Gos, shakes, bombs, ppuks, flip-only turns), the
@@ -151,40 +152,12 @@ def _shown_in_hand(state: HandState, seat: int) -> int:
 def seat_view(state: HandState, seat: int, actions: list[Any] | tuple[Any, ...]) -> SeatView:
     """What ``seat`` knows of ``state`` while it chooses among ``actions``.
 
-    The view is built from the public fields and the seat's own hand only: the other hands
-    become their shown cards plus a count, the stock a count, whatever ``state`` knows.
+    The view is a copy of ``state`` with every hidden part replaced by what the seat may
+    know: the other hands become their shown cards plus a count, the stock a count, the
+    cards seen and the fours pending those the seat can see, whatever ``state`` knows.
     """
     n = state.players
-    v = HandState(state.table, state.hand_no, state.dealer, list(state.order), state.carry)
-    v.phase = state.phase
-    v.turn_seat = state.turn_seat
-    v.turn_index = state.turn_index
-    v.decider = state.decider
-    v.layout = state.layout
-    v.owner = state.owner[:]
-    v.piles = state.piles[:]
-    v.flip_only = state.flip_only[:]
-    v.turns_taken = state.turns_taken[:]
-    v.go_count = state.go_count[:]
-    v.go_score = state.go_score[:]
-    v.go_order = state.go_order[:]
-    v.go_seq = state.go_seq
-    v.ppuk_count = state.ppuk_count[:]
-    v.ppuk_streak = state.ppuk_streak[:]
-    v.idle_turns = state.idle_turns[:]
-    v.shakes = state.shakes[:]
-    v.bombs = state.bombs[:]
-    v.two_bombs = state.two_bombs[:]
-    v.kept_fours = state.kept_fours[:]
-    v.buried = state.buried[:]
-    v.shaken_months = state.shaken_months[:]
-    v.cup_role = state.cup_role
-    v.turn = None if state.turn is None else state.turn.copy()
-    v.last_capture = state.last_capture
-    v.outcome = state.outcome
-    v.winner = state.winner
-    v.reason = state.reason
-    v.instant_dues = state.instant_dues[:]
+    v = state.copy()
     flip = _flip_card(actions) if state.phase in (Phase.FLIP, Phase.FLIP_AS_PLAY) else -1
     hands = [0] * n
     unknown = [0] * n
@@ -197,6 +170,7 @@ def seat_view(state: HandState, seat: int, actions: list[Any] | tuple[Any, ...])
     v.hands = hands
     v.hand_unknown = unknown
     v.stock = None
+    v.stock_pos = 0
     v.stock_count = state.stock_remaining()
     visible = state.layout | (1 << flip if flip >= 0 else 0)
     for s in range(n):

@@ -147,18 +147,15 @@ class HandFilter:
                 "AND list_contains(player_ids, p.person_id)))"
             )
             params += [self.player, self.player, self.player]
-        if self.date_from:
-            cond.append("h.date >= ?")
-            params.append(self.date_from)
-        if self.date_to:
-            cond.append("h.date <= ?")
-            params.append(self.date_to)
-        if self.ruleset:
-            cond.append("h.ruleset = ?")
-            params.append(self.ruleset)
-        if self.outcome:
-            cond.append("h.outcome = ?")
-            params.append(self.outcome)
+        for test, value in (
+            ("h.date >= ?", self.date_from),
+            ("h.date <= ?", self.date_to),
+            ("h.ruleset = ?", self.ruleset),
+            ("h.outcome = ?", self.outcome),
+        ):
+            if value:
+                cond.append(test)
+                params.append(value)
         if self.disputed:
             cond.append("(h.game_id, h.hand) IN (SELECT game_id, hand FROM v_payout_disputes)")
         return " AND ".join(f"({c})" for c in cond) or "true", params

@@ -14,8 +14,9 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..plain import Record
 from .connection import scalar
 from .errors import StoreError
 from .layout import (
@@ -41,19 +42,11 @@ FILE_BYTES = "256MB"
 
 
 @dataclass(slots=True)
-class ExportReport:
+class ExportReport(Record):
     directory: str
     events: int = 0
     tables: dict[str, int] = field(default_factory=dict)
     files: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "directory": self.directory,
-            "events": self.events,
-            "tables": self.tables,
-            "files": self.files,
-        }
 
 
 def _literal(path: Path | str) -> str:

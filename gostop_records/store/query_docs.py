@@ -5,10 +5,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..engine import rulebook as RB
 from .schema import BAK_IDS, SPECIAL_KINDS
 
 __all__ = ["EXAMPLES", "JOINS", "VIEW_DOCS"]
+
+
+def _each(ids: Sequence[str], *suffixes: str) -> str:
+    """The columns a view gives per special or payout flag, as the reference names them:
+    ``_each(("jjok",), "made", "suffered")`` is "`jjok_made`, `jjok_suffered`"."""
+    return ", ".join(f"`{i}_{s}`" for i in ids for s in suffixes)
 
 
 VIEW_DOCS: dict[str, str] = {
@@ -73,14 +81,14 @@ VIEW_DOCS: dict[str, str] = {
         "(the Gos the seat called), `chips` (net chips the rules make due to the seat in the "
         "hand: received minus paid), `recorded_chips` (net chips recorded, a payment not "
         "recorded counting 0); for each special, the seat's turns with it ("
-        + ", ".join(f"`{k}_made`" for k in SPECIAL_KINDS)
+        + _each(SPECIAL_KINDS, "made")
         + ") and the other seats' turns with it in the same hand ("
-        + ", ".join(f"`{k}_suffered`" for k in SPECIAL_KINDS)
+        + _each(SPECIAL_KINDS, "suffered")
         + "), counted as `v_specials_by_seat` counts them; for each payout flag, the seat's "
         "payments in the hand that carry it as payer ("
-        + ", ".join(f"`{b}_paid`" for b in BAK_IDS)
+        + _each(BAK_IDS, "paid")
         + ") and as payee ("
-        + ", ".join(f"`{b}_received`" for b in BAK_IDS)
+        + _each(BAK_IDS, "received")
         + "); `sat_out`: the seat sat the hand out (4 or 5 seats), its `chips` what it sold; "
         "`person_id`: the person the seat's hands count for (`people.counts_for`, else "
         "`player_id`)."
@@ -101,9 +109,9 @@ VIEW_DOCS: dict[str, str] = {
         "included), `avg_chips` (chips per hand played, 2 decimals), `gos` and "
         "`gos_paid_off` (as counted over `v_player_gos`), and the sums of "
         "`v_player_hands`' special and payout flag counts (summed from `player_games`): "
-        + ", ".join(f"`{k}_made`, `{k}_suffered`" for k in SPECIAL_KINDS)
+        + _each(SPECIAL_KINDS, "made", "suffered")
         + ", "
-        + ", ".join(f"`{b}_paid`, `{b}_received`" for b in BAK_IDS)
+        + _each(BAK_IDS, "paid", "received")
         + "."
     ),
     "v_people": (

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from .. import log as L
 from ..errors import Finding, GostopError, LogError, ProjectionError
 from ..events import Envelope
+from ..plain import Record
 from ..projector import Projector
 from . import staging
 from .codec import rows_to_envelopes
@@ -170,38 +171,27 @@ class Events:
 
 
 @dataclass(slots=True)
-class RebuildProgress:
+class RebuildProgress(Record):
     """How far a rebuild is, for whoever watches it from another thread: ``state`` is
     ``deriving`` (the games the store held at the start), ``catching_up`` (the games
     recorded to since), ``swapping``, then ``done``, ``failed`` or ``cancelled``;
-    ``behind`` counts the events recorded since their game's rows were derived, which the
-    new tables do not hold yet (the lag)."""
+    ``behind_events`` counts the events recorded since their game's rows were derived,
+    which the new tables do not hold yet (the lag)."""
 
     state: str = "deriving"
     games: int = 0
     total: int = 0
-    behind: int = 0
-    rounds: int = 0
-    started: str = field(default_factory=L.now)
-    ended: str | None = None
+    behind_events: int = 0
+    catch_up_rounds: int = 0
+    started_at: str = field(default_factory=L.now)
+    ended_at: str | None = None
     error: str | None = None
+
+    DERIVED = ("running",)
 
     @property
     def running(self) -> bool:
-        return self.ended is None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "state": self.state,
-            "running": self.running,
-            "games": self.games,
-            "total": self.total,
-            "behind_events": self.behind,
-            "catch_up_rounds": self.rounds,
-            "started_at": self.started,
-            "ended_at": self.ended,
-            "error": self.error,
-        }
+        return self.ended_at is None
 
 
 #: Catch-up rounds off the writer thread at most, and the events behind at which they
@@ -261,20 +251,20 @@ class Rebuild:
             self._check()
             self._derive(group, again=False)
             self.status.games += len(group)
-            self.status.behind = sum(self._behind(self.mark).values())
+            self.status.behind_events = sum(self._behind(self.mark).values())
             if self.progress is not None:
                 self.progress(self.status.games, self.status.total)
         self.status.state = "catching_up"
-        while self.status.rounds < ROUNDS:
+        while self.status.catch_up_rounds < ROUNDS:
             self._check()
             mark = tip(conn)[0]
             behind = self._behind(self.mark)
-            self.status.behind = sum(behind.values())
-            if self.status.behind <= FEW_EVENTS:
+            self.status.behind_events = sum(behind.values())
+            if self.status.behind_events <= FEW_EVENTS:
                 break
             self._derive(list(behind), again=True)
             self.mark = mark
-            self.status.rounds += 1
+            self.status.catch_up_rounds += 1
 
     def _behind(self, since: int, conn: duckdb.DuckDBPyConnection | None = None) -> dict[str, int]:
         """The games appended to after heads entry ``since`` whose new rows are behind
@@ -368,7 +358,7 @@ class Rebuild:
                 rebuild_people(conn)
                 done = {"games": report.games, "failed": len(report.failed), "rows": report.rows}
                 record_head(conn, "rebuild", [(None, 0, None)], done)
-        self.status.behind = 0
+        self.status.behind_events = 0
         self._end("done")
         return report
 
@@ -383,7 +373,7 @@ class Rebuild:
 
     def _end(self, state: str) -> None:
         self.status.state = state
-        self.status.ended = L.now()
+        self.status.ended_at = L.now()
 
 
 def rebuild(

@@ -32,7 +32,7 @@ from ..store.browse import (
 )
 from ..store.schema import BAK_IDS, SPECIAL_KINDS
 from . import charts
-from .pages import _env, _static, page_policy, write_page
+from .pages import BROWSE_CSS, _env, page_policy, style, write_page
 
 if TYPE_CHECKING:
     import duckdb
@@ -58,8 +58,8 @@ def _render(template: str, **values: Any) -> str:
         _env()
         .get_template(template)
         .render(
-            css=Markup(_static("browse.css")),
-            csp=page_policy(styles=[_static("browse.css")]),
+            css=Markup(style(BROWSE_CSS)),
+            csp=page_policy(styles=[style(BROWSE_CSS)]),
             q=quote,
             **values,
         )

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from html import escape
 from typing import Any
 
-from litestar import MediaType, Request, Response, get
+from litestar import Request, Response
 from litestar.handlers import HTTPRouteHandler
 from litestar.params import FromPath
 
-from ..errors import GostopError
 from ..review import DEFAULT_KINDS
 from ..store.browse import (
     BrowseError,
@@ -32,7 +30,7 @@ from ..store.browse import (
 )
 from .browse_pages import audit_page, games_page, player_page, players_page, report_page
 from .review_jobs import ReviewBusy, ReviewJobs, Then
-from .routes import EventsOf
+from .routes import EventsOf, game_page, html, page_get, refusal
 
 __all__ = ["ReadStore", "browse_routes"]
 
@@ -40,18 +38,12 @@ __all__ = ["ReadStore", "browse_routes"]
 ReadStore = Callable[[Request[Any, Any, Any], Callable[[Any], Any]], Awaitable[Any]]
 
 
-def _html(body: str, status: int = 200) -> Response[str]:
-    return Response(body, status_code=status, media_type=MediaType.HTML)
+#: Where a refused reading page leads on.
+_ONWARD = "<a href='/games'>the game browser</a> · <a href='/players'>players</a>"
 
 
 def _refusal(status: int, title: str, reason: str) -> Response[str]:
-    body = (
-        "<!doctype html><meta charset='utf-8'>"
-        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>{escape(title)}</title><p>{escape(reason)}</p>"
-        "<p><a href='/games'>the game browser</a> · <a href='/players'>players</a></p>"
-    )
-    return _html(body, status)
+    return refusal(status, title, reason, _ONWARD)
 
 
 def _query(request: Request[Any, Any, Any]) -> dict[str, str]:
@@ -62,10 +54,8 @@ def _query(request: Request[Any, Any, Any]) -> dict[str, str]:
 #: How the server reviews a game nobody reviewed: as ``gostop review`` does by default.
 SERVER_REVIEW: dict[str, Any] = {"kinds": DEFAULT_KINDS}
 
+
 #: The permission these pages declare (``gostop_records.service.access``).
-_READ_STORE = {"access": "read_store"}
-
-
 # Long: the routes are closures over the app's hooks; each route is short.
 def browse_routes(
     events_of: EventsOf,
@@ -77,7 +67,7 @@ def browse_routes(
     does not keep yet, and ``keep_review`` stores each (the service's writer)."""
     jobs = reviews if reviews is not None else ReviewJobs()
 
-    @get("/games", media_type=MediaType.HTML, include_in_schema=False, opt=_READ_STORE)
+    @page_get("/games", "read_store")
     async def games(request: Request[Any, Any, Any]) -> Response[str]:
         query = _query(request)
         try:
@@ -85,21 +75,16 @@ def browse_routes(
         except BrowseError as exc:
             choices = await read_store(request, rulesets)
             page = games_page(None, HandFilter(), str(exc), form=query, choices=choices)
-            return _html(page, 400)
+            return html(page, 400)
         page = await read_store(request, lambda conn: hands_page(conn, flt))
-        return _html(await asyncio.to_thread(games_page, page, flt))
+        return html(await asyncio.to_thread(games_page, page, flt))
 
-    @get("/players", media_type=MediaType.HTML, include_in_schema=False, opt=_READ_STORE)
+    @page_get("/players", "read_store")
     async def player_list(request: Request[Any, Any, Any]) -> Response[str]:
         rows = await read_store(request, players)
-        return _html(players_page(rows))
+        return html(players_page(rows))
 
-    @get(
-        "/players/{player_id:str}",
-        media_type=MediaType.HTML,
-        include_in_schema=False,
-        opt=_READ_STORE,
-    )
+    @page_get("/players/{player_id:str}", "read_store")
     async def player(player_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
         from ..review.store import player_luck
 
@@ -114,34 +99,20 @@ def browse_routes(
                 "no such player",
                 f"no ended hand has a player with id {player_id!r}: see /players for the ids",
             )
-        return _html(await asyncio.to_thread(player_page, fig, luck))
+        return html(await asyncio.to_thread(player_page, fig, luck))
 
-    @get("/report", media_type=MediaType.HTML, include_in_schema=False, opt=_READ_STORE)
+    @page_get("/report", "read_store")
     async def report(request: Request[Any, Any, Any]) -> Response[str]:
         """The club's report of the store the server holds (``gostop db report --server``
         reads it: the store is locked by the server, so a command cannot open the file)."""
-        return _html(await read_store(request, report_page))
+        return html(await read_store(request, report_page))
 
-    @get(
-        "/games/{game_id:str}/audit",
-        media_type=MediaType.HTML,
-        include_in_schema=False,
-        opt={"access": "read_game"},
-    )
+    @page_get("/games/{game_id:str}/audit", "read_game")
     async def audit(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
-        envs = await events_of(request, game_id)
-        try:
-            page = await asyncio.to_thread(audit_page, game_id, envs)
-        except GostopError as exc:
-            return _refusal(422, "cannot audit", f"game {game_id} cannot be audited: {exc}")
-        return _html(page)
+        cannot = ("cannot audit", "cannot be audited")
+        return await game_page(events_of, request, game_id, audit_page, cannot)
 
-    @get(
-        "/games/{game_id:str}/review",
-        media_type=MediaType.HTML,
-        include_in_schema=False,
-        opt={"access": "read_game"},
-    )
+    @page_get("/games/{game_id:str}/review", "read_game")
     async def review(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
         """The stored review in the replayer; else one computed in the background (and
         stored), the page saying so with its progress meanwhile."""
@@ -158,14 +129,14 @@ def browse_routes(
         if found is not None:
             if stored is not None:
                 jobs.forget(key)
-            return _html(await asyncio.to_thread(review_page, found, envs))
+            return html(await asyncio.to_thread(review_page, found, envs))
         if job is not None and job.state == "failed":
             jobs.forget(key)  # said once; the next look tries again
-            return _html(progress_page(game_id, "failed", 0, 0, job.error), 422)
+            return html(progress_page(game_id, "failed", 0, 0, job.error), 422)
         try:
             job = jobs.submit(key, game_id, envs, SERVER_REVIEW, keep_review)
         except ReviewBusy as exc:
             return _refusal(503, "the reviewer is busy", str(exc))
-        return _html(progress_page(game_id, job.state, job.done, job.total, job.error), 202)
+        return html(progress_page(game_id, job.state, job.done, job.total, job.error), 202)
 
     return [games, player_list, player, report, audit, review]

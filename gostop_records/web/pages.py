@@ -28,7 +28,7 @@ from . import replay_data as R
 if TYPE_CHECKING:
     from ..store import Store
 
-__all__ = ["replay_page", "replay_page_for", "write_replay_html"]
+__all__ = ["STYLES", "replay_page", "replay_page_for", "style", "write_replay_html"]
 
 
 @lru_cache(maxsize=1)
@@ -44,6 +44,22 @@ def _env() -> jinja2.Environment:
 @lru_cache(maxsize=16)
 def _static(name: str) -> str:
     return resources.files("gostop_records.web").joinpath("static", name).read_text("utf-8")
+
+
+#: The inline style of each kind of page, as the static files it joins: the felt pages
+#: start from ``felt.css`` (their colours and base), the reading pages have their own.
+TABLE_CSS = ("felt.css", "table.css")
+PLAY_CSS = (*TABLE_CSS, "play.css")
+REPLAY_CSS = ("felt.css", "replay.css")
+REVIEW_CSS = ("review.css",)
+BROWSE_CSS = ("browse.css",)
+#: Every inline style a page holds (the service's policy allows each by hash).
+STYLES = (TABLE_CSS, PLAY_CSS, REPLAY_CSS, REVIEW_CSS, BROWSE_CSS)
+
+
+def style(names: Sequence[str]) -> str:
+    """The text of an inline style: the static files ``names`` joined."""
+    return "".join(_static(n) for n in names)
 
 
 def source_hash(text: str) -> str:
@@ -91,10 +107,10 @@ def replay_page(
     data["start"] = start
     data["review"] = review
     scripts = [_static("proof.js"), _static("replay.js")]
-    styles = [_static("replay.css")]
+    styles = [style(REPLAY_CSS)]
     if review is not None:
         scripts.append(_static("review.js"))
-        styles.append(_static("review.css"))
+        styles.append(style(REVIEW_CSS))
     players = ", ".join(f"{p['name']} (seat {p['seat']})" for p in data["players"])
     violations = [x for x in data["issues"] if x["severity"] == "violation"]
     problems = ""

@@ -27,12 +27,11 @@ from typing import Annotated, Any
 from urllib.parse import urlencode
 
 import msgspec
-from litestar import MediaType, Request, Response, get, post
+from litestar import Request, Response, get, post
 from litestar.enums import RequestEncodingType
 from litestar.handlers import HTTPRouteHandler
 from litestar.params import Body, FromPath, JSONBody, QueryParameter
 from litestar.response import Redirect
-from markupsafe import Markup
 
 from ..errors import GostopError
 from ..people import MINTED_ID, mint_person_id
@@ -40,11 +39,12 @@ from ..play import HUMAN, random_seed
 from ..rules import PRESETS
 from ..sim.roster import LEVELS, known
 from ..sim.roster import names as bot_names
-from . import cards as W
-from .pages import _env, _script_json, _static, page_policy
+from .pages import PLAY_CSS
 from .play import NotYourTurn, PlayTable
 from .review_jobs import ReviewBusy, ReviewJobs
 from .review_page import progress_page, review_page
+from .routes import html, page_get, refusal
+from .table_pages import table_page
 
 __all__ = [
     "DEFAULT_BOT",
@@ -176,6 +176,28 @@ class _Refused(Exception):
         return Response(body, status_code=self.status, media_type=JSON)
 
 
+def _refused_json(_request: Request[Any, Any, Any], exc: _Refused) -> Response[bytes]:
+    return exc.response()
+
+
+def _refused_page(_request: Request[Any, Any, Any], exc: _Refused) -> Response[str]:
+    return html(f"<p>{escape(exc.reason)}</p>", exc.status)
+
+
+#: How a route of /play answers a refusal (an unknown hand, a bad choice): the API in
+#: JSON, the pages in HTML.
+_API_REFUSALS: Any = {_Refused: _refused_json}
+_PAGE_REFUSALS: Any = {_Refused: _refused_page}
+
+
+def _api(route: Any, path: str, summary: str, **more: Any) -> Any:
+    """A route of the play API (``route`` is ``get`` or ``post``): the player's, its
+    refusals answered in JSON."""
+    return route(
+        path, summary=summary, exception_handlers=_API_REFUSALS, opt={"access": "play"}, **more
+    )
+
+
 def _choose(ruleset: str, bot: str) -> None:
     if ruleset not in PRESETS:
         raise _Refused(
@@ -192,35 +214,22 @@ PLAY_JS = ("play_state.js", "play_server.js", "play_draw.js", "play_end.js", "pl
 def play_page(ruleset: str, bot: str) -> str:
     """The page: a shell with the presets and bots; the hand comes from ``/api/play``."""
     presets = [(name, r.description, list(r.players)) for name, r in PRESETS.items()]
-    own = [_static(s) for s in PLAY_JS]
     data = {
-        "labels": W.labels(),
         "ruleset": ruleset,
         "bot": bot,
         "bots": list(LEVELS),
         "presets": {name: players for name, _, players in presets},
     }
-    return (
-        _env()
-        .get_template("play.html")
-        .render(
-            css=Markup(_static("table.css") + _static("play.css")),
-            table_js=Markup(_static("table.js")),
-            proof_js=Markup(_static("proof.js")),
-            scripts=[Markup(s) for s in own],
-            csp=page_policy(
-                [_static("table.js"), _static("proof.js"), *own],
-                [_static("table.css") + _static("play.css")],
-                connect=True,
-            ),
-            sprite=Markup(W.sprite()),
-            data=Markup(_script_json(data)),
-            presets=presets,
-            levels=[(lv.name, lv.about) for lv in LEVELS.values()],
-            level_names=list(LEVELS),
-            ruleset=ruleset,
-            bot=bot,
-        )
+    return table_page(
+        "play.html",
+        PLAY_JS,
+        data,
+        PLAY_CSS,
+        presets=presets,
+        levels=[(lv.name, lv.about) for lv in LEVELS.values()],
+        level_names=list(LEVELS),
+        ruleset=ruleset,
+        bot=bot,
     )
 
 
@@ -262,7 +271,7 @@ def play_routes(
 
     # the permissions the routes declare (gostop_records.service.access): the page is a
     # shell, the hands are played through the API
-    @get("/play", media_type=MediaType.HTML, include_in_schema=False, opt={"access": "public"})
+    @page_get("/play", "public")
     async def page(
         ruleset: Annotated[str, QueryParameter(description="a preset")] = DEFAULT_RULESET,
         bot: Annotated[
@@ -272,34 +281,20 @@ def play_routes(
         try:
             _choose(ruleset, bot)
         except _Refused as r:
-            body = (
-                "<!doctype html><meta charset='utf-8'>"
-                "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-                "<title>cannot play</title>"
-                f"<p>{escape(r.reason)}</p><p><a href='/play'>play CARDAVIA</a></p>"
-            )
-            return Response(body, status_code=400, media_type=MediaType.HTML)
-        return Response(play_page(ruleset, bot), media_type=MediaType.HTML)
+            return refusal(400, "cannot play", r.reason, "<a href='/play'>play CARDAVIA</a>")
+        return html(play_page(ruleset, bot))
 
-    @post(
-        "/api/play",
-        summary="Start a hand against the computer",
-        status_code=201,
-        opt={"access": "play"},
-    )
+    @_api(post, "/api/play", "Start a hand against the computer", status_code=201)
     async def start(data: JSONBody[PlayStart], request: Request[Any, Any, Any]) -> Response[bytes]:
         person, minted = browser_person(request.cookies.get(PERSON_COOKIE))
+        _choose(data.ruleset, data.bot)
+        seed = data.seed if data.seed is not None else random_seed()
         try:
-            _choose(data.ruleset, data.bot)
-            seed = data.seed if data.seed is not None else random_seed()
-            try:
-                table = await asyncio.to_thread(
-                    PlayTable, data.ruleset, data.bot, seed, data.players, person
-                )
-            except GostopError as exc:
-                raise _Refused(400, "bad_request", str(exc)) from None
-        except _Refused as r:
-            return r.response()
+            table = await asyncio.to_thread(
+                PlayTable, data.ruleset, data.bot, seed, data.players, person
+            )
+        except GostopError as exc:
+            raise _Refused(400, "bad_request", str(exc)) from None
         hand_id = hands.add(table)
         out = await answer(hand_id, hands.get(hand_id), 0, 201)
         if minted:
@@ -313,33 +308,18 @@ def play_routes(
             )
         return out
 
-    @get(
-        "/api/play/{hand_id:str}",
-        summary="A hand in play, as its player sees it",
-        opt={"access": "play"},
-    )
+    @_api(get, "/api/play/{hand_id:str}", "A hand in play, as its player sees it")
     async def look(
         hand_id: FromPath[str],
         since: Annotated[int, QueryParameter(ge=0, description="frames already shown")] = 0,
     ) -> Response[bytes]:
-        try:
-            hand = hands.get(hand_id)
-        except _Refused as r:
-            return r.response()
+        hand = hands.get(hand_id)
         async with hand.lock:
             return await answer(hand_id, hand, since)
 
-    @post(
-        "/api/play/{hand_id:str}",
-        summary="The player's answer",
-        status_code=200,
-        opt={"access": "play"},
-    )
+    @_api(post, "/api/play/{hand_id:str}", "The player's answer", status_code=200)
     async def act(hand_id: FromPath[str], data: JSONBody[PlayAnswer]) -> Response[bytes]:
-        try:
-            hand = hands.get(hand_id)
-        except _Refused as r:
-            return r.response()
+        hand = hands.get(hand_id)
         async with hand.lock:
             t = hand.table
             since = data.since if data.since is not None else len(t.frames)
@@ -358,18 +338,11 @@ def play_routes(
                 return _Refused(422, "refused", str(exc)).response()
             return await answer(hand_id, hand, since)
 
-    @get(
-        "/api/play/{hand_id:str}/hint",
-        summary="The review of the decision in front of you",
-        opt={"access": "play"},
-    )
+    @_api(get, "/api/play/{hand_id:str}/hint", "The review of the decision in front of you")
     async def hint(hand_id: FromPath[str]) -> Response[bytes]:
         """Every option of the player's decision with its expected chips, by a short
         rollout search from what the player's seat knows (about a second)."""
-        try:
-            hand = hands.get(hand_id)
-        except _Refused as r:
-            return r.response()
+        hand = hands.get(hand_id)
         async with hand.lock:
             t = hand.table
             try:
@@ -379,50 +352,43 @@ def play_routes(
             found["version"] = t.version
             return _json({"id": hand_id, "hint": found}, 200)
 
-    @get(
-        "/play/{hand_id:str}/review/{hand_no:int}",
-        media_type=MediaType.HTML,
-        include_in_schema=False,
-        opt={"access": "play"},
-    )
+    @page_get("/play/{hand_id:str}/review/{hand_no:int}", "play", exception_handlers=_PAGE_REFUSALS)
     async def review(hand_id: FromPath[str], hand_no: FromPath[int]) -> Response[str]:
         """The review of a finished hand of the game in play, in the replayer, each of the
         player's decisions with a button to play it again. Computed in the background (the
         page says so meanwhile, with the progress), then kept."""
-        try:
-            hand = hands.get(hand_id)
-        except _Refused as r:
-            return _html(f"<p>{escape(r.reason)}</p>", r.status)
+        hand = hands.get(hand_id)
         key = f"play/{hand_id}/{hand_no}"
         async with hand.lock:
             page = hand.reviews.get(hand_no)
             if page is not None:
-                return _html(page)
+                return html(page)
             t = hand.table
             try:
                 envs, options = t.review_input(hand_no)
             except NotYourTurn as exc:
-                return _html(f"<p>{escape(str(exc))}</p>", 409)
+                return html(f"<p>{escape(str(exc))}</p>", 409)
             job = jobs.get(key)
             if job is not None and job.result is not None:
                 rewind = (f"/play/{hand_id}/rewind", HUMAN)
                 page = await asyncio.to_thread(review_page, job.result, envs, rewind=rewind)
                 hand.reviews[hand_no] = page
                 jobs.forget(key)
-                return _html(page)
+                return html(page)
             if job is not None and job.state == "failed":
                 jobs.forget(key)
-                return _html(progress_page(t.game_id, "failed", 0, 0, job.error), 422)
+                return html(progress_page(t.game_id, "failed", 0, 0, job.error), 422)
             try:
                 job = jobs.submit(key, t.game_id, envs, options)
             except ReviewBusy as exc:
-                return _html(f"<p>{escape(str(exc))}</p>", 503)
-            return _html(progress_page(t.game_id, job.state, job.done, job.total, None), 202)
+                return html(f"<p>{escape(str(exc))}</p>", 503)
+            return html(progress_page(t.game_id, job.state, job.done, job.total, None), 202)
 
     @post(
         "/play/{hand_id:str}/rewind",
         include_in_schema=False,
         status_code=303,
+        exception_handlers=_PAGE_REFUSALS,
         opt={"access": "play"},
     )
     async def rewind(
@@ -431,27 +397,20 @@ def play_routes(
     ) -> Response[Any]:
         """Play a reviewed decision again: a new table at that decision (same deal, every
         input before it given again), and the page of that table."""
-        try:
-            hand = hands.get(hand_id)
-        except _Refused as r:
-            return _html(f"<p>{escape(r.reason)}</p>", r.status)
+        hand = hands.get(hand_id)
         async with hand.lock:
             t = hand.table
             try:
                 again = await asyncio.to_thread(t.rewound, data.hand, data.seq)
             except NotYourTurn as exc:
-                return _html(f"<p>{escape(str(exc))}</p>", 409)
+                return html(f"<p>{escape(str(exc))}</p>", 409)
             except GostopError as exc:
-                return _html(f"<p>{escape(str(exc))}</p>", 422)
+                return html(f"<p>{escape(str(exc))}</p>", 422)
         new_id = hands.add(again)
         query = urlencode({"ruleset": t.ruleset, "bot": t.bot})
         return Redirect(f"/play?{query}#hand={new_id}", status_code=303)
 
     return [page, start, look, act, hint, review, rewind]
-
-
-def _html(body: str, status: int = 200) -> Response[str]:
-    return Response(body, status_code=status, media_type=MediaType.HTML)
 
 
 def _json(body: dict[str, Any], status: int) -> Response[bytes]:

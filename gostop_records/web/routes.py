@@ -30,20 +30,50 @@ from .live_view import live_view
 from .pages import replay_page
 from .table_pages import index_page, live_page, qr_svg, recorder_page
 
-__all__ = ["EventsOf", "page_routes"]
+__all__ = ["EventsOf", "game_page", "html", "page_get", "page_routes", "refusal"]
 
 #: Gives the events of game ``game_id`` to ``request``, or raises the service's refusal.
 EventsOf = Callable[[Request[Any, Any, Any], str], Awaitable[Sequence[E.Envelope]]]
 
 
-def _unreplayable(game_id: str, exc: GostopError) -> Response[str]:
+def html(body: str, status: int = 200) -> Response[str]:
+    """An HTML answer."""
+    return Response(body, status_code=status, media_type=MediaType.HTML)
+
+
+def refusal(status: int, title: str, reason: str, links: str = "") -> Response[str]:
+    """A short page saying why the page asked for is not shown, with ``links`` (HTML) on."""
     body = (
         "<!doctype html><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        "<title>cannot replay</title>"
-        f"<p>game {escape(game_id)} cannot be replayed: {escape(str(exc))}</p>"
+        f"<title>{escape(title)}</title><p>{escape(reason)}</p>"
     )
-    return Response(body, status_code=422, media_type=MediaType.HTML)
+    return html(body + (f"<p>{links}</p>" if links else ""), status)
+
+
+def page_get(path: str, access: str, **more: Any) -> Any:
+    """The route of a page: ``GET path`` answered in HTML, left out of the API's schema,
+    for ``access`` (an action of :mod:`gostop_records.service.access`)."""
+    return get(
+        path, media_type=MediaType.HTML, include_in_schema=False, opt={"access": access}, **more
+    )
+
+
+async def game_page(
+    events_of: EventsOf,
+    request: Request[Any, Any, Any],
+    game_id: str,
+    render: Callable[[str, Sequence[E.Envelope]], str],
+    cannot: tuple[str, str],
+) -> Response[str]:
+    """A page made of one game's events, off the event loop; a game it cannot be made of
+    is answered 422 with ``cannot`` (``("cannot replay", "cannot be replayed")``) and why."""
+    envs = await events_of(request, game_id)
+    try:
+        page = await asyncio.to_thread(render, game_id, envs)
+    except GostopError as exc:
+        return refusal(422, cannot[0], f"game {game_id} {cannot[1]}: {exc}")
+    return html(page)
 
 
 #: Live views already built, by game and version: every viewer of a game asks for the same
@@ -70,20 +100,14 @@ def page_routes(events_of: EventsOf, hub: Any = None) -> list[HTTPRouteHandler]:
     service's :class:`~gostop_records.service.streams.Hub`) tells the live tables of new
     events."""
 
-    @get(
+    @page_get(
         "/games/{game_id:str}/replay",
+        "read_game",
         summary="The replayer of a game: one self-contained HTML page",
-        media_type=MediaType.HTML,
-        include_in_schema=False,
-        opt={"access": "read_game"},
     )
     async def replay(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
-        envs = await events_of(request, game_id)
-        try:
-            page = await asyncio.to_thread(replay_page, game_id, envs)
-        except GostopError as exc:
-            return _unreplayable(game_id, exc)
-        return Response(page, media_type=MediaType.HTML)
+        cannot = ("cannot replay", "cannot be replayed")
+        return await game_page(events_of, request, game_id, replay_page, cannot)
 
     @get(
         "/cards/{name:str}",
@@ -98,28 +122,18 @@ def page_routes(events_of: EventsOf, hub: Any = None) -> list[HTTPRouteHandler]:
             raise NotFoundException(f"there is no card drawing {name!r}: try 01G.svg or back.svg")
         return Response(W.card_svg(code), media_type="image/svg+xml")
 
-    @get("/", media_type=MediaType.HTML, include_in_schema=False, opt={"access": "public"})
+    @page_get("/", "public")
     async def index() -> Response[str]:
-        return Response(index_page(), media_type=MediaType.HTML)
+        return html(index_page())
 
-    @get(
-        "/games/{game_id:str}/record",
-        media_type=MediaType.HTML,
-        include_in_schema=False,
-        opt={"access": "public"},  # a shell: the token stays in the phone
-    )
+    @page_get("/games/{game_id:str}/record", "public")  # a shell: the token stays in the phone
     async def record(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
-        return Response(recorder_page(game_id), media_type=MediaType.HTML)
+        return html(recorder_page(game_id))
 
-    @get(
-        "/games/{game_id:str}",
-        media_type=MediaType.HTML,
-        include_in_schema=False,
-        opt={"access": "read_game"},
-    )
+    @page_get("/games/{game_id:str}", "read_game")
     async def live(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
         await events_of(request, game_id)  # the service's 404 for a game it does not have
-        return Response(live_page(game_id), media_type=MediaType.HTML)
+        return html(live_page(game_id))
 
     @get("/games/{game_id:str}/view", include_in_schema=False, opt={"access": "read_game"})
     async def view(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[bytes]:

@@ -79,11 +79,13 @@ def acts(name: str, verb: str) -> str:
 
 
 def subject_of(players: Sequence[E.Player], viewer: int | None, seat: int | None, verb: str) -> str:
-    """``you play`` for the viewer's seat, ``Ben plays`` for another."""
+    """``you play`` for the viewer's seat, ``Ben plays`` for another (with no viewer, every
+    seat in the third person)."""
     if seat is not None and seat == viewer:
         return f"you {verb}"
-    return f"{who(players, seat)} {verb}s"
+    return acts(who(players, seat), verb)
 
 
 def object_of(players: Sequence[E.Player], viewer: int | None, seat: int | None) -> str:
+    """``you`` for the viewer's seat, the player's name for another."""
     return "you" if seat is not None and seat == viewer else who(players, seat)

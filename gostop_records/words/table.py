@@ -23,6 +23,16 @@ PHASE_WORDS = {
     Phase.DECIDE: "to say Go or Stop",
 }
 
+#: What the seat the table waits for does next, after its name, by the table's ``waiting``
+#: kind: as a listing of games says it ("Ann to flip"), and as the live table's sentence
+#: does ("Ann to flip a card from the stock").
+_DOING = {
+    "play": ("to play", "to play"),
+    "flip": ("to flip", "to flip a card from the stock"),
+    "cup": ("to decide the September cup", "to count the September cup as animal or junk"),
+    "decide": ("to say Go or Stop", "to say Go or Stop"),
+}
+
 
 def waiting_words(kind: str, seat: int | None, hand: int, players: Sequence[E.Player]) -> str:
     """Where a game stands, from what its table waits for (``GameState.waiting``): a listing
@@ -40,13 +50,7 @@ def waiting_words(kind: str, seat: int | None, hand: int, players: Sequence[E.Pl
         if hand <= 1:
             return "not dealt yet"
         return f"between hands: hand {hand} to deal"
-    doing = {
-        "play": "to play",
-        "flip": "to flip",
-        "cup": "to decide the September cup",
-        "decide": "to say Go or Stop",
-    }.get(kind, kind)
-    return f"hand {hand}: {name} {doing}"
+    return f"hand {hand}: {name} {_DOING.get(kind, (kind,))[0]}"
 
 
 #: The viewer of :func:`describe` that sits at no seat: someone watching the table, told
@@ -102,13 +106,7 @@ def table_words(
             f"Hand {hand - 1} is over. {ended}Standing: {standings(players, net)}. "
             f"Next: hand {hand}, {name} deals."
         )
-    doing = {
-        "play": "to play",
-        "flip": "to flip a card from the stock",
-        "cup": "to count the September cup as animal or junk",
-        "decide": "to say Go or Stop",
-    }.get(kind, kind)
-    return f"Hand {hand}: {name} {doing}."
+    return f"Hand {hand}: {name} {_DOING.get(kind, (kind, kind))[1]}."
 
 
 def _sentence(text: str) -> str:

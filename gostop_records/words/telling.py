@@ -31,20 +31,62 @@ def describe(
     ev: Any, players: Sequence[E.Player], viewer: int | None = None, marks: Marks = PLAIN
 ) -> str:
     """One sentence for a payload (typed or unknown): in the third person, or told to the
-    player in seat ``viewer``."""
-    if viewer is None:
-        return _third_person(ev, players, marks)
-    return _told_to(ev, players, viewer, marks)
+    player in seat ``viewer`` ("you play 03R", "Ben gives you 01J1 (jjok)"); events that
+    name no player read the same either way."""
+    if isinstance(ev, E.UnknownEvent):
+        return f"{E.event_type(ev)} (an event type this version does not know; kept as read)"
+    if viewer is not None and (told := _told_to(ev, players, viewer, marks)) is not None:
+        return told
+    return _seat_acts(ev, players, viewer, marks) or _third_person(ev, players, marks)
+
+
+def _seat_acts(ev: Any, players: Sequence[E.Player], viewer: int | None, p: Marks) -> str | None:
+    """The sentence for a seat's act that reads alike in either person ("Ann shakes month 03",
+    "you shake month 03"); None for an event told differently to its player, or not a seat's
+    act."""
+    t = E.event_type(ev)
+
+    def s(seat: int | None, verb: str) -> str:
+        return subject_of(players, viewer, seat, verb)
+
+    if t == "shake_declined":
+        return f"{s(ev.seat, 'decline')} to shake month {ev.month:02d}"
+    if t == "shaken":
+        return f"{s(ev.seat, 'shake')} month {ev.month:02d}: {p.cards(ev.cards)}"
+    if t == "bomb_played":
+        return f"{s(ev.seat, 'bomb')} month {ev.month:02d} with {p.cards(ev.cards)}"
+    if t == "cards_captured":
+        kind = CAPTURE_KINDS.get(ev.kind, ev.kind)
+        return f"{s(ev.seat, 'capture')} {p.cards(ev.cards)} ({kind}, {SOURCES[ev.source]})"
+    if t == "ppuk_made":
+        return (
+            f"{p.mark('ppuk', 'ppuk')}: {s(ev.seat, 'leave')} {p.cards(ev.cards)} on the "
+            f"layout (ppuk {ev.count} this hand)"
+        )
+    if t == "junk_transferred":
+        to = object_of(players, viewer, ev.to_seat)
+        return f"{s(ev.from_seat, 'give')} {to} {p.card(ev.card)} ({ev.reason})"
+    if t == "cup_assigned":
+        return f"{s(ev.seat, 'count')} the September cup as {ev.role}"
+    if t == "go_called":
+        return p.mark(f"{s(ev.seat, 'call')} Go {ev.count} at {ev.score} points", "call")
+    if t == "stop_called":
+        how = " (automatic: the last turn)" if ev.auto else ""
+        return p.mark(f"{s(ev.seat, 'stop')} at {ev.score} points{how}", "call")
+    if t == "hand_ended" and ev.outcome in ("stop", "instant"):
+        how = "by Stop" if ev.outcome == "stop" else f"instantly ({ev.reason})"
+        carry = f"; the next hand pays x{ev.next_carry}" if ev.next_carry > 1 else ""
+        return p.mark(f"hand over: {s(ev.winner, 'win')} {how}", "outcome") + carry
+    return None
 
 
 # Long: one branch per event type, each a sentence.
 def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
-    """One sentence for a payload (typed or unknown), naming players by name."""
+    """One sentence for an event that is not a seat's act told alike in either person,
+    naming players by name."""
     w = lambda s: who(players, s)  # noqa: E731
     v = lambda s, verb: acts(who(players, s), verb)  # noqa: E731
     t = E.event_type(ev)
-    if isinstance(ev, E.UnknownEvent):
-        return f"{t} (an event type this version does not know; kept as read)"
     if t == "game_started":
         seats = ", ".join(f"{pl.name} (seat {i})" for i, pl in enumerate(ev.players))
         name = ev.ruleset.get("name", "?")
@@ -100,12 +142,6 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
         return f"four of a month: {shown}"
     if t == "four_kept":
         return f"{v(ev.seat, 'keep')} a four of a month in hand and plays on (들고치기)"
-    if t == "shake_declined":
-        return f"{v(ev.seat, 'decline')} to shake month {ev.month:02d}"
-    if t == "shaken":
-        return f"{v(ev.seat, 'shake')} month {ev.month:02d}: {p.cards(ev.cards)}"
-    if t == "bomb_played":
-        return f"{v(ev.seat, 'bomb')} month {ev.month:02d} with {p.cards(ev.cards)}"
     if t == "card_played":
         ch = f" (takes {p.card(ev.chosen)})" if ev.chosen else ""
         return f"{v(ev.seat, 'play')} {p.card(ev.card)}{ch}"
@@ -120,28 +156,8 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
         if ev.source == "hand" and not ev.replacement:
             rep = "; draws a replacement"
         return f"{v(ev.seat, 'take')} bonus card {p.card(ev.card)} ({src[ev.source]}){rep}"
-    if t == "cards_captured":
-        kind = CAPTURE_KINDS.get(ev.kind, ev.kind)
-        return f"{v(ev.seat, 'capture')} {p.cards(ev.cards)} ({kind}, {SOURCES[ev.source]})"
-    if t == "ppuk_made":
-        return (
-            f"{p.mark('ppuk', 'ppuk')}: {v(ev.seat, 'leave')} {p.cards(ev.cards)} on the "
-            f"layout (ppuk {ev.count} this hand)"
-        )
-    if t == "junk_transferred":
-        return f"{v(ev.from_seat, 'give')} {w(ev.to_seat)} {p.card(ev.card)} ({ev.reason})"
-    if t == "cup_assigned":
-        return f"{v(ev.seat, 'count')} the September cup as {ev.role}"
-    if t == "go_called":
-        return p.mark(f"{v(ev.seat, 'call')} Go {ev.count} at {ev.score} points", "call")
-    if t == "stop_called":
-        how = " (automatic: the last turn)" if ev.auto else ""
-        return p.mark(f"{v(ev.seat, 'stop')} at {ev.score} points{how}", "call")
     if t == "hand_ended":
         carry = f"; the next hand pays x{ev.next_carry}" if ev.next_carry > 1 else ""
-        if ev.outcome in ("stop", "instant"):
-            how = "by Stop" if ev.outcome == "stop" else f"instantly ({ev.reason})"
-            return p.mark(f"hand over: {v(ev.winner, 'win')} {how}", "outcome") + carry
         if ev.outcome == "nagari":
             return p.mark(f"hand over: nagari, no winner ({ev.reason})", "outcome") + carry
         return p.mark(f"hand over: void ({ev.reason}), deal again", "outcome") + carry
@@ -189,13 +205,11 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
     return t
 
 
-# Long: one branch per event type, each a sentence.
-def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str:
-    """One sentence for a payload, told to the player in seat ``viewer`` ("you play 03R",
-    "Ben gives you 01J1 (jjok)"); events without a player read as in the third person."""
+# Long: one branch per event type told differently to its player.
+def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str | None:
+    """The sentence for an event its player is told differently ("you play 03R, taking
+    03J"); None for one that reads alike in either person."""
     t = E.event_type(ev)
-    if isinstance(ev, E.UnknownEvent):
-        return _third_person(ev, players, p)
     seat = getattr(ev, "seat", None)
 
     def s(verb: str) -> str:
@@ -216,17 +230,11 @@ def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str
         if ev.stock is not None and None not in ev.hands and extra > 0:
             stock += f" (the deck's {extra} bonus card{'s' if extra != 1 else ''} included)"
         return f"dealt: {each}{len(ev.layout)} face up{stock}"
-    if t == "shake_declined":
-        return f"{s('decline')} to shake month {ev.month:02d}"
     if t == "four_kept":
         if seat == viewer:
             return "you keep your four of a month in hand and play on (들고치기)"
         # the holder's decision tells no one else that a four is held (p2p says nothing)
         return f"{s('play')} on"
-    if t == "shaken":
-        return f"{s('shake')} month {ev.month:02d}: {p.cards(ev.cards)}"
-    if t == "bomb_played":
-        return f"{s('bomb')} month {ev.month:02d} with {p.cards(ev.cards)}"
     if t == "card_played":
         ch = f", taking {p.card(ev.chosen)}" if ev.chosen else ""
         return f"{s('play')} {p.card(ev.card)}{ch}"
@@ -244,37 +252,12 @@ def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str
             drawn = p.card(ev.replacement) if seat == viewer or ev.source != "hand" else "a card"
             rep = f"; {draws} {drawn}"
         return f"{s('take')} bonus card {p.card(ev.card)} ({src[ev.source]}){rep}"
-    if t == "cards_captured":
-        kind = CAPTURE_KINDS.get(ev.kind, ev.kind)
-        return f"{s('capture')} {p.cards(ev.cards)} ({kind}, {SOURCES[ev.source]})"
-    if t == "ppuk_made":
-        return (
-            f"{p.mark('ppuk', 'ppuk')}: {s('leave')} {p.cards(ev.cards)} on the layout "
-            f"(ppuk {ev.count} this hand)"
-        )
-    if t == "junk_transferred":
-        giver = subject_of(players, viewer, ev.from_seat, "give")
-        return f"{giver} {object_of(players, viewer, ev.to_seat)} {p.card(ev.card)} ({ev.reason})"
-    if t == "cup_assigned":
-        return f"{s('count')} the September cup as {ev.role}"
-    if t == "go_called":
-        return p.mark(f"{s('call')} Go {ev.count} at {ev.score} points", "call")
-    if t == "stop_called":
-        how = " (automatic: the last turn)" if ev.auto else ""
-        return p.mark(f"{s('stop')} at {ev.score} points{how}", "call")
     if t == "four_of_a_month_shown":
         shown = "; ".join(
             f"{subject_of(players, viewer, f.seat, 'show')} four of month {f.month:02d}"
             for f in ev.shown
         )
         return f"four of a month: {shown}"
-    if t == "hand_ended" and ev.outcome in ("stop", "instant"):
-        how = "by Stop" if ev.outcome == "stop" else f"instantly ({ev.reason})"
-        carry = f"; the next hand pays x{ev.next_carry}" if ev.next_carry > 1 else ""
-        return (
-            p.mark(f"hand over: {subject_of(players, viewer, ev.winner, 'win')} {how}", "outcome")
-            + carry
-        )
     if t == "payment_due":
         payer = subject_of(players, viewer, ev.payer, "owe")
         return (
@@ -285,7 +268,7 @@ def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str
         payer = subject_of(players, viewer, ev.payer, "pay")
         note = f" ({ev.note})" if ev.note else ""
         return f"paid: {payer} {object_of(players, viewer, ev.payee)} {ev.chips} chips{note}"
-    return _third_person(ev, players, p)
+    return None
 
 
 def recorded(ev: Any) -> str:
