@@ -87,53 +87,81 @@ CLIENT = os.environ.get("GOSTOP_BENCH_CLIENT", "raw")
 
 
 class Busy:
-    """A heavy query and an import of whole games, each in a loop on a thread of its own,
-    against the server at ``url`` until :meth:`stop`: what a club's server does beside the
-    tables (a member's analysis, a night's logs uploaded)."""
+    """A heavy query and an import of whole games, each in a loop, against the server at
+    ``url`` until :meth:`stop`: what a club's server does beside the tables (a member's
+    analysis, a night's logs uploaded).
+
+    The loops run in a process of their own (:func:`busy_main`), not on threads of the
+    bench: there they would hold the bench's interpreter lock against the clients whose
+    latency is measured, and the busy figure would charge the server for the bench's own
+    wait."""
 
     def __init__(self, url: str) -> None:
-        import threading
-
-        self.url = url
-        self.logs = [_import_log(40 + k) for k in range(40)]
-        self.stopping = threading.Event()
         self.queries = self.imports = self.refused = 0
-        self.threads = [
-            threading.Thread(target=self._query, daemon=True),
-            threading.Thread(target=self._import, daemon=True),
-        ]
-        for t in self.threads:
-            t.start()
-
-    def _query(self) -> None:
-        import httpx
-
-        with httpx.Client(base_url=self.url, timeout=60) as c:
-            while not self.stopping.is_set():
-                with contextlib.suppress(httpx.HTTPError):
-                    r = c.post("/api/query", json={"sql": HEAVY_SQL})
-                    self.queries += 1
-                    self.refused += r.status_code >= 400
-
-    def _import(self) -> None:
-        import httpx
-
-        with httpx.Client(base_url=self.url, timeout=60) as c:
-            for log in self.logs:
-                if self.stopping.is_set():
-                    return
-                with contextlib.suppress(httpx.HTTPError):
-                    c.post(
-                        "/api/import",
-                        content=log,
-                        headers={"Authorization": f"Bearer {KEY}"},
-                    )
-                    self.imports += 1
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", "from bench.service import busy_main; busy_main()", url],
+            cwd=HERE.parent,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        ready = self.proc.stdout.readline()  # its logs made: the load starts now
+        if ready.strip() != "ready":
+            raise RuntimeError(f"the busy process did not start: {ready!r}")
 
     def stop(self) -> None:
-        self.stopping.set()
-        for t in self.threads:
-            t.join(timeout=120)
+        """Ends the loops (after the request in flight) and takes their counts."""
+        import json
+
+        out, _ = self.proc.communicate("stop\n", timeout=180)
+        counts = json.loads(out.strip().splitlines()[-1])
+        self.queries, self.imports, self.refused = (
+            counts["queries"],
+            counts["imports"],
+            counts["refused"],
+        )
+
+
+def busy_main() -> None:
+    """The busy process: ``ready`` once its logs are made, then the two loops until a line
+    (or the end) on stdin; its counts as one JSON line."""
+    import json
+    import threading
+
+    import httpx
+
+    url = sys.argv[1]
+    logs = [_import_log(40 + k) for k in range(40)]
+    stopping = threading.Event()
+    counts = {"queries": 0, "imports": 0, "refused": 0}
+
+    def query() -> None:
+        with httpx.Client(base_url=url, timeout=60) as c:
+            while not stopping.is_set():
+                with contextlib.suppress(httpx.HTTPError):
+                    r = c.post("/api/query", json={"sql": HEAVY_SQL})
+                    counts["queries"] += 1
+                    counts["refused"] += r.status_code >= 400
+
+    def upload() -> None:
+        with httpx.Client(base_url=url, timeout=60) as c:
+            for log in logs:
+                if stopping.is_set():
+                    return
+                with contextlib.suppress(httpx.HTTPError):
+                    c.post("/api/import", content=log, headers={"Authorization": f"Bearer {KEY}"})
+                    counts["imports"] += 1
+
+    threads = [threading.Thread(target=query), threading.Thread(target=upload)]
+    for t in threads:
+        t.start()
+    print("ready", flush=True)
+    sys.stdin.readline()
+    stopping.set()
+    for t in threads:
+        t.join(timeout=120)
+    print(json.dumps(counts), flush=True)
 
 
 def _import_log(seed: int) -> bytes:

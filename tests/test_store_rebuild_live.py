@@ -45,7 +45,7 @@ def test_appends_during_and_after_the_bulk_are_in_the_swapped_tables(
 
         job = R.Rebuild(st, conn=st.conn.cursor(), progress=during)
         job.derive()
-        assert appended and job.status.rounds >= 1 and job.status.behind == 0
+        assert appended and job.status.catch_up_rounds >= 1 and job.status.behind_events == 0
         st.append("live-game", live[40:], 40)  # after the last round: from the cache
         assert st.import_envelopes(late).ok  # a new game, no cache: derived in the swap
         derived: list[str] = []
