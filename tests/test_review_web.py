@@ -24,6 +24,7 @@ from gostop_records.service.app import ServiceConfig, create_app
 from gostop_records.store import Store
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+NOTICE = 'class="server-notice"'
 
 
 def wait_for_review(client: Any, url: str, looks: int = 600) -> Any:
@@ -193,3 +194,37 @@ def test_the_reviewer_runs_one_job_a_key_refuses_beyond_its_limit_and_says_why_o
         await jobs.close()
 
     run_async(run)  # (Playwright may hold an event loop on this thread)
+
+
+def test_a_game_that_went_on_after_its_review_is_said_so_and_reviewed_again(
+    tmp_path: Path,
+) -> None:
+    """A stored review covers the game as it was: once more events come, its page still
+    shows it, says up to which event it goes, and has the game reviewed again, which then
+    covers every event."""
+    lines = (SAMPLES / "go-1.jsonl").read_bytes().splitlines(keepends=True)
+    db = tmp_path / "club.duckdb"
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(b"".join(lines[:20]))
+    with Store(db) as store:
+        assert store.import_paths([cut]).ok
+    with TestClient(create_app(ServiceConfig(db=str(db), key="k"))) as c:
+        url = "/games/sample-go-1/review"
+        first = wait_for_review(c, url)
+        assert first.status_code == 200 and NOTICE not in first.text
+        assert _page_data(first.text)["review"]
+        kept = query(c, "SELECT DISTINCT through_seq FROM reviews WHERE game_id = 'sample-go-1'")
+        assert kept == [[20]]
+        r = c.post("/api/import", content=b"".join(lines), headers={"Authorization": "Bearer k"})
+        assert r.status_code == 200 and r.json()["extended"] == 1, r.text
+        stale = c.get(url)
+        assert stale.status_code == 200
+        assert "covers the game up to event 20; it went on to event 30" in stale.text
+        for _ in range(600):  # until the review of the whole game is kept
+            done = c.get(url)
+            if NOTICE not in done.text:
+                break
+            time.sleep(0.5)
+        assert done.status_code == 200 and NOTICE not in done.text
+        kept = query(c, "SELECT DISTINCT through_seq FROM reviews WHERE game_id = 'sample-go-1'")
+        assert kept == [[30]]

@@ -214,4 +214,5 @@ def review_game(
         seed=seed,
         seat=seat,
         hands=out,
+        through_seq=envelopes[-1].seq,
     )

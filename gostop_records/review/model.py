@@ -81,3 +81,5 @@ class GameReview(msgspec.Struct, frozen=True):
     seed: int
     seat: int | None  # the seat reviewed (None: every seat)
     hands: list[HandReview]
+    #: The game's last seq when it was reviewed: a game that went on since is reviewed again.
+    through_seq: int = 0

@@ -13,6 +13,7 @@ left out of the schema version, ``db rebuild``, ``db verify`` and the Parquet ex
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -51,6 +52,7 @@ REVIEW_COLUMNS = (
     ("budget", "INTEGER NOT NULL"),
     ("seed", "BIGINT NOT NULL"),
     ("reviewed_at", "VARCHAR NOT NULL"),
+    ("through_seq", "INTEGER"),  # the game's last seq the review saw (NULL: before it was kept)
 )
 #: The columns of ``review_luck``, one row per hand and seat.
 LUCK_COLUMNS = (
@@ -67,6 +69,7 @@ LUCK_COLUMNS = (
     ("budget", "INTEGER NOT NULL"),
     ("seed", "BIGINT NOT NULL"),
     ("reviewed_at", "VARCHAR NOT NULL"),
+    ("through_seq", "INTEGER"),
 )
 
 
@@ -79,6 +82,8 @@ def create_tables(conn: Any) -> None:
     """Create both tables if missing (nothing else of the store changes)."""
     conn.execute(_ddl("reviews", REVIEW_COLUMNS, "game_id, hand, seq, kind, seat"))
     conn.execute(_ddl("review_luck", LUCK_COLUMNS, "game_id, hand, seat"))
+    for table in ("reviews", "review_luck"):  # tables made before the column was kept
+        conn.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS through_seq INTEGER")
 
 
 def _tables(conn: Any) -> set[str]:
@@ -92,7 +97,7 @@ def store_review(conn: Any, review: Any, at: datetime | None = None) -> int:
     """Write a :class:`~.model.GameReview` (replacing the rows it covers) in one
     transaction; returns the decisions written."""
     stamp = (at or datetime.now(UTC)).isoformat(timespec="seconds")
-    common = (review.policy, review.budget, review.seed, stamp)
+    common = (review.policy, review.budget, review.seed, stamp, review.through_seq)
     n = 0
     conn.execute("BEGIN TRANSACTION")
     try:
@@ -131,18 +136,20 @@ def store_review(conn: Any, review: Any, at: datetime | None = None) -> int:
 
 def load_review(conn: Any, game_id: str) -> tuple[list[HandReview], dict[str, Any]] | None:
     """The stored review of a game: its hands, and the settings of its latest rows
-    (``policy``, ``budget``, ``seed``, ``reviewed_at``); None when nothing is stored."""
+    (``policy``, ``budget``, ``seed``, ``reviewed_at``, ``through_seq``); None when nothing
+    is stored."""
     if "reviews" not in _tables(conn):
         return None
     rows = conn.execute(
         "SELECT hand, seq, seat, kind, taken, best, loss, loss_low, loss_high, grade, samples, "
-        "unseen, options, policy, budget, seed, reviewed_at FROM reviews WHERE game_id = ? "
+        "unseen, options, policy, budget, seed, reviewed_at, through_seq FROM reviews "
+        "WHERE game_id = ? "
         "ORDER BY hand, seq, seat, kind = 'capture', kind",
         [game_id],
     ).fetchall()
     luck = conn.execute(
-        "SELECT hand, seat, deal, deal_low, deal_high, won, lost, luck FROM review_luck "
-        "WHERE game_id = ? ORDER BY hand, seat",
+        "SELECT hand, seat, deal, deal_low, deal_high, won, lost, luck, policy, budget, seed, "
+        "reviewed_at, through_seq FROM review_luck WHERE game_id = ? ORDER BY hand, seat",
         [game_id],
     ).fetchall()
     if not rows and not luck:
@@ -157,12 +164,22 @@ def load_review(conn: Any, game_id: str) -> tuple[list[HandReview], dict[str, An
             unseen=r[11],
         )  # fmt: skip
         hands.setdefault(r[0], HandReview(r[0], [], [])).decisions.append(d)
-        if not latest or r[16] >= latest["reviewed_at"]:
-            latest = {"policy": r[13], "budget": r[14], "seed": r[15], "reviewed_at": r[16]}
+        latest = _latest(latest, r[13:18])
     for r in luck:
+        latest = _latest(latest, r[8:13])
         x = HandLuck(r[1], Interval(r[2], r[3], r[4]), r[5], r[6], r[7])
         hands.setdefault(r[0], HandReview(r[0], [], [])).luck.append(x)
     return [hands[h] for h in sorted(hands)], latest
+
+
+def _latest(latest: dict[str, Any], row: Sequence[Any]) -> dict[str, Any]:
+    """The settings of the latest of the rows seen (a hand with no decision has luck rows
+    only)."""
+    policy, budget, seed, at, through = row
+    if latest and at < latest["reviewed_at"]:
+        return latest
+    return {"policy": policy, "budget": budget, "seed": seed, "reviewed_at": at,
+            "through_seq": through or 0}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ from ..store.browse import (
     rulesets,
 )
 from .browse_pages import audit_page, games_page, player_page, players_page, report_page
+from .notice import with_notice
 from .review_jobs import ReviewBusy, ReviewJobs, Then
 from .routes import EventsOf, game_page, html, page_get, refusal
 
@@ -124,12 +125,32 @@ def browse_routes(
         found = stored_review(game_id, envs, stored)
         key = f"game/{game_id}"
         job = jobs.get(key)
-        if found is None and job is not None and job.result is not None:
-            found = job.result  # computed, but not kept in the store (or not readable yet)
-        if found is not None:
+        newer = job.result if job is not None else None
+        if newer is not None and (found is None or newer.through_seq > found.through_seq):
+            found = newer  # computed, but not kept in the store (or not readable yet)
+        last = envs[-1].seq if envs else 0
+        if found is not None and found.through_seq >= last:
             if stored is not None:
                 jobs.forget(key)
             return html(await asyncio.to_thread(review_page, found, envs))
+        if found is not None:  # the game went on since: shown as it is, the rest reviewed
+            if job is not None and job.state == "done":
+                jobs.forget(key)  # it reviewed less than there is now
+            try:
+                job = jobs.submit(key, game_id, envs, SERVER_REVIEW, keep_review)
+                doing = (
+                    f"{job.done} of {job.total} decisions judged"
+                    if job.total
+                    else "waiting for the reviewer"
+                )
+            except ReviewBusy:
+                doing = "the reviewer is busy: load the page again later"
+            page = await asyncio.to_thread(review_page, found, envs)
+            said = (
+                f"This review covers the game up to event {found.through_seq}; it went on to "
+                f"event {last}. The game is being reviewed again ({doing})."
+            )
+            return html(with_notice(page.encode(), said).decode())
         if job is not None and job.state == "failed":
             jobs.forget(key)  # said once; the next look tries again
             return html(progress_page(game_id, "failed", 0, 0, job.error), 422)

@@ -132,6 +132,7 @@ def stored_review(
         seed=settings["seed"],
         seat=None,
         hands=hands,
+        through_seq=settings.get("through_seq", 0),
     )
 
 
