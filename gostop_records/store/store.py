@@ -37,10 +37,11 @@ if TYPE_CHECKING:
 
     from ..integrity.seals import Seal
     from ..projector import Projector
-    from .append import Append, AppendResult, GameCache, PendingRows
+    from .append import Append, AppendResult, GameCache
     from .export import ExportReport
     from .importer import ImportProgress, ImportReport
     from .journal import Journal
+    from .pending import PendingRows
     from .query import QueryResult
     from .rebuild import RebuildReport
     from .repair import RepairReport
@@ -278,20 +279,13 @@ class Store:
         and then these sealed envelopes, strictly, as the live recorder's is; the rules are
         then not run again.
         """
-        from .append import append
+        from .append import Append, append_group
 
         self._writable()
-        return append(
-            self,
-            game_id,
-            envelopes_or_payloads,
-            expected_version,
-            strict=strict,
-            by=by,
-            at=at,
-            also=also,
-            checked=checked,
+        req = Append(
+            game_id, list(envelopes_or_payloads), expected_version, strict, by, at, also, checked
         )
+        return append_group(self, [req])[0]
 
     def append_group(
         self, requests: Sequence[Append], *, defer_rows: bool = False, journal: bool = False
@@ -320,14 +314,14 @@ class Store:
         written. The journal's rows go first, in the same transaction (unless not
         ``settle``). ``conn``: another connection of this store's database, used by a
         second thread while this store's own goes on appending through the journal (see
-        :func:`~.append.flush_rows`)."""
+        :func:`~.pending.flush_rows`)."""
         if self.journal is None and settle:
             self.settle()  # another store's journal of this file, in this process
         if not self.rows_pending() and (
             not settle or self.journal is None or not self.journal.records
         ):
             return 0
-        from .append import flush_rows
+        from .pending import flush_rows
 
         return flush_rows(self, limit, settle=settle, conn=conn)
 
