@@ -37,7 +37,28 @@ _ITS_HAND = -1
 card_code = notation.card_code
 
 
-class RecordingSession(TableInputs):
+class GameView:
+    """What a session shows of its running game (``game``): the hand, the rules, the
+    players; the recording session and the play table both read them so."""
+
+    @property
+    def game(self) -> GameState:
+        raise NotImplementedError
+
+    @property
+    def hand(self) -> HandState | None:
+        return self.game.hand
+
+    @property
+    def rules(self) -> Ruleset:
+        return self.game.rules
+
+    @property
+    def players(self) -> tuple[E.Player, ...]:
+        return self.game.players
+
+
+class RecordingSession(TableInputs, GameView):
     """A game being recorded; see the module docstring. Build with :meth:`start` or
     :meth:`resume`."""
 
@@ -184,18 +205,6 @@ class RecordingSession(TableInputs):
         g = self._proj.game
         assert g is not None
         return g
-
-    @property
-    def hand(self) -> HandState | None:
-        return self.game.hand
-
-    @property
-    def rules(self) -> Ruleset:
-        return self.game.rules
-
-    @property
-    def players(self) -> tuple[E.Player, ...]:
-        return self.game.players
 
     @property
     def last_seq(self) -> int:
