@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from .. import cards as C
 from .. import events as E
 from .. import log as L
+from ..closing import Closing
 from ..engine.actions import legal_actions
 from ..engine.game import GameState, HandResult
 from ..engine.scoring import points
@@ -61,7 +62,7 @@ class Step:
         return self.kind in AUTOMATIC
 
 
-class PlaySession(PlayPrompt, GameView):
+class PlaySession(Closing, PlayPrompt, GameView):
     """A game of one human (seat 0) against one or two bots; see the module docstring.
 
     Build with :meth:`start`. Every method that moves the game returns the entries written,
@@ -127,12 +128,6 @@ class PlaySession(PlayPrompt, GameView):
 
     def close(self) -> None:
         self.rec.close()
-
-    def __enter__(self) -> PlaySession:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # --- the state -----------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from .. import cards as C
 from .. import events as E
 from .. import log as L
 from .. import notation, words
+from ..closing import Closing
 from ..engine.actions import legal_actions
 from ..engine.game import GameState, HandResult, Waiting, start_game
 from ..engine.settlement import Proof
@@ -58,7 +59,7 @@ class GameView:
         return self.game.players
 
 
-class RecordingSession(TableInputs, GameView):
+class RecordingSession(Closing, TableInputs, GameView):
     """A game being recorded; see the module docstring. Build with :meth:`start` or
     :meth:`resume`."""
 
@@ -191,12 +192,6 @@ class RecordingSession(TableInputs, GameView):
 
     def close(self) -> None:
         self.sink.close()
-
-    def __enter__(self) -> RecordingSession:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # --- the state ---------------------------------------------------------------------
 

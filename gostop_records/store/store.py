@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import events as E
+from ..closing import Closing
 from .codec import rows_to_envelopes
 from .connection import connect, default_path, fetch_one
 from .errors import StoreError
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
 __all__ = ["Store"]
 
 
-class Store:
+class Store(Closing):
     """A store file: ``Store(path)`` opens (and creates or upgrades) it; use it as a context.
 
     ``path`` defaults to ``$GOSTOP_DB`` or ``gostop.duckdb`` in the current folder.
@@ -184,12 +185,6 @@ class Store:
             self.journal.close()
             self.journal = None
         self.cache.clear()
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _writable(self) -> None:
         if self.read_only:
