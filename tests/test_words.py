@@ -36,7 +36,7 @@ def test_inputs_as_the_record_states_them(sample_events: list[Any]) -> None:
     [
         (
             E.CardPlayed(seat=0, card="03G", chosen="03R"),
-            "Ann plays 03G (takes 03R)",
+            "Ann plays 03G, taking 03R",
             "you play 03G, taking 03R",
             "Ann plays 03G, taking 03R",
         ),

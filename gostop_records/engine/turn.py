@@ -87,6 +87,17 @@ def new_hand(table: Any, hand_no: int, dealer: int, order: list[int], carry: int
 # --- a turn ------------------------------------------------------------------------------
 
 
+def _before_the_play(s: HandState, seat: int, what: str, rule: str, has: bool, no: str) -> Turn:
+    """What a shake and a bomb both need: the play phase, the seat whose turn it is, a
+    ruleset that ``has`` them (else ``no`` says so), every four shown; the turn they join."""
+    expect_phase(s, Phase.PLAY, what)
+    expect_seat(s, seat, s.turn_seat)
+    if not has:
+        raise illegal(rule, no)
+    check_fours_shown(s)
+    return turn_of(s)
+
+
 def _shake(s: HandState, a: Shaken, out: Out) -> None:
     if s.phase is Phase.FLIP and s.turn is not None and s.turn.shake_due:
         # asked once the card is chosen (shake_asked): the card played shows with the rest
@@ -106,13 +117,9 @@ def _shake(s: HandState, a: Shaken, out: Out) -> None:
         s.shakes[a.seat] += 1
         s.shaken_months[a.seat] |= 1 << a.month
         return
-    expect_phase(s, Phase.PLAY, "a shake")
-    expect_seat(s, a.seat, s.turn_seat)
     mode = s.table.rules.shaking
-    if mode is Shaking.NONE:
-        raise illegal("shaking", "this ruleset has no shaking (heundeum)")
-    check_fours_shown(s)
-    turn = turn_of(s)
+    no = "this ruleset has no shaking (heundeum)"
+    turn = _before_the_play(s, a.seat, "a shake", "shaking", mode is not Shaking.NONE, no)
     if turn.played >= 0 or turn.bomb:
         raise illegal("shaking", "a shake is shown before the turn's card is played")
     cards = cards_of(a.cards)
@@ -138,13 +145,8 @@ def _shake(s: HandState, a: Shaken, out: Out) -> None:
 
 
 def _bomb(s: HandState, a: BombPlayed, out: Out) -> None:
-    expect_phase(s, Phase.PLAY, "a bomb")
-    expect_seat(s, a.seat, s.turn_seat)
     rules = s.table.rules
-    if not rules.bombs:
-        raise illegal("bombs", "this ruleset has no bombs")
-    check_fours_shown(s)
-    turn = turn_of(s)
+    turn = _before_the_play(s, a.seat, "a bomb", "bombs", rules.bombs, "this ruleset has no bombs")
     if turn.played >= 0 or turn.shake_month:
         raise illegal("bombs", "a bomb is the turn's play: nothing else is played with it")
     cards = cards_of(a.cards)

@@ -372,6 +372,18 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
     return report
 
 
+def _no_checkpoint(seq: int, what: str, signs: str, it: str = "it", then: str = "") -> Finding:
+    """A point the recorder signs at (``what``, by ``seq``) with no signed checkpoint after
+    ``it``: by default, the record was cut after it or the checkpoint removed; ``then``
+    says otherwise."""
+    then = then or f"the record was cut after {it} (or that checkpoint removed)"
+    return Finding(
+        seq=seq,
+        rule="checkpoint_missing",
+        reason=f"{what} with no signed checkpoint after {it}; the recorder {signs}, so {then}",
+    )
+
+
 def _unsealed_settlement(
     envs: Sequence[E.Envelope],
     signing_from: int,
@@ -394,12 +406,10 @@ def _unsealed_settlement(
     heads = [h for _s, h, _ok in checkpoints]
     if not any(h >= close.seq for h in heads):
         problems.append(
-            Finding(
-                seq=close.seq,
-                rule="checkpoint_missing",
-                reason=f"the night was closed at seq {close.seq} (its settlement) with no signed "
-                "checkpoint after it; the recorder signs the close, so the record was cut "
-                "after it (or that checkpoint removed)",
+            _no_checkpoint(
+                close.seq,
+                f"the night was closed at seq {close.seq} (its settlement)",
+                "signs the close",
             )
         )
         return
@@ -413,12 +423,10 @@ def _unsealed_settlement(
                 open_.remove((ev.payer, ev.payee))
     if last_paid and not open_ and not any(h >= last_paid for h in heads):
         problems.append(
-            Finding(
-                seq=last_paid,
-                rule="checkpoint_missing",
-                reason=f"the night's settlement was all paid by seq {last_paid}, with no signed "
-                "checkpoint after it; the recorder signs once the settlement is paid, so the "
-                "record was cut after it (or that checkpoint removed)",
+            _no_checkpoint(
+                last_paid,
+                f"the night's settlement was all paid by seq {last_paid}",
+                "signs once the settlement is paid",
             )
         )
 
@@ -453,13 +461,11 @@ def _unsealed_payments(
     if game is None or not game.results or game.pending_dues():
         return
     problems.append(
-        Finding(
-            seq=paid[-1],
-            rule="checkpoint_missing",
-            reason=f"the payments of hand {game.hand_no} were all recorded by "
-            f"seq {paid[-1]}, with no "
-            "signed checkpoint after them; the recorder signs once the payments are in, so "
-            "the record was cut after them (or that checkpoint removed)",
+        _no_checkpoint(
+            paid[-1],
+            f"the payments of hand {game.hand_no} were all recorded by seq {paid[-1]}",
+            "signs once the payments are in",
+            "them",
         )
     )
 
@@ -480,18 +486,13 @@ def _missing_checkpoints(
         found = [(s, h, ok) for s, h, ok in checkpoints if h >= ended and s < until]
         if any(ok for _, _, ok in found) or found:
             continue  # a checkpoint there; an invalid one is reported on its own
-        last = until > envs[-1].seq
         problems.append(
-            Finding(
-                seq=ended,
-                rule="checkpoint_missing",
-                reason=f"hand {hand} ended at seq {ended} without a signed "
-                f"checkpoint after it; the "
-                "recorder signs the end of every hand, so "
-                + (
-                    "the record was cut after that hand's end (or its checkpoint removed)"
-                    if last
-                    else "its checkpoint was removed"
-                ),
+            _no_checkpoint(
+                ended,
+                f"hand {hand} ended at seq {ended}",
+                "signs the end of every hand",
+                then="the record was cut after that hand's end (or its checkpoint removed)"
+                if until > envs[-1].seq
+                else "its checkpoint was removed",
             )
         )

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from .. import events as E
 from ..errors import GostopError
+from ..plain import Record
 from .signing import CROCKFORD, crockford, group
 
 __all__ = [
@@ -139,7 +140,7 @@ def parse_seal(text: str, seq: int | None = None) -> SealQuery:
 
 
 @dataclass(frozen=True, slots=True)
-class SealCheck:
+class SealCheck(Record):
     """Whether a record still holds a seal's head, and if not, where it departs."""
 
     holds: bool
@@ -147,15 +148,6 @@ class SealCheck:
     seq: int | None = None  # the seq whose head the seal is
     following: int = 0  # events recorded after it
     vouched_until: int | None = None  # the latest head a valid signed checkpoint covers
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "holds": self.holds,
-            "text": self.text,
-            "seq": self.seq,
-            "following": self.following,
-            "vouched_until": self.vouched_until,
-        }
 
 
 def check_seal(

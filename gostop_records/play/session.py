@@ -9,14 +9,16 @@ from dataclasses import dataclass
 from .. import cards as C
 from .. import events as E
 from .. import log as L
+from ..closing import Closing
 from ..engine.actions import legal_actions
 from ..engine.game import GameState, HandResult
 from ..engine.scoring import points
 from ..engine.settlement import Proof, settle
-from ..engine.state import HandState, Phase
+from ..engine.state import Phase
 from ..engine.turn import facts_of
 from ..errors import GostopError
 from ..recorder import Clock, Entry, EventSink, RecordingSession
+from ..recorder.session import GameView
 from ..rules import Ruleset
 from ..sim.bots import Bot
 from ..sim.dealer import SplitMix64, deal, shuffled_deck
@@ -60,7 +62,7 @@ class Step:
         return self.kind in AUTOMATIC
 
 
-class PlaySession(PlayPrompt):
+class PlaySession(Closing, PlayPrompt, GameView):
     """A game of one human (seat 0) against one or two bots; see the module docstring.
 
     Build with :meth:`start`. Every method that moves the game returns the entries written,
@@ -127,29 +129,11 @@ class PlaySession(PlayPrompt):
     def close(self) -> None:
         self.rec.close()
 
-    def __enter__(self) -> PlaySession:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     # --- the state -----------------------------------------------------------------------
 
     @property
     def game(self) -> GameState:
         return self.rec.game
-
-    @property
-    def hand(self) -> HandState | None:
-        return self.rec.hand
-
-    @property
-    def rules(self) -> Ruleset:
-        return self.rec.rules
-
-    @property
-    def players(self) -> tuple[E.Player, ...]:
-        return self.rec.players
 
     @property
     def game_id(self) -> str:

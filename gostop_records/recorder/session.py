@@ -13,6 +13,7 @@ from .. import cards as C
 from .. import events as E
 from .. import log as L
 from .. import notation, words
+from ..closing import Closing
 from ..engine.actions import legal_actions
 from ..engine.game import GameState, HandResult, Waiting, start_game
 from ..engine.settlement import Proof
@@ -37,7 +38,28 @@ _ITS_HAND = -1
 card_code = notation.card_code
 
 
-class RecordingSession(TableInputs):
+class GameView:
+    """What a session shows of its running game (``game``): the hand, the rules, the
+    players; the recording session and the play table both read them so."""
+
+    @property
+    def game(self) -> GameState:
+        raise NotImplementedError
+
+    @property
+    def hand(self) -> HandState | None:
+        return self.game.hand
+
+    @property
+    def rules(self) -> Ruleset:
+        return self.game.rules
+
+    @property
+    def players(self) -> tuple[E.Player, ...]:
+        return self.game.players
+
+
+class RecordingSession(Closing, TableInputs, GameView):
     """A game being recorded; see the module docstring. Build with :meth:`start` or
     :meth:`resume`."""
 
@@ -171,12 +193,6 @@ class RecordingSession(TableInputs):
     def close(self) -> None:
         self.sink.close()
 
-    def __enter__(self) -> RecordingSession:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     # --- the state ---------------------------------------------------------------------
 
     @property
@@ -184,18 +200,6 @@ class RecordingSession(TableInputs):
         g = self._proj.game
         assert g is not None
         return g
-
-    @property
-    def hand(self) -> HandState | None:
-        return self.game.hand
-
-    @property
-    def rules(self) -> Ruleset:
-        return self.game.rules
-
-    @property
-    def players(self) -> tuple[E.Player, ...]:
-        return self.game.players
 
     @property
     def last_seq(self) -> int:

@@ -7,7 +7,6 @@ of an idempotency key gets its first answer again; a conflict, a rule or a bad e
 from __future__ import annotations
 
 import hashlib
-import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,9 +37,6 @@ from .sessions import (
     unavailable,
     waiting_dict,
 )
-
-log = logging.getLogger("gostop.service")
-
 
 __all__ = ["Entries"]
 

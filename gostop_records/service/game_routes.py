@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
 import msgspec
@@ -31,6 +31,11 @@ from .state import app_state
 from .streams import sse_message
 
 __all__ = ["game_routes"]
+
+
+def _reads_game(path: str, summary: str, **more: Any) -> Callable[..., HTTPRouteHandler]:
+    """A GET of one game's record, open to whoever may read the game (see :mod:`.access`)."""
+    return get(path, summary=summary, opt=route_opt(Action.READ_GAME), **more)
 
 
 @post(
@@ -84,11 +89,10 @@ async def add_entry(
     return send_answer(answer, since)
 
 
-@get(
+@_reads_game(
     "/api/games/{game_id:str}/checkpoint",
     summary="The latest signed checkpoint and the bytes each seat signs to countersign it",
     responses=refusals(404),
-    opt=route_opt(Action.READ_GAME),
 )
 async def game_checkpoint(
     game_id: FromPath[str], request: Request[Any, Any, Any]
@@ -138,10 +142,9 @@ async def token_game(request: Request[Any, Any, Any]) -> dict[str, Any]:
     return await st.look(st.svc.token_game, access.bearer(request))
 
 
-@get(
+@_reads_game(
     "/api/games/{game_id:str}",
     summary="The table and scores (as gostop replay --json)",
-    opt=route_opt(Action.READ_GAME),
 )
 async def game_table(
     game_id: FromPath[str],
@@ -152,21 +155,19 @@ async def game_table(
     return await st.read(R.table, game_id, at)
 
 
-@get(
+@_reads_game(
     "/api/games/{game_id:str}/now",
     summary="The table, what the rules wait for and every entry they accept next (as lines)",
-    opt=route_opt(Action.READ_GAME),
 )
 async def game_now(game_id: FromPath[str], request: Request[Any, Any, Any]) -> dict[str, Any]:
     st = app_state(request)
     return await st.look(st.svc.now, game_id)
 
 
-@get(
+@_reads_game(
     "/api/games/{game_id:str}/events",
     summary="The log as JSON Lines, each line as stored",
     media_type=JSONL,
-    opt=route_opt(Action.READ_GAME),
 )
 async def game_events(
     game_id: FromPath[str],
@@ -177,10 +178,9 @@ async def game_events(
     return Response(await st.read(R.event_lines, game_id, after), media_type=JSONL)
 
 
-@get(
+@_reads_game(
     "/api/games/{game_id:str}/audit",
     summary="The audit of a game as JSON",
-    opt=route_opt(Action.READ_GAME),
 )
 async def game_audit(
     game_id: FromPath[str],
@@ -196,11 +196,10 @@ async def game_audit(
     return await st.read(R.audit, game_id, hand=hand, claims=claim or [], lenient=lenient)
 
 
-@get(
+@_reads_game(
     "/api/games/{game_id:str}/stream",
     summary="Server-Sent Events: one message per event, its seq as the id",
     media_type="text/event-stream",
-    opt=route_opt(Action.READ_GAME),
 )
 async def game_stream(
     game_id: FromPath[str],

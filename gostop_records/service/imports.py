@@ -9,7 +9,6 @@ no longer than for another table's entry.
 
 from __future__ import annotations
 
-import logging
 import os
 import tempfile
 from pathlib import Path
@@ -19,9 +18,6 @@ from ..errors import LogError
 from ..store.upload import Upload, append_upload, read_upload
 from .errors import ServiceError
 from .sessions import Sessions, unavailable
-
-log = logging.getLogger("gostop.service")
-
 
 __all__ = ["Imports"]
 

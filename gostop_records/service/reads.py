@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
-import logging
 import queue
 import threading
 from collections.abc import Callable, Sequence
@@ -50,7 +49,6 @@ if TYPE_CHECKING:
 __all__ = ["Reads", "audit", "event_lines", "events", "health", "query", "search", "table"]
 
 T = TypeVar("T")
-log = logging.getLogger("gostop.service")
 Conn = Any  # a DuckDB connection of a read thread
 
 

@@ -5,7 +5,6 @@ confirmed by the recorder; later ones are the seat's alone.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,9 +23,6 @@ from .sessions import (
     Sessions,
     events_json,
 )
-
-log = logging.getLogger("gostop.service")
-
 
 __all__ = ["Signatures"]
 

@@ -26,7 +26,6 @@ about to write, and the insert collides on the primary key, which is reported as
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +37,7 @@ from .codec import event_row
 from .errors import ConcurrencyError, StoreError, no_space
 from .heads import record_rows, writing
 from .journal import insert_tables
+from .pending import PendingRows, flush_rows
 from .people import revealed
 from .projections import Rows, derive, empty_rows
 from .writer import (
@@ -45,12 +45,11 @@ from .writer import (
     is_write_conflict,
     merge_rows,
     replace_changed_many,
-    rows_of_hands,
     transaction,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Sequence
 
     import duckdb
 
@@ -60,10 +59,7 @@ __all__ = [
     "Append",
     "AppendResult",
     "GameCache",
-    "PendingRows",
-    "append",
     "append_group",
-    "flush_rows",
 ]
 
 _PAYLOADS = (*E.EVENT_CLASSES, E.UnknownEvent)
@@ -82,19 +78,6 @@ class GameCache:
     events: list[E.Envelope]
     version: int
     last_hash: str | None
-    rows: Rows
-
-
-@dataclass(slots=True)
-class PendingRows:
-    """A game's projection rows not written yet (``append_group(defer_rows=True)``): the
-    rows as the tables hold them, the hands touched since, and the rows as they are now.
-    A writer takes them out of ``store.pending_rows`` (:func:`flush_rows`); an append to
-    the game meanwhile starts anew from the rows taken, which the tables hold once the
-    writer commits (and a writer that fails puts its rows back, merged)."""
-
-    stored: Rows
-    hands: set[int]
     rows: Rows
 
 
@@ -498,105 +481,3 @@ def _journal_group(store: Store, requests: Sequence[Append]) -> list[AppendResul
     for st in staged:
         st.merged = merge_rows(st.cache.rows, st.hands, st.fresh)  # type: ignore[union-attr,arg-type]
     return [_finish(store, st, True) for st in staged]
-
-
-def flush_rows(
-    store: Store,
-    limit: int | None = None,
-    *,
-    settle: bool = True,
-    conn: duckdb.DuckDBPyConnection | None = None,
-) -> int:
-    """Write the projection rows deferred by ``append_group(defer_rows=True)``, of every
-    game (or of the ``limit`` games waiting longest), in one transaction; returns the
-    number of games. The journal's rows go first, in the same transaction (unless not
-    ``settle``: projection rows ahead of the events in DuckDB are safe, since nothing reads
-    the store before the journal is applied, a reopening included). On an error nothing
-    is written and the rows stay pending.
-
-    ``conn``: another connection of the store's database (``store.conn.cursor()``), for a
-    second thread that writes while the store's own thread goes on appending through the
-    journal (the service's settler): it holds the journal's turn, not the file's write
-    turn, which the appends hold. A game's rows taken here and appended to meanwhile are
-    pending again from the rows taken (see :class:`PendingRows`)."""
-    j = store.journal
-    mine = conn is None
-    db = store.conn if conn is None else conn
-    turn: contextlib.AbstractContextManager[Any] = (
-        j.turn if j is not None else contextlib.nullcontext()
-    )
-    with writing(store.path) if mine else contextlib.nullcontext(), turn:
-        taken = j.take() if settle and j is not None else None
-        games = _take_pending(store, limit)
-        if taken is None and not games:
-            return 0
-        try:
-            with transaction(db):
-                if taken is not None:
-                    assert j is not None
-                    j.insert(db, taken)
-                if games:
-                    replace_changed_many(
-                        db,
-                        [
-                            (gid, p.hands, p.stored, rows_of_hands(p.rows, p.hands))
-                            for gid, p in games
-                        ],
-                    )
-        except BaseException:
-            _put_back(store, games)
-            raise
-        _written(store, games)
-        if taken is not None:
-            assert j is not None
-            j.committed(taken)
-    return len(games)
-
-
-def _take_pending(store: Store, limit: int | None) -> list[tuple[str, PendingRows]]:
-    """The pending rows of the ``limit`` games waiting longest (or all), taken out."""
-    with store.rows_lock:
-        pending = store.pending_rows
-        ids = list(pending)[:limit] if limit is not None else list(pending)
-        store.rows_writing += len(ids)
-        return [(gid, pending.pop(gid)) for gid in ids]
-
-
-def _written(store: Store, games: list[tuple[str, PendingRows]]) -> None:
-    with store.rows_lock:
-        store.rows_writing -= len(games)
-
-
-def _put_back(store: Store, games: list[tuple[str, PendingRows]]) -> None:
-    """Rows taken but not written: pending again, first in line, merged with what was
-    appended to the same games meanwhile (the rows as stored are the ones taken had)."""
-    if not games:
-        return
-    with store.rows_lock:
-        store.rows_writing -= len(games)
-        pending = store.pending_rows
-        back: dict[str, PendingRows] = {}
-        for gid, p in games:
-            now = pending.pop(gid, None)
-            back[gid] = p if now is None else PendingRows(p.stored, p.hands | now.hands, now.rows)
-        rest = dict(pending)
-        pending.clear()
-        pending.update(back)
-        pending.update(rest)
-
-
-def append(
-    store: Store,
-    game_id: str,
-    items: Iterable[Any],
-    expected_version: int | None,
-    *,
-    strict: bool = True,
-    by: str = "api",
-    at: str | None = None,
-    also: Callable[[duckdb.DuckDBPyConnection, Sequence[E.Envelope]], None] | None = None,
-    checked: Projector | None = None,
-) -> AppendResult:
-    """See :meth:`Store.append`."""
-    req = Append(game_id, list(items), expected_version, strict, by, at, also, checked)
-    return append_group(store, [req])[0]

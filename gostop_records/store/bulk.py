@@ -57,28 +57,26 @@ def arrow_available() -> bool:
     return True
 
 
+#: How a value of these column types is read from its text: a bad date leniently (as
+#: NULL), JSON parsed; other types take their value as given.
+_FROM_TEXT = {"DATE": "TRY_CAST({} AS DATE)", "JSON": "CAST({} AS JSON)"}
+
+
 def _cast(col: str, sql_type: str) -> str:
-    if sql_type == "DATE":
-        return f"TRY_CAST({quote(col)} AS DATE) AS {quote(col)}"
-    return f"CAST({quote(col)} AS {sql_type}) AS {quote(col)}"
+    value = _FROM_TEXT.get(sql_type, f"CAST({{}} AS {sql_type})").format(quote(col))
+    return f"{value} AS {quote(col)}"
 
 
 def _unnest(sql_type: str) -> str:
     """A column's values given as one list parameter, one row per item."""
-    if sql_type == "DATE":
-        return "TRY_CAST(unnest(?::VARCHAR[]) AS DATE)"
-    if sql_type == "JSON":
-        return "CAST(unnest(?::VARCHAR[]) AS JSON)"
+    if sql_type in _FROM_TEXT:
+        return _FROM_TEXT[sql_type].format("unnest(?::VARCHAR[])")
     return f"unnest(?::{sql_type}[])"
 
 
 def placeholder(sql_type: str) -> str:
     """The ``?`` of a value of this column type in a statement (with its cast)."""
-    if sql_type == "DATE":
-        return "TRY_CAST(? AS DATE)"
-    if sql_type == "JSON":
-        return "CAST(? AS JSON)"
-    return "?"
+    return _FROM_TEXT.get(sql_type, "{}").format("?")
 
 
 def _arrow_type(sql_type: str) -> Any:

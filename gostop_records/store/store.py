@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import events as E
+from ..closing import Closing
 from .codec import rows_to_envelopes
 from .connection import connect, default_path, fetch_one
 from .errors import StoreError
@@ -37,10 +38,11 @@ if TYPE_CHECKING:
 
     from ..integrity.seals import Seal
     from ..projector import Projector
-    from .append import Append, AppendResult, GameCache, PendingRows
+    from .append import Append, AppendResult, GameCache
     from .export import ExportReport
     from .importer import ImportProgress, ImportReport
     from .journal import Journal
+    from .pending import PendingRows
     from .query import QueryResult
     from .rebuild import RebuildReport
     from .repair import RepairReport
@@ -50,7 +52,7 @@ if TYPE_CHECKING:
 __all__ = ["Store"]
 
 
-class Store:
+class Store(Closing):
     """A store file: ``Store(path)`` opens (and creates or upgrades) it; use it as a context.
 
     ``path`` defaults to ``$GOSTOP_DB`` or ``gostop.duckdb`` in the current folder.
@@ -184,12 +186,6 @@ class Store:
             self.journal = None
         self.cache.clear()
 
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def _writable(self) -> None:
         if self.read_only:
             raise StoreError(f"{self.path}: opened read-only")
@@ -278,20 +274,13 @@ class Store:
         and then these sealed envelopes, strictly, as the live recorder's is; the rules are
         then not run again.
         """
-        from .append import append
+        from .append import Append, append_group
 
         self._writable()
-        return append(
-            self,
-            game_id,
-            envelopes_or_payloads,
-            expected_version,
-            strict=strict,
-            by=by,
-            at=at,
-            also=also,
-            checked=checked,
+        req = Append(
+            game_id, list(envelopes_or_payloads), expected_version, strict, by, at, also, checked
         )
+        return append_group(self, [req])[0]
 
     def append_group(
         self, requests: Sequence[Append], *, defer_rows: bool = False, journal: bool = False
@@ -320,14 +309,14 @@ class Store:
         written. The journal's rows go first, in the same transaction (unless not
         ``settle``). ``conn``: another connection of this store's database, used by a
         second thread while this store's own goes on appending through the journal (see
-        :func:`~.append.flush_rows`)."""
+        :func:`~.pending.flush_rows`)."""
         if self.journal is None and settle:
             self.settle()  # another store's journal of this file, in this process
         if not self.rows_pending() and (
             not settle or self.journal is None or not self.journal.records
         ):
             return 0
-        from .append import flush_rows
+        from .pending import flush_rows
 
         return flush_rows(self, limit, settle=settle, conn=conn)
 

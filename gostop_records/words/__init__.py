@@ -1,7 +1,7 @@
 """Events in words: one place that says what a payload means, for every front end.
 
 :func:`describe` tells an event in a sentence, naming players by name, in the third person
-("Ben plays 03R (takes 03J1)") or to the player in seat ``viewer`` ("you play 03R, taking
+("Ben plays 03R, taking 03J1") or to the player in seat ``viewer`` ("you play 03R, taking
 03J1"; what that seat may not see stays hidden, such as the card drawn into another hand).
 :func:`recorded` states an input as the record has it, for an audit ("seat 1 played 07R").
 

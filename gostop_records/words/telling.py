@@ -41,14 +41,18 @@ def describe(
 
 
 def _seat_acts(ev: Any, players: Sequence[E.Player], viewer: int | None, p: Marks) -> str | None:
-    """The sentence for a seat's act that reads alike in either person ("Ann shakes month 03",
-    "you shake month 03"); None for an event told differently to its player, or not a seat's
+    """The sentence for a seat's act that reads alike in either person ("Ann plays 03G, taking
+    03R", "you shake month 03"); None for an event told differently to its player, or not a seat's
     act."""
     t = E.event_type(ev)
 
     def s(seat: int | None, verb: str) -> str:
         return subject_of(players, viewer, seat, verb)
 
+    if t in ("card_played", "card_flipped"):
+        verb = "play" if t == "card_played" else "flip"
+        taking = f", taking {p.card(ev.chosen)}" if ev.chosen else ""
+        return f"{s(ev.seat, verb)} {p.card(ev.card)}{taking}"
     if t == "shake_declined":
         return f"{s(ev.seat, 'decline')} to shake month {ev.month:02d}"
     if t == "shaken":
@@ -142,14 +146,8 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
         return f"four of a month: {shown}"
     if t == "four_kept":
         return f"{v(ev.seat, 'keep')} a four of a month in hand and plays on (들고치기)"
-    if t == "card_played":
-        ch = f" (takes {p.card(ev.chosen)})" if ev.chosen else ""
-        return f"{v(ev.seat, 'play')} {p.card(ev.card)}{ch}"
     if t == "flip_only_played":
         return f"{v(ev.seat, 'take')} a flip-only turn"
-    if t == "card_flipped":
-        ch = f" (takes {p.card(ev.chosen)})" if ev.chosen else ""
-        return f"{v(ev.seat, 'flip')} {p.card(ev.card)}{ch}"
     if t == "bonus_card_taken":
         src = {"hand": "from the hand", "flip": "flipped", "layout": "from the layout"}
         rep = f"; draws {p.card(ev.replacement)}" if ev.replacement else ""
@@ -207,8 +205,8 @@ def _third_person(ev: Any, players: Sequence[E.Player], p: Marks) -> str:
 
 # Long: one branch per event type told differently to its player.
 def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str | None:
-    """The sentence for an event its player is told differently ("you play 03R, taking
-    03J"); None for one that reads alike in either person."""
+    """The sentence for an event its player is told differently ("you play no card (a
+    flip-only turn)"); None for one that reads alike in either person."""
     t = E.event_type(ev)
     seat = getattr(ev, "seat", None)
 
@@ -235,14 +233,8 @@ def _told_to(ev: Any, players: Sequence[E.Player], viewer: int, p: Marks) -> str
             return "you keep your four of a month in hand and play on (들고치기)"
         # the holder's decision tells no one else that a four is held (p2p says nothing)
         return f"{s('play')} on"
-    if t == "card_played":
-        ch = f", taking {p.card(ev.chosen)}" if ev.chosen else ""
-        return f"{s('play')} {p.card(ev.card)}{ch}"
     if t == "flip_only_played":
         return f"{s('play')} no card (a flip-only turn)"
-    if t == "card_flipped":
-        ch = f", taking {p.card(ev.chosen)}" if ev.chosen else ""
-        return f"{s('flip')} {p.card(ev.card)}{ch}"
     if t == "bonus_card_taken":
         src = {"hand": "from the hand", "flip": "flipped", "layout": "dealt face up"}
         rep = ""
