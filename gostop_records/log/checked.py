@@ -1,10 +1,12 @@
-"""The checked read of a JSON Lines log (:func:`gostop_records.log.read_checked`) and the
+"""The checked read of a JSON Lines log (:func:`checked_records`, behind
+:func:`gostop_records.log.read_checked` and :func:`gostop_records.log.iter_records`) and the
 runs of one game's envelopes an import takes from it.
 
-A bulk import runs it once per event before anything else, so it is compiled in the native
-build (``make native``; see ``NATIVE_MODULES``): as Python, the calls and generators around
-the decode, the sorted encode and the hash of each line cost about a third as much as those
-three.
+A bulk import and ``gostop validate`` run it once per event before anything else (the one
+read that decodes a line, keeps its stored form and checks its own hash), so it is
+compiled in the native build (``make native``; see ``NATIVE_MODULES``): as Python, the calls
+and generators around the decode, the sorted encode and the hash of each line cost about a
+third as much as those three.
 """
 
 from __future__ import annotations
