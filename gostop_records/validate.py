@@ -5,9 +5,10 @@ game, the seq, the rule and the reason:
 
 - reading: every line must decode into a typed envelope (malformed JSON, a missing field, an
   unknown card, a value out of range); a bad line is reported and the rest is still read
-  (:func:`gostop_records.log.iter_records`);
-- the hash chain of each game (:func:`gostop_records.log.verify`): the first event that was
-  changed, removed, inserted or reordered;
+  (:func:`gostop_records.log.iter_records`, the checked read an import runs, which also
+  checks each line's hash against its content);
+- the hash chain of each game (:func:`gostop_records.log.chain_break`): the first event that
+  was changed, removed, inserted or reordered;
 - the rules (the projector): strict mode stops at a game's first violation, lenient mode
   reports every disagreement between the record and the rules;
 - the signatures (:mod:`gostop_records.integrity.checkpoints`): every checkpoint and
@@ -21,7 +22,7 @@ game, the seq, the rule and the reason:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,34 +82,40 @@ def _check_file(path: Path, lenient: bool, report: Report) -> None:
     seen: set[str] = set()
     again: set[str] = set()
     gid: str | None = None
-    run: list[tuple[int, E.Envelope]] = []
-    for lineno, rec in L.iter_records(path):
+    run = _Run()
+    envs, lines = run.envs, run.lines
+    # the loop every event of the file goes through: local names, no call but the appends
+    for lineno, rec, ok in L.iter_records(path):
         if isinstance(rec, LogError):
             rule = "decode" if lineno else "read"
             what = f"field {rec.field}: {rec.reason}" if rec.field else rec.reason
             line = rec.line or (lineno or None)
             report.errors.append(Finding(file=name, line=line, seq=rec.seq, rule=rule, reason=what))
             continue
-        report.events += 1
         if rec.game_id != gid:
             if gid is not None:
+                report.events += len(envs)
                 _check_game(name, gid, run, lenient, report)
-            gid, run = rec.game_id, []
+            gid, run = rec.game_id, _Run()
+            envs, lines = run.envs, run.lines
             if gid in seen:
                 again.add(gid)
             seen.add(gid)
-        run.append((lineno, rec))
+        if not ok and run.bad_hash is None:
+            run.bad_hash = len(envs)
+        envs.append(rec)
+        lines.append(lineno)
     if gid is not None:
+        report.events += len(envs)
         _check_game(name, gid, run, lenient, report)
-    run = []
     report.games += len(seen)
     if again:
         for found, start in ((report.errors, first_error), (report.warnings, first_warning)):
             found[start:] = [f for f in found[start:] if f.game_id not in again]
-        whole: dict[str, list[tuple[int, E.Envelope]]] = {g: [] for g in sorted(again)}
-        for lineno, rec in L.iter_records(path):
+        whole = {g: _Run() for g in sorted(again)}
+        for lineno, rec, ok in L.iter_records(path):
             if not isinstance(rec, LogError) and rec.game_id in whole:
-                whole[rec.game_id].append((lineno, rec))
+                whole[rec.game_id].add(lineno, rec, ok)
         for g, items in whole.items():
             _check_game(name, g, items, lenient, report)
     for found in (report.errors, report.warnings):
@@ -119,44 +126,65 @@ def _check_file(path: Path, lenient: bool, report: Report) -> None:
             )
 
 
-def _check_game(
-    name: str | None,
-    gid: str,
-    items: Sequence[tuple[int | None, E.Envelope]],
-    lenient: bool,
-    report: Report,
-) -> None:
-    envs = [env for _, env in items]
-    line_of: dict[int, int | None] = {}
-    for lineno, env in items:
-        line_of.setdefault(env.seq, lineno)
-    chain = L.verify(envs)
-    if not chain.ok:
+@dataclass(slots=True)
+class _Run:
+    """One game's envelopes with their lines and, when read from a file, the index of the
+    first whose own hash failed as it was read (``hashes_checked``)."""
+
+    envs: list[E.Envelope] = field(default_factory=list)
+    lines: list[int | None] = field(default_factory=list)
+    hashes_checked: bool = True
+    bad_hash: int | None = None
+    #: the line of each seq (its first), made when a finding first needs one
+    _line_of: dict[int, int | None] | None = None
+
+    def add(self, line: int | None, env: E.Envelope, hash_ok: bool) -> None:
+        if not hash_ok and self.bad_hash is None:
+            self.bad_hash = len(self.envs)
+        self.envs.append(env)
+        self.lines.append(line)
+
+    def line_of(self, seq: int | None) -> int | None:
+        """The line of a seq; the game's last line for a finding without one."""
+        if seq is None:
+            return self.lines[-1] if self.lines else None
+        if self._line_of is None:
+            self._line_of = {}
+            for line, env in zip(self.lines, self.envs, strict=True):
+                self._line_of.setdefault(env.seq, line)
+        return self._line_of.get(seq)
+
+
+def _check_game(name: str | None, gid: str, run: _Run, lenient: bool, report: Report) -> None:
+    envs = run.envs
+    broken = L.chain_break(envs, hashes_checked=run.hashes_checked, bad_hash=run.bad_hash)
+    if broken is not None:
+        seq, reason = broken
         report.errors.append(
             Finding(
                 file=name,
-                line=line_of.get(chain.first_bad_seq or -1),
+                line=run.line_of(seq),
                 game_id=gid,
-                seq=chain.first_bad_seq,
+                seq=seq,
                 rule="hash_chain",
-                reason=chain.reason,
+                reason=reason,
             )
         )
-    last_line = items[-1][0] if items else None
     signatures = CP.check(envs)
     for p in signatures.problems:
-        line = line_of.get(p.seq) if p.seq is not None else last_line
-        report.errors.append(p.at(name, line, gid))
+        report.errors.append(p.at(name, run.line_of(p.seq), gid))
     for who in signatures.who_signed():
         signed = Finding(file=name, game_id=gid, rule="signatures", reason=who, severity="signed")
         report.signed.append(signed)
-    proj = Projector(strict=not lenient)
+    # the in-place fold, as a replay folds (it agrees with the copying one: see
+    # tests/test_projector_modes.py)
+    proj = Projector(strict=not lenient, inplace=True)
     try:
         for env in envs:
             proj.feed(env)
         proj.finish()
     except ProjectionError as exc:
-        line = line_of.get(exc.seq) if exc.seq is not None else last_line
+        line = run.line_of(exc.seq)
         same = any(f.line == line and f.reason == exc.reason for f in report.errors)
         if not same:  # a seq gap is already named by the chain check
             report.errors.append(exc.finding.at(name, line, gid))
@@ -173,8 +201,7 @@ def _check_game(
                 )
             )
     for issue in proj.issues:
-        line = line_of.get(issue.seq) if issue.seq is not None else last_line
-        f = issue.at(name, line, gid)
+        f = issue.at(name, run.line_of(issue.seq), gid)
         (report.errors if f.severity == "error" else report.warnings).append(f)
 
 
@@ -203,9 +230,12 @@ def validate_envelopes(
     """Check envelopes already decoded (an upload, a store's events): the chain and the rules
     of each game, in the order given. ``line`` in a finding is the envelope's place, from 1."""
     report = Report(files=0 if file is None else 1)
-    games: dict[str, list[tuple[int | None, E.Envelope]]] = {}
+    games: dict[str, _Run] = {}
     for n, env in enumerate(envelopes, 1):
-        games.setdefault(env.game_id, []).append((n, env))
+        run = games.get(env.game_id)
+        if run is None:
+            run = games[env.game_id] = _Run(hashes_checked=False)
+        run.add(n, env, True)
         report.events += 1
     report.games = len(games)
     for gid, items in games.items():

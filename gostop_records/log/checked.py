@@ -1,10 +1,12 @@
-"""The checked read of a JSON Lines log (:func:`gostop_records.log.read_checked`) and the
+"""The checked read of a JSON Lines log (:func:`checked_records`, behind
+:func:`gostop_records.log.read_checked` and :func:`gostop_records.log.iter_records`) and the
 runs of one game's envelopes an import takes from it.
 
-A bulk import runs it once per event before anything else, so it is compiled in the native
-build (``make native``; see ``NATIVE_MODULES``): as Python, the calls and generators around
-the decode, the sorted encode and the hash of each line cost about a third as much as those
-three.
+A bulk import and ``gostop validate`` run it once per event before anything else (the one
+read that decodes a line, keeps its stored form and checks its own hash), so it is
+compiled in the native build (``make native``; see ``NATIVE_MODULES``): as Python, the calls
+and generators around the decode, the sorted encode and the hash of each line cost about a
+third as much as those three.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from .codec import _VERSION_OF, ReadReport, _decode_json, _json_env_dec
 from .lead import LeadCheck
 from .lines import json_records
 
-__all__ = ["checked_line", "checked_lines", "checked_runs"]
+__all__ = ["checked_line", "checked_lines", "checked_records", "checked_runs"]
 
 # Final: the compiled build keeps each in a C static (an imported name is a dictionary
 # lookup at every use)
@@ -82,27 +84,35 @@ def checked_line(
     return env, _digest(env.prev, head, tail) == env.hash
 
 
-def _general(line: bytes, name: str, lineno: int, at_start: bool) -> tuple[Envelope, bool] | None:
+def _general(
+    line: bytes, name: str, lineno: int, at_start: bool, past_bad: bool
+) -> tuple[Envelope, bool] | None:
     """A line the one pass does not take (a byte-order mark, a blank line, a Windows line
     end, an older version, a stored form, an error), by the general path; None for a blank
-    line."""
+    line. ``past_bad``: a last line without its line end is an error (an interrupted
+    write), not a record."""
     for at, clean in json_records((line,), at_start=at_start and lineno == 1):
+        if past_bad and not clean.endswith(b"\n"):
+            raise LogError(
+                "the last line is incomplete (no line end): an interrupted write?",
+                file=name,
+                line=lineno,
+            )
         return checked_line(clean, name, lineno + at - 1, None)
     return None
 
 
-def checked_lines(
-    lines: Iterable[bytes], name: str, report: ReadReport | None, at_start: bool
-) -> Iterator[tuple[Envelope, bool]]:
-    """(envelope, whether its hash matches its content after its own ``prev``) of each
-    record of JSON Lines, in one loop; every line by the general path when a report is
-    kept. ``at_start``: the lines start the file (a byte-order mark may open them)."""
-    if report is not None:
-        for lineno, line in json_records(lines, at_start):
-            checked = checked_line(line, name, lineno, report)
-            report.count += 1
-            yield checked
-        return
+def checked_records(
+    lines: Iterable[bytes], name: str, at_start: bool, past_bad: bool
+) -> Iterator[tuple[int, Envelope | LogError, bool]]:
+    """(line number, envelope, whether its hash matches its content after its own
+    ``prev``) of each record of JSON Lines, in one loop: the one checked read.
+
+    ``past_bad``: a bad line is given as (line number, its :class:`LogError`, False) and the
+    reading goes on, so that one report names every bad line (``gostop validate``);
+    otherwise the first bad line raises its error (an import stops there). ``at_start``:
+    the lines start the file (a byte-order mark may open them).
+    """
     lineno = 0
     leads = LeadCheck()
     for line in lines:
@@ -111,10 +121,34 @@ def checked_lines(
         if got is not None and not leads.own(line, got[0].game_id):
             got = None  # the general path refuses a line that names two games
         if got is None:
-            got = _general(line, name, lineno, at_start)
+            try:
+                got = _general(line, name, lineno, at_start, past_bad)
+            except LogError as exc:
+                if not past_bad:
+                    raise
+                yield lineno, exc, False
+                continue
             if got is None:
                 continue
-        yield got
+        yield lineno, got[0], got[1]
+
+
+def checked_lines(
+    lines: Iterable[bytes], name: str, report: ReadReport | None, at_start: bool
+) -> Iterator[tuple[Envelope, bool]]:
+    """(envelope, whether its hash matches its content after its own ``prev``) of each
+    record of JSON Lines (:func:`checked_records`, stopping at the first bad line); every
+    line by the general path when a report is kept."""
+    if report is not None:
+        for lineno, line in json_records(lines, at_start):
+            checked = checked_line(line, name, lineno, report)
+            report.count += 1
+            yield checked
+        return
+    for _, env, ok in checked_records(lines, name, at_start, False):
+        if isinstance(env, LogError):  # not given when past_bad is False: raised
+            raise env
+        yield env, ok
 
 
 def checked_runs(

@@ -21,7 +21,7 @@ from .chain import (
     _Checker,
     compute_hash,
 )
-from .checked import checked_lines
+from .checked import checked_lines, checked_records
 from .codec import (
     _FRAME_HEAD,
     _FRAME_TAG,
@@ -39,7 +39,6 @@ from .codec import (
     _mp_raw_dec,
     _raw_seq,
     _why,
-    decode_json_line,
     encode_json,
     encode_msgpack,
 )
@@ -119,42 +118,30 @@ def _span_lines(f: IO[bytes], span: tuple[int, int] | None) -> Iterable[bytes]:
     return f.read(span[1] - span[0]).splitlines(keepends=True)
 
 
-def iter_records(path: PathLike) -> Iterator[tuple[int, Envelope | LogError]]:
-    """(line, envelope) of each record, or (line, the :class:`LogError` of that line): a
-    JSONL log is read on past bad lines, so that one report can name all of them (a msgpack
-    log cannot be resynchronised after a bad frame, and stops there). A file that cannot be
-    opened yields one error at line 0; an unknown suffix raises :class:`LogError`."""
+def iter_records(path: PathLike) -> Iterator[tuple[int, Envelope | LogError, bool]]:
+    """(line, envelope, whether its hash matches its content after its own ``prev``) of
+    each record, as :func:`read_checked` reads them, or (line, the :class:`LogError` of that
+    line, False): a JSONL log is read on past bad lines, so that one report can name all of
+    them (a msgpack log cannot be resynchronised after a bad frame, and stops there). A file
+    that cannot be opened yields one error at line 0; an unknown suffix raises
+    :class:`LogError`."""
     name = os.fspath(path)
     if log_format(path) == "msgpack":
         n = 0
         try:
-            for env in iter_msgpack(path):
+            for env, ok in read_checked(path):
                 n += 1
-                yield n, env
+                yield n, env, ok
         except LogError as exc:
-            yield exc.line or n + 1, exc
+            yield exc.line or n + 1, exc, False
         return
     try:
         f = open(path, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:
-        yield 0, LogError(f"cannot read: {exc.strerror}", file=name)
+        yield 0, LogError(f"cannot read: {exc.strerror}", file=name), False
         return
     with f:
-        for lineno, line in json_records(f):
-            if not line.endswith(b"\n"):
-                yield (
-                    lineno,
-                    LogError(
-                        "the last line is incomplete (no line end): an interrupted write?",
-                        file=name,
-                        line=lineno,
-                    ),
-                )
-                continue
-            try:
-                yield lineno, decode_json_line(line, file=name, lineno=lineno)
-            except LogError as exc:
-                yield lineno, exc
+        yield from checked_records(f, name, True, True)
 
 
 def _iter_frames(f: IO[bytes], name: str) -> Iterator[tuple[int, bytes]]:
