@@ -38,7 +38,7 @@ from ..store.query import query as run_sql
 from ..store.sandbox import DEFAULT_LIMITS, QueryHandle, QueryLimits
 from ..store.store import game_events, game_head
 from .errors import ServiceError
-from .priority import lower_priority
+from .priority import idle_priority
 
 if TYPE_CHECKING:
     import duckdb
@@ -122,7 +122,7 @@ class Reads:
                 conn.close()
 
     def _loop(self) -> None:
-        lower_priority(self.nice)
+        idle_priority(self.nice)
         with self._lock:
             conn = self.store.conn.cursor()
             self._conns.append(conn)

@@ -31,7 +31,8 @@ class ServiceSettings:
     #: Threads that serve reads, each with its own DuckDB connection to the store.
     read_threads: int = 4
     #: How much lower than the writer's the CPU priority of the settler's thread is, and of
-    #: the threads that read and check uploads (Linux; see :mod:`.priority`).
+    #: the threads that read and check uploads, which run in Linux's idle class besides
+    #: (see :mod:`.priority`).
     settler_nice: int = 5
     read_nice: int = 10
     #: How long a read waits for the settler to write what was acknowledged before it, and

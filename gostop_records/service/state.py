@@ -22,7 +22,7 @@ from .core import TableService
 from .errors import ServiceError
 from .imports import Imports
 from .metrics import Metrics, Snapshot
-from .priority import lower_priority
+from .priority import idle_priority
 from .reads import Reads
 from .rebuilds import RebuildRunner
 from .settings import ServiceSettings
@@ -171,7 +171,7 @@ class AppState:
             self.checks = ThreadPoolExecutor(
                 1,
                 "gostop-upload",
-                initializer=lower_priority,
+                initializer=idle_priority,
                 initargs=(self.config.settings.read_nice,),
             )
         loop = asyncio.get_running_loop()

@@ -226,6 +226,14 @@ class _Staged:
     merged: Rows | None = None
 
 
+def holds_none(store: Store, game_id: str) -> None:
+    """Tell the store it holds nothing of ``game_id``, as the caller has just read on the
+    writer's thread (an upload's verdict): the game's first append then reads neither its
+    head nor its events, two queries of a few milliseconds that every entry would wait
+    behind."""
+    store.cache.setdefault(game_id, GameCache(Projector(), [], 0, None, empty_rows()))
+
+
 def _begin(store: Store, req: Append) -> _Staged:
     if not req.items:
         raise StoreError("nothing to append")
