@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from service_helpers import run_async
 
 from gostop_records.service.priority import idle_priority, lower_priority
 from gostop_records.service.reads import Reads
@@ -55,6 +56,6 @@ def test_every_read_runs_in_the_idle_class(tmp_path: Path) -> None:
                 ask = [reads.run(lambda _c: os.sched_getscheduler(0)) for _ in range(6)]
                 return list(await asyncio.gather(*ask))
 
-            assert set(asyncio.run(policies())) == {os.SCHED_IDLE}
+            assert set(run_async(policies)) == {os.SCHED_IDLE}
         finally:
             reads.close()
