@@ -25,6 +25,7 @@ deals a match: wide intervals); the full size is the default (``--deals 400``).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -192,12 +193,16 @@ def play_match(
     deals: int,
     log: Callable[[str], None] | None = None,
     until: datetime | None = None,
+    first: int = 0,
+    pairs_out: Path | None = None,
 ) -> Match:
-    """``deals`` seeded deals, each played twice with the seats swapped; fewer when the
-    clock reaches ``until`` (a stop that does not look at the chips)."""
+    """``deals`` seeded deals (seeds ``first``, ``first + 1``, ...), each played twice with
+    the seats swapped; fewer when the clock reaches ``until`` (a stop that does not look at
+    the chips). ``pairs_out`` gets one JSON line a deal, so that runs over different seeds
+    can be pooled."""
     m = Match(ruleset, bot, foe, went_lost={bot: 0, foe: 0}, times={bot: [], foe: []})
     t0 = time.perf_counter()
-    for seed in range(deals):
+    for seed in range(first, first + deals):
         if until is not None and datetime.now(UTC) >= until:
             break
         m.loads.append(os.getloadavg()[0])
@@ -213,10 +218,24 @@ def play_match(
                 m.went_lost[name] += h.went_and_lost[q]
                 m.times[name] += h.times[q]
         m.pairs.append(total / 2)
+        if pairs_out is not None:
+            with pairs_out.open("a") as f:
+                f.write(
+                    json.dumps(
+                        {
+                            "ruleset": ruleset,
+                            "bot": bot,
+                            "foe": foe,
+                            "seed": seed,
+                            "chips": total / 2,
+                        }
+                    )
+                    + "\n"
+                )
         if log and (seed + 1) % 5 == 0:
             mean, low, high = m.ci()
             log(
-                f"{ruleset}: {bot} vs {foe}: {seed + 1}/{deals} deals, "
+                f"{ruleset}: {bot} vs {foe}: {len(m.pairs)}/{deals} deals, "
                 f"{mean:+.2f} [{low:+.2f}, {high:+.2f}]"
             )
     m.wall_s = time.perf_counter() - t0
@@ -330,6 +349,10 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="stop each match's deals at this UTC time (HH:MM), whatever its chips",
     )
+    ap.add_argument("--first", type=int, default=0, help="the first deal's seed (default 0)")
+    ap.add_argument(
+        "--pairs", type=Path, default=None, help="append each deal's paired chips (JSON lines)"
+    )
     ns = ap.parse_args(argv)
     deals = ns.deals or (4 if ns.quick else 400)
     ladder = rungs(ns.review or REVIEW_WORLDS)
@@ -345,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
         for bot, foe in matches(ladder, top):
             if only and not {bot.removesuffix("@gostop"), foe} <= only:
                 continue
-            m = play_match(ruleset, bot, foe, deals, log, until)
+            m = play_match(ruleset, bot, foe, deals, log, until, ns.first, ns.pairs)
             mean, low, high = m.ci()
             log(
                 f"{ruleset}: {bot} vs {foe}: {mean:+.2f} [{low:+.2f}, {high:+.2f}] "
