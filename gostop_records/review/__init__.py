@@ -13,7 +13,7 @@ as text (:mod:`.render`) or drawn in the replayer as a self-contained HTML page
 
 from .decisions import DEFAULT_KINDS, KINDS, Decision, decision_at, find_decisions, information_set
 from .grades import BLUNDER, GRADES, INACCURACY, MISTAKE, grade
-from .judge import judge, review_game, review_hand
+from .judge import judge, review_game
 from .model import DecisionReview, GameReview, HandLuck, HandReview, Interval, OptionValue
 from .rollouts import DEFAULT_BUDGET, POLICIES
 
@@ -39,5 +39,4 @@ __all__ = [
     "information_set",
     "judge",
     "review_game",
-    "review_hand",
 ]

@@ -23,7 +23,7 @@ from .grades import grade
 from .model import DecisionReview, GameReview, HandLuck, HandReview, Interval, OptionValue
 from .rollouts import DEFAULT_BUDGET, check, deal_values, interval, option_values, paired
 
-__all__ = ["judge", "review_game", "review_hand"]
+__all__ = ["judge", "review_game"]
 
 #: Inputs that are no turn of the hand (a sale, a payment, a note).
 _NOT_PLAY = (E.BrightsSold, E.PaymentRecorded, E.NoteAdded)
@@ -144,34 +144,6 @@ def _hands(envelopes: Sequence[E.Envelope]) -> list[int]:
     return sorted({e.hand for e in envelopes if e.hand is not None})
 
 
-def review_hand(
-    envelopes: Sequence[E.Envelope],
-    hand: int,
-    seat: int | None = None,
-    budget: int = DEFAULT_BUDGET,
-    seed: int = 0,
-    policy: str = "greedy",
-    kinds: Sequence[str] | None = None,
-    luck: bool = True,
-    progress: Progress | None = None,
-) -> HandReview:
-    """Every decision of ``seat`` (every seat when None) in ``hand``, judged, and the luck
-    against the skill of each seat (``luck=False`` leaves it out: it costs a rollout set a
-    seat)."""
-    found = find_decisions(envelopes, hand, seat, kinds)
-    done = []
-    for d in found:
-        done.append(judge(d, budget, seed, policy))
-        if progress is not None:
-            progress(len(done), len(found))
-    lucks: list[HandLuck] = []
-    if luck:
-        players = envelopes[0].event.players if type(envelopes[0].event) is E.GameStarted else []
-        seats = [seat] if seat is not None else list(range(len(players)))
-        lucks = _luck(envelopes, hand, seats, done, budget, seed, policy)
-    return HandReview(hand, done, lucks)
-
-
 def review_game(
     game_id: str,
     envelopes: Sequence[E.Envelope],
@@ -184,7 +156,9 @@ def review_game(
     luck: bool = True,
     progress: Progress | None = None,
 ) -> GameReview:
-    """The review of one hand of a game, or of every hand (see :func:`review_hand`)."""
+    """The review of one hand of a game, or of every hand: every decision of ``seat`` (every
+    seat when None), judged, and the luck against the skill of each seat (``luck=False``
+    leaves it out: it costs a rollout set a seat)."""
     first = envelopes[0].event if envelopes else None
     if type(first) is not E.GameStarted:
         raise GostopError(f"game {game_id}: the log does not start with game_started")
@@ -192,18 +166,20 @@ def review_game(
         raise GostopError(f"game {game_id} has seats 0 to {len(first.players) - 1}, not {seat}")
     check(budget, policy)
     hands = [hand] if hand is not None else _hands(envelopes)
-    total = [0, 0]  # decisions done in earlier hands, and in all (as far as known)
-    found = {h: len(find_decisions(envelopes, h, seat, kinds)) for h in hands} if progress else {}
-    total[1] = sum(found.values())
-
-    def step(done: int, _of: int) -> None:
-        if progress is not None:
-            progress(total[0] + done, total[1])
-
+    found = {h: find_decisions(envelopes, h, seat, kinds) for h in hands}
+    total = sum(len(decisions) for decisions in found.values())
+    seats = [seat] if seat is not None else list(range(len(first.players)))
+    judged = 0  # decisions done, in this hand and the earlier ones
     out = []
-    for h in hands:
-        out.append(review_hand(envelopes, h, seat, budget, seed, policy, kinds, luck, step))
-        total[0] += found.get(h, 0)
+    for h, decisions in found.items():
+        done = []
+        for d in decisions:
+            done.append(judge(d, budget, seed, policy))
+            judged += 1
+            if progress is not None:
+                progress(judged, total)
+        lucks = _luck(envelopes, h, seats, done, budget, seed, policy) if luck else []
+        out.append(HandReview(h, done, lucks))
     return GameReview(
         game_id=game_id,
         ruleset=str(first.ruleset.get("name", "?")),
