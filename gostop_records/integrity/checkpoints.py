@@ -26,7 +26,7 @@ down at the table (:mod:`.seals`) or a signature seen elsewhere is what shows th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -366,9 +366,7 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
             )
 
     if report.keys:
-        _missing_checkpoints(envs, report.keys[0][0], checkpoints, problems)
-        _unsealed_payments(envs, report.keys[0][0], checkpoints, problems)
-        _unsealed_settlement(envs, report.keys[0][0], checkpoints, problems)
+        problems.extend(_Unsealed(envs, report.keys[0][0], checkpoints).findings())
     return report
 
 
@@ -384,115 +382,105 @@ def _no_checkpoint(seq: int, what: str, signs: str, it: str = "it", then: str = 
     )
 
 
-def _unsealed_settlement(
-    envs: Sequence[E.Envelope],
-    signing_from: int,
-    checkpoints: list[tuple[int, int, bool]],
-    problems: list[Finding],
-) -> None:
-    """The recorder signs the night's close (its ``settlement_proposed``) and again once
-    every proposed transfer is paid (``settlement_paid``), as it signs a hand's end and its
-    payments: a record without those checkpoints was cut after them (or they were removed).
-    Entries an undo retracted are left out."""
-    undone: set[int] = set()
-    for e in envs:
-        if type(e.event) is E.EntryRetracted:
-            undone.update(range(e.event.seq, e.seq + 1))
-    live = [e for e in envs if e.seq not in undone]
-    proposed = [e for e in live if type(e.event) is E.SettlementProposed]
-    if not proposed or proposed[-1].seq < signing_from:
-        return
-    close = proposed[-1]
-    heads = [h for _s, h, _ok in checkpoints]
-    if not any(h >= close.seq for h in heads):
-        problems.append(
-            _no_checkpoint(
-                close.seq,
-                f"the night was closed at seq {close.seq} (its settlement)",
-                "signs the close",
+@dataclass(frozen=True, slots=True)
+class _Unsealed:
+    """The points of a record the recorder signs at with no signed checkpoint after them,
+    from ``signing_from`` (the seq of the recorder's key) on; ``checkpoints`` are the
+    record's (seq, head seq, valid)."""
+
+    envs: Sequence[E.Envelope]
+    signing_from: int
+    checkpoints: list[tuple[int, int, bool]]
+
+    def findings(self) -> Iterator[Finding]:
+        yield from self.hand_ends()
+        yield from self.payments()
+        yield from self.settlement()
+
+    def hand_ends(self) -> Iterator[Finding]:
+        """Every hand that ended after the recorder's key was added needs a checkpoint after
+        its end and before the next hand starts."""
+        starts = {env.hand: env.seq for env in self.envs if type(env.event) is E.HandStarted}
+        for hand, ended in sorted(_ended_hands(self.envs).items()):
+            if ended < self.signing_from:
+                continue
+            until = starts.get(hand + 1, self.envs[-1].seq + 1)
+            found = [(s, h, ok) for s, h, ok in self.checkpoints if h >= ended and s < until]
+            if any(ok for _, _, ok in found) or found:
+                continue  # a checkpoint there; an invalid one is reported on its own
+            yield _no_checkpoint(
+                ended,
+                f"hand {hand} ended at seq {ended}",
+                "signs the end of every hand",
+                then="the record was cut after that hand's end (or its checkpoint removed)"
+                if until > self.envs[-1].seq
+                else "its checkpoint was removed",
             )
-        )
-        return
-    open_ = [(t.payer, t.payee) for t in close.event.transfers]  # type: ignore[attr-defined]
-    last_paid = 0
-    for e in live:
-        ev = e.event
-        if type(ev) is E.SettlementPaid and e.seq > close.seq:
-            last_paid = e.seq
-            if (ev.payer, ev.payee) in open_:
-                open_.remove((ev.payer, ev.payee))
-    if last_paid and not open_ and not any(h >= last_paid for h in heads):
-        problems.append(
-            _no_checkpoint(
-                last_paid,
-                f"the night's settlement was all paid by seq {last_paid}",
-                "signs once the settlement is paid",
-            )
-        )
 
+    def payments(self) -> Iterator[Finding]:
+        """The recorder signs once a hand's payments are all recorded: a record whose last
+        payments follow the last checkpoint, and answer every payment due, lost that
+        checkpoint. Whether they answer every due is the engine's to say (``pending_dues``);
+        the record is replayed only when payments follow the last checkpoint."""
+        last_cp = max((h for _s, h, _ok in self.checkpoints), default=0)
+        paid = [
+            e.seq
+            for e in self.envs
+            if type(e.event) is E.PaymentRecorded and e.seq > max(last_cp, self.signing_from)
+        ]
+        if not paid or any(type(e.event) is E.HandStarted for e in self.envs if e.seq > paid[-1]):
+            return
+        from ..projector import Projector  # the rules, only for a record that needs them
 
-def _unsealed_payments(
-    envs: Sequence[E.Envelope],
-    signing_from: int,
-    checkpoints: list[tuple[int, int, bool]],
-    problems: list[Finding],
-) -> None:
-    """The recorder signs once a hand's payments are all recorded: a record whose last
-    payments follow the last checkpoint, and answer every payment due, lost that checkpoint.
-    Whether they answer every due is the engine's to say (``pending_dues``); the record is
-    replayed only when payments follow the last checkpoint."""
-    last_cp = max((h for _s, h, _ok in checkpoints), default=0)
-    paid = [
-        e.seq
-        for e in envs
-        if type(e.event) is E.PaymentRecorded and e.seq > max(last_cp, signing_from)
-    ]
-    if not paid or any(type(e.event) is E.HandStarted for e in envs if e.seq > paid[-1]):
-        return
-    from ..projector import Projector  # the rules, only for a record that needs them
-
-    proj = Projector(strict=False)
-    try:
-        for env in envs:
-            proj.feed(env)
-    except GostopError:
-        return  # a record that does not replay is reported as such elsewhere
-    game = proj.game
-    if game is None or not game.results or game.pending_dues():
-        return
-    problems.append(
-        _no_checkpoint(
+        proj = Projector(strict=False)
+        try:
+            for env in self.envs:
+                proj.feed(env)
+        except GostopError:
+            return  # a record that does not replay is reported as such elsewhere
+        game = proj.game
+        if game is None or not game.results or game.pending_dues():
+            return
+        yield _no_checkpoint(
             paid[-1],
             f"the payments of hand {game.hand_no} were all recorded by seq {paid[-1]}",
             "signs once the payments are in",
             "them",
         )
-    )
 
-
-def _missing_checkpoints(
-    envs: Sequence[E.Envelope],
-    signing_from: int,
-    checkpoints: list[tuple[int, int, bool]],
-    problems: list[Finding],
-) -> None:
-    """Every hand that ended after the recorder's key was added needs a checkpoint after
-    its end and before the next hand starts."""
-    starts = {env.hand: env.seq for env in envs if type(env.event) is E.HandStarted}
-    for hand, ended in sorted(_ended_hands(envs).items()):
-        if ended < signing_from:
-            continue
-        until = starts.get(hand + 1, envs[-1].seq + 1)
-        found = [(s, h, ok) for s, h, ok in checkpoints if h >= ended and s < until]
-        if any(ok for _, _, ok in found) or found:
-            continue  # a checkpoint there; an invalid one is reported on its own
-        problems.append(
-            _no_checkpoint(
-                ended,
-                f"hand {hand} ended at seq {ended}",
-                "signs the end of every hand",
-                then="the record was cut after that hand's end (or its checkpoint removed)"
-                if until > envs[-1].seq
-                else "its checkpoint was removed",
+    def settlement(self) -> Iterator[Finding]:
+        """The recorder signs the night's close (its ``settlement_proposed``) and again once
+        every proposed transfer is paid (``settlement_paid``), as it signs a hand's end and
+        its payments: a record without those checkpoints was cut after them (or they were
+        removed). Entries an undo retracted are left out."""
+        undone: set[int] = set()
+        for e in self.envs:
+            if type(e.event) is E.EntryRetracted:
+                undone.update(range(e.event.seq, e.seq + 1))
+        live = [e for e in self.envs if e.seq not in undone]
+        proposed = [e for e in live if type(e.event) is E.SettlementProposed]
+        if not proposed or proposed[-1].seq < self.signing_from:
+            return
+        close = proposed[-1]
+        heads = [h for _s, h, _ok in self.checkpoints]
+        if not any(h >= close.seq for h in heads):
+            yield _no_checkpoint(
+                close.seq,
+                f"the night was closed at seq {close.seq} (its settlement)",
+                "signs the close",
             )
-        )
+            return
+        open_ = [(t.payer, t.payee) for t in close.event.transfers]  # type: ignore[attr-defined]
+        last_paid = 0
+        for e in live:
+            ev = e.event
+            if type(ev) is E.SettlementPaid and e.seq > close.seq:
+                last_paid = e.seq
+                if (ev.payer, ev.payee) in open_:
+                    open_.remove((ev.payer, ev.payee))
+        if last_paid and not open_ and not any(h >= last_paid for h in heads):
+            yield _no_checkpoint(
+                last_paid,
+                f"the night's settlement was all paid by seq {last_paid}",
+                "signs once the settlement is paid",
+            )
