@@ -141,6 +141,7 @@ def serve(
     from gostop_records.service.serve import ServeOptions
     from gostop_records.service.serve import serve as run
     from gostop_records.service.settings import ServiceSettings
+    from gostop_records.service.state import ServiceConfig
     from gostop_records.store.sandbox import DEFAULT_LIMITS
 
     key = os.environ.get(KEY_ENV) or None
@@ -156,20 +157,18 @@ def serve(
         raise typer.BadParameter(
             "give a size such as 256MB or 1GB", param_hint="--query-memory"
         ) from None
-    opts = ServeOptions(
+    service = ServiceConfig(
         db=str(db) if db is not None else None,
-        host=host,
-        port=port,
-        open=open_,
-        private=private,
         key=key,
+        private=private,
+        open=open_,
         allow_origins=tuple(_origin(o) for o in allow_origin or ()),
         settings=ServiceSettings(query_limits=query_limits),
-        access_log=access_log,
         backup_dir=str(backup_dir) if backup_dir is not None else None,
         backup_every=_duration(backup_every) if backup_every is not None else None,
         backup_keep=keep,
     )
+    opts = ServeOptions(service, host=host, port=port, access_log=access_log)
     run(opts, say=typer.echo)
 
 

@@ -11,6 +11,7 @@ import os
 import signal
 
 from gostop_records.service.serve import ServeOptions, serve
+from gostop_records.service.state import ServiceConfig
 
 
 def _die() -> None:
@@ -22,7 +23,5 @@ if __name__ == "__main__":
     p.add_argument("--db", required=True)
     p.add_argument("--port", type=int, required=True)
     a = p.parse_args()
-    serve(
-        ServeOptions(db=a.db, port=a.port, key=os.environ["GOSTOP_SERVER_KEY"]),
-        after_commit=_die,
-    )
+    service = ServiceConfig(db=a.db, key=os.environ["GOSTOP_SERVER_KEY"], after_commit=_die)
+    serve(ServeOptions(service, port=a.port))

@@ -19,9 +19,9 @@ import queue
 import socket
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from .settings import ServiceSettings
+from .state import ServiceConfig
 from .tokens_answers import new_secret
 
 __all__ = ["ServeOptions", "access_log_to", "banner", "lan_address", "serve"]
@@ -43,21 +43,14 @@ def settle_gc() -> None:
 
 @dataclass(frozen=True, slots=True)
 class ServeOptions:
-    db: str | None = None
+    """How ``gostop serve`` runs: the service (its store, key, who may do what, backups),
+    where it listens, and its access log: a file appended to, ``-`` for the standard
+    output, None for none."""
+
+    service: ServiceConfig = field(default_factory=ServiceConfig)
     host: str = "127.0.0.1"
     port: int = 8765
-    open: bool = False
-    private: bool = False
-    key: str | None = None
-    allow_origins: tuple[str, ...] = ()
-    settings: ServiceSettings = field(default_factory=ServiceSettings)
-    #: A file the access log is appended to, ``-`` for the standard output; None: no log.
     access_log: str | None = None
-    #: Backups: the folder (default ``backups/`` beside the store), every how many seconds
-    #: (None: only when asked, ``POST /api/backup``), and how many of them to keep.
-    backup_dir: str | None = None
-    backup_every: float | None = None
-    backup_keep: int | None = None
 
 
 def _is_loopback(host: str) -> bool:
@@ -98,28 +91,33 @@ def qr_text(url: str) -> str:
     return out.getvalue()
 
 
-def banner(opts: ServeOptions, key: str | None, db: str, signs: str | None = None) -> str:
+def banner(opts: ServeOptions, signs: str | None = None) -> str:
+    cfg = opts.service
     local = _url("127.0.0.1" if opts.host in ("0.0.0.0", "::", "") else opts.host, opts.port)
-    lines = [f"gostop serve: the store {db}", f"  URL       {local}", f"  API       {local}schema"]
+    lines = [
+        f"gostop serve: the store {cfg.db}",
+        f"  URL       {local}",
+        f"  API       {local}schema",
+    ]
     if signs is not None:
         lines.append(f"  signs     {signs}")
-    if key is None:
+    if cfg.key is None:
         lines.append("  server key: none: nobody may reissue recorder tokens or import")
-    elif opts.open:
-        lines.append(f"  server key {key}   (reissues recorder tokens and imports: Bearer)")
+    elif cfg.open:
+        lines.append(f"  server key {cfg.key}   (reissues recorder tokens and imports: Bearer)")
         lines.append("  games     anyone who reaches the server starts games (--open)")
     else:
-        lines.append(f"  server key {key}   (starts games, reissues tokens, imports: Bearer)")
+        lines.append(f"  server key {cfg.key}   (starts games, reissues tokens, imports: Bearer)")
     lines.append(
         "  reads     "
-        + ("need the server key or the game's token (--private)" if opts.private else "open")
+        + ("need the server key or the game's token (--private)" if cfg.private else "open")
     )
-    if opts.allow_origins:
-        lines.append(f"  CORS      pages of {', '.join(opts.allow_origins)} may call the API")
-    if opts.backup_every is not None:
-        keep = f", the {opts.backup_keep} newest kept" if opts.backup_keep is not None else ""
-        folder = opts.backup_dir or "backups/ beside the store"
-        lines.append(f"  backups   every {_duration(opts.backup_every)} into {folder}{keep}")
+    if cfg.allow_origins:
+        lines.append(f"  CORS      pages of {', '.join(cfg.allow_origins)} may call the API")
+    if cfg.backup_every is not None:
+        keep = f", the {cfg.backup_keep} newest kept" if cfg.backup_keep is not None else ""
+        folder = cfg.backup_dir or "backups/ beside the store"
+        lines.append(f"  backups   every {_duration(cfg.backup_every)} into {folder}{keep}")
     lan = lan_address(opts.host)
     if lan is not None:
         url = _url(lan, opts.port)
@@ -186,22 +184,19 @@ def _log_backups() -> None:
     logger.propagate = False
 
 
-def serve(
-    opts: ServeOptions,
-    say: Callable[[str], None] = print,
-    *,
-    after_commit: Callable[[], None] | None = None,
-) -> None:
-    """Serve until Ctrl-C or SIGTERM (``after_commit``: see :class:`.app.ServiceConfig`)."""
+def serve(opts: ServeOptions, say: Callable[[str], None] = print) -> None:
+    """Serve until Ctrl-C or SIGTERM."""
     import uvicorn
 
     from ..store import Store, default_path
-    from .app import ServiceConfig, create_app
+    from .app import create_app
 
     # --open opens starting games, never administration: the key is made all the same, for
     # whoever runs the server to reissue a recorder token or import (service/access.py)
-    key = opts.key or new_secret()
-    db = opts.db or str(default_path())
+    db = opts.service.db or str(default_path())
+    key = opts.service.key or new_secret()
+    cfg = replace(opts.service, db=db, key=key, access_log=opts.access_log is not None)
+    opts = replace(opts, service=cfg)
     Store(db).close()  # a store another process holds is refused here, in one sentence
     from pathlib import Path
 
@@ -209,21 +204,7 @@ def serve(
 
     signer = server_key(Path(db))  # made on the first start; an unreadable one, in words
     signs = f"with key {signer.fingerprint} ({signer.path})"
-    app = create_app(
-        ServiceConfig(
-            db=db,
-            key=key,
-            private=opts.private,
-            open=opts.open,
-            allow_origins=opts.allow_origins,
-            settings=opts.settings,
-            after_commit=after_commit,
-            access_log=opts.access_log is not None,
-            backup_dir=opts.backup_dir,
-            backup_every=opts.backup_every,
-            backup_keep=opts.backup_keep,
-        )
-    )
+    app = create_app(cfg)
     _log_backups()
     config = uvicorn.Config(
         app,
@@ -231,8 +212,8 @@ def serve(
         port=opts.port,
         # httptools and uvloop when installed (the package depends on them): a request
         # and a stream's write cost a fraction of h11's and asyncio's
-        http=opts.settings.http,  # type: ignore[arg-type]
-        loop=opts.settings.loop,  # type: ignore[arg-type]
+        http=cfg.settings.http,  # type: ignore[arg-type]
+        loop=cfg.settings.loop,  # type: ignore[arg-type]
         log_level="warning",
         timeout_graceful_shutdown=GRACE_S,
         lifespan="on",
@@ -243,10 +224,10 @@ def serve(
     async def startup(sockets: list[socket.socket] | None = None) -> None:
         await original(sockets)
         if server.started:
-            sys.setswitchinterval(opts.settings.switch_interval_s)
-            if opts.settings.freeze_gc:
+            sys.setswitchinterval(cfg.settings.switch_interval_s)
+            if cfg.settings.freeze_gc:
                 settle_gc()
-            say(banner(opts, key, db, signs))
+            say(banner(opts, signs))
 
     stop = server.shutdown
 
