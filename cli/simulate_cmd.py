@@ -28,7 +28,7 @@ from gostop_records import words
 from gostop_records.errors import RulesetError
 from gostop_records.rules import PRESETS, Ruleset, load_ruleset_file
 from gostop_records.sim.roster import BOTS
-from gostop_records.sim.selfplay import GameSpec, game_specs, game_start, iter_game
+from gostop_records.sim.selfplay import GameSpec, game_start, iter_game
 from gostop_records.sim.summary import RunSummary
 
 from . import common
@@ -251,7 +251,7 @@ def simulate(
     if len(bots) > n:
         raise _usage(f"{len(bots)} bots for {n} players: give at most one per seat", "--bot")
 
-    specs = list(game_specs(rules, n, games, hands, seed, bots, stake, chips))
+    specs = list(GameSpec(rules, n, hands, seed, bots, stake, chips=chips).run(games))
     per_game = 1 if rules.single_hand else hands
     summary = RunSummary(specs[0].seat_bots())
     bar = Progress("simulate", games * per_game, "hand", enabled=progress)

@@ -21,7 +21,6 @@ from gostop_records.sim.dealer import SplitMix64, deal, shuffled_deck
 from gostop_records.sim.roster import BOTS, make_bot
 from gostop_records.sim.selfplay import (
     GameSpec,
-    game_specs,
     game_start,
     play_game,
     play_payloads,
@@ -134,7 +133,7 @@ def test_simulate_runs_games_on_consecutive_seeds() -> None:
         "sim-matgo-2p-random-random-11",
         "sim-matgo-2p-random-random-12",
     ]
-    specs = list(game_specs(PRESETS["matgo"], 2, 3, 1, 10, ("random",)))
+    specs = list(GameSpec(PRESETS["matgo"], 2, 1, 10, ("random",)).run(3))
     assert [s.seed for s in specs] == [10, 11, 12]
     # a game's bytes depend on its seed alone, not on its place in the run
     assert [_bytes(play_game(s, game_start(s.seed))) for s in specs] == [_bytes(g) for g in logs]

@@ -15,7 +15,7 @@ line-ups meet the same deals on the same seed, which is what a fair comparison n
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -34,7 +34,6 @@ from .roster import make_bot
 __all__ = [
     "EPOCH",
     "GameSpec",
-    "game_specs",
     "game_start",
     "iter_game",
     "play_game",
@@ -82,6 +81,12 @@ class GameSpec:
     def stream_key(self) -> str:
         """The name the game's random streams derive from (see the module docstring)."""
         return f"sim-{self.rules.name}-{self.players}p-{self.seed}"
+
+    def run(self, games: int) -> Iterator[GameSpec]:
+        """The specs of a run of ``games`` games from this one: game ``k`` (from 0) uses seed
+        ``seed + k``."""
+        for k in range(games):
+            yield replace(self, seed=self.seed + k)
 
     def id(self) -> str:
         """``game_id``, else ``sim-{ruleset}-{n}p[-{bots}][-x{stake}]-{seed}``.
@@ -259,21 +264,6 @@ def play_game(spec: GameSpec, start: datetime | None = None) -> list[E.Envelope]
     return list(iter_game(spec, start))
 
 
-def game_specs(
-    rules: Ruleset,
-    players: int,
-    games: int,
-    hands: int,
-    seed: int,
-    bots: Sequence[str] = (DEFAULT_BOT,),
-    stake: int = 1,
-    chips: int | None = None,
-) -> Iterator[GameSpec]:
-    """The specs of a run: game ``k`` (from 0) uses seed ``seed + k``."""
-    for k in range(games):
-        yield GameSpec(rules, players, hands, seed + k, tuple(bots), stake, chips=chips)
-
-
 def game_start(seed: int) -> datetime:
     """When the game of a seed starts: a day per seed round a year, so that dates spread
     (Parquet exports partition by date) and a game's bytes depend on its seed alone, not
@@ -291,5 +281,5 @@ def simulate(
     stake: int = 1,
 ) -> Iterator[list[E.Envelope]]:
     """``games`` simulated games, one log each; game ``k`` uses seed ``seed + k``."""
-    for spec in game_specs(rules, players, games, hands, seed, bots, stake):
+    for spec in GameSpec(rules, players, hands, seed, tuple(bots), stake).run(games):
         yield play_game(spec, game_start(spec.seed))
