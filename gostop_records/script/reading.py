@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -158,61 +159,57 @@ def _game_of(
         if name is None:
             raise ScriptError(f"{here}: ruleset=NAME is required")
         rules = resolve(_beside(name, where))
-    players = _int(attrs.pop("players", "2"), "players", here)
-    stake = _int(attrs.pop("stake", "1"), "stake", here)
-    names = tuple(attrs.pop("names").split(",")) if "names" in attrs else ()
-    by = attrs.pop("by", "script")
-    venue = attrs.pop("venue", None)
-    notes = attrs.pop("notes", None)
-    step = _int(attrs.pop("step", "1"), "step", here)
-    if attrs:
-        raise ScriptError(f"{here}: unknown game attribute(s) {', '.join(attrs)}")
-    out = []
-    for k, hd in enumerate(hands, 1):
-        seats = hd["seats"]
-        hand_cards: list[tuple[str, ...] | None] = []
-        fill: list[bool] = []
-        listed: list[bool] = []
-        if hd["deck"] is None or seats or hd["layout"] is not None:
-            for s in range(players):
-                if s not in seats and players <= 3:
-                    raise ScriptError(f"{where}: hand {k}: no line for seat{s}")
-                # at 4 or 5 seats a sitter's line may be left out (checked when dealt)
-                cards, f = seats.get(s, (None, False))
-                listed.append(s in seats)
-                hand_cards.append(cards)
-                fill.append(f)
-            if hd["layout"] is None:
-                raise ScriptError(f"{where}: hand {k}: no layout line")
-        out.append(
-            HandScript(
-                dealer=hd["dealer"],
-                out=hd["out"],
-                order=hd["order"],
-                hands=tuple(hand_cards),
-                fill=tuple(fill),
-                listed=tuple(listed),
-                layout=tuple(hd["layout"] or ()),
-                bonus_to_pile=tuple(hd["bonus"]),
-                stock=hd["stock"],
-                stock_fill=hd["stock_fill"],
-                deck=hd["deck"],
-                record_deck=hd["deck_flag"],
-                inputs=tuple(hd["inputs"]),
-                line=hd["line"],
-            )
-        )
-    return GameScript(
+    script = GameScript(
         rules=rules,
-        players=players,
+        players=_int(attrs.pop("players", "2"), "players", here),
         game_id=gid,
-        hands=tuple(out),
-        stake=stake,
-        names=names,
-        by=by,
-        venue=venue,
-        notes=notes,
+        stake=_int(attrs.pop("stake", "1"), "stake", here),
+        names=tuple(attrs.pop("names").split(",")) if "names" in attrs else (),
+        by=attrs.pop("by", "script"),
+        venue=attrs.pop("venue", None),
+        notes=attrs.pop("notes", None),
         pre=tuple(pre),
         where=where,
-        step_seconds=step,
+        step_seconds=_int(attrs.pop("step", "1"), "step", here),
+    )
+    if attrs:
+        raise ScriptError(f"{here}: unknown game attribute(s) {', '.join(attrs)}")
+    return replace(
+        script,
+        hands=tuple(_hand_of(hd, k, script.players, where) for k, hd in enumerate(hands, 1)),
+    )
+
+
+def _hand_of(hd: dict[str, Any], k: int, players: int, where: str) -> HandScript:
+    """Hand ``k`` as read, each seat's line checked against the game's ``players``."""
+    seats = hd["seats"]
+    hand_cards: list[tuple[str, ...] | None] = []
+    fill: list[bool] = []
+    listed: list[bool] = []
+    if hd["deck"] is None or seats or hd["layout"] is not None:
+        for s in range(players):
+            if s not in seats and players <= 3:
+                raise ScriptError(f"{where}: hand {k}: no line for seat{s}")
+            # at 4 or 5 seats a sitter's line may be left out (checked when dealt)
+            cards, f = seats.get(s, (None, False))
+            listed.append(s in seats)
+            hand_cards.append(cards)
+            fill.append(f)
+        if hd["layout"] is None:
+            raise ScriptError(f"{where}: hand {k}: no layout line")
+    return HandScript(
+        dealer=hd["dealer"],
+        out=hd["out"],
+        order=hd["order"],
+        hands=tuple(hand_cards),
+        fill=tuple(fill),
+        listed=tuple(listed),
+        layout=tuple(hd["layout"] or ()),
+        bonus_to_pile=tuple(hd["bonus"]),
+        stock=hd["stock"],
+        stock_fill=hd["stock_fill"],
+        deck=hd["deck"],
+        record_deck=hd["deck_flag"],
+        inputs=tuple(hd["inputs"]),
+        line=hd["line"],
     )
