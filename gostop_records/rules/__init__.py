@@ -19,52 +19,18 @@ threshold compares the combination score (Go bonus excluded) with its value at t
 
 from __future__ import annotations
 
-from .choices import (
-    BonusFour,
-    BonusPlay,
-    ChipLimit,
-    CupMode,
-    DoubleJunk,
-    FirstDealer,
-    GoBak,
-    GoPayout,
-    HandFourTie,
-    InstantFactor,
-    LastTurnRule,
-    LayoutFour,
-    NagariCarry,
-    Shaking,
-    SitOut,
-    SseulRule,
-    StealCount,
-    TransferOrder,
-)
+# every rule's enum, name for name: the list is kept in one place, beside them
+from . import choices
+from .choices import *  # noqa: F403
 from .loading import apply_overrides, diff, load_ruleset_file, resolve
 from .presets import PRESETS, get_preset
 from .ruleset import ADDED_FIELDS, Ruleset
 
 __all__ = [
+    *choices.__all__,
     "ADDED_FIELDS",
     "PRESETS",
-    "BonusFour",
-    "BonusPlay",
-    "ChipLimit",
-    "CupMode",
-    "DoubleJunk",
-    "FirstDealer",
-    "GoBak",
-    "GoPayout",
-    "HandFourTie",
-    "InstantFactor",
-    "LastTurnRule",
-    "LayoutFour",
-    "NagariCarry",
     "Ruleset",
-    "Shaking",
-    "SitOut",
-    "SseulRule",
-    "StealCount",
-    "TransferOrder",
     "apply_overrides",
     "diff",
     "get_preset",

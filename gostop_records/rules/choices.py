@@ -8,6 +8,28 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+#: The enums a ruleset's fields take, exported by :mod:`gostop_records.rules` as they are.
+__all__ = [
+    "BonusFour",
+    "BonusPlay",
+    "ChipLimit",
+    "CupMode",
+    "DoubleJunk",
+    "FirstDealer",
+    "GoBak",
+    "GoPayout",
+    "HandFourTie",
+    "InstantFactor",
+    "LastTurnRule",
+    "LayoutFour",
+    "NagariCarry",
+    "Shaking",
+    "SitOut",
+    "SseulRule",
+    "StealCount",
+    "TransferOrder",
+]
+
 
 class DoubleJunk(enum.StrEnum):
     """Which junk cards count two units (A1, A2)."""
