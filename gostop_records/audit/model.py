@@ -13,7 +13,7 @@ from typing import Any
 from ..engine.settlement import Due, Proof
 from ..errors import Finding
 from ..integrity.checkpoints import SignatureReport
-from ..plain import Record, fields_dict, plain
+from ..plain import Record, fields_dict
 
 __all__ = [
     "AGREED",
@@ -35,7 +35,6 @@ __all__ = [
     "SettlementSeat",
     "TransferCheck",
     "Violation",
-    "plain",
 ]
 
 #: Status of a payment check.
