@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import io
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .. import cards as C
@@ -66,26 +66,24 @@ def signed(x: float) -> str:
     return f"+{x:.1f}" if x > 0.05 else f"\u2212{-x:.1f}" if x < -0.05 else "0.0"
 
 
+#: Each option of the hint in words, by its type (the page shows these as they are).
+_OPTION_WORDS: dict[type, Callable[[Any], str]] = {
+    E.GoCalled: lambda a: "Go",
+    E.StopCalled: lambda a: "Stop",
+    E.CupAssigned: lambda a: f"the September cup as {a.role}",
+    E.CardPlayed: lambda a: f"play {a.card}" + (f", taking {a.chosen}" if a.chosen else ""),
+    E.CardFlipped: lambda a: (
+        f"take {a.chosen} with the {a.card} you turned" if a.chosen else f"turn {a.card}"
+    ),
+    E.BombPlayed: lambda a: "bomb with " + " ".join(a.cards),
+    E.Shaken: lambda a: "shake " + " ".join(a.cards),
+    E.FlipOnlyPlayed: lambda a: "play no card, turn one from the stock",
+}
+
+
 def option_words(a: Any) -> str:
-    """An option of the hint in words (the page shows these as they are)."""
-    t = type(a)
-    if t is E.GoCalled:
-        return "Go"
-    if t is E.StopCalled:
-        return "Stop"
-    if t is E.CupAssigned:
-        return f"the September cup as {a.role}"
-    if t is E.CardPlayed:
-        return f"play {a.card}" + (f", taking {a.chosen}" if a.chosen else "")
-    if t is E.CardFlipped:
-        return f"take {a.chosen} with the {a.card} you turned" if a.chosen else f"turn {a.card}"
-    if t is E.BombPlayed:
-        return "bomb with " + " ".join(a.cards)
-    if t is E.Shaken:
-        return "shake " + " ".join(a.cards)
-    if t is E.FlipOnlyPlayed:
-        return "play no card, turn one from the stock"
-    return str(a)
+    """An option of the hint in words."""
+    return _OPTION_WORDS.get(type(a), str)(a)
 
 
 class NotYourTurn(PlayInputError):
