@@ -55,11 +55,11 @@ def demo(folder: DirOption = Path("gostop-demo")) -> None:
     echo(f"  store:  {r.db}")
     echo(f"  log:    {r.corpus}")
 
-    title(f"2. replay: the end of hand {r.replay_hand} of {r.replay_game}")
-    assert r.replay_log is not None
-    gid, envs = load_game(r.replay_log, game=r.replay_game)
+    assert r.replay is not None and r.dispute is not None
+    title(f"2. replay: the end of hand {r.replay.hand} of {r.replay.game}")
+    gid, envs = load_game(r.replay.log, game=r.replay.game)
     tl = timeline(gid, envs)
-    i = tl.index_of_seq(r.replay_seq)
+    i = tl.index_of_seq(r.replay.seq)
     game = tl.states[i]
     assert game is not None
     echo(render_game(game, paint=paint, last=tl.envelopes[i]))
@@ -73,10 +73,9 @@ def demo(folder: DirOption = Path("gostop-demo")) -> None:
             echo(line)
 
     title("3. a disputed payment, audited")
-    echo(r.dispute_story)
-    assert r.dispute is not None
+    echo(r.dispute.story)
     unicode = (getattr(sys.stdout, "encoding", "") or "").lower().startswith("utf")
-    echo(render_audit(r.dispute, unicode=unicode))
+    echo(render_audit(r.dispute.audit, unicode=unicode))
 
     title("4. questions answered in SQL")
     for a in r.answers:
@@ -85,10 +84,10 @@ def demo(folder: DirOption = Path("gostop-demo")) -> None:
         echo()
 
     title("what to try next")
-    db, log = r.db, r.replay_log
+    db, log = r.db, r.replay.log
     tries = (
         (f"gostop replay {log} --hand 2 --step", "step through a hand, event by event"),
-        (f"gostop audit {r.dispute_log} --json", "the dispute as JSON"),
+        (f"gostop audit {r.dispute.log} --json", "the dispute as JSON"),
         (f"gostop validate {r.corpus}", "check every game against the rules"),
         (f'gostop db query --db {db} "SELECT * FROM v_hand_summary LIMIT 5"', "SQL"),
         (f"gostop db stats --db {db}", "games, outcomes, payouts, specials"),

@@ -75,6 +75,25 @@ class Answer:
     rows: list[tuple[object, ...]]
 
 
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """The point the demo replays to: the end of ``hand`` (its ``seq``) of a game in a log."""
+
+    log: Path
+    game: str
+    hand: int
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class Dispute:
+    """The disputed payment the demo audits: its log, what happened at the table, the audit."""
+
+    log: Path
+    story: str
+    audit: GameAudit
+
+
 @dataclass(slots=True)
 class DemoResult:
     """What the demo made and found, for the command line to show."""
@@ -85,13 +104,8 @@ class DemoResult:
     games: int = 0
     hands: int = 0
     events: int = 0
-    replay_log: Path | None = None
-    replay_game: str = ""
-    replay_hand: int = 0
-    replay_seq: int = 0
-    dispute_log: Path | None = None
-    dispute: GameAudit | None = None
-    dispute_story: str = ""
+    replay: Replay | None = None
+    dispute: Dispute | None = None
     answers: list[Answer] = field(default_factory=list)
 
 
@@ -190,16 +204,16 @@ def run_demo(
                 break
         else:  # pragma: no cover - the corpus always holds matgo games
             game = logs[0]
-        result.replay_log = folder / "replay.jsonl"
-        L.write_jsonl(result.replay_log, game)
-        result.replay_game = game[0].game_id
+        replay_log = folder / "replay.jsonl"
+        L.write_jsonl(replay_log, game)
         ended = [e for e in game if type(e.event) is E.HandEnded and e.hand == 1]
-        result.replay_hand = 1
-        result.replay_seq = ended[0].seq if ended else game[-1].seq
+        result.replay = Replay(
+            replay_log, game[0].game_id, 1, ended[0].seq if ended else game[-1].seq
+        )
 
         say("auditing a disputed payment")
-        result.dispute_log, result.dispute_story = _dispute(folder)
-        result.dispute = audit_game(L.read_log(result.dispute_log))
+        dispute_log, story = _dispute(folder)
+        result.dispute = Dispute(dispute_log, story, audit_game(L.read_log(dispute_log)))
 
         say("asking the store a few questions")
         for question, sql in QUESTIONS:

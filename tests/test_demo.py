@@ -14,15 +14,14 @@ from gostop_records.store import Store
 
 def test_demo_builds_store_replay_dispute_and_answers(tmp_path: Path) -> None:
     r = run_demo(tmp_path / "demo")
-    assert r.db.exists() and r.corpus.exists() and r.dispute_log is not None
+    assert r.db.exists() and r.corpus.exists() and r.dispute is not None
     with Store(r.db, read_only=True) as store:
         games = store.query("SELECT count(*) FROM games").rows[0][0]
         rulesets = {row[0] for row in store.query("SELECT DISTINCT ruleset FROM games").rows}
     assert games == r.games > 0
     assert rulesets == {"cardavia", "gamerules", "matgo", "gostop3"}
     # the dispute is found and explained by the pi-bak the table forgot
-    assert r.dispute is not None
-    checks = [c for h in r.dispute.hands for c in h.payments]
+    checks = [c for h in r.dispute.audit.hands for c in h.payments]
     assert [c.status for c in checks] == [DIFFERS]
     first = checks[0].explanations[0]
     assert any(ch.setting.startswith("pi_bak") for ch in first.changes)
