@@ -55,7 +55,6 @@ def demo(folder: DirOption = Path("gostop-demo")) -> None:
     echo(f"  store:  {r.db}")
     echo(f"  log:    {r.corpus}")
 
-    assert r.replay is not None and r.dispute is not None
     title(f"2. replay: the end of hand {r.replay.hand} of {r.replay.game}")
     gid, envs = load_game(r.replay.log, game=r.replay.game)
     tl = timeline(gid, envs)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
@@ -94,19 +94,20 @@ class Dispute:
     audit: GameAudit
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class DemoResult:
-    """What the demo made and found, for the command line to show."""
+    """What the demo made and found, for the command line to show: the store and the
+    corpus it holds (with its counts), the replay, the dispute and the answers."""
 
     folder: Path
     db: Path
     corpus: Path
-    games: int = 0
-    hands: int = 0
-    events: int = 0
-    replay: Replay | None = None
-    dispute: Dispute | None = None
-    answers: list[Answer] = field(default_factory=list)
+    games: int
+    hands: int
+    events: int
+    replay: Replay
+    dispute: Dispute
+    answers: list[Answer]
 
 
 def fresh_folder(folder: Path) -> Path:
@@ -173,7 +174,7 @@ def run_demo(
 
     say = progress or (lambda _msg: None)
     folder = fresh_folder(folder)
-    result = DemoResult(folder, folder / "gostop.duckdb", folder / "corpus.jsonl")
+    db, corpus = folder / "gostop.duckdb", folder / "corpus.jsonl"
 
     say("simulating a corpus of every preset")
     logs: list[list[E.Envelope]] = []
@@ -183,15 +184,12 @@ def run_demo(
                 PRESETS[name], players, games, hands, seed=100 * k + 1, bots=("greedy", "random")
             )
         )
-    with open(result.corpus, "wb") as f:
+    with open(corpus, "wb") as f:
         for envs in logs:
             L.write_jsonl(f, envs)
-            result.games += 1
-            result.events += len(envs)
-            result.hands += sum(1 for e in envs if type(e.event) is E.HandStarted)
 
     say("importing it into DuckDB")
-    with Store(result.db) as store:
+    with Store(db) as store:
         report = store.import_envelopes((e for envs in logs for e in envs), source="demo")
         if report.rejected:
             first = report.rejected[0]
@@ -207,16 +205,25 @@ def run_demo(
         replay_log = folder / "replay.jsonl"
         L.write_jsonl(replay_log, game)
         ended = [e for e in game if type(e.event) is E.HandEnded and e.hand == 1]
-        result.replay = Replay(
-            replay_log, game[0].game_id, 1, ended[0].seq if ended else game[-1].seq
-        )
+        replay = Replay(replay_log, game[0].game_id, 1, ended[0].seq if ended else game[-1].seq)
 
         say("auditing a disputed payment")
         dispute_log, story = _dispute(folder)
-        result.dispute = Dispute(dispute_log, story, audit_game(L.read_log(dispute_log)))
+        dispute = Dispute(dispute_log, story, audit_game(L.read_log(dispute_log)))
 
         say("asking the store a few questions")
+        answers = []
         for question, sql in QUESTIONS:
             q = store.query(sql)
-            result.answers.append(Answer(question, sql, q.columns, q.rows))
-    return result
+            answers.append(Answer(question, sql, q.columns, q.rows))
+    return DemoResult(
+        folder,
+        db,
+        corpus,
+        games=len(logs),
+        hands=sum(1 for envs in logs for e in envs if type(e.event) is E.HandStarted),
+        events=sum(len(envs) for envs in logs),
+        replay=replay,
+        dispute=dispute,
+        answers=answers,
+    )
