@@ -22,7 +22,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 __all__ = [
@@ -123,70 +123,64 @@ class Histogram:
         return out
 
 
+def _metric(name: str, kind: str, help_: str, default: float = 0) -> Any:
+    """A field of :class:`Snapshot` and the metric it is exported as: its name, type
+    (``gauge`` or ``counter``) and help."""
+    return field(default=default, metadata={"metric": (name, kind, help_)})
+
+
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """What the service holds at a scrape: read on the event loop, without the store."""
+    """What the service holds at a scrape: read on the event loop, without the store. Each
+    field is exported as the gauge or counter beside it."""
 
-    queue: int = 0
-    journal: int = 0
-    batches: int = 0
-    failures: int = 0
-    failing: bool = False
-    viewers: int = 0
-    live: int = 0
-    rebuilding: bool = False
-    rebuild_done: float = 0.0
-    rebuild_behind: int = 0
-
-
-#: The gauges and counters of a :class:`Snapshot`: field, name, type, help.
-_SNAPSHOT = (
-    ("queue", "gostop_writer_queue_depth", "gauge", "Jobs waiting for the writer thread."),
-    (
-        "journal",
+    queue: int = _metric(
+        "gostop_writer_queue_depth", "gauge", "Jobs waiting for the writer thread."
+    )
+    journal: int = _metric(
         "gostop_journal_records",
         "gauge",
         "Journal records not yet written into DuckDB by the settler.",
-    ),
-    (
-        "batches",
+    )
+    batches: int = _metric(
         "gostop_settler_batches_total",
         "counter",
         "Batches of journal rows the settler wrote into DuckDB.",
-    ),
-    (
-        "failures",
+    )
+    failures: int = _metric(
         "gostop_settler_failures_total",
         "counter",
         "Settler batches that could not be written (each tried again).",
-    ),
-    (
-        "failing",
+    )
+    failing: bool = _metric(
         "gostop_writes_failing",
         "gauge",
         "1 while entries cannot be written into the store (503 store_unavailable), else 0.",
-    ),
-    ("viewers", "gostop_live_viewers", "gauge", "Open live streams of games (SSE viewers)."),
-    ("live", "gostop_live_games", "gauge", "Games whose recording session is held in memory."),
-    (
-        "rebuilding",
+        default=False,
+    )
+    viewers: int = _metric(
+        "gostop_live_viewers", "gauge", "Open live streams of games (SSE viewers)."
+    )
+    live: int = _metric(
+        "gostop_live_games", "gauge", "Games whose recording session is held in memory."
+    )
+    rebuilding: bool = _metric(
         "gostop_rebuild_running",
         "gauge",
         "1 while a projection rebuild runs beside the live tables, else 0.",
-    ),
-    (
-        "rebuild_done",
+        default=False,
+    )
+    rebuild_done: float = _metric(
         "gostop_rebuild_progress",
         "gauge",
         "The share of the games a running rebuild has derived (0 to 1; 0 when none runs).",
-    ),
-    (
-        "rebuild_behind",
+        default=0.0,
+    )
+    rebuild_behind: int = _metric(
         "gostop_rebuild_lag_events",
         "gauge",
         "Events recorded since a running rebuild derived their game, not in its new tables yet.",
-    ),
-)
+    )
 
 
 class Metrics:
@@ -276,9 +270,10 @@ class Metrics:
         for metric in self._counters():
             out += metric.lines()
         out += self.queue_time.lines() + self.store_time.lines()
-        for field, name, kind, help_ in _SNAPSHOT:
+        for f in fields(Snapshot):
+            name, kind, help_ = f.metadata["metric"]
             out += _head(name, kind, help_)
-            out.append(f"{name} {_num(float(getattr(now, field)))}")
+            out.append(f"{name} {_num(float(getattr(now, f.name)))}")
         out += _head("gostop_uptime_seconds", "gauge", "Seconds since the server started.")
         out.append(f"gostop_uptime_seconds {self.clock() - self.started:.3f}")
         return ("\n".join(out) + "\n").encode()
