@@ -7,7 +7,7 @@ values, and nothing here formats text for a terminal.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from ..engine.settlement import Due, Proof
@@ -195,6 +195,12 @@ class Violation(Finding):
     recorded: dict[str, Any] | None = None  # what the log records (a payload)
     legal: tuple[dict[str, Any], ...] = ()  # the inputs the rules allowed at that point
     legal_text: str = ""
+
+    @classmethod
+    def of(cls, finding: Finding, **told: Any) -> Violation:
+        """``finding`` as it was found (its place, rule, reason and severity), ``told`` in
+        words: its ``text`` and what else this class adds or gives as JSON."""
+        return cls(**{f.name: getattr(finding, f.name) for f in fields(Finding)} | told)
 
     def to_dict(self) -> dict[str, Any]:
         return fields_dict(self)

@@ -140,12 +140,8 @@ def violation(issue: Issue, envelopes: Sequence[E.Envelope], detail: bool = Fals
                 if h.hand_unknown[seat]:
                     parts.append(f"{h.hand_unknown[seat]} unknown card(s)")
                 text += f"; seat {seat} held {' and '.join(parts) or 'no card'}"
-    return Violation(
-        seq=issue.seq,
-        hand=issue.hand,
-        rule=issue.rule,
-        reason=issue.reason,
-        severity=issue.severity,
+    return Violation.of(
+        issue,
         text=text,
         expected=_payload(issue.expected),
         recorded=_payload(rec),
