@@ -621,6 +621,11 @@ class UnknownEvent(Struct, frozen=True):
     payload: dict[str, Any]
 
 
+def _doc(text: str) -> Meta:
+    """A field's description, for the JSON Schema (no constraint: decoding is unchanged)."""
+    return Meta(description=text)
+
+
 class Envelope(Struct, frozen=True, gc=False):
     """One line of a log: where the event sits in its stream, when, by whom, and its hash.
 
@@ -628,16 +633,41 @@ class Envelope(Struct, frozen=True, gc=False):
     is 64 zeros. ``hand`` is null for game-level events.
     """
 
-    game_id: str
-    seq: Annotated[int, Meta(ge=1)]
-    hand: Annotated[int, Meta(ge=1)] | None
-    at: str
-    recorded_at: str
-    by: str
-    v: Annotated[int, Meta(ge=1)]
-    event: Event
-    prev: str = ""
-    hash: str = ""
+    game_id: Annotated[
+        str, _doc("The stream: a sitting of consecutive hands with the same players and ruleset.")
+    ]
+    seq: Annotated[
+        int, Meta(ge=1, description="Position in the game's stream: 1, 2, 3 ... with no gaps.")
+    ]
+    hand: Annotated[
+        Annotated[int, Meta(ge=1)] | None,
+        _doc("Hand number within the game; null for game-level events."),
+    ]
+    at: Annotated[
+        str,
+        _doc(
+            "When it happened at the table (RFC 3339; may be historical for back-filled records)."
+        ),
+    ]
+    recorded_at: Annotated[str, _doc("When it was recorded (RFC 3339 UTC).")]
+    by: Annotated[
+        str, _doc("Who or what recorded it: a recorder's name, a device, sim, import:<source>.")
+    ]
+    v: Annotated[
+        int,
+        Meta(ge=1, description="Schema version of the payload; older payloads are upcast on read."),
+    ]
+    event: Annotated[Event, _doc("The typed payload, tagged by its type field.")]
+    prev: Annotated[
+        str, _doc("Hash of the previous event of the game; 64 zeros for the first.")
+    ] = ""
+    hash: Annotated[
+        str,
+        _doc(
+            "sha256 hex of prev followed by the canonical bytes (compact JSON, keys sorted at "
+            "every depth) of every field except prev and hash."
+        ),
+    ] = ""
 
     @property
     def type(self) -> str:
