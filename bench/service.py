@@ -164,6 +164,20 @@ def busy_main() -> None:
     print(json.dumps(counts), flush=True)
 
 
+def serve_main() -> None:
+    """``gostop serve`` as the command runs it, but with some :class:`ServiceSettings`
+    fields changed (argv: the store, the port, the fields as a JSON object): what a
+    comparison of two settings runs, since the command itself has no such options."""
+    import dataclasses
+    import json
+
+    from gostop_records.service.serve import ServeOptions, serve
+
+    db, port, fields = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
+    settings = dataclasses.replace(ServiceSettings(), **fields)
+    serve(ServeOptions(db=db, port=port, key=KEY, settings=settings), say=lambda _: None)
+
+
 def _import_log(seed: int) -> bytes:
     """A whole simulated game of three hands as JSON Lines, with a game id of its own."""
     from gostop_records import log as L
@@ -175,14 +189,26 @@ def _import_log(seed: int) -> bytes:
 
 
 @contextlib.contextmanager
-def running_server(db: Path, extra: dict[str, str] | None = None) -> Iterator[str]:
-    """``gostop serve`` on a free port until the block ends."""
+def running_server(
+    db: Path, extra: dict[str, str] | None = None, settings: dict[str, Any] | None = None
+) -> Iterator[str]:
+    """``gostop serve`` on a free port until the block ends; with ``settings``, the same
+    server with those :class:`ServiceSettings` fields changed (:func:`serve_main`)."""
     import httpx
 
     port = _free_port()
     env = {**os.environ, "GOSTOP_SERVER_KEY": KEY, **(extra or {})}
+    if settings:
+        import json
+
+        cmd = [sys.executable, "-c", "from bench.service import serve_main; serve_main()"]
+        cmd += [str(db), str(port), json.dumps(settings)]
+    else:
+        cmd = [sys.executable, "-m", "gostop_cli.app", "serve", "--db", str(db)]
+        cmd += ["--port", str(port)]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gostop_cli.app", "serve", "--db", str(db), "--port", str(port)],
+        cmd,
+        cwd=HERE.parent,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -723,6 +749,7 @@ def _service_run(
     viewers: int,
     stream_entries: int,
     pace: float,
+    settings: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One server of a variant: the tables at pace, without pauses, and the stream (raw)."""
     db = work / f"service-{name}.duckdb"
@@ -730,7 +757,7 @@ def _service_run(
     Path(f"{db}.key").unlink(missing_ok=True)
     for seg in segments(db):  # a journal of an earlier run's store is not this one's
         seg.unlink()
-    with running_server(db) as url:
+    with running_server(db, settings=settings) as url:
         load = Busy(url) if busy else None
         try:
             groups: list[dict[str, float]] = []

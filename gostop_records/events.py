@@ -4,14 +4,17 @@ One stream per game (a sitting of consecutive hands with the same players and ru
 line of a log is an :class:`Envelope` whose ``event`` is one payload of the tagged union
 :data:`Event`, tagged by ``type``. Payloads are past tense and carry card codes, not indices.
 
-Two kinds of payload, and metadata. *Inputs* are what a recorder enters at a table or a bot
-chooses: the deal, each play and flip, choices, shakes, bombs, Go/Stop, payments.
-*Consequences* are what the rules engine derives from them: captures, ppuk, junk transfers,
-payments due, the end of a hand. Both go into the log, so that a log answers SQL without
-running the engine; the projector re-derives every consequence and checks it against the
-record. *Metadata* (a recorder's public key, signed checkpoints, players' countersignatures)
-vouches for the record without being part of the game: the projector accepts it anywhere and
-it changes no rule, score or payment (see ``integrity.checkpoints``).
+Every payload class derives from its kind, and the kind sets (:data:`INPUT_TYPES`, ...) are
+read from the classes. Two kinds of payload, and metadata. *Inputs* (:class:`Input`) are what
+a recorder enters at a table or a bot chooses: the deal, each play and flip, choices, shakes,
+bombs, Go/Stop, payments. *Consequences* (:class:`Consequence`) are what the rules engine
+derives from them: captures, ppuk, junk transfers, payments due, the end of a hand. Both go
+into the log, so that a log answers SQL without running the engine; the projector re-derives
+every consequence and checks it against the record. *Metadata* (:class:`Metadata`: a
+recorder's public key, signed checkpoints, players' countersignatures) vouches for the record
+without being part of the game: the projector accepts it anywhere and it changes no rule,
+score or payment (see ``integrity.checkpoints``). The people record has events of its own
+(:class:`PeopleEvent`), in a stream that is never a game's.
 
 Storage rules (a stored log must stay readable by older and newer readers): no
 ``array_like``, no ``omit_defaults``, no ``forbid_unknown_fields``, and the tag field stays
@@ -29,6 +32,7 @@ from .cards import CODES
 
 __all__ = [
     "CONSEQUENCE_TYPES",
+    "EVENT_CLASSES",
     "EVENT_TYPES",
     "EVENT_VERSIONS",
     "INPUT_TYPES",
@@ -44,6 +48,7 @@ __all__ = [
     "CardsDealt",
     "CheckpointSigned",
     "ChipsCounted",
+    "Consequence",
     "CupAssigned",
     "DealVoided",
     "DealerDraw",
@@ -60,12 +65,15 @@ __all__ = [
     "GoCalled",
     "HandEnded",
     "HandStarted",
+    "Input",
     "JunkTransferred",
     "KeyAdded",
+    "Metadata",
     "NoteAdded",
     "PaymentCapped",
     "PaymentDue",
     "PaymentRecorded",
+    "PeopleEvent",
     "PersonForgotten",
     "PersonRenamed",
     "PersonsMerged",
@@ -127,6 +135,30 @@ class _Payload(Struct, tag_field="type", frozen=True, gc=False):
     """Base of every payload: tagged by ``type``, immutable."""
 
 
+# The kinds. Each payload class derives from exactly one; the sets of type names below are
+# read from the classes, so a new payload is of a kind by being declared, nowhere else. The
+# kind classes carry no fields and no tag of their own: a payload's bytes are its own.
+
+
+class Input(_Payload):
+    """What a recorder enters at a table or a bot chooses; the engine checks it and derives
+    the consequences. ``stop_called`` with ``auto`` is the one input class whose instances
+    can be consequences (see :func:`is_input`)."""
+
+
+class Consequence(_Payload):
+    """What the rules derive from the inputs; the projector re-derives each and checks it."""
+
+
+class Metadata(_Payload):
+    """Vouches for the record without being part of the game (keys and signatures): the
+    projector accepts it anywhere and it changes no rule, score or payment."""
+
+
+class PeopleEvent(_Payload):
+    """An event of the people record, a stream of its own (see ``people``), never a game's."""
+
+
 class Player(Struct, frozen=True, gc=False):
     """A seat's person: ``id`` names the person across games and names (``people``); a
     seat without one is given an id made from its name (``people.derived_person_id``)."""
@@ -144,7 +176,7 @@ class FourShown(Struct, frozen=True, gc=False):
 # --- game and hand -----------------------------------------------------------------------
 
 
-class GameStarted(_Payload, tag="game_started"):
+class GameStarted(Input, tag="game_started"):
     """Input. The resolved ruleset (every rule, name and hash), seats, stake per point."""
 
     ruleset: dict[str, Any]
@@ -154,7 +186,7 @@ class GameStarted(_Payload, tag="game_started"):
     notes: str | None = None
 
 
-class HandStarted(_Payload, tag="hand_started"):
+class HandStarted(Input, tag="hand_started"):
     """Input. Who deals (and plays first), the turn order; the shuffled deck when known."""
 
     hand: Annotated[int, Meta(ge=1)]
@@ -163,7 +195,7 @@ class HandStarted(_Payload, tag="hand_started"):
     deck: list[CardCode] | None = None
 
 
-class CardsDealt(_Payload, tag="cards_dealt"):
+class CardsDealt(Input, tag="cards_dealt"):
     """Input. Each seat's hand (null when unknown), the face-up layout, the stock if known.
 
     ``layout`` is the layout after bonus cards dealt face up were replaced; ``bonus_to_pile``
@@ -176,20 +208,20 @@ class CardsDealt(_Payload, tag="cards_dealt"):
     bonus_to_pile: list[CardCode] = []
 
 
-class DealVoided(_Payload, tag="deal_voided"):
+class DealVoided(Consequence, tag="deal_voided"):
     """Consequence. The deal does not stand (four of a month on the layout, ...)."""
 
     reason: Literal["layout_four", "hand_fours"]
     month: Month | None = None
 
 
-class FourOfAMonthShown(_Payload, tag="four_of_a_month_shown"):
+class FourOfAMonthShown(Input, tag="four_of_a_month_shown"):
     """Input. Players dealt four of a month show them (chongtong), before the first play."""
 
     shown: list[FourShown]
 
 
-class ShakeDeclined(_Payload, tag="shake_declined"):
+class ShakeDeclined(Input, tag="shake_declined"):
     """Input. Asked to shake once their card is chosen (``shake_asked``), the player holding
     three of its month declines; an accepted shake is a ``shaken`` of that month."""
 
@@ -197,7 +229,7 @@ class ShakeDeclined(_Payload, tag="shake_declined"):
     month: Month
 
 
-class FourKept(_Payload, tag="four_kept"):
+class FourKept(Input, tag="four_kept"):
     """Input. The holder of four of a month in hand keeps it and plays on (들고치기,
     ``hand_four_keep``) rather than show it and win: their own decision, recorded when it is
     made (p2p asks the holder before anyone plays). A play while the four waits keeps it too."""
@@ -213,7 +245,7 @@ class DealerDraw(Struct, frozen=True, gc=False):
     card: CardCode
 
 
-class DealerDrawn(_Payload, tag="dealer_drawn"):
+class DealerDrawn(Input, tag="dealer_drawn"):
     """Input. 밤일낮장: each seat draws a card for the first deal; by ``night`` the lowest
     month deals, by day the highest. ``dealer`` is null when the deciding month is tied:
     the tied seats draw again (another ``dealer_drawn`` among them). ``by_lot``: a tie after
@@ -226,13 +258,13 @@ class DealerDrawn(_Payload, tag="dealer_drawn"):
     by_lot: bool = False
 
 
-class ChipsCounted(_Payload, tag="chips_counted"):
+class ChipsCounted(Input, tag="chips_counted"):
     """Input. The chips each seat holds at the start of the sitting, before the first hand."""
 
     chips: list[Chips]
 
 
-class SeatsSatOut(_Payload, tag="seats_sat_out"):
+class SeatsSatOut(Consequence, tag="seats_sat_out"):
     """Consequence. With 4 or 5 seats, the seats that sit out this hand (not in
     ``hand_started.order``), and the ruleset's rule that chose them."""
 
@@ -240,7 +272,7 @@ class SeatsSatOut(_Payload, tag="seats_sat_out"):
     rule: Literal["turn_order", "choice"]
 
 
-class BrightsSold(_Payload, tag="brights_sold"):
+class BrightsSold(Input, tag="brights_sold"):
     """Input. Gwang-pali: a seat sitting out sells the brights in its hand, after the deal
     and before the first play; each player of the hand pays it (``payment_due``)."""
 
@@ -248,7 +280,7 @@ class BrightsSold(_Payload, tag="brights_sold"):
     cards: list[CardCode]
 
 
-class PaymentCapped(_Payload, tag="payment_capped"):
+class PaymentCapped(Consequence, tag="payment_capped"):
     """Consequence. A due the chips on the table limit: ``paid`` of ``due`` chips, the
     shortfall ``due - paid``; ``cap`` names the limit (the loser's or the winner's chips)."""
 
@@ -259,7 +291,7 @@ class PaymentCapped(_Payload, tag="payment_capped"):
     cap: Literal["loser_holdings", "winner_holdings"]
 
 
-class SittingEnded(_Payload, tag="sitting_ended"):
+class SittingEnded(Consequence, tag="sitting_ended"):
     """Consequence. The sitting is over: ``seats`` have no chips left (end_when_broke)."""
 
     seats: list[Seat]
@@ -269,7 +301,7 @@ class SittingEnded(_Payload, tag="sitting_ended"):
 # --- a turn --------------------------------------------------------------------------------
 
 
-class Shaken(_Payload, tag="shaken"):
+class Shaken(Input, tag="shaken"):
     """Input. Heundeum: a player shows three cards of a month."""
 
     seat: Seat
@@ -277,7 +309,7 @@ class Shaken(_Payload, tag="shaken"):
     cards: list[CardCode]
 
 
-class BombPlayed(_Payload, tag="bomb_played"):
+class BombPlayed(Input, tag="bomb_played"):
     """Input. A player plays three (or two) cards of a month to take the rest of it."""
 
     seat: Seat
@@ -285,7 +317,7 @@ class BombPlayed(_Payload, tag="bomb_played"):
     cards: list[CardCode]
 
 
-class CardPlayed(_Payload, tag="card_played"):
+class CardPlayed(Input, tag="card_played"):
     """Input. A hand card played; ``chosen`` is the layout card taken when two match."""
 
     seat: Seat
@@ -293,13 +325,13 @@ class CardPlayed(_Payload, tag="card_played"):
     chosen: CardCode | None = None
 
 
-class FlipOnlyPlayed(_Payload, tag="flip_only_played"):
+class FlipOnlyPlayed(Input, tag="flip_only_played"):
     """Input. A turn with no hand card (one of the turns a bomb leaves)."""
 
     seat: Seat
 
 
-class CardFlipped(_Payload, tag="card_flipped"):
+class CardFlipped(Input, tag="card_flipped"):
     """Input. The stock card turned; ``chosen`` is the layout card taken when two match."""
 
     seat: Seat
@@ -307,7 +339,7 @@ class CardFlipped(_Payload, tag="card_flipped"):
     chosen: CardCode | None = None
 
 
-class BonusCardTaken(_Payload, tag="bonus_card_taken"):
+class BonusCardTaken(Consequence, tag="bonus_card_taken"):
     """Consequence. A bonus card goes to a pile; ``replacement`` is the card drawn for it."""
 
     seat: Seat
@@ -316,7 +348,7 @@ class BonusCardTaken(_Payload, tag="bonus_card_taken"):
     replacement: CardCode | None = None
 
 
-class CardsCaptured(_Payload, tag="cards_captured"):
+class CardsCaptured(Consequence, tag="cards_captured"):
     """Consequence. Cards a player takes into their pile, one group per event."""
 
     seat: Seat
@@ -325,7 +357,7 @@ class CardsCaptured(_Payload, tag="cards_captured"):
     kind: CaptureKind
 
 
-class PpukMade(_Payload, tag="ppuk_made"):
+class PpukMade(Consequence, tag="ppuk_made"):
     """Consequence. Three of a month left on the layout as a stack owned by ``seat``."""
 
     seat: Seat
@@ -334,7 +366,7 @@ class PpukMade(_Payload, tag="ppuk_made"):
     count: Annotated[int, Meta(ge=1)]
 
 
-class JunkTransferred(_Payload, tag="junk_transferred"):
+class JunkTransferred(Consequence, tag="junk_transferred"):
     """Consequence. One junk card handed from one pile to another, with the reason."""
 
     from_seat: Seat
@@ -343,14 +375,14 @@ class JunkTransferred(_Payload, tag="junk_transferred"):
     reason: TransferReason
 
 
-class CupAssigned(_Payload, tag="cup_assigned"):
+class CupAssigned(Input, tag="cup_assigned"):
     """Input. The September cup's holder decides it counts as animal or as double junk."""
 
     seat: Seat
     role: Literal["animal", "junk"]
 
 
-class GoCalled(_Payload, tag="go_called"):
+class GoCalled(Input, tag="go_called"):
     """Input. Go; ``count`` is the Go number in this hand and ``score`` the combination score."""
 
     seat: Seat
@@ -358,7 +390,7 @@ class GoCalled(_Payload, tag="go_called"):
     score: Count
 
 
-class StopCalled(_Payload, tag="stop_called"):
+class StopCalled(Input, tag="stop_called"):
     """Input when chosen; a consequence when ``auto`` (qualifying on one's last turn)."""
 
     seat: Seat
@@ -366,7 +398,7 @@ class StopCalled(_Payload, tag="stop_called"):
     auto: bool = False
 
 
-class HandEnded(_Payload, tag="hand_ended"):
+class HandEnded(Consequence, tag="hand_ended"):
     """Consequence. How the hand ended; ``carry`` multiplied its payments, ``next_carry`` is
     the nagari factor the next hand starts with."""
 
@@ -377,7 +409,7 @@ class HandEnded(_Payload, tag="hand_ended"):
     next_carry: Annotated[int, Meta(ge=1)] = 1
 
 
-class PaymentDue(_Payload, tag="payment_due"):
+class PaymentDue(Consequence, tag="payment_due"):
     """Consequence. What the rules make one player owe another (settlement or instant)."""
 
     payer: Seat
@@ -387,7 +419,7 @@ class PaymentDue(_Payload, tag="payment_due"):
     reason: PaymentReason
 
 
-class PaymentRecorded(_Payload, tag="payment_recorded"):
+class PaymentRecorded(Input, tag="payment_recorded"):
     """Input. What the table actually paid (or a player claims), to be audited."""
 
     payer: Seat
@@ -396,14 +428,14 @@ class PaymentRecorded(_Payload, tag="payment_recorded"):
     note: str | None = None
 
 
-class NoteAdded(_Payload, tag="note_added"):
+class NoteAdded(Input, tag="note_added"):
     """Input. Free text, optionally about an earlier seq."""
 
     text: str
     about_seq: Annotated[int, Meta(ge=1)] | None = None
 
 
-class EntryRetracted(_Payload, tag="entry_retracted"):
+class EntryRetracted(Input, tag="entry_retracted"):
     """Input. Undo of the latest input entry (``seq``): compensating, never an edit."""
 
     seq: Annotated[int, Meta(ge=1)]
@@ -413,7 +445,7 @@ class EntryRetracted(_Payload, tag="entry_retracted"):
 # --- the night's settlement (see ``engine/night.py``) --------------------------------------
 
 
-class GameClosed(_Payload, tag="game_closed"):
+class GameClosed(Input, tag="game_closed"):
     """Input. The recorder closes the night: no hand follows; the rules derive the
     settlement (``settlement_proposed``) and the table pays it (``settlement_paid``)."""
 
@@ -428,7 +460,7 @@ class SettlementTransfer(Struct, frozen=True, gc=False):
     chips: Chips
 
 
-class SettlementProposed(_Payload, tag="settlement_proposed"):
+class SettlementProposed(Consequence, tag="settlement_proposed"):
     """Consequence. The night's settlement when it is closed, per seat in seat order:
     ``totals`` the net chips over all hands (the dues, after caps; positive: won), ``paid``
     the net chips recorded as paid during the night (``payment_recorded``), ``owed`` totals
@@ -441,7 +473,7 @@ class SettlementProposed(_Payload, tag="settlement_proposed"):
     transfers: list[SettlementTransfer]
 
 
-class SettlementPaid(_Payload, tag="settlement_paid"):
+class SettlementPaid(Input, tag="settlement_paid"):
     """Input. A transfer of the settlement as the table paid it; one that differs from the
     proposal (another amount or pair) carries a ``note`` saying why."""
 
@@ -457,7 +489,7 @@ Base64 = Annotated[str, Meta(pattern=r"^[A-Za-z0-9+/]+={0,2}$")]
 Hex64 = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$")]
 
 
-class KeyAdded(_Payload, tag="key_added"):
+class KeyAdded(Metadata, tag="key_added"):
     """Metadata. A recorder's Ed25519 public key joins the record: the checkpoints it signs
     can be checked by anyone holding the log. ``key`` is the raw 32-byte key in base64,
     ``holder`` who keeps the private key (a recorder's name, a device, the service)."""
@@ -467,7 +499,7 @@ class KeyAdded(_Payload, tag="key_added"):
     algorithm: Literal["ed25519"] = "ed25519"
 
 
-class CheckpointSigned(_Payload, tag="checkpoint_signed"):
+class CheckpointSigned(Metadata, tag="checkpoint_signed"):
     """Metadata. The recorder signs the head of the record: ``head`` is the hash of the
     event at ``head_seq``, which the hash chain ties to every event before it. ``key`` is
     the fingerprint of a key added earlier; ``signature`` the Ed25519 signature (base64)."""
@@ -478,7 +510,7 @@ class CheckpointSigned(_Payload, tag="checkpoint_signed"):
     signature: Base64
 
 
-class ResultCountersigned(_Payload, tag="result_countersigned"):
+class ResultCountersigned(Metadata, tag="result_countersigned"):
     """Metadata. A player signs a checkpoint's head (a hand's result) with their own key:
     ``key`` is the player's public key (base64), ``signature`` covers the game, the seat,
     ``head_seq`` and ``head``."""
@@ -493,7 +525,7 @@ class ResultCountersigned(_Payload, tag="result_countersigned"):
 # --- the people record (see ``people``): a stream of its own, not a game's ---------------
 
 
-class PersonRenamed(_Payload, tag="person_renamed"):
+class PersonRenamed(PeopleEvent, tag="person_renamed"):
     """People. The name shown for a person from now on; each game keeps the name its
     table gave (``game_started``)."""
 
@@ -501,7 +533,7 @@ class PersonRenamed(_Payload, tag="person_renamed"):
     name: str
 
 
-class PersonsMerged(_Payload, tag="persons_merged"):
+class PersonsMerged(PeopleEvent, tag="persons_merged"):
     """People. Two ids turn out to be one person: ``person``'s games count for ``into``'s
     from now on (both stay in the games as recorded)."""
 
@@ -509,7 +541,7 @@ class PersonsMerged(_Payload, tag="persons_merged"):
     into: str
 
 
-class PersonForgotten(_Payload, tag="person_forgotten"):
+class PersonForgotten(PeopleEvent, tag="person_forgotten"):
     """People. A person asked to be forgotten: their key is deleted, so no name sealed under
     it (``game_started``, ``person_renamed``) can be read again; the games stay, byte for
     byte, under their id. Names nobody."""
@@ -559,50 +591,27 @@ Event = (
     | PersonForgotten
 )
 
-EVENT_CLASSES: tuple[type[Struct], ...] = Event.__args__  # type: ignore[attr-defined]
-EVENT_TYPES: dict[str, type[Struct]] = {
+EVENT_CLASSES: tuple[type[_Payload], ...] = Event.__args__  # type: ignore[attr-defined]
+EVENT_TYPES: dict[str, type[_Payload]] = {
     cls.__struct_config__.tag: cls
     for cls in EVENT_CLASSES  # type: ignore[misc]
 }
 #: Current payload version per type; a stored payload with a lower ``v`` is upcast on read.
 EVENT_VERSIONS: dict[str, int] = dict.fromkeys(EVENT_TYPES, 1)
 
-INPUT_TYPES: frozenset[str] = frozenset(
-    {
-        "game_started",
-        "dealer_drawn",
-        "chips_counted",
-        "hand_started",
-        "brights_sold",
-        "cards_dealt",
-        "four_of_a_month_shown",
-        "four_kept",
-        "shaken",
-        "shake_declined",
-        "bomb_played",
-        "card_played",
-        "flip_only_played",
-        "card_flipped",
-        "cup_assigned",
-        "go_called",
-        "stop_called",
-        "payment_recorded",
-        "note_added",
-        "entry_retracted",
-        "game_closed",
-        "settlement_paid",
-    }
-)
+
+def _tags_of(kind: type[_Payload]) -> frozenset[str]:
+    return frozenset(tag for tag, cls in EVENT_TYPES.items() if issubclass(cls, kind))
+
+
+#: Entered or chosen (``stop_called`` too: a consequence only when ``auto`` is true).
+INPUT_TYPES: frozenset[str] = _tags_of(Input)
 #: Keys and signatures: neither input nor consequence; the rules ignore them.
-METADATA_TYPES: frozenset[str] = frozenset(
-    {"key_added", "checkpoint_signed", "result_countersigned"}
-)
+METADATA_TYPES: frozenset[str] = _tags_of(Metadata)
 #: The people record's events (a stream of their own, never a game's: see ``people``).
-PEOPLE_TYPES: frozenset[str] = frozenset({"person_renamed", "persons_merged", "person_forgotten"})
+PEOPLE_TYPES: frozenset[str] = _tags_of(PeopleEvent)
 #: Derived by the engine; ``stop_called`` is a consequence only when ``auto`` is true.
-CONSEQUENCE_TYPES: frozenset[str] = frozenset(
-    EVENT_TYPES
-) - INPUT_TYPES - METADATA_TYPES - PEOPLE_TYPES | {"stop_called"}
+CONSEQUENCE_TYPES: frozenset[str] = _tags_of(Consequence) | {"stop_called"}
 
 
 class UnknownEvent(Struct, frozen=True):
@@ -612,6 +621,11 @@ class UnknownEvent(Struct, frozen=True):
     payload: dict[str, Any]
 
 
+def _doc(text: str) -> Meta:
+    """A field's description, for the JSON Schema (no constraint: decoding is unchanged)."""
+    return Meta(description=text)
+
+
 class Envelope(Struct, frozen=True, gc=False):
     """One line of a log: where the event sits in its stream, when, by whom, and its hash.
 
@@ -619,16 +633,41 @@ class Envelope(Struct, frozen=True, gc=False):
     is 64 zeros. ``hand`` is null for game-level events.
     """
 
-    game_id: str
-    seq: Annotated[int, Meta(ge=1)]
-    hand: Annotated[int, Meta(ge=1)] | None
-    at: str
-    recorded_at: str
-    by: str
-    v: Annotated[int, Meta(ge=1)]
-    event: Event
-    prev: str = ""
-    hash: str = ""
+    game_id: Annotated[
+        str, _doc("The stream: a sitting of consecutive hands with the same players and ruleset.")
+    ]
+    seq: Annotated[
+        int, Meta(ge=1, description="Position in the game's stream: 1, 2, 3 ... with no gaps.")
+    ]
+    hand: Annotated[
+        Annotated[int, Meta(ge=1)] | None,
+        _doc("Hand number within the game; null for game-level events."),
+    ]
+    at: Annotated[
+        str,
+        _doc(
+            "When it happened at the table (RFC 3339; may be historical for back-filled records)."
+        ),
+    ]
+    recorded_at: Annotated[str, _doc("When it was recorded (RFC 3339 UTC).")]
+    by: Annotated[
+        str, _doc("Who or what recorded it: a recorder's name, a device, sim, import:<source>.")
+    ]
+    v: Annotated[
+        int,
+        Meta(ge=1, description="Schema version of the payload; older payloads are upcast on read."),
+    ]
+    event: Annotated[Event, _doc("The typed payload, tagged by its type field.")]
+    prev: Annotated[
+        str, _doc("Hash of the previous event of the game; 64 zeros for the first.")
+    ] = ""
+    hash: Annotated[
+        str,
+        _doc(
+            "sha256 hex of prev followed by the canonical bytes (compact JSON, keys sorted at "
+            "every depth) of every field except prev and hash."
+        ),
+    ] = ""
 
     @property
     def type(self) -> str:
@@ -645,8 +684,9 @@ def event_type(event: Any) -> str:
     return event.__struct_config__.tag  # type: ignore[no-any-return]
 
 
+#: The input classes whose every instance is an input (all but ``StopCalled``).
 _INPUT_CLASSES: frozenset[type] = frozenset(
-    cls for tag, cls in EVENT_TYPES.items() if tag in INPUT_TYPES and tag != "stop_called"
+    cls for cls in EVENT_CLASSES if issubclass(cls, Input) and cls is not StopCalled
 )
 
 
@@ -660,12 +700,9 @@ def is_input(event: Any) -> bool:
     return False
 
 
-_METADATA_CLASSES: frozenset[type] = frozenset(EVENT_TYPES[t] for t in METADATA_TYPES)
-
-
 def is_metadata(event: Any) -> bool:
     """Whether a payload is metadata (a key or a signature), which the rules ignore."""
-    return type(event) in _METADATA_CLASSES
+    return isinstance(event, Metadata)
 
 
 def payload_to_dict(event: Any) -> dict[str, Any]:

@@ -41,23 +41,6 @@ _CARD_DEF = {
     "enum": _CARD_CODES,
 }
 
-# The envelope's own fields, described for producers (msgspec has no per-field docs here).
-_ENVELOPE_DOCS = {
-    "game_id": "The stream: a sitting of consecutive hands with the same players and ruleset.",
-    "seq": "Position in the game's stream: 1, 2, 3 ... with no gaps.",
-    "hand": "Hand number within the game; null for game-level events.",
-    "at": "When it happened at the table (RFC 3339; may be historical for back-filled records).",
-    "recorded_at": "When it was recorded (RFC 3339 UTC).",
-    "by": "Who or what recorded it: a recorder's name, a device, sim, import:<source>.",
-    "v": "Schema version of the payload; older payloads are upcast on read.",
-    "event": "The typed payload, tagged by its type field.",
-    "prev": "Hash of the previous event of the game; 64 zeros for the first.",
-    "hash": (
-        "sha256 hex of prev followed by the canonical bytes (compact JSON, keys sorted at "
-        "every depth) of every field except prev and hash."
-    ),
-}
-
 
 def event_file(etype: str) -> str:
     """The path of an event type's schema inside ``schemas/``."""
@@ -111,10 +94,7 @@ def generate() -> dict[str, dict[str, Any]]:
     """Every schema document by its path inside ``schemas/``."""
     out: dict[str, dict[str, Any]] = {}
     (_,), comps = msgspec.json.schema_components([Envelope], ref_template=_REF)
-    env = _document("Envelope", comps, ENVELOPE_FILE)
-    for name, doc in _ENVELOPE_DOCS.items():
-        env["properties"][name] = {"description": doc, **env["properties"][name]}
-    out[ENVELOPE_FILE] = env
+    out[ENVELOPE_FILE] = _document("Envelope", comps, ENVELOPE_FILE)
     for etype, cls in EVENT_TYPES.items():
         (_,), comps = msgspec.json.schema_components([cls], ref_template=_REF)
         doc = _document(cls.__name__, comps, event_file(etype))

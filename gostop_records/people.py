@@ -179,6 +179,11 @@ class People:
     def check(self, event: object) -> None:
         """Refuse an event that does not follow from the record so far (see the class); a
         forgotten person is renamed, merged or forgotten no more."""
+        if not isinstance(event, E.PeopleEvent):
+            raise PeopleError(
+                f"{E.event_type(event)}: the people record holds renames, merges and "
+                "forgettings only"
+            )
         for pid in named_in(event):
             if self.forgotten(pid):
                 raise PeopleError(f"{E.event_type(event)}: {pid} is forgotten")
@@ -201,11 +206,6 @@ class People:
                         f"persons_merged: {pid} was merged into {into} already"
                         + (f": merge into {into}" if pid == event.into else "")
                     )
-        else:
-            raise PeopleError(
-                f"{E.event_type(event)}: the people record holds renames, merges and "
-                "forgettings only"
-            )
 
     def _check_one(
         self,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -69,6 +71,47 @@ def test_inputs_and_consequences() -> None:
     assert not events.is_input(StopCalled(seat=0, score=7, auto=True))
     assert "stop_called" in events.CONSEQUENCE_TYPES
     assert set(EVENT_TYPES) >= events.INPUT_TYPES
+
+
+KINDS = (events.Input, events.Consequence, events.Metadata, events.PeopleEvent)
+
+
+def test_every_payload_class_is_of_exactly_one_kind() -> None:
+    for cls in events.EVENT_CLASSES:
+        assert sum(issubclass(cls, k) for k in KINDS) == 1, cls
+
+
+def test_kind_sets_are_read_from_the_classes() -> None:
+    by_kind = {k: {t for t, c in EVENT_TYPES.items() if issubclass(c, k)} for k in KINDS}
+    assert by_kind[events.Input] == events.INPUT_TYPES
+    assert by_kind[events.Metadata] == events.METADATA_TYPES
+    assert by_kind[events.PeopleEvent] == events.PEOPLE_TYPES
+    # stop_called is an input class whose automatic calls are consequences
+    assert by_kind[events.Consequence] | {"stop_called"} == events.CONSEQUENCE_TYPES
+    assert set().union(*by_kind.values()) == set(EVENT_TYPES)
+    assert events.is_metadata(events.KeyAdded(key="AAAA", holder="x"))
+    assert not events.is_metadata(CardPlayed(seat=0, card="01G"))
+
+
+def test_the_event_format_page_gives_each_type_its_kind() -> None:
+    page = (Path(__file__).parents[1] / "docs" / "events.md").read_text(encoding="utf-8")
+    found = re.findall(r"^\| `([a-z_]+)` \| ([a-z ,`]+?) \|", page, re.MULTILINE)
+    rows = {t: kind for t, kind in found if t not in Envelope.__struct_fields__}
+    names = {events.Input: "input", events.Consequence: "consequence"}
+    names |= {events.Metadata: "metadata", events.PeopleEvent: "people"}
+    want = {
+        t: next(n for k, n in names.items() if issubclass(c, k)) for t, c in EVENT_TYPES.items()
+    }
+    want["stop_called"] = "input, or consequence when `auto`"
+    assert rows == want
+
+
+def test_kind_classes_add_nothing_to_the_bytes() -> None:
+    ev = CardPlayed(seat=1, card="03R", chosen="03J1")
+    want = b'{"type":"card_played","seat":1,"card":"03R","chosen":"03J1"}'
+    assert msgspec.json.encode(ev) == want
+    defs = msgspec.json.schema(Event)["$defs"]
+    assert not {k.__name__ for k in KINDS} & set(defs)
 
 
 def test_unknown_card_code_is_rejected() -> None:

@@ -139,6 +139,17 @@ def test_consequences_have_no_line() -> None:
         text(E.CardsCaptured(seat=0, cards=["01G", "01J1"], source="hand", kind="pair"))
 
 
+def test_every_table_input_has_a_line_and_nothing_else_has(sample_events: list[Any]) -> None:
+    for ev in sample_events:
+        if E.is_input(ev) and type(ev) is not E.GameStarted:
+            assert text(ev), ev
+        else:
+            with pytest.raises(NotationError, match="not a table input"):
+                text(ev)
+    with pytest.raises(NotationError, match="stop_called is not a table input"):
+        text(E.StopCalled(seat=0, score=7, auto=True))
+
+
 def test_the_recorder_enters_lines_all_or_nothing(tmp_path: Path) -> None:
     walk = _walk("matgo", 2, 5)
     path = tmp_path / "g.jsonl"

@@ -25,6 +25,7 @@ from gostop_records.audit import AGREED, audit_game
 from gostop_records.play import HUMAN, PlayInputError, PlaySession
 from gostop_records.projector import project
 from gostop_records.recorder import JsonlSink
+from gostop_records.rules import PRESETS
 
 runner = CliRunner()
 ANSI = re.compile(r"\x1b\[")
@@ -572,3 +573,21 @@ def test_a_played_log_imports_into_the_store(tmp_path: Path) -> None:
     assert invoke_play("--seed", "11", "--log", str(log), stdin=reader.stdin()).exit_code == 0
     res = runner.invoke(app, ["db", "import", str(log), "--db", str(tmp_path / "x.duckdb")])
     assert res.exit_code == 0, res.output
+
+
+def test_a_bomb_option_says_the_steal_the_engine_takes(tmp_path: Path) -> None:
+    """A two-card bomb steals what the ruleset sets for it (``two_card_bomb_steal``), and its
+    option says so: the engine's decision, not one of the prompt's own."""
+    rules = PRESETS["matgo"].model_copy(
+        update={"two_card_bomb": True, "two_card_bomb_steal": 2, "bomb_steal": 1}
+    )
+    sink = JsonlSink(tmp_path / "bomb.jsonl", fsync=False)
+    ps = PlaySession.start(sink, rules, seed=1)
+    layout = ["05A", "05R", "08G", "08A", "03G", "01G", "02J1", "04J1"]
+    mine = ["05J1", "05J2", "03R", "12A", "04A", "06A", "07A", "09A", "10A", "11G"]
+    used = set(layout) | set(mine)
+    rest = [c for c in C.codes(ps.game.table.deck) if c not in used]
+    ps.rec.deal(layout, [mine, rest[:10]], rest[10:], dealer=HUMAN)
+    bomb = next(o for o in ps.options() if o.kind == "bomb")
+    assert bomb.label == "bomb 05"
+    assert re.search(r", \+2 junk (cards|units) from Computer,", bomb.text), bomb.text

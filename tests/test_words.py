@@ -22,6 +22,7 @@ def test_every_event_type_has_a_sentence(sample_events: list[Any]) -> None:
         for viewer in (None, 0, 1):
             text = describe(ev, PLAYERS, viewer)
             assert text and text != t, (t, viewer)  # not the bare type name
+            assert "does not know" not in text, t  # told as its own class, not as unknown
             assert "seat None" not in text and "{" not in text
 
 

@@ -28,6 +28,7 @@ from ..events import (
 from ..rules import (
     CupMode,
     LastTurnRule,
+    Ruleset,
     SseulRule,
     StealCount,
     TransferOrder,
@@ -67,14 +68,30 @@ def _stack_take(
             later.append(BonusCardTaken(seat=seat, card=CODES[i], source="layout"))
             if rules.bonus_steal:
                 turn_of(s).steals.append(("bonus", rules.bonus_steal))
-    owner = s.owner[m]
+    kind, amount = stack_steal(s, seat, m, ex)
     s.owner[m] = -1
+    return kind, kind, amount
+
+
+def stack_steal(s: HandState, seat: int, m: int, ex: frozenset[LastTurnRule]) -> tuple[str, int]:
+    """What taking the stack of month ``m`` is (``own_ppuk``, ``ppuk_taken`` or ``stack``)
+    and the junk it steals from each opponent; ``ex``: the last-turn exceptions in force (none
+    before the last turn). The one decision of it: ``gostop play`` words its options by it."""
+    rules = s.table.rules
+    owner = s.owner[m]
     void = _LAST_PPUK_TAKEN in ex
     if owner == seat:
-        return "own_ppuk", "own_ppuk", 0 if void else rules.own_ppuk_steal
+        return "own_ppuk", 0 if void else rules.own_ppuk_steal
     if owner >= 0:
-        return "ppuk_taken", "ppuk_taken", 0 if void else rules.ppuk_taken_steal
-    return "stack", "stack", 0 if void else rules.natural_stack_steal
+        return "ppuk_taken", 0 if void else rules.ppuk_taken_steal
+    return "stack", 0 if void else rules.natural_stack_steal
+
+
+def bomb_steal(rules: Ruleset, cards: int) -> int:
+    """The junk a bomb of ``cards`` cards steals from each opponent."""
+    if cards == 2 and rules.two_card_bomb_steal is not None:
+        return rules.two_card_bomb_steal
+    return rules.bomb_steal
 
 
 # Long: the capture rules of a turn in the order the rules apply them (compiled hot path).

@@ -44,7 +44,7 @@ from ..rules import (
     BonusPlay,
     Shaking,
 )
-from .capture import resolve, take_junk
+from .capture import bomb_steal, resolve, take_junk
 from .deal import check_fours_shown, deal_cards, four_kept, fours_in, fours_shown
 from .ending import after_turn, facts_of, next_turn, stop_hand
 from .moves import (
@@ -172,11 +172,9 @@ def _bomb(s: HandState, a: BombPlayed, out: Out) -> None:
     turn.play_n = 4 - k
     s.flip_only[a.seat] += k - 1
     s.bombs[a.seat] += 1
-    steal = rules.bomb_steal
     if k == 2:
         s.two_bombs[a.seat] += 1
-        if rules.two_card_bomb_steal is not None:
-            steal = rules.two_card_bomb_steal
+    steal = bomb_steal(rules, k)
     if steal:
         turn.steals.append(("bomb", steal))
     s.phase = Phase.FLIP

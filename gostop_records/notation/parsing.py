@@ -1,9 +1,13 @@
-"""A line read in a game state: the input payloads it stands for."""
+"""A line read in a game state: the input payloads it stands for.
+
+Each verb has one reader: in :data:`_TABLE_VERBS` for the lines of the table (a deal, a
+payment, a note), in :data:`_TURN_VERBS` for the steps of a seat's turn, which need a hand in
+progress and a seat to act."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import cards as C
@@ -32,7 +36,6 @@ from .line import (
 from .writing import text
 
 
-# Long: one branch per verb of the grammar, each a line or a call.
 def parse(
     line: str | Line,
     game: GameState,
@@ -54,37 +57,10 @@ def parse(
     ln = line if isinstance(line, Line) else read(line, game.players)
     who = seat_of(ln.seat, game.players) if ln.seat is not None else seat
     verb = ln.verb
-    args = ln.args
+    table_line = _TABLE_VERBS.get(verb)
+    if table_line is not None:
+        return table_line(game, ln, who, undo_target)
     h = game.hand
-    if verb == "note":
-        return [_note(ln.rest)]
-    if verb == "undo":
-        return [_undo(ln.rest, undo_target)]
-    if verb == "pay":
-        return _pay(game, ln.rest)
-    if verb == "settle":
-        return _settle(game, ln.rest)
-    if verb == "hand":
-        return [_hand(game, args)]
-    if verb == "deal":
-        return _deal(game, args)
-    if verb == "four":
-        return [_fours(game, args)]
-    if verb == "keep":
-        return [_keep(game, args, who)]
-    if verb == "noshake":
-        return [_no_shake(game, args, who)]
-    if verb == "chips":
-        return [E.ChipsCounted(chips=[chips_of(t) for t in args])]
-    if verb == "draw":
-        return [_draw(game, args)]
-    if verb == "sell":
-        cards = list(args)
-        if who is None and cards and not looks_like_card(cards[0]):
-            who = seat_of(cards.pop(0), game.players)
-        if who is None:
-            raise NotationError("sell names the seat that sells: sell Dan 01G 08G")
-        return [E.BrightsSold(seat=who, cards=[card_code(t) for t in cards])]
     if verb == "card":
         if h is None or h.phase not in (Phase.PLAY, Phase.FLIP, Phase.FLIP_AS_PLAY):
             raise NotationError(
@@ -94,26 +70,71 @@ def parse(
     s = who if who is not None else actor(h)
     if s is None or h is None:
         raise IllegalAction("turn_order", f"no {_WHO.get(verb, verb)} is expected now")
-    if verb in ("play", "flip"):
-        return [_card_step(verb, s, h, ln)]
-    if verb == "flip_only":
-        return [E.FlipOnlyPlayed(seat=s)]
-    if verb in ("bomb", "shake"):
-        return [_shown(verb, s, h, args)]
-    if verb == "cup":
-        if len(args) != 1:
-            raise NotationError("cup animal or cup junk")
-        role = {"a": "animal", "j": "junk", "animal": "animal", "junk": "junk"}.get(args[0].lower())
-        if role is None:
-            raise NotationError(f"the cup counts as animal or junk, not {args[0]!r}")
-        return [E.CupAssigned(seat=s, role=role)]  # type: ignore[arg-type]
+    return [_TURN_VERBS[verb](game, h, s, ln)]
+
+
+TableReader = Callable[[GameState, Line, int | None, int | None], list[Any]]
+TurnReader = Callable[[GameState, HandState, int, Line], Any]
+
+
+def _sell(game: GameState, ln: Line, who: int | None, _undo: int | None) -> list[Any]:
+    cards = list(ln.args)
+    if who is None and cards and not looks_like_card(cards[0]):
+        who = seat_of(cards.pop(0), game.players)
+    if who is None:
+        raise NotationError("sell names the seat that sells: sell Dan 01G 08G")
+    return [E.BrightsSold(seat=who, cards=[card_code(t) for t in cards])]
+
+
+#: The lines of the table rather than of a seat's turn: each verb's reader (the game, the
+#: line, the seat it names or speaks for, the seq an ``undo`` retracts).
+_TABLE_VERBS: dict[str, TableReader] = {
+    "note": lambda game, ln, who, undo: [_note(ln.rest)],
+    "undo": lambda game, ln, who, undo: [_undo(ln.rest, undo)],
+    "pay": lambda game, ln, who, undo: _pay(game, ln.rest),
+    "settle": lambda game, ln, who, undo: _settle(game, ln.rest),
+    "hand": lambda game, ln, who, undo: [_hand(game, ln.args)],
+    "deal": lambda game, ln, who, undo: _deal(game, ln.args),
+    "four": lambda game, ln, who, undo: [_fours(game, ln.args)],
+    "keep": lambda game, ln, who, undo: [_keep(game, ln.args, who)],
+    "noshake": lambda game, ln, who, undo: [_no_shake(game, ln.args, who)],
+    "chips": lambda game, ln, who, undo: [E.ChipsCounted(chips=[chips_of(t) for t in ln.args])],
+    "draw": lambda game, ln, who, undo: [_draw(game, ln.args)],
+    "sell": _sell,
+}
+
+
+def _cup(game: GameState, h: HandState, s: int, ln: Line) -> E.CupAssigned:
+    if len(ln.args) != 1:
+        raise NotationError("cup animal or cup junk")
+    role = {"a": "animal", "j": "junk", "animal": "animal", "junk": "junk"}.get(ln.args[0].lower())
+    if role is None:
+        raise NotationError(f"the cup counts as animal or junk, not {ln.args[0]!r}")
+    return E.CupAssigned(seat=s, role=role)  # type: ignore[arg-type]
+
+
+def _go_or_stop(game: GameState, h: HandState, s: int, ln: Line) -> E.GoCalled | E.StopCalled:
     if h.phase is not Phase.DECIDE:
         raise IllegalAction(
             "go_stop", f"nobody may say Go or Stop now (the table waits for {_waits_for(game)})"
         )
-    if verb == "go":
-        return [E.GoCalled(seat=s, count=h.go_count[s] + 1, score=h.score_of(s))]
-    return [E.StopCalled(seat=s, score=h.score_of(s))]
+    if ln.verb == "go":
+        return E.GoCalled(seat=s, count=h.go_count[s] + 1, score=h.score_of(s))
+    return E.StopCalled(seat=s, score=h.score_of(s))
+
+
+#: The steps of a seat's turn in the hand in progress: each verb's reader (the game, the
+#: hand, the seat that acts, the line).
+_TURN_VERBS: dict[str, TurnReader] = {
+    "play": lambda game, h, s, ln: _card_step("play", s, h, ln),
+    "flip": lambda game, h, s, ln: _card_step("flip", s, h, ln),
+    "flip_only": lambda game, h, s, ln: E.FlipOnlyPlayed(seat=s),
+    "bomb": lambda game, h, s, ln: _shown("bomb", s, h, ln.args),
+    "shake": lambda game, h, s, ln: _shown("shake", s, h, ln.args),
+    "cup": _cup,
+    "go": _go_or_stop,
+    "stop": _go_or_stop,
+}
 
 
 #: What a verb waits for, in the sentence "no ... is expected now".

@@ -11,6 +11,7 @@ from .. import cards as C
 from .. import events as E
 from .. import notation
 from ..engine.actions import legal_actions
+from ..engine.capture import bomb_steal, stack_steal
 from ..engine.state import HandState
 from ..errors import GostopError
 from ..recorder import card_code
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from .session import PlaySession
 
 _MM = C.MONTH_MASKS
+_NONE: frozenset[LastTurnRule] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,17 +150,16 @@ class PlayPrompt:
                 text = f"takes {takes[0]}"
         else:
             takes = tuple(C.codes(on))
-            owner = h.owner[m]
+            # on the seat's last turn the ruleset's last-turn exceptions apply (the engine's rule)
             last = h.turns_left(HUMAN) == 1
-            void = last and LastTurnRule.PPUK_TAKEN in h.table.last_turn_exceptions
-            if owner == HUMAN:
-                text, amount = f"takes back your ppuk of {m:02d}", rules.own_ppuk_steal
-            elif owner >= 0:
-                text = f"takes {self.players[owner].name}'s ppuk of {m:02d}"
-                amount = rules.ppuk_taken_steal
+            kind, amount = stack_steal(h, HUMAN, m, h.table.last_turn_exceptions if last else _NONE)
+            if kind == "own_ppuk":
+                text = f"takes back your ppuk of {m:02d}"
+            elif kind == "ppuk_taken":
+                text = f"takes {self.players[h.owner[m]].name}'s ppuk of {m:02d}"
             else:
-                text, amount = f"takes the stack of {m:02d}", rules.natural_stack_steal
-            text += self._steal_text(0 if void else amount)
+                text = f"takes the stack of {m:02d}"
+            text += self._steal_text(amount)
         return Option(number, "card", code, code, m, (code,), takes, choose, text, tuple(plays))
 
     def _extra_option(self: PlaySession, h: HandState, number: int, a: Any) -> Option:
@@ -173,8 +174,8 @@ class PlayPrompt:
         if t is E.BombPlayed:
             on = tuple(C.codes(h.layout & _MM[m]))
             text = f"{' '.join(cards)} onto {' '.join(on)}: takes all four"
-            if rules.bomb_steal:
-                text += self._steal_text(rules.bomb_steal).replace(":", ",", 1)
+            if steal := bomb_steal(rules, len(cards)):
+                text += self._steal_text(steal).replace(":", ",", 1)
             extra = len(cards) - 1
             text += f", {extra} flip-only turn{'s' if extra > 1 else ''} later"
             if rules.bomb_multiplier > 1:

@@ -25,12 +25,13 @@ drawn later to replace a bonus card, is a case the view does not tell apart.)
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Any
 
 from .. import cards as C
 from .. import events as E
-from ..engine.state import HandState, Phase
+from ..engine.state import HandState, Phase, Turn
 from .dealer import SplitMix64
 
 __all__ = ["SeatView", "determinize", "seat_of", "seat_view"]
@@ -62,69 +63,37 @@ class SeatView:
 
     def key(self) -> tuple[Any, ...]:
         """Every fact of the view as plain values: two views with equal keys are the same
-        information, whatever the hidden cards really are."""
+        information, whatever the hidden cards really are. Read from the state's attributes
+        (and the turn's), not a list of them here, so a field the engine adds is keyed too;
+        the table is keyed by its ruleset's name."""
         s = self.state
-        turn = s.turn
-        turn_key = (
-            None
-            if turn is None
-            else (
-                turn.layout_before,
-                turn.played,
-                turn.play_month,
-                turn.play_n,
-                turn.chosen,
-                turn.bomb,
-                turn.shake_month,
-                turn.shake_due,
-                turn.play_source,
-                tuple(turn.steals),
-                turn.bonus_taken,
-                turn.took,
-            )
+        facts = tuple(
+            (name, s.table.rules.name if name == "table" else _plain(getattr(s, name)))
+            for name in _attributes(type(s))
         )
-        return (
-            self.seat,
-            self.flip,
-            tuple(self.actions),
-            s.table.rules.name,
-            s.players,
-            s.hand_no,
-            s.dealer,
-            tuple(s.order),
-            s.carry,
-            s.phase,
-            s.turn_seat,
-            s.turn_index,
-            s.decider,
-            tuple(s.hands),
-            tuple(s.hand_unknown),
-            s.layout,
-            tuple(s.owner),
-            s.stock_count,
-            tuple(s.piles),
-            s.seen,
-            tuple(s.flip_only),
-            tuple(s.turns_taken),
-            tuple(s.go_count),
-            tuple(s.go_score),
-            tuple(s.go_order),
-            s.go_seq,
-            tuple(s.ppuk_count),
-            tuple(s.ppuk_streak),
-            tuple(s.idle_turns),
-            tuple(s.shakes),
-            tuple(s.bombs),
-            tuple(s.two_bombs),
-            tuple(s.kept_fours),
-            tuple(s.buried),
-            tuple(s.shaken_months),
-            s.cup_role,
-            s.fours_pending,
-            s.last_capture,
-            tuple(s.instant_dues),
-            turn_key,
-        )
+        return (self.seat, self.flip, tuple(self.actions), facts)
+
+
+def _attributes(cls: type) -> tuple[str, ...]:
+    """The data attributes of an engine class, sorted: its slots and properties, or, compiled
+    (a class without ``__slots__``), the descriptors of the same."""
+    cached = _ATTRIBUTES.get(cls)
+    if cached is None:
+        names = (n for n, v in vars(cls).items() if inspect.isdatadescriptor(v))
+        cached = _ATTRIBUTES[cls] = tuple(sorted(n for n in names if not n.startswith("__")))
+    return cached
+
+
+_ATTRIBUTES: dict[type, tuple[str, ...]] = {}
+
+
+def _plain(value: Any) -> Any:
+    """A value as a hashable fact: lists as tuples, the turn in progress as its attributes."""
+    if isinstance(value, list | tuple):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, Turn):
+        return tuple((n, _plain(getattr(value, n))) for n in _attributes(Turn))
+    return value
 
 
 def seat_of(state: HandState) -> int:
