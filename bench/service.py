@@ -172,10 +172,12 @@ def serve_main() -> None:
     import json
 
     from gostop_records.service.serve import ServeOptions, serve
+    from gostop_records.service.state import ServiceConfig
 
     db, port, fields = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
     settings = dataclasses.replace(ServiceSettings(), **fields)
-    serve(ServeOptions(db=db, port=port, key=KEY, settings=settings), say=lambda _: None)
+    service = ServiceConfig(db=db, key=KEY, settings=settings)
+    serve(ServeOptions(service, port=port), say=lambda _: None)
 
 
 def _import_log(seed: int) -> bytes:
