@@ -141,7 +141,7 @@ class ServerSession(Session):
         sink = self.rec.sink
         if not isinstance(sink, RemoteSink) or not sink.expect:
             return
-        extra = [e for e in sink.expect if type(e.event) not in _SIGNING]
+        extra = [e for e in sink.expect if not isinstance(e.event, E.Metadata)]
         if extra:
             raise GostopError(
                 f"the server stored seq {extra[0].seq} ({extra[0].type}), which this recorder "
@@ -152,9 +152,6 @@ class ServerSession(Session):
 
 
 #: Events a signing server adds to what it records.
-_SIGNING = (E.KeyAdded, E.CheckpointSigned, E.ResultCountersigned)
-
-
 def record_remote(
     server: str,
     *,

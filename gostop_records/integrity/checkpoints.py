@@ -203,9 +203,6 @@ def _ended_hands(envs: Sequence[E.Envelope]) -> dict[int, int]:
 
 
 #: The events :func:`check` reads (with the hands and heads they name).
-_SIGNING_EVENTS = (E.KeyAdded, E.CheckpointSigned, E.ResultCountersigned)
-
-
 # Long: one pass in seq order; keys, checkpoints and countersignatures depend on each other.
 def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
     """Check every key, checkpoint and countersignature of one game's events (in seq order).
@@ -215,7 +212,7 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
     envs = list(envelopes)
     report = SignatureReport(envs[0].game_id if envs else None)
     # the events this check reads; a game without any (most games) has nothing to check
-    signing = [env for env in envs if type(env.event) in _SIGNING_EVENTS]
+    signing = [env for env in envs if isinstance(env.event, E.Metadata)]
     if not signing:
         return report
     gid = envs[0].game_id

@@ -25,7 +25,8 @@ __all__ = ["RECENT", "live_view", "redact"]
 #: Sentences of the latest events sent, newest last.
 RECENT = 12
 #: Events a viewer is not told about: the keys and signatures of the record.
-_QUIET = frozenset({"key_added", "checkpoint_signed", "result_countersigned"})
+#: Keys and signatures: the table sees nothing happen in them.
+_QUIET = E.METADATA_TYPES
 
 
 def redact(table: dict[str, Any]) -> dict[str, Any]:
