@@ -10,7 +10,7 @@ from typing import Any, Final
 
 from .. import events as E
 from ..engine.game import HandResult
-from .schema import BAK_IDS, COMBO_IDS, DOKBAK_ID, FLAG_IDS, SPECIAL_KINDS, TABLES
+from .tables import COLUMN_AT, COMBO_IDS, DOKBAK_ID, FLAG_IDS, SPECIAL_KINDS
 
 __all__ = ["COLUMN_AT", "GameFacts", "HandRows", "Row", "Rows", "seat_name"]
 
@@ -18,21 +18,16 @@ Row = tuple[Any, ...]
 
 # the payouts columns a loser's row of a Stop fills from the proof: score, go_count,
 # go_points, multiplier, the flags, shakes, bombs, carry, dokbak
-PROOF_COLUMNS: Final = 4 + len(FLAG_IDS) + 4
+PROOF_COLUMNS: Final = COLUMN_AT["payouts"][DOKBAK_ID] - COLUMN_AT["payouts"]["score"] + 1
 
 Rows = dict[str, list[Row]]
-
-#: Where each column sits in its table's row tuple (the summary rows read the event rows).
-COLUMN_AT: Final[dict[str, dict[str, int]]] = {
-    name: {c: i for i, (c, _) in enumerate(cols)} for name, cols in TABLES.items()
-}
 
 #: ``turns`` columns of the specials, in ``SPECIAL_KINDS`` order (a shake is a shaken turn).
 SPECIAL_AT: Final = tuple(
     COLUMN_AT["turns"]["shaken" if k == "shake" else k] for k in SPECIAL_KINDS
 )
 
-BAK_AT: Final = tuple(COLUMN_AT["payouts"][b] for b in BAK_IDS)
+FLAG_AT: Final = tuple(COLUMN_AT["payouts"][b] for b in FLAG_IDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,11 +129,11 @@ class HandRows:
         if winner is None:
             return
         decisions = self.rows["decisions"]
-        seat_at = COLUMN_AT["decisions"]["seat"]
+        seat_at, won_at = COLUMN_AT["decisions"]["seat"], COLUMN_AT["decisions"]["won_by_stop"]
         for i in range(self.first["decisions"], len(decisions)):
             row = decisions[i]
             if row[seat_at] == winner:
-                decisions[i] = (*row[:-1], True)
+                decisions[i] = (*row[:won_at], True, *row[won_at + 1 :])
 
     def _own(self, table: str) -> list[Row]:
         """This hand's rows of ``table``, as derived so far."""
@@ -179,7 +174,7 @@ class HandRows:
         """``hand_seats``: one row per seat with what the seat made of the hand, summed from
         the hand's ``turns``, ``decisions``, ``payouts`` and ``sitting_out`` rows."""
         g, n = self.g, self.g.players
-        nk, nb = len(SPECIAL_KINDS), len(BAK_IDS)
+        nk, nb = len(SPECIAL_KINDS), len(FLAG_IDS)
         made = [[0] * nk for _ in range(n)]
         total = [0] * nk
         t_seat = COLUMN_AT["turns"]["seat"]
@@ -209,7 +204,7 @@ class HandRows:
                 chips[payee] += c
                 recorded[payee] += rec
                 received[payee] += 1
-            for k, b_at in enumerate(BAK_AT):
+            for k, b_at in enumerate(FLAG_AT):
                 if r[b_at]:
                     if 0 <= payer < n:
                         paid_baks[payer][k] += 1
