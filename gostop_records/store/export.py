@@ -31,7 +31,7 @@ from .layout import (
 from .schema import KEYS, quote
 
 if TYPE_CHECKING:
-    from .store import Store
+    from .handle import StoreHandle
 
 __all__ = ["EXPORT_BUILD", "ExportReport", "export_parquet"]
 
@@ -60,7 +60,7 @@ def _order(table: str) -> str:
 
 # Long: one COPY per table in order, with the progress, the manifest and the cleanup.
 def export_parquet(
-    store: Store,
+    store: StoreHandle,
     directory: Path,
     *,
     overwrite: bool = False,
