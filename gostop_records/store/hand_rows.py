@@ -8,19 +8,32 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from msgspec.structs import astuple
+
 from .. import events as E
 from ..engine.game import HandResult
-from .tables import COLUMN_AT, COMBO_IDS, DOKBAK_ID, FLAG_IDS, SPECIAL_KINDS
+from .tables import COLUMN_AT, COMBO_IDS, DOKBAK_ID, FLAG_IDS, SPECIAL_KINDS, HandRow, PayoutRow
 
 __all__ = ["COLUMN_AT", "GameFacts", "HandRows", "Row", "Rows", "seat_name"]
 
 Row = tuple[Any, ...]
 
-# the payouts columns a loser's row of a Stop fills from the proof: score, go_count,
-# go_points, multiplier, the flags, shakes, bombs, carry, dokbak
-PROOF_COLUMNS: Final = COLUMN_AT["payouts"][DOKBAK_ID] - COLUMN_AT["payouts"]["score"] + 1
-
 Rows = dict[str, list[Row]]
+
+#: The ``payouts`` columns a loser's row of a Stop fills from the proof, NULL on other rows.
+_NO_PROOF: Final[dict[str, Any]] = dict.fromkeys(
+    (
+        "score",
+        "go_count",
+        "go_points",
+        "multiplier",
+        *FLAG_IDS,
+        "shakes",
+        "bombs",
+        "carry",
+        DOKBAK_ID,
+    )
+)
 
 #: ``turns`` columns of the specials, in ``SPECIAL_KINDS`` order (a shake is a shaken turn).
 SPECIAL_AT: Final = tuple(
@@ -86,33 +99,32 @@ class HandRows:
             go_count = proof.go_count
         dues = result.dues if checked and result is not None else ()
         hand_recorded = bool(self.recorded)
-        rows["hands"].append(
-            (
-                g.game_id,
-                self.hand,
-                g.ruleset,
-                g.players,
-                self.dealer,
-                self.started_at,
-                self.started_at[:10] if self.started_at else None,
-                ended.outcome if ended else None,
-                winner,
-                ended.reason if ended else None,
-                ended.carry if ended else None,
-                ended.next_carry if ended else None,
-                self.turns,
-                self.gos,
-                self.stop_score,
-                winner_score,
-                go_count,
-                proof.go_points if proof is not None else None,
-                sum(d[2] for d in dues) if checked else None,
-                sum(d[3] for d in dues) if checked else None,
-                sum(self.recorded.values()) if hand_recorded else None,
-                ended is not None,
-                checked,
-            )
+        hand_row = HandRow(
+            game_id=g.game_id,
+            hand=self.hand,
+            ruleset=g.ruleset,
+            players=g.players,
+            dealer=self.dealer,
+            started_at=self.started_at,
+            date=self.started_at[:10] if self.started_at else None,
+            outcome=ended.outcome if ended else None,
+            winner=winner,
+            reason=ended.reason if ended else None,
+            carry=ended.carry if ended else None,
+            next_carry=ended.next_carry if ended else None,
+            turns=self.turns,
+            gos=self.gos,
+            stop_score=self.stop_score,
+            winner_score=winner_score,
+            go_count=go_count,
+            go_points=proof.go_points if proof is not None else None,
+            points=sum(d[2] for d in dues) if checked else None,
+            chips=sum(d[3] for d in dues) if checked else None,
+            recorded_chips=sum(self.recorded.values()) if hand_recorded else None,
+            ended=ended is not None,
+            checked=checked,
         )
+        rows["hands"].append(astuple(hand_row))
         if ended is not None and ended.outcome == "stop":
             self._won_by_stop(winner)
         if state is not None:
@@ -314,38 +326,37 @@ class HandRows:
                 reasons = ["stop", *reasons]
             recorded = self.recorded.get((payer, payee))
             diff = (recorded or 0) - chips if hand_recorded else None
+            proven: dict[str, Any] = _NO_PROOF
             if lp is not None:
                 w = proof.winner
-                extra: tuple[Any, ...] = (
-                    proof.score.total,
-                    proof.go_count,
-                    proof.go_points,
-                    lp.multiplier,
-                    *(lp.applies(rid) for rid in FLAG_IDS),
-                    state.shakes[w],
-                    state.bombs[w],
-                    proof.carry,
-                    lp.applies(DOKBAK_ID),
-                )
-            else:
-                extra = (None,) * PROOF_COLUMNS
-            self.rows["payouts"].append(
-                (
-                    g.game_id,
-                    self.hand,
-                    payer,
-                    payee,
-                    "+".join(reasons) or None,
-                    pts,
-                    chips,
-                    instant,
-                    recorded,
-                    hand_recorded,
-                    diff,
-                    g.stake,
-                    *extra,
-                    g.ruleset,
-                    seat_name(g.player_names, payer),
-                    seat_name(g.player_names, payee),
-                )
+                proven = {
+                    "score": proof.score.total,
+                    "go_count": proof.go_count,
+                    "go_points": proof.go_points,
+                    "multiplier": lp.multiplier,
+                    **{rid: lp.applies(rid) for rid in FLAG_IDS},
+                    "shakes": state.shakes[w],
+                    "bombs": state.bombs[w],
+                    "carry": proof.carry,
+                    DOKBAK_ID: lp.applies(DOKBAK_ID),
+                }
+            payout = PayoutRow(
+                game_id=g.game_id,
+                hand=self.hand,
+                payer=payer,
+                payee=payee,
+                reason="+".join(reasons) or None,
+                points=pts,
+                chips=chips,
+                instant_chips=instant,
+                recorded_chips=recorded,
+                hand_recorded=hand_recorded,
+                difference=diff,
+                stake=g.stake,
+                ruleset=g.ruleset,
+                payer_name=seat_name(g.player_names, payer),
+                payee_name=seat_name(g.player_names, payee),
+                # the columns a loser's row of a Stop fills from the proof (else NULL)
+                **proven,
             )
+            self.rows["payouts"].append(astuple(payout))

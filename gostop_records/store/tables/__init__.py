@@ -3,10 +3,13 @@ order, each with its description, the class docstring the table's.
 
 Everything else about a table is derived from its row type: the DDL (:mod:`..schema`), the
 SQL reference (:mod:`..columns`, rendered into ``docs/sql.md``), the Arrow schema of the
-Parquet layout (:func:`..layout.arrow_schema`) and the positions the row builders fill
-(:data:`COLUMN_AT`). The rows themselves are built as tuples in column order (a tuple is
-what the bulk insert reads, and cheaper to make than a Struct on the import's path); their
-layout comes from here, never from counting by hand.
+Parquet layout (:func:`..layout.arrow_schema`), the descriptions an export's files carry
+(:mod:`..export`) and the positions the row builders fill (:data:`COLUMN_AT`). The bulk
+insert reads rows as tuples in column order: the rows made once per hand (``hands``,
+``payouts``) are built by name as their Struct and turned into that tuple
+(``msgspec.structs.astuple``); the rows made per event or per seat are built as tuples
+directly (cheaper on the import's path), their layout read from here, never counted by
+hand.
 
 Writing conventions for the descriptions (a test holds them to these): a name in backticks
 is a column of the table or view described, ``table.column``, a table or view, an event

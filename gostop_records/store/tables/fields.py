@@ -3,10 +3,12 @@ a description per field, and the columns the rulebook makes.
 
 A field is ``Annotated[T, about("...")]``. ``T`` gives the DuckDB type (:data:`SQL_TYPES`:
 ``str`` is VARCHAR, ``int`` INTEGER, ``bool`` BOOLEAN, ``bytes`` BLOB, ``datetime.date``
-DATE, ``list[str]`` VARCHAR[]); :data:`Tiny`, :data:`Small`, :data:`Big` and :data:`Json`
-carry a narrower type as an :class:`SqlType` in their ``Annotated`` extras. Every column may
-be NULL (a projection's columns are nullable in SQL; the descriptions say when a value is
-NULL), except those of ``events`` that its DDL declares ``NOT NULL``.
+DATE, ``list[str]`` VARCHAR[]); :data:`Tiny`, :data:`Small`, :data:`Big`, :data:`Date` and
+:data:`Json` carry a narrower type as an :class:`SqlType` in their ``Annotated`` extras.
+``T | None`` is the column of type ``T``, NULL where the row leaves it empty. In SQL every
+column but those ``events`` declares ``NOT NULL`` may be NULL; the row types built by name
+(``hands``, ``payouts``) mark each such field ``| None``, the others say in their
+descriptions when a value is NULL.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import datetime as _dt
 import inspect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, get_args, get_origin
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
 
 import msgspec
 
@@ -58,7 +61,9 @@ Small = Annotated[int, SqlType("SMALLINT")]
 Big = Annotated[int, SqlType("BIGINT")]
 #: JSON text (the payload, exactly as it was hashed).
 Json = Annotated[str, SqlType("JSON")]
-Date = _dt.date
+#: A date as ISO text (``YYYY-MM-DD``), as the rows give it; the column casts it (a bad one
+#: becomes NULL).
+Date = Annotated[str, SqlType("DATE")]
 
 #: The DuckDB type of each plain Python type of a field.
 SQL_TYPES: dict[Any, str] = {
@@ -120,6 +125,10 @@ def table_row(
 
 
 def _sql_type(annotation: Any) -> str:
+    if get_origin(annotation) in (Union, UnionType):
+        kinds = [a for a in get_args(annotation) if a is not type(None)]
+        if len(kinds) == 1:  # ``T | None``: a column of T
+            return _sql_type(kinds[0])
     if get_origin(annotation) is Annotated:
         base, *extras = get_args(annotation)
         for extra in extras:

@@ -51,14 +51,14 @@ class HandRow(Struct):
     ]
     players: Annotated[Tiny, about("number of seats (`games.players`), kept like `ruleset`")]
     dealer: Annotated[
-        Tiny, about("0-based seat that dealt and plays first (`hand_started.dealer`)")
+        Tiny | None, about("0-based seat that dealt and plays first (`hand_started.dealer`)")
     ]
     started_at: Annotated[
-        str, about("`events.at` of the hand's `hand_started` event (RFC 3339 UTC text)")
+        str | None, about("`events.at` of the hand's `hand_started` event (RFC 3339 UTC text)")
     ]
-    date: Annotated[Date, about("the UTC date of `started_at`")]
+    date: Annotated[Date | None, about("the UTC date of `started_at`")]
     outcome: Annotated[
-        str,
+        str | None,
         about(
             "`hand_ended.outcome`: `'stop'`, `'instant'` (four of a month in hand, three ppuk, "
             "hudang), `'nagari'` (no winner: the next hand pays more) or `'void'` (the deal did"
@@ -66,14 +66,14 @@ class HandRow(Struct):
         ),
     ]
     winner: Annotated[
-        Tiny,
+        Tiny | None,
         about(
             "0-based seat of `hand_ended.winner`; NULL for a nagari, a void deal or a hand not "
             "ended"
         ),
     ]
     reason: Annotated[
-        str,
+        str | None,
         about(
             "`hand_ended.reason` as recorded: `'stop'`, `'auto_stop'`, `'hand_four'`, "
             "`'three_ppuk'`, `'hudang'`, `'cards_exhausted'`, `'layout_four'` or "
@@ -81,14 +81,14 @@ class HandRow(Struct):
         ),
     ]
     carry: Annotated[
-        int,
+        int | None,
         about(
             "nagari factor this hand's payments were multiplied by (1 = none; "
             "`hand_ended.carry`); NULL while the hand has not ended"
         ),
     ]
     next_carry: Annotated[
-        int,
+        int | None,
         about(
             "nagari factor the next hand starts with (`hand_ended.next_carry`); NULL while the "
             "hand has not ended"
@@ -97,40 +97,43 @@ class HandRow(Struct):
     turns: Annotated[int, about("turns played: the hand's rows in `turns`")]
     gos: Annotated[int, about("`go_called` events in the hand, all seats together")]
     stop_score: Annotated[
-        int,
+        int | None,
         about(
             "`stop_called.score`: the combination score the Stop was called on, as recorded "
             "(chosen or automatic); NULL without a Stop"
         ),
     ]
     winner_score: Annotated[
-        int,
+        int | None,
         about(
             "the winner's combination score at the Stop as the rules compute it, before Go "
             "points; NULL unless `checked` and `outcome` is `'stop'`"
         ),
     ]
     go_count: Annotated[
-        int, about("the winner's Gos in the hand; NULL unless `checked` and `outcome` is `'stop'`")
+        int | None,
+        about("the winner's Gos in the hand; NULL unless `checked` and `outcome` is `'stop'`"),
     ]
     go_points: Annotated[
-        int,
+        int | None,
         about(
             "`winner_score` with the Go bonus by `rules.go_payout`: each loser's points before "
             "multipliers; NULL unless `checked` and `outcome` is `'stop'`"
         ),
     ]
     points: Annotated[
-        int,
+        int | None,
         about(
             "points the rules make due in the hand, all payers together (Stop shares after "
             "multipliers plus instant payments; 0 for a nagari or void deal); NULL unless "
             "`checked`"
         ),
     ]
-    chips: Annotated[int, about("`points` in chips (times `games.stake`); NULL unless `checked`")]
+    chips: Annotated[
+        int | None, about("`points` in chips (times `games.stake`); NULL unless `checked`")
+    ]
     recorded_chips: Annotated[
-        int,
+        int | None,
         about(
             "chips recorded as paid in the hand (`payment_recorded`, all pairs); NULL when no "
             "payment was recorded"
@@ -425,7 +428,7 @@ class _PayoutDue(Struct):
     hand: Annotated[int, about("the hand")]
     payer: Annotated[Tiny, about("0-based seat that owes")]
     payee: Annotated[Tiny, about("0-based seat that is owed")]
-    reason: Annotated[str, PAYOUT_REASON]
+    reason: Annotated[str | None, PAYOUT_REASON]
     points: Annotated[
         int,
         about(
@@ -438,7 +441,7 @@ class _PayoutDue(Struct):
         int, about("the part of `chips` due for instant reasons (not `'stop'`); 0 when none")
     ]
     recorded_chips: Annotated[
-        int,
+        int | None,
         about(
             "chips the table recorded for this pair (`payment_recorded`, summed); NULL when "
             "none was recorded for it"
@@ -452,31 +455,33 @@ class _PayoutDue(Struct):
         ),
     ]
     difference: Annotated[
-        int,
+        int | None,
         about(
             "recorded minus computed chips (a pair with no recorded payment counts 0) when "
             "`hand_recorded`, else NULL; positive when the table paid more"
         ),
     ]
     stake: Annotated[int, about("chips per point (`games.stake`)")]
-    score: Annotated[int, stop_only("the winner's combination score, before Go points")]
-    go_count: Annotated[int, stop_only("the winner's Gos")]
-    go_points: Annotated[int, stop_only("`score` with the Go bonus by `rules.go_payout`")]
-    multiplier: Annotated[int, PAYOUT_MULTIPLIER]
+    score: Annotated[int | None, stop_only("the winner's combination score, before Go points")]
+    go_count: Annotated[int | None, stop_only("the winner's Gos")]
+    go_points: Annotated[int | None, stop_only("`score` with the Go bonus by `rules.go_payout`")]
+    multiplier: Annotated[int | None, PAYOUT_MULTIPLIER]
 
 
 class _PayoutWinner(Struct):
-    shakes: Annotated[int, stop_only("times the winner shook in the hand")]
-    bombs: Annotated[int, stop_only("bombs the winner played in the hand")]
-    carry: Annotated[int, stop_only("the hand's nagari factor, also a factor of `multiplier`")]
+    shakes: Annotated[int | None, stop_only("times the winner shook in the hand")]
+    bombs: Annotated[int | None, stop_only("bombs the winner played in the hand")]
+    carry: Annotated[
+        int | None, stop_only("the hand's nagari factor, also a factor of `multiplier`")
+    ]
 
 
 class _PayoutNames(Struct):
     ruleset: Annotated[
         str, about("`games.ruleset`, on the row so that a question about payments joins no `games`")
     ]
-    payer_name: Annotated[str, about("the payer's name (`games.player_names`)")]
-    payee_name: Annotated[str, about("the payee's name (`games.player_names`)")]
+    payer_name: Annotated[str | None, about("the payer's name (`games.player_names`)")]
+    payee_name: Annotated[str | None, about("the payee's name (`games.player_names`)")]
 
 
 class SittingOutRow(Struct):
@@ -558,8 +563,10 @@ PayoutRow = table_row(
     payment. Key (`game_id`, `hand`, `payer`, `payee`).""",
     _PayoutDue,
     # each multiplier's flag column, in the rulebook's words
-    rule_fields(((m.id, m.column_text) for m in RB.MULTIPLIERS if m.column), bool, stop_only),
+    rule_fields(
+        ((m.id, m.column_text) for m in RB.MULTIPLIERS if m.column), bool | None, stop_only
+    ),
     _PayoutWinner,
-    rule_fields([(DOKBAK_ID, RB.DOKBAK.column_text)], bool, stop_only),
+    rule_fields([(DOKBAK_ID, RB.DOKBAK.column_text)], bool | None, stop_only),
     _PayoutNames,
 )
