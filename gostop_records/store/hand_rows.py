@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, Final
 
 from msgspec.structs import astuple
@@ -20,6 +21,9 @@ Row = tuple[Any, ...]
 
 Rows = dict[str, list[Row]]
 
+#: A ``payouts`` row given by column name, as the tuple in the table's column order
+#: (cheaper than a :class:`.tables.PayoutRow`, whose keyword init its thirty columns slow).
+_PAYOUT_ROW: Final = itemgetter(*PayoutRow.__struct_fields__)
 #: The ``payouts`` columns a loser's row of a Stop fills from the proof, NULL on other rows.
 _NO_PROOF: Final[dict[str, Any]] = dict.fromkeys(
     (
@@ -340,23 +344,23 @@ class HandRows:
                     "carry": proof.carry,
                     DOKBAK_ID: lp.applies(DOKBAK_ID),
                 }
-            payout = PayoutRow(
-                game_id=g.game_id,
-                hand=self.hand,
-                payer=payer,
-                payee=payee,
-                reason="+".join(reasons) or None,
-                points=pts,
-                chips=chips,
-                instant_chips=instant,
-                recorded_chips=recorded,
-                hand_recorded=hand_recorded,
-                difference=diff,
-                stake=g.stake,
-                ruleset=g.ruleset,
-                payer_name=seat_name(g.player_names, payer),
-                payee_name=seat_name(g.player_names, payee),
+            payout = {
+                "game_id": g.game_id,
+                "hand": self.hand,
+                "payer": payer,
+                "payee": payee,
+                "reason": "+".join(reasons) or None,
+                "points": pts,
+                "chips": chips,
+                "instant_chips": instant,
+                "recorded_chips": recorded,
+                "hand_recorded": hand_recorded,
+                "difference": diff,
+                "stake": g.stake,
+                "ruleset": g.ruleset,
+                "payer_name": seat_name(g.player_names, payer),
+                "payee_name": seat_name(g.player_names, payee),
                 # the columns a loser's row of a Stop fills from the proof (else NULL)
                 **proven,
-            )
-            self.rows["payouts"].append(astuple(payout))
+            }
+            self.rows["payouts"].append(_PAYOUT_ROW(payout))

@@ -5,11 +5,11 @@ Everything else about a table is derived from its row type: the DDL (:mod:`..sch
 SQL reference (:mod:`..columns`, rendered into ``docs/sql.md``), the Arrow schema of the
 Parquet layout (:func:`..layout.arrow_schema`), the descriptions an export's files carry
 (:mod:`..export`) and the positions the row builders fill (:data:`COLUMN_AT`). The bulk
-insert reads rows as tuples in column order: the rows made once per hand (``hands``,
-``payouts``) are built by name as their Struct and turned into that tuple
-(``msgspec.structs.astuple``); the rows made per event or per seat are built as tuples
-directly (cheaper on the import's path), their layout read from here, never counted by
-hand.
+insert reads rows as tuples in column order: a ``hands`` row is built by name as its
+Struct and turned into that tuple (``msgspec.structs.astuple``), a ``payouts`` row given
+by column name and put in this order; the rows made per event or per seat are built as
+tuples directly (cheaper on the import's path), their layout read from here, never
+counted by hand.
 
 Writing conventions for the descriptions (a test holds them to these): a name in backticks
 is a column of the table or view described, ``table.column``, a table or view, an event
