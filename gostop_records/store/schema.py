@@ -1,4 +1,4 @@
-"""The store's DDL and schema migrations.
+"""The store's DDL: its tables as SQL, their keys, the schema version of a file.
 
 Each table's columns and their types are its row type's (:mod:`.tables`); the views are in
 :mod:`.views`.
