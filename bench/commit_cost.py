@@ -45,14 +45,14 @@ class Floor:
             EVENT_COLUMNS,
             HEADS_COLUMNS,
             _events_ddl,
-            _heads_ddl,
+            heads_ddl,
             quote,
         )
 
         self.conn = duckdb.connect(str(path), config={"threads": threads} if threads else {})
         c = self.conn
         c.execute(_events_ddl())
-        c.execute(_heads_ddl())
+        c.execute(heads_ddl())
         tokens_answers.create_tables(c)
         names = ", ".join(quote(n) for n, _ in EVENT_COLUMNS)
         self.event_sql = (

@@ -187,7 +187,8 @@ def query(
     SQL that starts with a comment ('--') goes in --file, or after a lone '--'.
     """
     text = sql_text(sql, file, fmt)
-    from gostop_records.store.query import QueryResult, open_for_queries
+    from gostop_records.store import open_for_queries
+    from gostop_records.store.query import QueryResult
     from gostop_records.store.sandbox import NO_LIMITS
 
     if server is not None:  # the server's query path and limits: no write, no file

@@ -23,7 +23,7 @@ from test_queries import _overpaid
 from gostop_records.rules import PRESETS, apply_overrides
 from gostop_records.sim.selfplay import simulate
 from gostop_records.store import Store, schema
-from gostop_records.store.schema import BAK_IDS, SPECIAL_KINDS
+from gostop_records.store.schema import FLAG_IDS, SPECIAL_KINDS
 
 #: A table of five seats where the seats sitting out sell their brights (gwang-pali).
 FIVE = apply_overrides(PRESETS["gostop3"], {"name": "five-seats", "gwang_price": 5}, "test")
@@ -95,9 +95,9 @@ _FLAG = {"shake": "shaken"}
 def _event_row_player_hands() -> str:
     """``v_player_hands`` grouped from the event-level rows (the view before ``hand_seats``)."""
     flags = [_FLAG.get(k, k) for k in SPECIAL_KINDS]
-    zero_baks = [f"false AS {b}_paid, false AS {b}_received" for b in BAK_IDS]
+    zero_baks = [f"false AS {b}_paid, false AS {b}_received" for b in FLAG_IDS]
     side_baks = [
-        f"unnest([{b}, false]) AS {b}_paid, unnest([false, {b}]) AS {b}_received" for b in BAK_IDS
+        f"unnest([{b}, false]) AS {b}_paid, unnest([false, {b}]) AS {b}_received" for b in FLAG_IDS
     ]
     facts = (
         "SELECT game_id, hand, unnest([payer, payee]) AS seat, unnest([-chips, chips]) AS chips,"
@@ -119,7 +119,7 @@ def _event_row_player_hands() -> str:
             "sum(gos) AS gos",
             *(
                 f"count(*) FILTER (WHERE {b}_{s}) AS {b}_{s}"
-                for b in BAK_IDS
+                for b in FLAG_IDS
                 for s in ("paid", "received")
             ),
         ]
@@ -131,7 +131,7 @@ def _event_row_player_hands() -> str:
         f"coalesce(o.{k}, 0) AS {k}_made, coalesce(t.{k}, 0) - coalesce(o.{k}, 0) AS {k}_suffered"
         for k in SPECIAL_KINDS
     )
-    baks = ", ".join(f"coalesce(o.{b}_{s}, 0)" for b in BAK_IDS for s in ("paid", "received"))
+    baks = ", ".join(f"coalesce(o.{b}_{s}, 0)" for b in FLAG_IDS for s in ("paid", "received"))
     return f"""
         WITH facts AS ({facts}),
         own AS (SELECT game_id, hand, seat, {per_seat} FROM facts GROUP BY game_id, hand, seat),
@@ -166,7 +166,7 @@ EVENT_ROW_GO_COUNTS = """
 
 _SUMMED = [
     *(f"{k}_{side}" for k in SPECIAL_KINDS for side in ("made", "suffered")),
-    *(f"{b}_{side}" for b in BAK_IDS for side in ("paid", "received")),
+    *(f"{b}_{side}" for b in FLAG_IDS for side in ("paid", "received")),
 ]
 
 #: ``v_player_stats`` as schema 6 grouped it: every ``v_player_hands`` row by player.

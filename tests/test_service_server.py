@@ -18,9 +18,8 @@ from store_support import journal_records
 from typer.testing import CliRunner
 
 from gostop_records import log as L
-from gostop_records.store import Store
+from gostop_records.store import Store, open_for_queries
 from gostop_records.store.journal import segments
-from gostop_records.store.query import open_for_queries
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 runner = CliRunner()

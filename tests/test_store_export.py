@@ -10,6 +10,7 @@ import pytest
 from store_support import every_preset, gostop
 
 from gostop_records.store import Store, StoreError
+from gostop_records.store import columns as COLUMN_TEXT
 from gostop_records.store.layout import LAYOUT_TABLES
 
 
@@ -51,6 +52,15 @@ def test_export_writes_readable_month_partitioned_parquet(tmp_path: Path) -> Non
             continue
         got = con.execute(f"SELECT count(*) FROM '{out}/{table}/**/*.parquet'").fetchall()
         assert got == [(n,)], table
+    # each file says what its table and columns mean, in the row type's words
+    meta = {
+        bytes(k).decode(): bytes(v).decode()
+        for k, v in con.execute(
+            f"SELECT key, value FROM parquet_kv_metadata('{out}/payouts/**/*.parquet')"
+        ).fetchall()
+    }
+    assert meta["description"] == COLUMN_TEXT.TABLE_DOCS["payouts"]
+    assert json.loads(meta["columns"]) == COLUMN_TEXT.COLUMN_DOCS["payouts"]
     manifest = con.execute(f"SELECT count(*) FROM '{out}/_manifest/*.parquet'").fetchall()
     assert manifest == [(len(logs),)]
     with Store(db, read_only=True) as st, pytest.raises(StoreError, match="--overwrite"):

@@ -17,10 +17,9 @@ from store_support import as_version_7, journal_records
 from test_store_group import AT, entries
 
 from gostop_records import log as L
-from gostop_records.store import Store, schema
+from gostop_records.store import Store, open_for_queries, schema
 from gostop_records.store.append import Append
 from gostop_records.store.journal import _encode, journal_path, pending, read_records, segments
-from gostop_records.store.query import open_for_queries
 
 GAMES = [entries("matgo", 2, 1, 1), entries("gostop3", 3, 2, 1)]
 ANSWERS = (

@@ -10,9 +10,9 @@ from gostop_cli.app import app
 from store_support import games
 from typer.testing import CliRunner
 
-from gostop_records.store import Store
+from gostop_records.store import Store, open_for_queries
 from gostop_records.store.errors import StoreError
-from gostop_records.store.query import can_reach_files, lock_down, open_for_queries, query
+from gostop_records.store.query import can_reach_files, lock_down, query
 from stress.sql import sql_safety
 
 runner = CliRunner()

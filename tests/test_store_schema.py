@@ -10,7 +10,7 @@ import duckdb
 import pytest
 from store_support import ROOT, as_version_7, games, gostop, v7_event_row, v7_events_ddl
 
-from gostop_records.store import Store, StoreError, StoreLockedError, schema
+from gostop_records.store import Store, StoreError, StoreLockedError, migrations, schema
 from gostop_records.store.connection import default_path
 
 
@@ -38,22 +38,22 @@ def test_migrations_run_in_order_from_the_registry(tmp_path: Path) -> None:
         ran.append(0)
         c.execute("ALTER TABLE events ADD COLUMN note VARCHAR")
 
-    assert schema.migrate(conn, registry={0: v0_to_v1}, target=1) == [0]
+    assert migrations.migrate(conn, registry={0: v0_to_v1}, target=1) == [0]
     assert ran == [0]
     assert schema.file_version(conn) == 1
     assert "note" in {r[0] for r in conn.execute("DESCRIBE events").fetchall()}
-    assert schema.migrate(conn, registry={0: v0_to_v1}, target=1) == []  # nothing left
+    assert migrations.migrate(conn, registry={0: v0_to_v1}, target=1) == []  # nothing left
 
     def failing(c: duckdb.DuckDBPyConnection) -> None:
         c.execute("ALTER TABLE events ADD COLUMN half_done VARCHAR")
         raise RuntimeError("step failed")
 
     with pytest.raises(RuntimeError):
-        schema.migrate(conn, registry={1: failing}, target=2)
+        migrations.migrate(conn, registry={1: failing}, target=2)
     assert schema.file_version(conn) == 1  # the failed step left nothing behind
     assert "half_done" not in {r[0] for r in conn.execute("DESCRIBE events").fetchall()}
     with pytest.raises(StoreError, match="no migration from schema version 1"):
-        schema.migrate(conn, registry={}, target=2)
+        migrations.migrate(conn, registry={}, target=2)
     conn.close()
 
 

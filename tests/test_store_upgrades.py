@@ -22,7 +22,7 @@ from service_helpers import KEY, auth, service_client
 from store_support import ROOT, gostop
 
 from gostop_records import events as E
-from gostop_records.store import Store, StoreError, schema
+from gostop_records.store import Store, StoreError, migrations, schema
 
 FIXTURES = ROOT / "tests" / "fixtures" / "stores"
 VERSIONS = range(1, schema.SCHEMA_VERSION)
@@ -122,7 +122,7 @@ def test_a_store_of_every_earlier_version_upgrades_and_verifies(
         assert st.verify().ok
 
     with Store(path) as st:  # upgraded once: a second open has nothing to do
-        assert schema.migrate(st.conn) == []
+        assert migrations.migrate(st.conn) == []
     # today's server serves it: the games recorded before, and a new one
     with service_client(path) as c:
         for gid in _games(version):
@@ -177,4 +177,4 @@ def test_every_version_before_this_one_has_a_fixture() -> None:
     """A new schema version: the last commit at the version before it writes the next
     fixture (tests/fixtures/stores/make_fixtures.sh)."""
     assert {p.name for p in FIXTURES.glob("v*.duckdb.gz")} == {f"v{n}.duckdb.gz" for n in VERSIONS}
-    assert set(schema.MIGRATIONS) == set(range(schema.SCHEMA_VERSION))
+    assert set(migrations.MIGRATIONS) == set(range(schema.SCHEMA_VERSION))

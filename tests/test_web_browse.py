@@ -22,7 +22,7 @@ from gostop_records.audit.render import AS_NOTED, TABLE_NOTED
 from gostop_records.service.app import ServiceConfig, create_app
 from gostop_records.store import Store
 from gostop_records.store.browse import BrowseError, HandFilter
-from gostop_records.store.schema import BAK_IDS, SPECIAL_KINDS
+from gostop_records.store.schema import FLAG_IDS, SPECIAL_KINDS
 
 ROW = re.compile(r'<tr data-game="([^"]+)" data-hand="(\d+)"')
 
@@ -199,7 +199,7 @@ def test_the_player_views_agree_with_the_tables(sql: Any) -> None:
                 "USING (game_id, hand) WHERE h.ended"
             )[0][0]
         )
-    for b in BAK_IDS:
+    for b in FLAG_IDS:
         paid, received = sql(f"SELECT sum({b}_paid), sum({b}_received) FROM v_player_stats")[0]
         assert paid == received == sql(f"SELECT count(*) FILTER (WHERE {b}) FROM payouts")[0][0]
 

@@ -16,7 +16,7 @@ from .connection import DEFAULT_DB, ENV_VAR, default_path
 from .errors import ConcurrencyError, StoreError, StoreLockedError
 from .importer import ImportProgress, ImportReport, Problem
 from .sink import StoreSink
-from .store import Store
+from .store import Store, open_for_queries
 
 __all__ = [
     "DEFAULT_DB",
@@ -31,4 +31,5 @@ __all__ = [
     "StoreLockedError",
     "StoreSink",
     "default_path",
+    "open_for_queries",
 ]

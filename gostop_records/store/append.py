@@ -35,9 +35,10 @@ from ..errors import LogError, ProjectionError
 from ..projector import Issue, Projector
 from .codec import event_row
 from .errors import ConcurrencyError, StoreError, no_space
+from .game_cache import GameCache, PendingRows
 from .heads import record_rows, writing
 from .journal import insert_tables
-from .pending import PendingRows, flush_rows
+from .pending import flush_rows
 from .people import revealed
 from .projections import Rows, derive, empty_rows
 from .writer import (
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 
     import duckdb
 
-    from .store import Store
+    from .handle import StoreHandle
 
 __all__ = [
     "Append",
@@ -67,18 +68,6 @@ _PAYLOADS = (*E.EVENT_CLASSES, E.UnknownEvent)
 
 #: Appends that add an entry to the store's heads chain (beside a game's first).
 _SEALING = (E.HandEnded, E.CheckpointSigned)
-
-
-@dataclass(slots=True)
-class GameCache:
-    """A game's stored events, the projector after them and the game's projection rows,
-    as of (version, last hash)."""
-
-    projector: Projector
-    events: list[E.Envelope]
-    version: int
-    last_hash: str | None
-    rows: Rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +162,7 @@ def _touched_hands(events: Sequence[E.Envelope], new: Sequence[E.Envelope]) -> s
     return hands
 
 
-def _load(store: Store, game_id: str, version: int, last_hash: str | None) -> GameCache:
+def _load(store: StoreHandle, game_id: str, version: int, last_hash: str | None) -> GameCache:
     stored = store.events(game_id)
     p = replay(game_id, stored)
     rows = (
@@ -226,7 +215,7 @@ class _Staged:
     merged: Rows | None = None
 
 
-def holds_none(store: Store, game_id: str) -> None:
+def holds_none(store: StoreHandle, game_id: str) -> None:
     """Tell the store it holds nothing of ``game_id``, as the caller has just read on the
     writer's thread (an upload's verdict): the game's first append then reads neither its
     head nor its events, two queries of a few milliseconds that every entry would wait
@@ -234,7 +223,7 @@ def holds_none(store: Store, game_id: str) -> None:
     store.cache.setdefault(game_id, GameCache(Projector(), [], 0, None, empty_rows()))
 
 
-def _begin(store: Store, req: Append) -> _Staged:
+def _begin(store: StoreHandle, req: Append) -> _Staged:
     if not req.items:
         raise StoreError("nothing to append")
     cache = store.cache.get(req.game_id)
@@ -244,7 +233,7 @@ def _begin(store: Store, req: Append) -> _Staged:
     return _Staged(req, cache, trusted, version, last_hash)
 
 
-def _write(store: Store, st: _Staged) -> None:
+def _write(store: StoreHandle, st: _Staged) -> None:
     """Inside the transaction: check the version and the chain, seal, feed, derive."""
     req, game_id = st.req, st.req.game_id
     if not st.trusted:
@@ -288,7 +277,7 @@ def _write(store: Store, st: _Staged) -> None:
         st.fresh = derive(shown, proj.game, proj.issues, hands=st.hands, retracted=proj.retracted)
 
 
-def _write_rows(store: Store, staged: Sequence[_Staged], defer_rows: bool) -> None:
+def _write_rows(store: StoreHandle, staged: Sequence[_Staged], defer_rows: bool) -> None:
     """Inside the transaction, after every append is checked: the events of all games in
     one statement, then the projection rows that changed (unless deferred), then the
     store's heads chain, then the callers' own rows."""
@@ -339,7 +328,7 @@ def _own_rows(staged: Sequence[_Staged]) -> dict[str, list[tuple[Any, ...]]]:
     return out
 
 
-def _refused(store: Store, st: _Staged, exc: Exception) -> Exception:
+def _refused(store: StoreHandle, st: _Staged, exc: Exception) -> Exception:
     """The error to raise for a failed append (a conflict reads as a ConcurrencyError)."""
     game_id = st.req.game_id
     if isinstance(exc, ConcurrencyError):
@@ -362,7 +351,7 @@ def _refused(store: Store, st: _Staged, exc: Exception) -> Exception:
     return exc
 
 
-def _finish(store: Store, st: _Staged, defer_rows: bool) -> AppendResult:
+def _finish(store: StoreHandle, st: _Staged, defer_rows: bool) -> AppendResult:
     cache, proj, new = st.cache, st.proj, st.new
     assert cache is not None and proj is not None and st.merged is not None
     if defer_rows:
@@ -384,7 +373,11 @@ def _finish(store: Store, st: _Staged, defer_rows: bool) -> AppendResult:
 
 
 def append_group(
-    store: Store, requests: Sequence[Append], *, defer_rows: bool = False, journal: bool = False
+    store: StoreHandle,
+    requests: Sequence[Append],
+    *,
+    defer_rows: bool = False,
+    journal: bool = False,
 ) -> list[AppendResult]:
     """Appends to several games in one transaction: every one is committed, or none.
 
@@ -421,7 +414,9 @@ def append_group(
         return _append_group(store, requests, defer_rows)
 
 
-def _append_group(store: Store, requests: Sequence[Append], defer_rows: bool) -> list[AppendResult]:
+def _append_group(
+    store: StoreHandle, requests: Sequence[Append], defer_rows: bool
+) -> list[AppendResult]:
     staged = [_begin(store, r) for r in requests]
     done = 0
     try:
@@ -450,7 +445,7 @@ def _append_group(store: Store, requests: Sequence[Append], defer_rows: bool) ->
     return [_finish(store, st, defer_rows) for st in staged]
 
 
-def _journal_group(store: Store, requests: Sequence[Append]) -> list[AppendResult]:
+def _journal_group(store: StoreHandle, requests: Sequence[Append]) -> list[AppendResult]:
     """:func:`append_group` through the journal: checked and sealed as in a transaction,
     then one journal record of the rows it would write. Its heads entries are chained when
     the record is applied (:func:`.heads.chain_pending`), after whatever tip DuckDB holds

@@ -1,5 +1,5 @@
-"""The store's SQL reference, rendered: every table, column and view with its type (from
-:mod:`.schema`) and its meaning (from :mod:`.table_docs` and :mod:`.query_docs`), so the
+"""The store's SQL reference, rendered: every table, column and view with its type and its
+meaning (from the row types of :mod:`.tables`, and :mod:`.query_docs`), so the
 section of ``docs/sql.md`` between ``<!-- tables:start -->`` and ``<!-- tables:end -->`` is
 rendered, never typed: ``python -m gostop_records.store.columns --write-readme docs/sql.md``
 refreshes it, and a test fails when it, the schema or these descriptions drift apart. (Its
@@ -14,16 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .query_docs import EXAMPLES, JOINS, VIEW_DOCS
-from .schema import (
-    EVENT_COLUMNS,
-    HEADS_COLUMNS,
-    PEOPLE_COLUMNS,
-    PERSON_EVENT_COLUMNS,
-    PERSON_KEY_COLUMNS,
-    TABLES,
-    VIEWS,
-)
-from .table_docs import COLUMN_DOCS, TABLE_DOCS
+from .tables import PROJECTION_ROWS, ROWS, column_docs, sql_columns, table_doc
+from .views import VIEWS
 
 __all__ = [
     "COLUMN_DOCS",
@@ -40,21 +32,18 @@ __all__ = [
     "write_readme",
 ]
 
+#: What every table means: its row type's docstring.
+TABLE_DOCS: dict[str, str] = {name: table_doc(row) for name, row in ROWS.items()}
+#: What every column means: its field's description.
+COLUMN_DOCS: dict[str, dict[str, str]] = {name: column_docs(row) for name, row in ROWS.items()}
+
 README_START = "<!-- tables:start -->"
 README_END = "<!-- tables:end -->"
 
 
 def column_types(table: str) -> tuple[tuple[str, str], ...]:
-    """(column, SQL type) of ``events`` or a projection table, as :mod:`.schema` creates it."""
-    if table == "heads":
-        return HEADS_COLUMNS
-    if table == "person_events":
-        return PERSON_EVENT_COLUMNS
-    if table == "people":
-        return PEOPLE_COLUMNS
-    if table == "person_keys":
-        return PERSON_KEY_COLUMNS
-    return EVENT_COLUMNS if table == "events" else TABLES[table]
+    """(column, SQL type) of a table, as :mod:`.schema` creates it."""
+    return sql_columns(ROWS[table])
 
 
 def _cell(text: str) -> str:
@@ -72,8 +61,8 @@ def _table_section(table: str) -> list[str]:
         "|---|---|---|",
     ]
     for col, sql_type in column_types(table):
-        if col not in docs:
-            raise KeyError(f"column {table}.{col} has no description in COLUMN_DOCS")
+        if not docs.get(col, "").strip():
+            raise KeyError(f"column {table}.{col} has no description in its row type")
         out.append(f"| `{col}` | {sql_type} | {_cell(docs[col])} |")
     out.append("")
     return out
@@ -83,7 +72,7 @@ def markdown() -> str:
     """The generated section (docs/sql.md): keys and joins, every table with its columns,
     views, examples."""
     out = ["### Keys and joins", "", JOINS, "", "### Tables", ""]
-    for table in ("events", *TABLES, "heads", "person_events", "people", "person_keys"):
+    for table in ("events", *PROJECTION_ROWS, "heads", "person_events", "people", "person_keys"):
         out.extend(_table_section(table))
     out += ["### Views", ""]
     for view in VIEWS:

@@ -1,14 +1,17 @@
 """Parquet export: the store in the layout of :mod:`.layout`, the one the archive writes.
 
 Every table (``events`` and each projection) goes to ``DIR/<table>/month=YYYY-MM/``, a
-game's rows in the month it started, the event type a column; a manifest of the games and
-a build record (build ``export``) make the folder readable by ``gostop archive query`` and
-extendable by ``gostop archive build``, like any archive.
+game's rows in the month it started, the event type a column, each file carrying the
+table's and its columns' descriptions from its row type (``description`` and ``columns``,
+JSON, in its key-value metadata); a manifest of the games and a build record (build
+``export``) make the folder readable by ``gostop archive query`` and extendable by
+``gostop archive build``, like any archive.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import os
 import shutil
 from collections.abc import Callable
@@ -29,9 +32,10 @@ from .layout import (
     month_of,
 )
 from .schema import KEYS, quote
+from .tables import ROWS, column_docs, table_doc
 
 if TYPE_CHECKING:
-    from .store import Store
+    from .handle import StoreHandle
 
 __all__ = ["EXPORT_BUILD", "ExportReport", "export_parquet"]
 
@@ -53,6 +57,14 @@ def _literal(path: Path | str) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
+def _about(table: str) -> str:
+    """The Parquet key-value metadata of a table's files: its description and its columns',
+    from its row type (:mod:`.tables`), so a file explains itself to any reader."""
+    row = ROWS[table]
+    columns = json.dumps(column_docs(row), ensure_ascii=False)
+    return f"KV_METADATA {{description: {_literal(table_doc(row))}, columns: {_literal(columns)}}}"
+
+
 def _order(table: str) -> str:
     keys = ("game_id", "seq") if table == "events" else KEYS.get(table, ("game_id",))
     return ", ".join(f"t.{quote(k)}" for k in keys)
@@ -60,7 +72,7 @@ def _order(table: str) -> str:
 
 # Long: one COPY per table in order, with the progress, the manifest and the cleanup.
 def export_parquet(
-    store: Store,
+    store: StoreHandle,
     directory: Path,
     *,
     overwrite: bool = False,
@@ -108,7 +120,7 @@ def export_parquet(
                         TO {_literal(directory / name)}
                         (FORMAT PARQUET, PARTITION_BY ({PARTITION}), COMPRESSION zstd,
                          ROW_GROUP_SIZE {ROW_GROUP_ROWS}, FILE_SIZE_BYTES '{FILE_BYTES}',
-                         FILENAME_PATTERN 'part-{EXPORT_BUILD}-{{i}}')"""
+                         FILENAME_PATTERN 'part-{EXPORT_BUILD}-{{i}}', {_about(name)})"""
                 )
                 files[name] = sorted(
                     os.path.relpath(os.path.join(d, f), directory).replace(os.sep, "/")

@@ -6,33 +6,45 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, Final
+
+from msgspec.structs import astuple
 
 from .. import events as E
 from ..engine.game import HandResult
-from .schema import BAK_IDS, COMBO_IDS, DOKBAK_ID, FLAG_IDS, SPECIAL_KINDS, TABLES
+from .tables import COLUMN_AT, COMBO_IDS, DOKBAK_ID, FLAG_IDS, SPECIAL_KINDS, HandRow, PayoutRow
 
 __all__ = ["COLUMN_AT", "GameFacts", "HandRows", "Row", "Rows", "seat_name"]
 
 Row = tuple[Any, ...]
 
-# the payouts columns a loser's row of a Stop fills from the proof: score, go_count,
-# go_points, multiplier, the flags, shakes, bombs, carry, dokbak
-PROOF_COLUMNS: Final = 4 + len(FLAG_IDS) + 4
-
 Rows = dict[str, list[Row]]
 
-#: Where each column sits in its table's row tuple (the summary rows read the event rows).
-COLUMN_AT: Final[dict[str, dict[str, int]]] = {
-    name: {c: i for i, (c, _) in enumerate(cols)} for name, cols in TABLES.items()
-}
+#: A ``payouts`` row given by column name, as the tuple in the table's column order
+#: (cheaper than a :class:`.tables.PayoutRow`, whose keyword init its thirty columns slow).
+_PAYOUT_ROW: Final = itemgetter(*PayoutRow.__struct_fields__)
+#: The ``payouts`` columns a loser's row of a Stop fills from the proof, NULL on other rows.
+_NO_PROOF: Final[dict[str, Any]] = dict.fromkeys(
+    (
+        "score",
+        "go_count",
+        "go_points",
+        "multiplier",
+        *FLAG_IDS,
+        "shakes",
+        "bombs",
+        "carry",
+        DOKBAK_ID,
+    )
+)
 
 #: ``turns`` columns of the specials, in ``SPECIAL_KINDS`` order (a shake is a shaken turn).
 SPECIAL_AT: Final = tuple(
     COLUMN_AT["turns"]["shaken" if k == "shake" else k] for k in SPECIAL_KINDS
 )
 
-BAK_AT: Final = tuple(COLUMN_AT["payouts"][b] for b in BAK_IDS)
+FLAG_AT: Final = tuple(COLUMN_AT["payouts"][b] for b in FLAG_IDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,33 +103,32 @@ class HandRows:
             go_count = proof.go_count
         dues = result.dues if checked and result is not None else ()
         hand_recorded = bool(self.recorded)
-        rows["hands"].append(
-            (
-                g.game_id,
-                self.hand,
-                g.ruleset,
-                g.players,
-                self.dealer,
-                self.started_at,
-                self.started_at[:10] if self.started_at else None,
-                ended.outcome if ended else None,
-                winner,
-                ended.reason if ended else None,
-                ended.carry if ended else None,
-                ended.next_carry if ended else None,
-                self.turns,
-                self.gos,
-                self.stop_score,
-                winner_score,
-                go_count,
-                proof.go_points if proof is not None else None,
-                sum(d[2] for d in dues) if checked else None,
-                sum(d[3] for d in dues) if checked else None,
-                sum(self.recorded.values()) if hand_recorded else None,
-                ended is not None,
-                checked,
-            )
+        hand_row = HandRow(
+            game_id=g.game_id,
+            hand=self.hand,
+            ruleset=g.ruleset,
+            players=g.players,
+            dealer=self.dealer,
+            started_at=self.started_at,
+            date=self.started_at[:10] if self.started_at else None,
+            outcome=ended.outcome if ended else None,
+            winner=winner,
+            reason=ended.reason if ended else None,
+            carry=ended.carry if ended else None,
+            next_carry=ended.next_carry if ended else None,
+            turns=self.turns,
+            gos=self.gos,
+            stop_score=self.stop_score,
+            winner_score=winner_score,
+            go_count=go_count,
+            go_points=proof.go_points if proof is not None else None,
+            points=sum(d[2] for d in dues) if checked else None,
+            chips=sum(d[3] for d in dues) if checked else None,
+            recorded_chips=sum(self.recorded.values()) if hand_recorded else None,
+            ended=ended is not None,
+            checked=checked,
         )
+        rows["hands"].append(astuple(hand_row))
         if ended is not None and ended.outcome == "stop":
             self._won_by_stop(winner)
         if state is not None:
@@ -134,11 +145,11 @@ class HandRows:
         if winner is None:
             return
         decisions = self.rows["decisions"]
-        seat_at = COLUMN_AT["decisions"]["seat"]
+        seat_at, won_at = COLUMN_AT["decisions"]["seat"], COLUMN_AT["decisions"]["won_by_stop"]
         for i in range(self.first["decisions"], len(decisions)):
             row = decisions[i]
             if row[seat_at] == winner:
-                decisions[i] = (*row[:-1], True)
+                decisions[i] = (*row[:won_at], True, *row[won_at + 1 :])
 
     def _own(self, table: str) -> list[Row]:
         """This hand's rows of ``table``, as derived so far."""
@@ -179,7 +190,7 @@ class HandRows:
         """``hand_seats``: one row per seat with what the seat made of the hand, summed from
         the hand's ``turns``, ``decisions``, ``payouts`` and ``sitting_out`` rows."""
         g, n = self.g, self.g.players
-        nk, nb = len(SPECIAL_KINDS), len(BAK_IDS)
+        nk, nb = len(SPECIAL_KINDS), len(FLAG_IDS)
         made = [[0] * nk for _ in range(n)]
         total = [0] * nk
         t_seat = COLUMN_AT["turns"]["seat"]
@@ -209,7 +220,7 @@ class HandRows:
                 chips[payee] += c
                 recorded[payee] += rec
                 received[payee] += 1
-            for k, b_at in enumerate(BAK_AT):
+            for k, b_at in enumerate(FLAG_AT):
                 if r[b_at]:
                     if 0 <= payer < n:
                         paid_baks[payer][k] += 1
@@ -319,38 +330,37 @@ class HandRows:
                 reasons = ["stop", *reasons]
             recorded = self.recorded.get((payer, payee))
             diff = (recorded or 0) - chips if hand_recorded else None
+            proven: dict[str, Any] = _NO_PROOF
             if lp is not None:
                 w = proof.winner
-                extra: tuple[Any, ...] = (
-                    proof.score.total,
-                    proof.go_count,
-                    proof.go_points,
-                    lp.multiplier,
-                    *(lp.applies(rid) for rid in FLAG_IDS),
-                    state.shakes[w],
-                    state.bombs[w],
-                    proof.carry,
-                    lp.applies(DOKBAK_ID),
-                )
-            else:
-                extra = (None,) * PROOF_COLUMNS
-            self.rows["payouts"].append(
-                (
-                    g.game_id,
-                    self.hand,
-                    payer,
-                    payee,
-                    "+".join(reasons) or None,
-                    pts,
-                    chips,
-                    instant,
-                    recorded,
-                    hand_recorded,
-                    diff,
-                    g.stake,
-                    *extra,
-                    g.ruleset,
-                    seat_name(g.player_names, payer),
-                    seat_name(g.player_names, payee),
-                )
-            )
+                proven = {
+                    "score": proof.score.total,
+                    "go_count": proof.go_count,
+                    "go_points": proof.go_points,
+                    "multiplier": lp.multiplier,
+                    **{rid: lp.applies(rid) for rid in FLAG_IDS},
+                    "shakes": state.shakes[w],
+                    "bombs": state.bombs[w],
+                    "carry": proof.carry,
+                    DOKBAK_ID: lp.applies(DOKBAK_ID),
+                }
+            payout = {
+                "game_id": g.game_id,
+                "hand": self.hand,
+                "payer": payer,
+                "payee": payee,
+                "reason": "+".join(reasons) or None,
+                "points": pts,
+                "chips": chips,
+                "instant_chips": instant,
+                "recorded_chips": recorded,
+                "hand_recorded": hand_recorded,
+                "difference": diff,
+                "stake": g.stake,
+                "ruleset": g.ruleset,
+                "payer_name": seat_name(g.player_names, payer),
+                "payee_name": seat_name(g.player_names, payee),
+                # the columns a loser's row of a Stop fills from the proof (else NULL)
+                **proven,
+            }
+            self.rows["payouts"].append(_PAYOUT_ROW(payout))

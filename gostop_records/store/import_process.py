@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from .connection import database_setting
 
 if TYPE_CHECKING:
-    from .store import Store
+    from .handle import StoreHandle
 
 __all__ = ["SWITCH_INTERVAL", "no_vacuum", "one_duckdb_thread", "tuned_interpreter"]
 
@@ -70,7 +70,7 @@ def tuned_interpreter() -> Iterator[None]:
                     gc.enable()
 
 
-def one_duckdb_thread(store: Store) -> contextlib.AbstractContextManager[None]:
+def one_duckdb_thread(store: StoreHandle) -> contextlib.AbstractContextManager[None]:
     """DuckDB works with one thread while imports run into a file, restored after the last.
 
     The import's workers (or its own thread) keep the cores busy; DuckDB's own extra
@@ -80,7 +80,7 @@ def one_duckdb_thread(store: Store) -> contextlib.AbstractContextManager[None]:
     return database_setting(store.conn, store.path, "threads", "1")
 
 
-def no_vacuum(store: Store) -> contextlib.AbstractContextManager[None]:
+def no_vacuum(store: StoreHandle) -> contextlib.AbstractContextManager[None]:
     """DuckDB does not merge row groups at its checkpoints while imports run into a file,
     restored after the last.
 

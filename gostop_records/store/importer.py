@@ -78,7 +78,7 @@ from .writer import (
 )
 
 if TYPE_CHECKING:
-    from .store import Store
+    from .handle import StoreHandle
 
 __all__ = [
     "CHUNK_EVENTS",
@@ -112,7 +112,7 @@ class Importer(WorkerReading):
 
     def __init__(
         self,
-        store: Store,
+        store: StoreHandle,
         *,
         strict: bool = True,
         batch_events: int | None = None,

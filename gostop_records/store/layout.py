@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .schema import EVENT_COLUMNS, PEOPLE_COLUMNS, TABLES, VIEWS, Columns, quote
+from .tables import ROWS, column_docs, table_doc
 
 __all__ = [
     "BUILDS",
@@ -38,6 +39,7 @@ __all__ = [
     "MANIFEST_COLUMNS",
     "PARTITION",
     "UNKNOWN_MONTH",
+    "arrow_schema",
     "arrow_table",
     "build_record",
     "month_of",
@@ -112,26 +114,41 @@ def _date(v: Any) -> _dt.date | None:
         return None  # as the store's TRY_CAST makes it
 
 
-def arrow_table(columns: Columns, values: Sequence[Sequence[Any]], table: str | None = None) -> Any:
-    """Columns of rows (as the store's row builders give them) as a typed Arrow table.
+def arrow_schema(columns: Columns, table: str | None = None) -> Any:
+    """The Arrow schema of rows with these columns.
 
-    With the name of a store ``table``, every field carries the column's documentation
-    (``description`` in its metadata, the README's text) and the schema the table's, so a
-    Parquet file explains itself to any engine that shows field metadata."""
+    With the name of a store ``table``, every field carries the column's description
+    (``description`` in its metadata, the SQL reference's text) and the schema the table's,
+    both from its row type (:mod:`.tables`), so a Parquet file explains itself to any engine
+    that shows field metadata."""
     import pyarrow as pa
 
-    from .columns import COLUMN_DOCS, TABLE_DOCS
+    row = ROWS.get(table) if table else None
+    docs = column_docs(row) if row is not None else {}
+    fields = [
+        pa.field(
+            name,
+            _arrow_type(sql_type),
+            metadata={"description": docs[name]} if name in docs else None,
+        )
+        for name, sql_type in columns
+    ]
+    meta = {"description": table_doc(row)} if row is not None else None
+    return pa.schema(fields, metadata=meta)
 
-    docs = COLUMN_DOCS.get(table, {}) if table else {}
-    fields, arrays = [], []
-    for (name, sql_type), col in zip(columns, values, strict=True):
+
+def arrow_table(columns: Columns, values: Sequence[Sequence[Any]], table: str | None = None) -> Any:
+    """Columns of rows (as the store's row builders give them) as a typed Arrow table, in
+    the schema of :func:`arrow_schema`."""
+    import pyarrow as pa
+
+    schema = arrow_schema(columns, table)
+    arrays = []
+    for (_, sql_type), col, f in zip(columns, values, schema, strict=True):
         if sql_type == "DATE":
             col = [_date(v) for v in col]
-        arrays.append(pa.array(col, type=_arrow_type(sql_type)))
-        meta = {"description": docs[name]} if name in docs else None
-        fields.append(pa.field(name, _arrow_type(sql_type), metadata=meta))
-    meta = {"description": TABLE_DOCS[table]} if table in TABLE_DOCS else None
-    return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=meta))
+        arrays.append(pa.array(col, type=f.type))
+    return pa.Table.from_arrays(arrays, schema=schema)
 
 
 def build_record(build: str, files: Mapping[str, Sequence[str]], **facts: Any) -> bytes:

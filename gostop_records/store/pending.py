@@ -10,36 +10,22 @@ and merged with what was appended meanwhile: no game's rows are lost or written 
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .game_cache import PendingRows
 from .heads import writing
 from .writer import replace_changed_many, rows_of_hands, transaction
 
 if TYPE_CHECKING:
     import duckdb
 
-    from .projections import Rows
-    from .store import Store
+    from .handle import StoreHandle
 
 __all__ = ["PendingRows", "flush_rows"]
 
 
-@dataclass(slots=True)
-class PendingRows:
-    """A game's projection rows not written yet (``append_group(defer_rows=True)``): the
-    rows as the tables hold them, the hands touched since, and the rows as they are now.
-    A writer takes them out of ``store.pending_rows`` (:func:`flush_rows`); an append to
-    the game meanwhile starts anew from the rows taken, which the tables hold once the
-    writer commits (and a writer that fails puts its rows back, merged)."""
-
-    stored: Rows
-    hands: set[int]
-    rows: Rows
-
-
 def flush_rows(
-    store: Store,
+    store: StoreHandle,
     limit: int | None = None,
     *,
     settle: bool = True,
@@ -91,7 +77,7 @@ def flush_rows(
     return len(games)
 
 
-def _take_pending(store: Store, limit: int | None) -> list[tuple[str, PendingRows]]:
+def _take_pending(store: StoreHandle, limit: int | None) -> list[tuple[str, PendingRows]]:
     """The pending rows of the ``limit`` games waiting longest (or all), taken out."""
     with store.rows_lock:
         pending = store.pending_rows
@@ -100,12 +86,12 @@ def _take_pending(store: Store, limit: int | None) -> list[tuple[str, PendingRow
         return [(gid, pending.pop(gid)) for gid in ids]
 
 
-def _written(store: Store, games: list[tuple[str, PendingRows]]) -> None:
+def _written(store: StoreHandle, games: list[tuple[str, PendingRows]]) -> None:
     with store.rows_lock:
         store.rows_writing -= len(games)
 
 
-def _put_back(store: Store, games: list[tuple[str, PendingRows]]) -> None:
+def _put_back(store: StoreHandle, games: list[tuple[str, PendingRows]]) -> None:
     """Rows taken but not written: pending again, first in line, merged with what was
     appended to the same games meanwhile (the rows as stored are the ones taken had)."""
     if not games:

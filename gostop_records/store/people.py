@@ -21,19 +21,20 @@ import msgspec
 
 from .. import events as E
 from .. import log as L
-from ..names import FORGOTTEN, is_sealed, new_key, open_name, reveal, seal_name, sealed_ids
+from ..names import FORGOTTEN, is_sealed, new_key, open_name, seal_name
 from ..people import PEOPLE_STREAM, People, PeopleError, named_in, says_name, seat_ids
 from . import heads as H
 from .bulk import insert_rows
 from .codec import event_row, rows_to_envelopes
 from .connection import fetch_one
+from .person_keys import keys_for, revealed
 from .schema import PEOPLE_COLUMNS, PERSON_EVENT_COLUMNS, quote
 from .writer import transaction
 
 if TYPE_CHECKING:
     import duckdb
 
-    from .store import Store
+    from .handle import StoreHandle
 
 __all__ = [
     "Forgotten",
@@ -78,7 +79,9 @@ def persons(conn: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 
 
-def append_person_event(store: Store, event: Any, *, by: str, at: str | None = None) -> E.Envelope:
+def append_person_event(
+    store: StoreHandle, event: Any, *, by: str, at: str | None = None
+) -> E.Envelope:
     """Append one rename or merge to the people record, with its heads entry and the
     ``people`` table derived again, in one transaction; the sealed envelope. A rename's
     name is sealed under the person's key before it is hashed (see
@@ -100,7 +103,7 @@ def append_person_event(store: Store, event: Any, *, by: str, at: str | None = N
         return _append(store, event, by, at)
 
 
-def _append(store: Store, event: Any, by: str, at: str | None) -> E.Envelope:
+def _append(store: StoreHandle, event: Any, by: str, at: str | None) -> E.Envelope:
     """The append itself, inside the caller's transaction."""
     conn = store.conn
     envs = person_envelopes(conn)
@@ -132,7 +135,7 @@ class Forgotten:
     games: tuple[str, ...]
 
 
-def forget_person(store: Store, pid: str, *, by: str, at: str | None = None) -> Forgotten:
+def forget_person(store: StoreHandle, pid: str, *, by: str, at: str | None = None) -> Forgotten:
     """Forget a person: delete the keys of their names (theirs and every id merged into
     theirs), append ``person_forgotten`` (naming their id, never a name) and derive again
     the projection rows of every game that seats them, all in one transaction. The events
@@ -142,7 +145,7 @@ def forget_person(store: Store, pid: str, *, by: str, at: str | None = None) -> 
     game holds by a name in the clear (recorded before names were sealed): that game must
     be upgraded first (``gostop people upgrade``), or the name would stay readable.
     """
-    from .rebuild import fresh_rows
+    from .stored_events import fresh_rows
     from .writer import clear_games, insert_projection
 
     store._writable()
@@ -183,7 +186,7 @@ def forget_person(store: Store, pid: str, *, by: str, at: str | None = None) -> 
     return Forgotten(env, tuple(ids), tuple(games))
 
 
-def in_the_clear(store: Store, games: Sequence[str], ids: Sequence[str]) -> list[str]:
+def in_the_clear(store: StoreHandle, games: Sequence[str], ids: Sequence[str]) -> list[str]:
     """The games whose ``game_started`` holds one of these persons' names unsealed, or
     seats them by an id made from the name (none, or its slug: see ``people.says_name``)."""
     out = []
@@ -207,7 +210,7 @@ def _readable(p: E.Player, key: bytes | None) -> bool:
     return not is_sealed(p.name) or says_name(p.id, open_name(p.name, key, p.id))
 
 
-def person_key(store: Store, pid: str) -> bytes:
+def person_key(store: StoreHandle, pid: str) -> bytes:
     """The key of a person's sealed names, made (and committed) the first time it is asked
     for: a key without a game is harmless, a game without its key could not be read. A
     forgotten person gets none (:class:`~gostop_records.people.PeopleError`): a game that
@@ -228,23 +231,6 @@ def person_key(store: Store, pid: str) -> bytes:
             return bytes(row[0])
         conn.execute("INSERT INTO person_keys VALUES (?, ?)", [pid, key])
     return key
-
-
-def keys_for(conn: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> dict[str, bytes]:
-    """The keys the store holds of these persons (a forgotten person's is gone)."""
-    rows = conn.execute(
-        "SELECT person_id, key FROM person_keys WHERE person_id IN (SELECT unnest(?::VARCHAR[]))",
-        [list(ids)],
-    ).fetchall()
-    return {str(p): bytes(k) for p, k in rows}
-
-
-def revealed(conn: duckdb.DuckDBPyConnection, envs: list[E.Envelope]) -> list[E.Envelope]:
-    """A game's envelopes with the names its ``game_started`` seals opened by the keys the
-    store holds (see :mod:`gostop_records.names`); the bytes hashed stay as stored."""
-    if not envs or not (ids := sealed_ids(envs[0].event)):
-        return envs
-    return [reveal(envs[0], keys_for(conn, ids)), *envs[1:]]
 
 
 def people_rows(conn: duckdb.DuckDBPyConnection, people: People) -> list[tuple[Any, ...]]:

@@ -2,7 +2,7 @@
 
 The guarantees come from DuckDB's own settings, not from reading the SQL:
 
-- :func:`open_for_queries` opens the file **read-only** on a connection of its own, with
+- :func:`.store.open_for_queries` opens the file **read-only** on a connection of its own, with
   ``enable_external_access = false`` (no file, URL or other database is reached: ``COPY``,
   ``read_text``, ``glob``, ``ATTACH``, ``INSTALL`` all fail), no extension installed or
   loaded on demand, and ``lock_configuration = true``, so no statement can turn any of it
@@ -26,7 +26,6 @@ through (``CHECKPOINT``, ``checkpoint()``). With file access allowed, the check 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import StoreError
@@ -42,11 +41,9 @@ from .sandbox import (
 from .statements import READ_PRAGMAS, READ_STATEMENTS, check_read_only
 
 if TYPE_CHECKING:
-    import os
-
     import duckdb
 
-    from .store import Store
+    from .handle import StoreHandle
 
 __all__ = [
     "READ_PRAGMAS",
@@ -55,7 +52,6 @@ __all__ = [
     "can_reach_files",
     "check_read_only",
     "lock_down",
-    "open_for_queries",
     "query",
     "query_settings",
 ]
@@ -77,16 +73,6 @@ def query_settings(
     }
 
 
-def open_for_queries(
-    path: str | os.PathLike[str], *, allow_files: bool = False, limits: QueryLimits | None = None
-) -> Store:
-    """The store file opened read-only on a locked connection of its own, for queries."""
-    from .store import Store
-
-    settings = query_settings(allow_files=allow_files, limits=limits)
-    return Store(Path(path), read_only=True, settings=settings)
-
-
 def lock_down(conn: duckdb.DuckDBPyConnection) -> None:
     """Close a database held in this process to files, URLs and extensions, for good.
 
@@ -105,7 +91,7 @@ def can_reach_files(conn: duckdb.DuckDBPyConnection) -> bool:
 
 
 def query(
-    store: Store | duckdb.DuckDBPyConnection,
+    store: StoreHandle | duckdb.DuckDBPyConnection,
     sql: str,
     *,
     limit: int | None = None,
@@ -117,14 +103,14 @@ def query(
 
     Each run has a cursor of its own and a ``READ ONLY`` transaction, rolled back at the
     end. ``allow_files=False`` refuses to run on a connection that can reach files
-    (one neither opened by :func:`open_for_queries` nor put through :func:`lock_down`):
+    (one neither opened by :func:`.store.open_for_queries` nor put through :func:`lock_down`):
     the guarantee a service that runs strangers' SQL needs. ``limits`` are a stranger's
     (:data:`~.sandbox.DEFAULT_LIMITS`) unless given: the command line and the project's
     own code pass :data:`~.sandbox.NO_LIMITS` (:meth:`.Store.query` does).
     """
-    from .store import Store
+    import duckdb
 
-    conn = store.conn if isinstance(store, Store) else store
+    conn = store if isinstance(store, duckdb.DuckDBPyConnection) else store.conn
     if not allow_files and can_reach_files(conn):
         raise StoreError(
             "this store connection can reach files: open it with open_for_queries() or "

@@ -1,6 +1,6 @@
 """What the store's views give (:data:`VIEW_DOCS`), how its tables join
 (:data:`JOINS`) and example queries (:data:`EXAMPLES`), for the SQL reference
-(:mod:`.columns`). The descriptions follow the conventions of :mod:`.table_docs`.
+(:mod:`.columns`). The descriptions follow the conventions of :mod:`.tables`.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..engine import rulebook as RB
-from .schema import BAK_IDS, SPECIAL_KINDS
+from .tables import FLAG_IDS, SPECIAL_KINDS
 
 __all__ = ["EXAMPLES", "JOINS", "VIEW_DOCS"]
 
@@ -86,9 +86,9 @@ VIEW_DOCS: dict[str, str] = {
         + _each(SPECIAL_KINDS, "suffered")
         + "), counted as `v_specials_by_seat` counts them; for each payout flag, the seat's "
         "payments in the hand that carry it as payer ("
-        + _each(BAK_IDS, "paid")
+        + _each(FLAG_IDS, "paid")
         + ") and as payee ("
-        + _each(BAK_IDS, "received")
+        + _each(FLAG_IDS, "received")
         + "); `sat_out`: the seat sat the hand out (4 or 5 seats), its `chips` what it sold; "
         "`person_id`: the person the seat's hands count for (`people.counts_for`, else "
         "`player_id`)."
@@ -111,7 +111,7 @@ VIEW_DOCS: dict[str, str] = {
         "`v_player_hands`' special and payout flag counts (summed from `player_games`): "
         + _each(SPECIAL_KINDS, "made", "suffered")
         + ", "
-        + _each(BAK_IDS, "paid", "received")
+        + _each(FLAG_IDS, "paid", "received")
         + "."
     ),
     "v_people": (

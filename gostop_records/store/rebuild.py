@@ -22,31 +22,34 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import log as L
-from ..errors import Finding, GostopError, LogError, ProjectionError
 from ..events import Envelope
 from ..plain import Record
-from ..projector import Projector
 from . import staging
-from .codec import rows_to_envelopes
 from .connection import bounded_memory
 from .errors import StoreError
 from .heads import Loss, LossError, losses, tip, writing
 from .heads import record as record_head
-from .people import rebuild_people, revealed
-from .projections import Rows, derive, empty_rows
-from .store import game_head, games_events
+from .people import rebuild_people
+from .projections import empty_rows
+from .stored_events import (
+    GROUP_EVENTS,
+    Events,
+    Failure,
+    fresh_rows,
+    game_groups,
+    game_head,
+)
 from .writer import clear_games, insert_projection, transaction
 
 if TYPE_CHECKING:
     import duckdb
 
-    from .store import Store
+    from .handle import StoreHandle
 
 __all__ = [
     "GROUP_EVENTS",
@@ -62,15 +65,6 @@ __all__ = [
     "games_behind",
     "rebuild",
 ]
-
-#: Events read per group of games: a group's rows, envelopes and projections are what a
-#: verify or a rebuild holds at once (about 5 KiB per event, see bench/RESULTS.md).
-GROUP_EVENTS = 20_000
-
-
-#: A stored game that cannot be projected: an event does not decode (rule ``decode``: the
-#: stored payload itself is unreadable, changed by hand?), or does not replay.
-Failure = Finding
 
 
 @dataclass(slots=True)
@@ -93,81 +87,8 @@ class RebuildReport:
         }
 
 
-def game_groups(store: Store | Events, limit: int = GROUP_EVENTS) -> Iterator[list[str]]:
-    """Game ids in groups of about ``limit`` events."""
-    counts = store.conn.execute(
-        "SELECT game_id, count(*) FROM events GROUP BY game_id ORDER BY game_id"
-    ).fetchall()
-    group: list[str] = []
-    size = 0
-    for gid, n in counts:
-        group.append(gid)
-        size += n
-        if size >= limit:
-            yield group
-            group, size = [], 0
-    if group:
-        yield group
-
-
-def decode_game(store: Store | Events, rows: Sequence[tuple[Any, ...]]) -> list[Envelope]:
-    """A game's rows as envelopes, its sealed names opened by the store's keys."""
-    return revealed(store.conn, rows_to_envelopes(rows, source=str(store.path)))
-
-
-def fresh_rows(
-    store: Store | Events, game_ids: Sequence[str], failed: list[Failure]
-) -> tuple[Rows, dict[str, list[Envelope]]]:
-    """The projection rows of these games derived from their stored events now.
-
-    Also returns the decoded events of every game that decodes, for the chain check.
-    """
-    rows = empty_rows()
-    decoded: dict[str, list[Envelope]] = {}
-    for gid, stored in store.games_events(game_ids).items():
-        try:
-            envs = decode_game(store, stored)
-        except LogError as exc:
-            failed.append(Failure(game_id=gid, seq=exc.seq, rule="decode", reason=exc.reason))
-            continue
-        decoded[gid] = envs
-        p = Projector(strict=False, inplace=True)
-        try:
-            for env in envs:
-                p.feed(env)
-        except (ProjectionError, GostopError) as exc:
-            failed.append(
-                Failure(
-                    game_id=gid,
-                    seq=getattr(exc, "seq", None),
-                    rule=getattr(exc, "rule", "replay"),
-                    reason=f"does not replay: {getattr(exc, 'reason', exc)}",
-                )
-            )
-            continue
-        if p.game is None:
-            reason = "the events do not start with game_started"
-            failed.append(Failure(game_id=gid, seq=1, rule="game_started", reason=reason))
-            continue
-        derive(envs, p.game, p.issues, rows=rows, retracted=p.retracted)
-    return rows, decoded
-
-
 class RebuildCancelled(StoreError):
     """A rebuild stopped before its swap (asked to, or its server stopping)."""
-
-
-class Events:
-    """A store's events on a connection of their own (a thread's cursor), read as
-    :func:`fresh_rows` and :func:`game_groups` read a store, without settling its journal
-    (which is the writer's to do)."""
-
-    def __init__(self, conn: duckdb.DuckDBPyConnection, path: Path) -> None:
-        self.conn = conn
-        self.path = path
-
-    def games_events(self, game_ids: Sequence[str]) -> dict[str, list[tuple[Any, ...]]]:
-        return games_events(self.conn, game_ids)
 
 
 @dataclass(slots=True)
@@ -210,7 +131,7 @@ class Rebuild:
 
     def __init__(
         self,
-        store: Store,
+        store: StoreHandle,
         *,
         conn: duckdb.DuckDBPyConnection | None = None,
         accept_loss: bool = False,
@@ -377,7 +298,7 @@ class Rebuild:
 
 
 def rebuild(
-    store: Store,
+    store: StoreHandle,
     *,
     accept_loss: bool = False,
     progress: Callable[[int, int], None] | None = None,
@@ -407,7 +328,7 @@ def games_behind(conn: Any) -> list[str]:
     return [str(gid) for (gid,) in found]
 
 
-def catch_up(store: Store) -> list[str]:
+def catch_up(store: StoreHandle) -> list[str]:
     """Derive again the rows of the games whose ``positions`` row is behind their last
     event (or missing): a server that defers its projection writes and died before one.
     Only those games' rows are replaced, in one transaction; the events are not touched."""

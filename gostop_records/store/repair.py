@@ -46,15 +46,16 @@ from ..errors import GostopError, LogError
 from .bulk import insert_rows
 from .connection import bounded_memory
 from .heads import ENTRY_SELECT, chain_rows, entry_digest, losses, tip, writing
-from .rebuild import decode_game, game_groups, games_behind
+from .rebuild import games_behind
 from .schema import HEADS_COLUMNS
+from .stored_events import decode_game, game_groups
 from .verify import chain_break, type_mismatch
 from .writer import transaction
 
 if TYPE_CHECKING:
     import duckdb
 
-    from .store import Store
+    from .handle import StoreHandle
 
 __all__ = ["Adopted", "Relinked", "RepairError", "RepairReport", "repair"]
 
@@ -185,7 +186,7 @@ class RepairError(GostopError):
         )
 
 
-def repair(store: Store, *, dry_run: bool = False) -> RepairReport:
+def repair(store: StoreHandle, *, dry_run: bool = False) -> RepairReport:
     """Mend the heads chain (see the module docstring); with ``dry_run`` only say how.
     Raises :class:`RepairError` over damage it does not mend."""
     conn = store.conn
@@ -198,7 +199,7 @@ def repair(store: Store, *, dry_run: bool = False) -> RepairReport:
     return report
 
 
-def _plan(store: Store) -> RepairReport:
+def _plan(store: StoreHandle) -> RepairReport:
     conn = store.conn
     refused = _event_breaks(store)
     refused += [f"game {x.game_id}: {x.reason}" for x in losses(conn)]
@@ -231,7 +232,7 @@ def _plan(store: Store) -> RepairReport:
     return report
 
 
-def _event_breaks(store: Store) -> list[str]:
+def _event_breaks(store: StoreHandle) -> list[str]:
     """Every game's own chain, as ``db verify`` checks it, and the type column."""
     out: list[str] = []
     for group in game_groups(store):

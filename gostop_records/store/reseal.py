@@ -63,7 +63,7 @@ from .writer import transaction
 if TYPE_CHECKING:
     import duckdb
 
-    from .store import Store
+    from .handle import StoreHandle
 
 __all__ = ["KIND", "Refused", "Resealed", "Upgrade", "check", "trace_seal", "upgrade"]
 
@@ -298,7 +298,7 @@ def _plan(
 _BATCH = 256
 
 
-def upgrade(store: Store, signer: SigningKey | None, *, dry_run: bool = False) -> Upgrade:
+def upgrade(store: StoreHandle, signer: SigningKey | None, *, dry_run: bool = False) -> Upgrade:
     """Seal every name held in the clear that can be and seat every person whose id is made
     from their name under a minted one (see the module docstring and :mod:`.reseat`): the
     games re-chained, their heads entries, the persons' new keys and the games' projection
@@ -387,12 +387,12 @@ def _clear(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def _write(
-    store: Store, games: Sequence[Resealed], keys: Mapping[str, bytes], held: set[str]
+    store: StoreHandle, games: Sequence[Resealed], keys: Mapping[str, bytes], held: set[str]
 ) -> set[str]:
     """Write re-chained games inside the upgrade's transaction: the keys of their persons
     not held yet, their events, their heads entries and their projection rows; the persons
     whose keys were written."""
-    from .rebuild import fresh_rows
+    from .stored_events import fresh_rows
     from .writer import clear_games, insert_projection
 
     conn = store.conn
@@ -483,7 +483,7 @@ def _first_opened(
     return _sorted_enc.encode(body)
 
 
-def check(store: Store) -> list[Finding]:
+def check(store: StoreHandle) -> list[Finding]:
     """Every ``game_resealed`` entry against the game now: the old chain rebuilt reaches the
     old head, the old checkpoints' signatures verify, and (while the keys are held) the
     first event with its names opened is the old one."""
@@ -533,7 +533,7 @@ def check(store: Store) -> list[Finding]:
     return out
 
 
-def trace_seal(store: Store, gid: str, query: SealQuery) -> SealCheck | None:
+def trace_seal(store: StoreHandle, gid: str, query: SealQuery) -> SealCheck | None:
     """A seal taken before the game's names were sealed, found in the old chain rebuilt
     from an upgrade's record (the events after the first unchanged): where it is now.
 

@@ -28,7 +28,8 @@ class StoreSink:
     of a session is one transaction."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, create: bool = True):
-        from . import Store, default_path
+        from .connection import default_path
+        from .store import Store
 
         p = Path(path) if path is not None else default_path()
         if not create and not p.exists():

@@ -12,7 +12,7 @@ from ..engine import rulebook as RB
 from .connection import scalar
 
 if TYPE_CHECKING:
-    from .store import Store
+    from .handle import StoreHandle
 
 __all__ = ["SPECIALS", "stats"]
 
@@ -22,11 +22,11 @@ SPECIALS = ("ppuk", "jjok", "ttadak", "sseul", "bomb", "shaken")
 BAKS = tuple(m.id for m in RB.MULTIPLIERS if m.column)
 
 
-def _one(store: Store, sql: str) -> Any:
+def _one(store: StoreHandle, sql: str) -> Any:
     return scalar(store.conn, sql)
 
 
-def stats(store: Store) -> dict[str, Any]:
+def stats(store: StoreHandle) -> dict[str, Any]:
     conn = store.conn
     hands = int(_one(store, "SELECT count(*) FROM hands") or 0)
     out: dict[str, Any] = {

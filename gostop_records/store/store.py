@@ -27,29 +27,28 @@ from typing import TYPE_CHECKING, Any
 
 from .. import events as E
 from ..closing import Closing
-from .codec import rows_to_envelopes
-from .connection import connect, default_path, fetch_one
+from .connection import connect, default_path
 from .errors import StoreError
-from .schema import migrate
-from .writer import EVENT_SELECT
+from .migrations import migrate
+from .stored_events import game_events, game_head, games_events
 
 if TYPE_CHECKING:
     import duckdb
 
     from ..integrity.seals import Seal
     from ..projector import Projector
-    from .append import Append, AppendResult, GameCache
+    from .append import Append, AppendResult
     from .export import ExportReport
+    from .game_cache import GameCache, PendingRows
     from .importer import ImportProgress, ImportReport
     from .journal import Journal
-    from .pending import PendingRows
     from .query import QueryResult
     from .rebuild import RebuildReport
     from .repair import RepairReport
     from .sandbox import QueryLimits
     from .verify import VerifyReport
 
-__all__ = ["Store"]
+__all__ = ["Store", "open_for_queries"]
 
 
 class Store(Closing):
@@ -474,45 +473,11 @@ def _apply_journal_first(path: Path) -> None:
         ) from None
 
 
-def game_head(conn: duckdb.DuckDBPyConnection, game_id: str) -> tuple[int, str | None]:
-    """(version, last hash) of a game on ``conn``: its number of events and the hash of the
-    last; (0, None) for a game the store does not hold."""
-    row = fetch_one(
-        conn, "SELECT seq, hash FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1", [game_id]
-    )
-    return (0, None) if row is None else (int(row[0]), str(row[1]))
+def open_for_queries(
+    path: str | os.PathLike[str], *, allow_files: bool = False, limits: QueryLimits | None = None
+) -> Store:
+    """The store file opened read-only on a locked connection of its own, for queries."""
+    from .query import query_settings
 
-
-def game_events(
-    conn: duckdb.DuckDBPyConnection,
-    game_id: str,
-    until_seq: int | None = None,
-    *,
-    source: str = "store",
-) -> list[E.Envelope]:
-    """A game's envelopes on ``conn`` in seq order (up to ``until_seq``), decoded as from a
-    log file; ``source`` names where they come from in an error."""
-    sql = f"SELECT {EVENT_SELECT} FROM events WHERE game_id = ?"
-    params: list[Any] = [game_id]
-    if until_seq is not None:
-        sql += " AND seq <= ?"
-        params.append(until_seq)
-    rows = conn.execute(sql + " ORDER BY seq", params).fetchall()
-    from .people import revealed
-
-    return revealed(conn, rows_to_envelopes(rows, source=source))
-
-
-def games_events(
-    conn: duckdb.DuckDBPyConnection, game_ids: Sequence[str]
-) -> dict[str, list[tuple[Any, ...]]]:
-    """The stored rows of several games on ``conn``, grouped by game in seq order."""
-    out: dict[str, list[tuple[Any, ...]]] = {g: [] for g in game_ids}
-    rows = conn.execute(
-        f"SELECT {EVENT_SELECT} FROM events WHERE game_id IN "
-        "(SELECT unnest(?::VARCHAR[])) ORDER BY game_id, seq",
-        [list(game_ids)],
-    ).fetchall()
-    for r in rows:
-        out[r[0]].append(r)
-    return out
+    settings = query_settings(allow_files=allow_files, limits=limits)
+    return Store(Path(path), read_only=True, settings=settings)

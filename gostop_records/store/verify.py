@@ -23,12 +23,12 @@ from .bulk import row_source
 from .connection import bounded_memory
 from .heads import check as check_heads
 from .people import check_people
-from .rebuild import Failure, fresh_rows, game_groups
 from .reseal import check as check_resealed
 from .schema import TABLES, quote
+from .stored_events import Failure, fresh_rows, game_groups
 
 if TYPE_CHECKING:
-    from .store import Store
+    from .handle import StoreHandle
 
 __all__ = ["TableDiff", "VerifyReport", "chain_break", "type_mismatch", "verify"]
 
@@ -124,13 +124,13 @@ class VerifyReport:
         return out
 
 
-def verify(store: Store) -> VerifyReport:
+def verify(store: StoreHandle) -> VerifyReport:
     """Every game checked one group at a time, so memory does not grow with the store."""
     with bounded_memory(store.conn, store.path):
         return _verify(store)
 
 
-def _verify(store: Store) -> VerifyReport:
+def _verify(store: StoreHandle) -> VerifyReport:
     report = VerifyReport()
     conn = store.conn
     report.heads = check_heads(conn) + check_resealed(store)

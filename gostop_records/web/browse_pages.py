@@ -30,7 +30,7 @@ from ..store.browse import (
     players,
     require_views,
 )
-from ..store.schema import BAK_IDS, SPECIAL_KINDS
+from ..store.schema import FLAG_IDS, SPECIAL_KINDS
 from . import charts
 from .pages import BROWSE_CSS, _env, page_policy, style, write_page
 
@@ -123,7 +123,7 @@ def players_page(rows: Sequence[dict[str, Any]]) -> str:
 def _player_context(fig: PlayerFigures) -> dict[str, Any]:
     s = fig.stats
     specials = [(k, s[f"{k}_made"], s[f"{k}_suffered"]) for k in SPECIAL_KINDS]
-    baks = [(FLAG_NAMES.get(b, b), s[f"{b}_paid"], s[f"{b}_received"]) for b in BAK_IDS]
+    baks = [(FLAG_NAMES.get(b, b), s[f"{b}_paid"], s[f"{b}_received"]) for b in FLAG_IDS]
     gos = [(str(g["score"]), int(g["gos"]), int(g["paid_off"])) for g in fig.gos_by_score]
     return {
         "s": s,
