@@ -15,12 +15,12 @@ $(STAMP): pyproject.toml
 	@$(PIP) install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-# The replay's hot modules compiled with mypyc, beside their sources (build_native.py); the
+# The kernel compiled with mypyc, beside its sources (build_native.py, gostop_records/_native.py); the
 # sources stay the fallback. Without a compiler the package runs as pure Python.
 NATIVE := $(VENV)/.native
 NATIVE_SRC := $(shell $(PYTHON) build_native.py --sources 2>/dev/null)
 
-$(NATIVE): $(STAMP) build_native.py gostop_records/__init__.py $(NATIVE_SRC)
+$(NATIVE): $(STAMP) build_native.py gostop_records/_native.py $(NATIVE_SRC)
 	@$(BIN)/python build_native.py >$(VENV)/native.log 2>&1 \
 		|| echo "native build skipped (see $(VENV)/native.log): replay runs as pure Python"
 	@touch $(NATIVE)

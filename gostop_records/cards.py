@@ -57,7 +57,6 @@ __all__ = [
     "mask_of",
     "month_of",
     "parse",
-    "popcount",
 ]
 
 
@@ -278,27 +277,6 @@ def codes(mask: int) -> list[str]:
 def _codes(mask: int) -> tuple[str, ...]:
     # cached: the same small groups (a pair, a month) are named on every turn of a replay
     return tuple(ALL_CARDS[i].code for i in indices(mask))
-
-
-#: Whether this module runs compiled (``make native``): an extension, not its source.
-_NATIVE: Final = not __file__.endswith(".py")
-
-
-def popcount(mask: int) -> int:
-    """The cards in a mask: ``mask.bit_count()``, in the compiled build (``make native``) as
-    integer arithmetic it runs as native operations, where it calls ``int.bit_count`` as a
-    Python method at several times the cost (the engine counts cards after every turn). As
-    Python, where a dozen operations cost more than that one method, ``bit_count`` itself.
-    Masks of cards are below ``2**62``; any other int is counted by ``bit_count``."""
-    if not _NATIVE or mask < 0 or mask >> 62:
-        return mask.bit_count()
-    m = mask - ((mask >> 1) & 0x1555555555555555)
-    m = (m & 0x3333333333333333) + ((m >> 2) & 0x3333333333333333)
-    m = (m + (m >> 4)) & 0x0F0F0F0F0F0F0F0F
-    m += m >> 8
-    m += m >> 16
-    m += m >> 32
-    return m & 0x7F
 
 
 def month_of(idx: int) -> int:

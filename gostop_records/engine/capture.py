@@ -13,7 +13,6 @@ from ..cards import (
     MONTH_MASKS,
     MONTH_OF,
     indices,
-    popcount,
 )
 from ..cards import (
     codes as card_codes,
@@ -159,7 +158,7 @@ def resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
 
     if not flip_done:
         on = layout & _MM[fm]
-        fn = popcount(on)
+        fn = on.bit_count()
         if fn == 0:
             if f_chosen is not None:
                 raise illegal("no_choice", f"{CODES[f]} matches nothing: no choice")
@@ -192,7 +191,7 @@ def resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
         else:
             before = turn.layout_before
             sweep = (
-                popcount(before) == 2
+                before.bit_count() == 2
                 and before & taken == before
                 and ((before & -before).bit_length() - 1) // 4 != (before.bit_length() - 1) // 4
             )

@@ -22,7 +22,6 @@ from ..cards import (
     MONTH_MASKS,
     RIBBONS,
     codes,
-    popcount,
 )
 from .scoring import points, score
 from .table import Table
@@ -198,7 +197,7 @@ class HandState:
         return self.table.players
 
     def hand_count(self, seat: int) -> int:
-        return popcount(self.hands[seat]) + self.hand_unknown[seat]
+        return self.hands[seat].bit_count() + self.hand_unknown[seat]
 
     def turns_left(self, seat: int) -> int:
         """Cards in hand plus flip-only turns: every turn uses exactly one of them."""
@@ -227,9 +226,9 @@ class HandState:
 
     def card_total(self) -> int:
         """Cards accounted for: every place, known or counted. Always the deck size."""
-        known = popcount(self.layout)
+        known = self.layout.bit_count()
         for s in range(self.players):
-            known += popcount(self.piles[s]) + popcount(self.hands[s]) + self.hand_unknown[s]
+            known += self.piles[s].bit_count() + self.hands[s].bit_count() + self.hand_unknown[s]
         if self.stock is None:
             known += self.stock_count
         else:
@@ -244,7 +243,7 @@ class HandState:
             cards = self.layout & MONTH_MASKS[m] | self.buried[m]
             if cards:
                 entry: dict[str, Any] = {"month": m, "cards": codes(cards)}
-                if popcount(cards & MONTH_MASKS[m]) == 3:
+                if (cards & MONTH_MASKS[m]).bit_count() == 3:
                     entry["stack"] = True
                     entry["ppuk_owner"] = None if self.owner[m] < 0 else self.owner[m]
                 layout.append(entry)
@@ -372,7 +371,7 @@ def render(state: HandState) -> str:
         if not cards:
             continue
         txt = " ".join(codes(cards | state.buried[m]))
-        if popcount(cards) == 3:
+        if cards.bit_count() == 3:
             owner = state.owner[m]
             txt = f"[{txt}]" + (f" ppuk:seat{owner}" if owner >= 0 else " stack")
         cells.append(f"{m:02d}: {txt}")

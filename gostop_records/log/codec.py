@@ -24,19 +24,57 @@ from .chain import (
     canonical_bytes,
     stored_bytes,
 )
-from .lead import LEAD, own_lead
 
 __all__ = [
+    "LEAD",
     "UPCASTERS",
+    "LeadCheck",
     "ReadReport",
     "decode_json_line",
     "encode_json",
     "encode_msgpack",
     "envelope",
     "envelope_to_dict",
+    "lead_of",
     "now",
+    "own_lead",
     "timestamp",
 ]
+
+
+#: How a line in the form this package writes begins: its game's id comes first. The
+#: import's scan places a run's lines by those leading bytes without decoding them
+#: (``store.game_runs``); every reader refuses a line whose leading id is not the one it
+#: decodes to (:func:`lead_conflict`).
+LEAD = b'{"game_id":"'
+
+
+def lead_of(game_id: str) -> bytes:
+    """The bytes every line of the game written in the usual form begins with, up to the
+    quote that closes its id."""
+    return LEAD + game_id.encode() + b'"'
+
+
+def own_lead(line: bytes, game_id: str) -> bool:
+    """Whether a line either does not begin with a game id or begins with its own (a line
+    that fails this goes to :func:`lead_conflict`, which refuses it when the two ids
+    differ and lets pass an id written with escapes)."""
+    return not line.startswith(LEAD) or line.startswith(lead_of(game_id))
+
+
+class LeadCheck:
+    """:func:`own_lead` over consecutive lines, keeping the last game's leading bytes: a
+    line of the same game as the one before costs one ``startswith``."""
+
+    def __init__(self) -> None:
+        self.game_id = ""
+        self.lead = lead_of("")
+
+    def own(self, line: bytes, game_id: str) -> bool:
+        if game_id != self.game_id:
+            self.game_id = game_id
+            self.lead = lead_of(game_id)
+        return line.startswith(self.lead) or not line.startswith(LEAD)
 
 
 #: ``(type, from_v) -> f(payload at from_v) -> payload at from_v + 1``. A payload type that

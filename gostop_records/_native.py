@@ -1,0 +1,84 @@
+"""Which build of the kernel this process runs: compiled (``make native``) or its source.
+
+``build_native.py`` compiles the modules of :data:`KERNEL` with mypyc into one library beside
+the package, each module's extension beside its source; Python imports an extension before a
+source. The source stays the reference (a property test holds the compiled kernel to it) and
+the fallback: :func:`install` makes the package import its sources only when
+``GOSTOP_PURE_PYTHON=1`` is set (to run and compare both builds) or when the library is older
+than a kernel source (an edit not yet rebuilt: the compiled modules call each other
+directly, so they are used all together or not at all).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from importlib.abc import MetaPathFinder
+from importlib.machinery import (
+    EXTENSION_SUFFIXES,
+    SOURCE_SUFFIXES,
+    FileFinder,
+    ModuleSpec,
+    SourceFileLoader,
+)
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+__all__ = ["KERNEL", "compiled", "install", "stale"]
+
+_PACKAGE = __name__.rpartition(".")[0]
+_HERE = Path(__file__).parent
+
+#: The modules ``make native`` compiles, relative to the package: the work done once per
+#: event of a replay, a validation or an import (docs/performance.md, "The compiled kernel").
+KERNEL = (
+    "engine/turn",
+    "engine/capture",
+    "projector",
+    "log/checked",
+)
+
+
+class _SourceOnly(MetaPathFinder):
+    """Finds a package's modules as source files, never as compiled extensions (this
+    package's, or those of its source twin, which the tests load under another name)."""
+
+    def __init__(self, package: str = _PACKAGE) -> None:
+        self.prefix = package + "."
+
+    def find_spec(
+        self, name: str, path: Any = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        if not name.startswith(self.prefix) or not path:
+            return None
+        for entry in path:
+            spec = FileFinder(entry, (SourceFileLoader, SOURCE_SUFFIXES)).find_spec(name, target)
+            if spec is not None:
+                return spec
+        return None
+
+
+def stale() -> bool:
+    """Whether the compiled library is older than a kernel source."""
+    built = [_HERE / f"_kernel__mypyc{suffix}" for suffix in EXTENSION_SUFFIXES]
+    times = [p.stat().st_mtime for p in built if p.exists()]
+    if not times:
+        return False
+    return any((_HERE / f"{mod}.py").stat().st_mtime > min(times) for mod in KERNEL)
+
+
+def install() -> None:
+    """Make the package import its sources only, when asked to or when the build is stale.
+    Called by the package's ``__init__`` before any other of its modules is imported."""
+    if os.environ.get("GOSTOP_PURE_PYTHON") != "1" and not stale():
+        return
+    if not any(isinstance(f, _SourceOnly) and f.prefix == _PACKAGE + "." for f in sys.meta_path):
+        sys.meta_path.insert(0, _SourceOnly())
+
+
+def compiled() -> bool:
+    """True when the kernel runs compiled (``make native``), False when it runs as source."""
+    from .engine import turn
+
+    return not (turn.__file__ or "").endswith(".py")
