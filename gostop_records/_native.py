@@ -36,7 +36,7 @@ KERNEL = (
     "engine/turn",
     "engine/capture",
     "projector",
-    "log/checked",
+    "log/reading",
 )
 
 
