@@ -33,8 +33,18 @@ _HERE = Path(__file__).parent
 #: The modules ``make native`` compiles, relative to the package: the work done once per
 #: event of a replay, a validation or an import (docs/performance.md, "The compiled kernel").
 KERNEL = (
-    "engine/turn",
+    "cards",
+    "engine/table",
+    "engine/state",
+    "engine/moves",
     "engine/capture",
+    "engine/ending",
+    "engine/deal",
+    "engine/scoring",
+    "engine/turn",
+    "engine/settlement",
+    "engine/sitting",
+    "engine/game",
     "projector",
     "log/reading",
 )

@@ -28,7 +28,6 @@ from .chain import (
 __all__ = [
     "LEAD",
     "UPCASTERS",
-    "LeadCheck",
     "ReadReport",
     "decode_json_line",
     "encode_json",
@@ -60,21 +59,6 @@ def own_lead(line: bytes, game_id: str) -> bool:
     that fails this goes to :func:`lead_conflict`, which refuses it when the two ids
     differ and lets pass an id written with escapes)."""
     return not line.startswith(LEAD) or line.startswith(lead_of(game_id))
-
-
-class LeadCheck:
-    """:func:`own_lead` over consecutive lines, keeping the last game's leading bytes: a
-    line of the same game as the one before costs one ``startswith``."""
-
-    def __init__(self) -> None:
-        self.game_id = ""
-        self.lead = lead_of("")
-
-    def own(self, line: bytes, game_id: str) -> bool:
-        if game_id != self.game_id:
-            self.game_id = game_id
-            self.lead = lead_of(game_id)
-        return line.startswith(self.lead) or not line.startswith(LEAD)
 
 
 #: ``(type, from_v) -> f(payload at from_v) -> payload at from_v + 1``. A payload type that
@@ -437,7 +421,7 @@ def _decode_json(
     got = _decode_json_line(line, file, lineno, report, exact)
     gid = got[0].game_id
     if type(line) is bytes and type(gid) is str and own_lead(line, gid):
-        return got  # the usual line, in one compiled call
+        return got  # the usual line
     lead = lead_conflict(line, gid)
     if lead is not None:
         raise LogError(

@@ -28,7 +28,15 @@ from .chain import (
     compute_hash,
     digest_after,
 )
-from .codec import _UNREADABLE, _VERSION_OF, LeadCheck, ReadReport, _decode_json, _json_env_dec
+from .codec import (
+    _UNREADABLE,
+    _VERSION_OF,
+    LEAD,
+    ReadReport,
+    _decode_json,
+    _json_env_dec,
+    lead_of,
+)
 
 __all__ = [
     "checked_line",
@@ -47,6 +55,22 @@ _SORTED: Final = _sorted_enc.encode
 _VERSIONS: Final = _VERSION_OF
 _HASH_AT: Final = _HASH_KEY
 _RECORDED_AT: Final = _RECORDED_KEY
+_LEAD: Final = LEAD
+
+
+class LeadCheck:
+    """:func:`.codec.own_lead` over consecutive lines, keeping the last game's leading bytes: a
+    line of the same game as the one before costs one ``startswith``."""
+
+    def __init__(self) -> None:
+        self.game_id = ""
+        self.lead = lead_of("")
+
+    def own(self, line: bytes, game_id: str) -> bool:
+        if game_id != self.game_id:
+            self.game_id = game_id
+            self.lead = lead_of(game_id)
+        return line.startswith(self.lead) or not line.startswith(_LEAD)
 
 
 def json_records(lines: Iterable[bytes], at_start: bool = True) -> Iterator[tuple[int, bytes]]:
