@@ -77,7 +77,11 @@ def _what_it_says(pkg: ModuleType, lines: list[bytes]) -> dict[str, Any]:
             refused = None
         except errors.GostopError as exc:
             strict, refused = None, str(exc)
-        p = projector.project(game, strict=False)
+        try:
+            p = projector.project(game, strict=False)
+        except errors.GostopError as exc:  # a log even a lenient replay cannot follow
+            games.append({"game": gid, "refused": refused, "unreadable": str(exc)})
+            continue
         g = p.game
         hands = []
         for r in [] if g is None else g.results:

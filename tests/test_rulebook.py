@@ -84,6 +84,7 @@ def test_every_setting_a_rule_reads_is_a_ruleset_field() -> None:
         assert set(r.settings) <= FIELDS, r.id
 
 
+@pytest.mark.pure_python  # reads the source of the fast path, part of the compiled kernel
 def test_the_flat_score_uses_the_rulebook_numbers() -> None:
     """``scoring._total`` writes the combinations' numbers as literals: pinned here."""
     import inspect
