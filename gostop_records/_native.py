@@ -69,13 +69,13 @@ class _SourceOnly(MetaPathFinder):
         return None
 
 
-def stale() -> bool:
-    """Whether the compiled library is older than a kernel source."""
-    built = [_HERE / f"_kernel__mypyc{suffix}" for suffix in EXTENSION_SUFFIXES]
+def stale(here: Path = _HERE) -> bool:
+    """Whether the compiled library in the package's folder is older than a kernel source."""
+    built = [here / f"_kernel__mypyc{suffix}" for suffix in EXTENSION_SUFFIXES]
     times = [p.stat().st_mtime for p in built if p.exists()]
     if not times:
         return False
-    return any((_HERE / f"{mod}.py").stat().st_mtime > min(times) for mod in KERNEL)
+    return any((here / f"{mod}.py").stat().st_mtime > min(times) for mod in KERNEL)
 
 
 def install() -> None:

@@ -9,6 +9,7 @@ payouts, issues, refusals), on the games as played and on copies with one fact c
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import os
 import subprocess
@@ -196,6 +197,22 @@ def test_this_process_runs_the_installed_build() -> None:
     assert turn.__file__ is not None
     env = {k: v for k, v in os.environ.items() if k != "GOSTOP_PURE_PYTHON"}
     assert _build_of_a_fresh_process(env) is fresh
+
+
+def test_a_build_older_than_a_kernel_source_is_stale(tmp_path: Path) -> None:
+    """An edit not yet rebuilt makes the whole build stale (the package then imports its
+    sources); no build at all is not a stale one."""
+    for mod in _native.KERNEL:
+        (tmp_path / f"{mod}.py").parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f"{mod}.py").write_text("")
+        os.utime(tmp_path / f"{mod}.py", (1000, 1000))
+    assert not _native.stale(tmp_path)
+    library = tmp_path / f"_kernel__mypyc{importlib.machinery.EXTENSION_SUFFIXES[0]}"
+    library.write_bytes(b"")
+    os.utime(library, (2000, 2000))
+    assert not _native.stale(tmp_path)
+    os.utime(tmp_path / f"{_native.KERNEL[-1]}.py", (3000, 3000))
+    assert _native.stale(tmp_path)
 
 
 def test_the_public_names_are_there() -> None:
