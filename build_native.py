@@ -16,8 +16,25 @@ def _modules() -> list[str]:
     return [f"gostop_records/{m}.py" for m in KERNEL]
 
 
+def _remove_other_extensions() -> None:
+    """Remove the package's extensions that are not the kernel's: those an earlier build
+    with a longer list left beside their sources (the package never imports them, but a
+    stale library is confusing to find)."""
+    from importlib.machinery import EXTENSION_SUFFIXES
+    from pathlib import Path
+
+    kernel = {Path(m).with_suffix("") for m in _modules()}
+    for suffix in EXTENSION_SUFFIXES:
+        for path in Path("gostop_records").rglob(f"*{suffix}"):
+            module = path.with_name(path.name[: -len(suffix)])
+            if module not in kernel and path.name != f"_kernel__mypyc{suffix}":
+                path.unlink()
+
+
 def main() -> None:
     from mypyc.build import mypycify
+
+    _remove_other_extensions()
     from setuptools import Distribution
 
     # type-check the compiled modules only: the rest is imported as Python, as it stands

@@ -51,19 +51,27 @@ KERNEL = (
 
 
 class _SourceOnly(MetaPathFinder):
-    """Finds a package's modules as source files, never as compiled extensions (this
-    package's, or those of its source twin, which the tests load under another name)."""
+    """Finds a package's modules as source files, never as compiled extensions, except the
+    modules named in ``compiled``, left to the usual finders (this package's, or those of
+    its source twin, which the tests load under another name)."""
 
-    def __init__(self, package: str = _PACKAGE) -> None:
+    def __init__(self, package: str = _PACKAGE, compiled: frozenset[str] = frozenset()) -> None:
         self.prefix = package + "."
+        self.compiled = compiled
+        self._finders: dict[str, FileFinder] = {}
 
     def find_spec(
         self, name: str, path: Any = None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
-        if not name.startswith(self.prefix) or not path:
+        if not name.startswith(self.prefix) or not path or name in self.compiled:
             return None
         for entry in path:
-            spec = FileFinder(entry, (SourceFileLoader, SOURCE_SUFFIXES)).find_spec(name, target)
+            finder = self._finders.get(entry)
+            if finder is None:
+                finder = self._finders[entry] = FileFinder(
+                    entry, (SourceFileLoader, SOURCE_SUFFIXES)
+                )
+            spec = finder.find_spec(name, target)
             if spec is not None:
                 return spec
         return None
@@ -79,12 +87,16 @@ def stale(here: Path = _HERE) -> bool:
 
 
 def install() -> None:
-    """Make the package import its sources only, when asked to or when the build is stale.
-    Called by the package's ``__init__`` before any other of its modules is imported."""
-    if os.environ.get("GOSTOP_PURE_PYTHON") != "1" and not stale():
+    """Make the package import its sources, but for the kernel's fresh extensions: only
+    sources when asked to or when the build is stale, and never an extension of a module
+    outside the kernel (one left by an earlier build with a longer list). Called by the
+    package's ``__init__`` before any other of its modules is imported."""
+    if any(isinstance(f, _SourceOnly) and f.prefix == _PACKAGE + "." for f in sys.meta_path):
         return
-    if not any(isinstance(f, _SourceOnly) and f.prefix == _PACKAGE + "." for f in sys.meta_path):
-        sys.meta_path.insert(0, _SourceOnly())
+    kernel = frozenset(f"{_PACKAGE}.{mod.replace('/', '.')}" for mod in KERNEL)
+    if os.environ.get("GOSTOP_PURE_PYTHON") == "1" or stale():
+        kernel = frozenset()
+    sys.meta_path.insert(0, _SourceOnly(_PACKAGE, kernel))
 
 
 def compiled() -> bool:

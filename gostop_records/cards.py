@@ -57,6 +57,7 @@ __all__ = [
     "mask_of",
     "month_of",
     "parse",
+    "popcount",
 ]
 
 
@@ -277,6 +278,26 @@ def codes(mask: int) -> list[str]:
 def _codes(mask: int) -> tuple[str, ...]:
     # cached: the same small groups (a pair, a month) are named on every turn of a replay
     return tuple(ALL_CARDS[i].code for i in indices(mask))
+
+
+#: Whether this module runs compiled (in the kernel, ``make native``), not as its source.
+_NATIVE: Final = not __file__.endswith(".py")
+
+
+def popcount(mask: int) -> int:
+    """The cards in a mask, for the kernel, which counts them after every turn: compiled,
+    integer arithmetic on a mask below ``2**62`` runs as native operations, where
+    ``int.bit_count`` is a Python method call; as source, ``bit_count`` itself. Code outside
+    the kernel calls ``bit_count``."""
+    if not _NATIVE or mask < 0 or mask >> 62:
+        return mask.bit_count()
+    m = mask - ((mask >> 1) & 0x1555555555555555)
+    m = (m & 0x3333333333333333) + ((m >> 2) & 0x3333333333333333)
+    m = (m + (m >> 4)) & 0x0F0F0F0F0F0F0F0F
+    m += m >> 8
+    m += m >> 16
+    m += m >> 32
+    return m & 0x7F
 
 
 def month_of(idx: int) -> int:

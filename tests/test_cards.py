@@ -161,3 +161,15 @@ def test_index_is_strict() -> None:
     assert cards.index("11D") == cards.parse("11d")
     with pytest.raises(CardCodeError):
         cards.index("11d")
+
+
+@given(st.one_of(st.integers(0, 2**62 - 1), st.integers(-(2**70), 2**70)))
+def test_popcount_counts_as_bit_count(mask: int) -> None:
+    """The kernel's card count equals int.bit_count for every int (card masks, below 2**62,
+    are counted in arithmetic when compiled; any other int by bit_count)."""
+    assert cards.popcount(mask) == mask.bit_count()
+
+
+@pytest.mark.parametrize("mask", [0, 1, 2**53 - 1, 2**61, 2**62 - 1, 2**62, 2**64 - 1, -1])
+def test_popcount_at_the_edges(mask: int) -> None:
+    assert cards.popcount(mask) == mask.bit_count()

@@ -215,6 +215,20 @@ def test_a_build_older_than_a_kernel_source_is_stale(tmp_path: Path) -> None:
     assert _native.stale(tmp_path)
 
 
+def test_only_the_kernel_may_load_compiled(tmp_path: Path) -> None:
+    """An extension left beside a module outside the kernel (by an earlier build with a
+    longer list) is never imported: the module comes from its source; a kernel module is
+    left to the usual finders, which take its extension."""
+    for name in ("inside", "outside"):
+        (tmp_path / f"{name}.py").write_text("")
+        (tmp_path / f"{name}{importlib.machinery.EXTENSION_SUFFIXES[0]}").write_bytes(b"")
+    finder = _native._SourceOnly("pkgx", frozenset({"pkgx.inside"}))
+    assert finder.find_spec("pkgx.inside", [str(tmp_path)]) is None
+    spec = finder.find_spec("pkgx.outside", [str(tmp_path)])
+    assert spec is not None and spec.origin == str(tmp_path / "outside.py")
+    assert finder.find_spec("other.outside", [str(tmp_path)]) is None
+
+
 def test_the_public_names_are_there() -> None:
     """``gostop_records`` names its front door, each name loaded when first used."""
     for name in gostop_records.__all__:

@@ -13,6 +13,7 @@ from ..cards import (
     MONTH_MASKS,
     MONTH_OF,
     indices,
+    popcount,
 )
 from ..cards import (
     codes as card_codes,
@@ -157,7 +158,7 @@ def resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
 
     if not flip_done:
         on = layout & MONTH_MASKS[fm]
-        fn = on.bit_count()
+        fn = popcount(on)
         if fn == 0:
             if f_chosen is not None:
                 raise illegal("no_choice", f"{CODES[f]} matches nothing: no choice")
@@ -190,7 +191,7 @@ def resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
         else:
             before = turn.layout_before
             sweep = (
-                before.bit_count() == 2
+                popcount(before) == 2
                 and before & taken == before
                 and ((before & -before).bit_length() - 1) // 4 != (before.bit_length() - 1) // 4
             )

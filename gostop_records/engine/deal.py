@@ -11,6 +11,7 @@ from ..cards import (
     CODES,
     MONTH_MASKS,
     indices,
+    popcount,
 )
 from ..cards import (
     codes as card_codes,
@@ -60,7 +61,7 @@ def deal_cards(s: HandState, a: CardsDealt, out: Out, deck: int | None = None) -
                 m |= 1 << CODE_TO_INDEX[code]
         except KeyError:
             m = -1
-        if m < 0 or m.bit_count() != len(codes) or m & seen or m & ~t.deck:
+        if m < 0 or popcount(m) != len(codes) or m & seen or m & ~t.deck:
             m = 0
             for code in codes:
                 m |= take(code, where)
@@ -105,7 +106,7 @@ def deal_cards(s: HandState, a: CardsDealt, out: Out, deck: int | None = None) -
         if not b & BONUS:
             raise illegal("bonus_at_deal", f"{code} is not a bonus card")
         bonus |= b
-    stock_count = t.deck_size - len(playing) * t.hand_size - t.layout_size - bonus.bit_count()
+    stock_count = t.deck_size - len(playing) * t.hand_size - t.layout_size - popcount(bonus)
     if a.stock is not None:
         if len(a.stock) != stock_count:
             raise illegal("deal_shape", f"the stock has {len(a.stock)} cards; {stock_count} remain")
@@ -125,7 +126,7 @@ def deal_cards(s: HandState, a: CardsDealt, out: Out, deck: int | None = None) -
         for i in indices(bonus):
             out.append(BonusCardTaken(seat=s.dealer, card=CODES[i], source="layout"))
     for m in range(1, 13):
-        if (layout & MONTH_MASKS[m]).bit_count() == 4:
+        if popcount(layout & MONTH_MASKS[m]) == 4:
             if t.rules.layout_four is LayoutFour.DEALER_WINS:
                 pts = t.rules.hand_four_points
                 dues = instant_dues_of(s, s.dealer, pts, "layout_four")
@@ -257,7 +258,7 @@ def fours_shown(s: HandState, a: FourOfAMonthShown, out: Out) -> None:
 
 def keep_fours(s: HandState, seat: int) -> None:
     """The seat's waiting fours kept and played on with (들고치기)."""
-    held = (fours_in(s.hands[seat])).bit_count()
+    held = popcount(fours_in(s.hands[seat]))
     s.kept_fours[seat] += max(1, held - s.kept_fours[seat])
     s.fours_pending &= ~(1 << seat)
 

@@ -14,6 +14,7 @@ from ..cards import (
     Kind,
     indices,
     parse,
+    popcount,
 )
 from ..errors import IllegalAction
 from .state import HandState, Phase, Turn
@@ -130,7 +131,7 @@ def equivalent(a: int, b: int, t: Any) -> bool:
 
 def pick_capture(s: HandState, i: int, on: int, chosen: str | None, what: str) -> int:
     """The layout card a card pairs with when its month shows two; -1 when no choice."""
-    n = on.bit_count()
+    n = popcount(on)
     if n == 2:
         a = (on & -on).bit_length() - 1
         b = on.bit_length() - 1

@@ -13,7 +13,7 @@ with the rulebook's numbers; tests keep it equal to ``score(...).total``.
 
 from __future__ import annotations
 
-from ..cards import ANIMALS, BRIGHTS, CHEONGDAN, CHODAN, CUP, GODORI, HONGDAN, RAIN_BRIGHT
+from ..cards import ANIMALS, BRIGHTS, CHEONGDAN, CHODAN, CUP, GODORI, HONGDAN, RAIN_BRIGHT, popcount
 from ..rules import CupMode
 from .proof import Score, ScoreLine
 from .rulebook import combinations as RB
@@ -31,17 +31,17 @@ def _total(t: Table, pile: int, cup_junk: bool) -> int:
     (``JUNK.FROM``). ``tests/test_rulebook.py`` pins each to its rule, and a property test
     keeps this sum equal to ``score(...).total``.
     """
-    nb = (pile & BRIGHTS).bit_count()
+    nb = popcount(pile & BRIGHTS)
     total = 2 if nb == 3 and pile & RAIN_BRIGHT else RB.BRIGHTS.POINTS[nb]
     animals = pile & ANIMALS
     if cup_junk:
         animals &= ~CUP
-    a = animals.bit_count()
+    a = popcount(animals)
     if a >= 5:
         total += a - 4
     if pile & GODORI == GODORI:
         total += 5
-    r = (pile & t.ribbons).bit_count()
+    r = popcount(pile & t.ribbons)
     if r >= 5:
         total += r - 4
     if r >= 3:
@@ -51,11 +51,7 @@ def _total(t: Table, pile: int, cup_junk: bool) -> int:
             total += 3
         if pile & CHODAN == CHODAN:
             total += 3
-    u = (
-        (pile & t.unit1).bit_count()
-        + 2 * (pile & t.unit2).bit_count()
-        + 3 * (pile & t.unit3).bit_count()
-    )
+    u = popcount(pile & t.unit1) + 2 * popcount(pile & t.unit2) + 3 * popcount(pile & t.unit3)
     if cup_junk and pile & CUP:
         u += 2
     if u >= 10:
@@ -126,9 +122,9 @@ def score(t: Table, pile: int, decided: str | None = None) -> Score:
     return Score(
         total=sum(ln.points for ln in lines),
         lines=lines,
-        brights=(pile & BRIGHTS).bit_count(),
-        animals=animals.bit_count(),
-        ribbons=(pile & t.ribbons).bit_count(),
+        brights=popcount(pile & BRIGHTS),
+        animals=popcount(animals),
+        ribbons=popcount(pile & t.ribbons),
         junk_units=t.units(pile, junk_cup),
         bright_points=bright_points,
         junk_points=junk_points,

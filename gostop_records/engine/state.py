@@ -22,6 +22,7 @@ from ..cards import (
     MONTH_MASKS,
     RIBBONS,
     codes,
+    popcount,
 )
 from .scoring import points, score
 from .table import Table
@@ -197,7 +198,7 @@ class HandState:
         return self.table.players
 
     def hand_count(self, seat: int) -> int:
-        return self.hands[seat].bit_count() + self.hand_unknown[seat]
+        return popcount(self.hands[seat]) + self.hand_unknown[seat]
 
     def turns_left(self, seat: int) -> int:
         """Cards in hand plus flip-only turns: every turn uses exactly one of them."""
@@ -226,9 +227,9 @@ class HandState:
 
     def card_total(self) -> int:
         """Cards accounted for: every place, known or counted. Always the deck size."""
-        known = self.layout.bit_count()
+        known = popcount(self.layout)
         for s in range(self.players):
-            known += self.piles[s].bit_count() + self.hands[s].bit_count() + self.hand_unknown[s]
+            known += popcount(self.piles[s]) + popcount(self.hands[s]) + self.hand_unknown[s]
         if self.stock is None:
             known += self.stock_count
         else:
@@ -243,7 +244,7 @@ class HandState:
             cards = self.layout & MONTH_MASKS[m] | self.buried[m]
             if cards:
                 entry: dict[str, Any] = {"month": m, "cards": codes(cards)}
-                if (cards & MONTH_MASKS[m]).bit_count() == 3:
+                if popcount(cards & MONTH_MASKS[m]) == 3:
                     entry["stack"] = True
                     entry["ppuk_owner"] = None if self.owner[m] < 0 else self.owner[m]
                 layout.append(entry)
@@ -371,7 +372,7 @@ def render(state: HandState) -> str:
         if not cards:
             continue
         txt = " ".join(codes(cards | state.buried[m]))
-        if cards.bit_count() == 3:
+        if popcount(cards) == 3:
             owner = state.owner[m]
             txt = f"[{txt}]" + (f" ppuk:seat{owner}" if owner >= 0 else " stack")
         cells.append(f"{m:02d}: {txt}")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .. import cards as C
+from ..cards import popcount
 from ..rules import CupMode, DoubleJunk, LastTurnRule, Ruleset, Shaking, SseulRule
 
 __all__ = ["Table", "table_for"]
@@ -44,9 +45,9 @@ class Table:
     def units(self, pile: int, cup_as_junk: bool = False) -> int:
         """Junk units of a pile; the cup adds two when it counts as junk."""
         u = (
-            (pile & self.unit1).bit_count()
-            + 2 * (pile & self.unit2).bit_count()
-            + 3 * (pile & self.unit3).bit_count()
+            popcount(pile & self.unit1)
+            + 2 * popcount(pile & self.unit2)
+            + 3 * popcount(pile & self.unit3)
         )
         if cup_as_junk and pile & C.CUP:
             u += 2
@@ -85,7 +86,7 @@ def _build(rules: Ruleset, players: int, stake: int) -> Table:
         hand_size=hand,
         layout_size=layout,
         deck=deck,
-        deck_size=deck.bit_count(),
+        deck_size=popcount(deck),
         unit1=unit1,
         unit2=doubles | b2,
         unit3=b3,

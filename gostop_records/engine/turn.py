@@ -22,6 +22,7 @@ from ..cards import (
     MONTH_MASKS,
     MONTH_OF,
     indices,
+    popcount,
 )
 from ..events import (
     BombPlayed,
@@ -101,7 +102,7 @@ def _shake(s: HandState, a: Shaken, out: Out) -> None:
         turn = _shake_answered(s, a.seat, a.month)
         cards = cards_of(a.cards)
         played = 1 << turn.played
-        if not cards & played or cards & ~MONTH_MASKS[a.month] or cards.bit_count() < 3:
+        if not cards & played or cards & ~MONTH_MASKS[a.month] or popcount(cards) < 3:
             raise illegal(
                 "shaking",
                 f"a shake shows the card played, {CODES[turn.played]}, and the other cards of "
@@ -122,7 +123,7 @@ def _shake(s: HandState, a: Shaken, out: Out) -> None:
     cards = cards_of(a.cards)
     # a four kept in hand (hand_four_keep) may be shaken whole: Pmang's x4 path
     whole = s.table.rules.hand_four_keep and cards == MONTH_MASKS[a.month]
-    if (cards.bit_count() != 3 and not whole) or cards & ~MONTH_MASKS[a.month]:
+    if (popcount(cards) != 3 and not whole) or cards & ~MONTH_MASKS[a.month]:
         raise illegal("shaking", f"a shake shows three cards of month {a.month:02d}")
     if s.shaken_months[a.seat] & (1 << a.month):
         raise illegal("shaking", f"seat {a.seat} already shook month {a.month:02d}")
@@ -147,17 +148,17 @@ def _bomb(s: HandState, a: BombPlayed, out: Out) -> None:
     if turn.played >= 0 or turn.shake_month:
         raise illegal("bombs", "a bomb is the turn's play: nothing else is played with it")
     cards = cards_of(a.cards)
-    k = cards.bit_count()
+    k = popcount(cards)
     m = a.month
     if cards & ~MONTH_MASKS[m] or k not in ((2, 3) if rules.two_card_bomb else (3,)):
         need = "two or three" if rules.two_card_bomb else "three"
         raise illegal("bombs", f"a bomb plays {need} cards of month {m:02d}")
     on = s.layout & MONTH_MASKS[m]
-    if on.bit_count() != 4 - k:
+    if popcount(on) != 4 - k:
         raise illegal(
             "bombs",
             f"a bomb of {k} needs the other {4 - k} card(s) of month {m:02d} on the layout; "
-            f"it holds {on.bit_count()}",
+            f"it holds {popcount(on)}",
         )
     if rules.shaking is Shaking.BEFORE_TURN and s.shaken_months[a.seat] & (1 << m):
         raise illegal("shaken_month_cannot_bomb", f"month {m:02d} was shaken: no bomb (G19)")
@@ -198,7 +199,7 @@ def _place_play(s: HandState, i: int, chosen: str | None, source: str) -> None:
     turn.chosen = pick_capture(s, i, on, chosen, "played")
     turn.played = i
     turn.play_month = m
-    turn.play_n = on.bit_count()
+    turn.play_n = popcount(on)
     turn.play_source = source
     s.layout |= 1 << i
     s.phase = Phase.FLIP
@@ -293,7 +294,7 @@ def _shake_asked(s: HandState, seat: int, i: int) -> int:
         or s.hand_unknown[seat]
     ):
         return 0
-    return m if (s.hands[seat] & MONTH_MASKS[m]).bit_count() >= 2 else 0
+    return m if popcount(s.hands[seat] & MONTH_MASKS[m]) >= 2 else 0
 
 
 def _shake_answered(s: HandState, seat: int, month: int) -> Turn:
