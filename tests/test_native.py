@@ -144,7 +144,7 @@ def twin() -> ModuleType:
     return twin
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     preset=st.sampled_from(sorted(PRESETS)),
     seed=st.integers(0, 10_000),
