@@ -31,7 +31,8 @@ _PACKAGE = __name__.rpartition(".")[0]
 _HERE = Path(__file__).parent
 
 #: The modules ``make native`` compiles, relative to the package: the work done once per
-#: event of a replay, a validation or an import (docs/performance.md, "The compiled kernel").
+#: event (or hand) of a replay, a validation or an import; how they were chosen is in
+#: docs/performance.md, "The compiled kernel".
 KERNEL = (
     "cards",
     "engine/table",
