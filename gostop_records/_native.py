@@ -25,7 +25,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["KERNEL", "compiled", "install", "stale"]
+__all__ = ["KERNEL", "built", "compiled", "install", "stale"]
 
 _PACKAGE = __name__.rpartition(".")[0]
 _HERE = Path(__file__).parent
@@ -78,10 +78,20 @@ class _SourceOnly(MetaPathFinder):
         return None
 
 
+def _library(here: Path) -> list[Path]:
+    """The compiled kernel's one library in the package's folder (none before a build)."""
+    return [p for p in (here / f"_kernel__mypyc{s}" for s in EXTENSION_SUFFIXES) if p.exists()]
+
+
+def built(here: Path = _HERE) -> bool:
+    """Whether the kernel has been compiled: without its library, an extension beside a
+    kernel module is an earlier build's, never imported."""
+    return bool(_library(here))
+
+
 def stale(here: Path = _HERE) -> bool:
     """Whether the compiled library in the package's folder is older than a kernel source."""
-    built = [here / f"_kernel__mypyc{suffix}" for suffix in EXTENSION_SUFFIXES]
-    times = [p.stat().st_mtime for p in built if p.exists()]
+    times = [p.stat().st_mtime for p in _library(here)]
     if not times:
         return False
     return any((here / f"{mod}.py").stat().st_mtime > min(times) for mod in KERNEL)
@@ -89,13 +99,13 @@ def stale(here: Path = _HERE) -> bool:
 
 def install() -> None:
     """Make the package import its sources, but for the kernel's fresh extensions: only
-    sources when asked to or when the build is stale, and never an extension of a module
-    outside the kernel (one left by an earlier build with a longer list). Called by the
+    sources when asked to, before a build or when the build is stale, and never an
+    extension of a module outside the kernel (one left by an earlier build). Called by the
     package's ``__init__`` before any other of its modules is imported."""
     if any(isinstance(f, _SourceOnly) and f.prefix == _PACKAGE + "." for f in sys.meta_path):
         return
     kernel = frozenset(f"{_PACKAGE}.{mod.replace('/', '.')}" for mod in KERNEL)
-    if os.environ.get("GOSTOP_PURE_PYTHON") == "1" or stale():
+    if os.environ.get("GOSTOP_PURE_PYTHON") == "1" or not built() or stale():
         kernel = frozenset()
     sys.meta_path.insert(0, _SourceOnly(_PACKAGE, kernel))
 

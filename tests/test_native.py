@@ -191,7 +191,7 @@ def test_this_process_runs_the_installed_build() -> None:
     from gostop_records.engine import turn
 
     built = list(_PACKAGE_DIR.glob("_kernel__mypyc*"))
-    fresh = bool(built) and not _native.stale()
+    fresh = bool(built) and _native.built() and not _native.stale()
     pure = os.environ.get("GOSTOP_PURE_PYTHON") == "1"
     assert gostop_records.compiled() is (fresh and not pure)
     assert turn.__file__ is not None
@@ -201,16 +201,16 @@ def test_this_process_runs_the_installed_build() -> None:
 
 def test_a_build_older_than_a_kernel_source_is_stale(tmp_path: Path) -> None:
     """An edit not yet rebuilt makes the whole build stale (the package then imports its
-    sources); no build at all is not a stale one."""
+    sources); no library at all is no build, whatever extensions an earlier one left."""
     for mod in _native.KERNEL:
         (tmp_path / f"{mod}.py").parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / f"{mod}.py").write_text("")
         os.utime(tmp_path / f"{mod}.py", (1000, 1000))
-    assert not _native.stale(tmp_path)
+    assert not _native.stale(tmp_path) and not _native.built(tmp_path)
     library = tmp_path / f"_kernel__mypyc{importlib.machinery.EXTENSION_SUFFIXES[0]}"
     library.write_bytes(b"")
     os.utime(library, (2000, 2000))
-    assert not _native.stale(tmp_path)
+    assert not _native.stale(tmp_path) and _native.built(tmp_path)
     os.utime(tmp_path / f"{_native.KERNEL[-1]}.py", (3000, 3000))
     assert _native.stale(tmp_path)
 
