@@ -328,7 +328,7 @@ class Rounds:
         floor = med(self._rates("floor", ev))
         rr = ratio("replay", "floor")
         met = "met" if med(rr) >= REPLAY_TARGET else "not met"
-        build = "compiled hot modules" if "pure" in self.runs[0] else "pure Python"
+        build = "compiled kernel" if "pure" in self.runs[0] else "pure Python"
         out.append(
             Figure(
                 f"replay + strict rules + scores + payouts, no hash chain check (decode "

@@ -1,91 +1,67 @@
-"""Event-sourced records of Go-Stop and matgo games.
+"""Event-sourced records of Go-Stop and matgo games: typed events in a hash-chained log, a
+rules engine that replays them, and a store of tables for queries.
 
-``make native`` compiles the replay's hot modules with mypyc (``build_native.py``), each
-extension beside its source; the source stays the reference and the fallback. This package
-imports its modules from source only when ``GOSTOP_PURE_PYTHON=1`` is set (to run and compare
-both builds) and when any extension is older than its source (an edit not yet rebuilt: the
-compiled modules call each other directly, so they are used all together or not at all).
+The names below are the library's front door (each loaded when first used, so that
+``import gostop_records`` stays cheap); the rest lives in the modules named in
+docs/reference.md. ``compiled()`` tells whether the kernel runs compiled (``make native``).
 """
 
 from __future__ import annotations
 
-import os
-import sys
-from importlib.abc import MetaPathFinder
-from importlib.machinery import (
-    EXTENSION_SUFFIXES,
-    SOURCE_SUFFIXES,
-    FileFinder,
-    ModuleSpec,
-    SourceFileLoader,
-)
-from pathlib import Path
-from types import ModuleType
-from typing import Any
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-#: The modules ``build_native.py`` compiles, relative to this package.
-NATIVE_MODULES = (
-    "cards",
-    "engine/table",
-    "engine/moves",
-    "engine/ending",
-    "engine/deal",
-    "engine/capture",
-    "engine/turn",
-    "engine/state",
-    "engine/sitting",
-    "engine/game",
-    "engine/scoring",
-    "engine/settlement",
-    "engine/rulebook/base",
-    "engine/rulebook/combinations",
-    "engine/rulebook/go",
-    "engine/rulebook/instants",
-    "engine/rulebook/multipliers",
-    "engine/rulebook/seats",
-    "projector",
-    "log/lead",
-    "log/links",
-    "log/lines",
-    "store/projections",
-    "store/hand_rows",
-    "log/checked",
-)
+from . import _native
 
+# before any other module of the package is imported: GOSTOP_PURE_PYTHON=1 or a stale
+# compiled build makes the package import its sources only
+_native.install()
 
-class _SourceOnly(MetaPathFinder):
-    """Finds this package's modules as source files, never as compiled extensions."""
+if TYPE_CHECKING:
+    from . import events, log
+    from .events import Envelope
+    from .games import load_game
+    from .projector import Projection, project
+    from .replay import Timeline, timeline
+    from .validate import Report, validate_files
 
-    def find_spec(
-        self, name: str, path: Any = None, target: ModuleType | None = None
-    ) -> ModuleSpec | None:
-        if not name.startswith(__name__ + ".") or not path:
-            return None
-        for entry in path:
-            spec = FileFinder(entry, (SourceFileLoader, SOURCE_SUFFIXES)).find_spec(name, target)
-            if spec is not None:
-                return spec
-        return None
+__all__ = [
+    "Envelope",
+    "Projection",
+    "Report",
+    "Timeline",
+    "compiled",
+    "events",
+    "load_game",
+    "log",
+    "project",
+    "timeline",
+    "validate_files",
+]
+
+compiled = _native.compiled
+
+#: Where each public name is defined: a module (None: the module itself).
+_HOMES: dict[str, tuple[str, str | None]] = {
+    "events": ("events", None),
+    "log": ("log", None),
+    "Envelope": ("events", "Envelope"),
+    "load_game": ("games", "load_game"),
+    "Projection": ("projector", "Projection"),
+    "project": ("projector", "project"),
+    "Timeline": ("replay", "Timeline"),
+    "timeline": ("replay", "timeline"),
+    "Report": ("validate", "Report"),
+    "validate_files": ("validate", "validate_files"),
+}
 
 
-def _stale() -> bool:
-    """Whether the compiled build (its one library of native code) is older than a source."""
-    here = Path(__file__).parent
-    built = [here / f"_native__mypyc{suffix}" for suffix in EXTENSION_SUFFIXES]
-    times = [p.stat().st_mtime for p in built if p.exists()]
-    if not times:
-        return False
-    return any((here / f"{mod}.py").stat().st_mtime > min(times) for mod in NATIVE_MODULES)
-
-
-def compiled() -> bool:
-    """True when the replay's hot modules run compiled (see ``build_native.py``)."""
-    from .engine import turn
-
-    return not (turn.__file__ or "").endswith(".py")
-
-
-if (os.environ.get("GOSTOP_PURE_PYTHON") == "1" or _stale()) and not any(
-    isinstance(f, _SourceOnly) for f in sys.meta_path
-):
-    sys.meta_path.insert(0, _SourceOnly())
+def __getattr__(name: str) -> Any:
+    try:
+        module, attr = _HOMES[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    found = import_module(f".{module}", __name__)
+    value = found if attr is None else getattr(found, attr)
+    globals()[name] = value
+    return value

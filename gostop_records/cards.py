@@ -280,16 +280,15 @@ def _codes(mask: int) -> tuple[str, ...]:
     return tuple(ALL_CARDS[i].code for i in indices(mask))
 
 
-#: Whether this module runs compiled (``make native``): an extension, not its source.
+#: Whether this module runs compiled (in the kernel, ``make native``), not as its source.
 _NATIVE: Final = not __file__.endswith(".py")
 
 
 def popcount(mask: int) -> int:
-    """The cards in a mask: ``mask.bit_count()``, in the compiled build (``make native``) as
-    integer arithmetic it runs as native operations, where it calls ``int.bit_count`` as a
-    Python method at several times the cost (the engine counts cards after every turn). As
-    Python, where a dozen operations cost more than that one method, ``bit_count`` itself.
-    Masks of cards are below ``2**62``; any other int is counted by ``bit_count``."""
+    """The cards in a mask, for the kernel, which counts them after every turn: compiled,
+    integer arithmetic on a mask below ``2**62`` runs as native operations, where
+    ``int.bit_count`` is a Python method call; as source, ``bit_count`` itself. Code outside
+    the kernel calls ``bit_count``."""
     if not _NATIVE or mask < 0 or mask >> 62:
         return mask.bit_count()
     m = mask - ((mask >> 1) & 0x1555555555555555)

@@ -165,8 +165,8 @@ def test_index_is_strict() -> None:
 
 @given(st.one_of(st.integers(0, 2**62 - 1), st.integers(-(2**70), 2**70)))
 def test_popcount_counts_as_bit_count(mask: int) -> None:
-    """The engine's card count equals int.bit_count for every int (card masks, below 2**62,
-    are counted in arithmetic; any other int by bit_count)."""
+    """The kernel's card count equals int.bit_count for every int (card masks, below 2**62,
+    are counted in arithmetic when compiled; any other int by bit_count)."""
     assert cards.popcount(mask) == mask.bit_count()
 
 

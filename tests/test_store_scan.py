@@ -16,7 +16,7 @@ from store_support import games
 
 from gostop_records import log
 from gostop_records.errors import LogError
-from gostop_records.log.lines import typed_lines
+from gostop_records.log.reading import typed_lines
 from gostop_records.store import Store, game_runs
 from stress.fuzz import small_pieces
 

@@ -39,11 +39,9 @@ from .rulebook import HUDANG
 from .scoring import cup_as_junk
 from .state import HandState, Phase
 
-# Final: the compiled build (``make native``) keeps each in a C static, where any other
-# module-level name (an imported class, an enum member's class) is a dictionary lookup at
-# every use; these are read on every turn
-_MONTH_OF: Final = MONTH_OF
-_MM: Final = MONTH_MASKS
+# Final: compiled, each is a C static, where a name imported from outside the kernel (an
+# event class, an enum member) is a dictionary lookup at every use (the card tables are
+# the kernel's own: ``cards`` declares them Final); these are read on every turn
 _NO_EXCEPTIONS: Final[frozenset[LastTurnRule]] = frozenset()
 _LAST_PPUK: Final = LastTurnRule.PPUK
 _LAST_PPUK_TAKEN: Final = LastTurnRule.PPUK_TAKEN
@@ -104,7 +102,7 @@ def resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
     last = s.turns_left(seat) == 0
     ex = t.last_turn_exceptions if last else _NO_EXCEPTIONS
     fb = 1 << f
-    fm = _MONTH_OF[f]
+    fm = MONTH_OF[f]
     p = turn.played
     pm = turn.play_month
     pn = turn.play_n
@@ -129,7 +127,7 @@ def resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
         turn.flip_bonus = 0
 
     if turn.bomb:
-        groups.append((layout & _MM[pm], "hand", "bomb"))
+        groups.append((layout & MONTH_MASKS[pm], "hand", "bomb"))
     elif p >= 0:
         pb = 1 << p
         if fm == pm:
@@ -142,7 +140,8 @@ def resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
                     steals.append(("jjok", rules.jjok_steal))
             elif pn == 1:
                 if _LAST_PPUK in ex:
-                    groups.append(((layout & _MM[pm]) | fb, "hand_and_flip", "last_turn_three"))
+                    three = (layout & MONTH_MASKS[pm]) | fb
+                    groups.append((three, "hand_and_flip", "last_turn_three"))
                 else:
                     ppuk = True
                     layout |= fb | turn.flip_bonus
@@ -154,28 +153,28 @@ def resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
                         PpukMade(
                             seat=seat,
                             month=pm,
-                            cards=card_codes(layout & _MM[pm] | s.buried[pm]),
+                            cards=card_codes(layout & MONTH_MASKS[pm] | s.buried[pm]),
                             count=s.ppuk_count[seat],
                         )
                     )
             else:  # pn == 2: the other two cards of the month were on the layout
                 ttadak = True
-                groups.append(((layout & _MM[pm]) | fb, "hand_and_flip", "ttadak"))
+                groups.append(((layout & MONTH_MASKS[pm]) | fb, "hand_and_flip", "ttadak"))
                 if _LAST_TTADAK not in ex and rules.ttadak_steal:
                     steals.append(("ttadak", rules.ttadak_steal))
         elif pn == 1:
-            groups.append((layout & _MM[pm], "hand", "pair"))
+            groups.append((layout & MONTH_MASKS[pm], "hand", "pair"))
         elif pn == 2:
             groups.append((pb | (1 << turn.chosen), "hand", "pair"))
         elif pn == 3:
             buried = s.buried[pm]
             kind, reason, amount = _stack_take(s, seat, pm, ex, later)
-            groups.append((layout & _MM[pm] | buried, "hand", kind))
+            groups.append((layout & MONTH_MASKS[pm] | buried, "hand", kind))
             if amount:
                 steals.append((reason, amount))
 
     if not flip_done:
-        on = layout & _MM[fm]
+        on = layout & MONTH_MASKS[fm]
         fn = popcount(on)
         if fn == 0:
             if f_chosen is not None:

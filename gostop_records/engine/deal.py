@@ -5,8 +5,6 @@ voided deal (C2, A13, A30).
 
 from __future__ import annotations
 
-from typing import Final
-
 from ..cards import (
     BONUS,
     CODE_TO_INDEX,
@@ -33,14 +31,8 @@ from .ending import end_hand, instant_dues_of
 from .moves import Out, card_index, cards_of, expect_phase, illegal, reveal_in_hand
 from .state import HandState, Phase, Turn
 
-# Final: the compiled build (``make native``) keeps each in a C static, where any other
-# module-level name (an imported class, an enum member's class) is a dictionary lookup at
-# every use; these are read on every turn
-_IDX: Final = CODE_TO_INDEX
-_MM: Final = MONTH_MASKS
 
-
-# Long: the deal's checks in the order the rules make them (compiled hot path).
+# Long: the deal's checks in the order the rules make them.
 def deal_cards(s: HandState, a: CardsDealt, out: Out, deck: int | None = None) -> None:
     expect_phase(s, Phase.DEAL, "a deal")
     t = s.table
@@ -66,7 +58,7 @@ def deal_cards(s: HandState, a: CardsDealt, out: Out, deck: int | None = None) -
         m = 0
         try:
             for code in codes:
-                m |= 1 << _IDX[code]
+                m |= 1 << CODE_TO_INDEX[code]
         except KeyError:
             m = -1
         if m < 0 or popcount(m) != len(codes) or m & seen or m & ~t.deck:
@@ -119,7 +111,7 @@ def deal_cards(s: HandState, a: CardsDealt, out: Out, deck: int | None = None) -
         if len(a.stock) != stock_count:
             raise illegal("deal_shape", f"the stock has {len(a.stock)} cards; {stock_count} remain")
         take_all(a.stock, "stock")
-        s.stock = [_IDX[c] for c in a.stock]
+        s.stock = [CODE_TO_INDEX[c] for c in a.stock]
     s.stock_count = stock_count
     if deck is not None and seen != deck:
         raise illegal(
@@ -134,7 +126,7 @@ def deal_cards(s: HandState, a: CardsDealt, out: Out, deck: int | None = None) -
         for i in indices(bonus):
             out.append(BonusCardTaken(seat=s.dealer, card=CODES[i], source="layout"))
     for m in range(1, 13):
-        if popcount(layout & _MM[m]) == 4:
+        if popcount(layout & MONTH_MASKS[m]) == 4:
             if t.rules.layout_four is LayoutFour.DEALER_WINS:
                 pts = t.rules.hand_four_points
                 dues = instant_dues_of(s, s.dealer, pts, "layout_four")
@@ -161,7 +153,7 @@ def fours_in(mask: int) -> int:
     """Months (as a bitmask over 1..12) of which a set holds all four cards."""
     out = 0
     for m in range(1, 13):
-        if mask & _MM[m] == _MM[m]:
+        if mask & MONTH_MASKS[m] == MONTH_MASKS[m]:
             out |= 1 << m
     return out
 
@@ -217,7 +209,7 @@ def fours_shown(s: HandState, a: FourOfAMonthShown, out: Out) -> None:
         if f.seat >= t.players:
             raise illegal("seat", f"there is no seat {f.seat}")
         cards = cards_of(f.cards)
-        if cards != _MM[f.month]:
+        if cards != MONTH_MASKS[f.month]:
             raise illegal(
                 "four_of_a_month",
                 f"seat {f.seat} shows {', '.join(f.cards)}: not the four cards of month "

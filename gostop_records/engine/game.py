@@ -265,9 +265,8 @@ def _result_of(
     )
 
 
-#: The inputs of the game around its hands (Final: a C static in the compiled build, where
-#: each imported class is a dictionary lookup); every other input goes to the hand.
-_GAME_INPUTS: Final = frozenset(
+#: The inputs of the game around its hands; every other input goes to the hand.
+_GAME_INPUTS = frozenset(
     {
         HandStarted,
         BrightsSold,

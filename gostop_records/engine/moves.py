@@ -5,7 +5,7 @@ refuse an input with the rule it breaks.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 from ..cards import (
     ALL_CARDS,
@@ -21,11 +21,8 @@ from .state import HandState, Phase, Turn
 
 __all__ = ["locate"]
 
-# Final: the compiled build (``make native``) keeps each in a C static, where any other
-# module-level name (an imported class, an enum member's class) is a dictionary lookup at
-# every use; these are read on every turn
-_IDX: Final = CODE_TO_INDEX
-_KINDS: Final = tuple(c.kind for c in ALL_CARDS)
+#: Each card's kind, by index.
+_KINDS = tuple(c.kind for c in ALL_CARDS)
 
 
 Out = list[Any]
@@ -33,7 +30,7 @@ Out = list[Any]
 
 def card_index(code: str) -> int:
     try:
-        return _IDX[code]
+        return CODE_TO_INDEX[code]
     except KeyError:
         return parse(code)  # lower case or a short month in a payload built in code
 

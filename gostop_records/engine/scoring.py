@@ -13,30 +13,13 @@ with the rulebook's numbers; tests keep it equal to ``score(...).total``.
 
 from __future__ import annotations
 
-from typing import Final
-
-from .. import cards as C
-from ..cards import popcount
+from ..cards import ANIMALS, BRIGHTS, CHEONGDAN, CHODAN, CUP, GODORI, HONGDAN, RAIN_BRIGHT, popcount
 from ..rules import CupMode
 from .proof import Score, ScoreLine
-from .rulebook.combinations import BRIGHTS, COMBINATIONS, JUNK
+from .rulebook import combinations as RB
 from .table import Table
 
 __all__ = ["Score", "ScoreLine", "cup_as_junk", "points", "score"]
-
-# Final: the compiled build (``make native``) keeps each in a C static, where any other
-# module-level name is a dictionary lookup at every use
-_RAIN: Final = C.RAIN_BRIGHT
-_CUP: Final = C.CUP
-_BRIGHTS: Final = C.BRIGHTS
-_ANIMALS: Final = C.ANIMALS
-_GODORI: Final = C.GODORI
-_HONG: Final = C.HONGDAN
-_CHEONG: Final = C.CHEONGDAN
-_CHO: Final = C.CHODAN
-_BRIGHT_POINTS: Final = BRIGHTS.POINTS
-_ANIMAL_ONLY: Final = CupMode.ANIMAL_ONLY
-_PLAYER_CHOICE: Final = CupMode.PLAYER_CHOICE
 
 
 def _total(t: Table, pile: int, cup_junk: bool) -> int:
@@ -48,28 +31,28 @@ def _total(t: Table, pile: int, cup_junk: bool) -> int:
     (``JUNK.FROM``). ``tests/test_rulebook.py`` pins each to its rule, and a property test
     keeps this sum equal to ``score(...).total``.
     """
-    nb = popcount(pile & _BRIGHTS)
-    total = 2 if nb == 3 and pile & _RAIN else _BRIGHT_POINTS[nb]
-    animals = pile & _ANIMALS
+    nb = popcount(pile & BRIGHTS)
+    total = 2 if nb == 3 and pile & RAIN_BRIGHT else RB.BRIGHTS.POINTS[nb]
+    animals = pile & ANIMALS
     if cup_junk:
-        animals &= ~_CUP
+        animals &= ~CUP
     a = popcount(animals)
     if a >= 5:
         total += a - 4
-    if pile & _GODORI == _GODORI:
+    if pile & GODORI == GODORI:
         total += 5
     r = popcount(pile & t.ribbons)
     if r >= 5:
         total += r - 4
     if r >= 3:
-        if pile & _HONG == _HONG:
+        if pile & HONGDAN == HONGDAN:
             total += 3
-        if pile & _CHEONG == _CHEONG:
+        if pile & CHEONGDAN == CHEONGDAN:
             total += 3
-        if pile & _CHO == _CHO:
+        if pile & CHODAN == CHODAN:
             total += 3
     u = popcount(pile & t.unit1) + 2 * popcount(pile & t.unit2) + 3 * popcount(pile & t.unit3)
-    if cup_junk and pile & _CUP:
+    if cup_junk and pile & CUP:
         u += 2
     if u >= 10:
         total += u - 9
@@ -81,12 +64,12 @@ def cup_as_junk(t: Table, pile: int, decided: str | None = None) -> bool:
 
     ``decided`` is the holder's recorded decision under ``player_choice`` (None = animal).
     """
-    if not pile & _CUP:
+    if not pile & CUP:
         return False
     mode = t.cup_mode
-    if mode is _ANIMAL_ONLY:
+    if mode is CupMode.ANIMAL_ONLY:
         return False
-    if mode is _PLAYER_CHOICE:
+    if mode is CupMode.PLAYER_CHOICE:
         return decided == "junk"
     return _total(t, pile, True) > _total(t, pile, False)
 
@@ -100,18 +83,18 @@ def score(t: Table, pile: int, decided: str | None = None) -> Score:
     """Itemised combination score of a pile: one line per combination that scores."""
     junk_cup = cup_as_junk(t, pile, decided)
     found = []
-    for c in COMBINATIONS:
+    for c in RB.COMBINATIONS:
         ln = c.line(t, pile, junk_cup)
         if ln is not None:
             found.append(ln)
     lines = tuple(found)
-    animals = pile & C.ANIMALS
+    animals = pile & ANIMALS
     if junk_cup:
-        animals &= ~_CUP
+        animals &= ~CUP
 
     cup_role: str | None = None
     cup_reason: str | None = None
-    if pile & _CUP:
+    if pile & CUP:
         cup_role = "junk" if junk_cup else "animal"
         mode = t.cup_mode
         if mode is CupMode.ANIMAL_ONLY:
@@ -132,14 +115,14 @@ def score(t: Table, pile: int, decided: str | None = None) -> Score:
 
     bright_points = junk_points = 0
     for ln in lines:
-        if ln.combo == BRIGHTS.id:
+        if ln.combo == RB.BRIGHTS.id:
             bright_points = ln.points
-        elif ln.combo == JUNK.id:
+        elif ln.combo == RB.JUNK.id:
             junk_points = ln.points
     return Score(
         total=sum(ln.points for ln in lines),
         lines=lines,
-        brights=popcount(pile & C.BRIGHTS),
+        brights=popcount(pile & BRIGHTS),
         animals=popcount(animals),
         ribbons=popcount(pile & t.ribbons),
         junk_units=t.units(pile, junk_cup),

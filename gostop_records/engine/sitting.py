@@ -23,11 +23,7 @@ __all__ = ["GameState", "HandResult", "Waiting"]
 
 
 class HandResult:
-    """How a hand ended and what the rules made due. Never changed once made.
-
-    A plain class with its own ``__init__``: the compiled build makes that a native call,
-    where a dataclass's generated ``__init__`` stays interpreted (one per hand of a replay).
-    """
+    """How a hand ended and what the rules made due. Never changed once made."""
 
     __slots__ = (
         "carry",

@@ -64,11 +64,9 @@ from .state import HandState, Phase, Turn
 
 __all__ = ["apply", "facts_of", "locate", "new_hand"]
 
-# Final: the compiled build (``make native``) keeps each in a C static, where any other
-# module-level name (an imported class, an enum member's class) is a dictionary lookup at
-# every use; these are read on every turn
-_MONTH_OF: Final = MONTH_OF
-_MM: Final = MONTH_MASKS
+# Final: compiled, each is a C static, where a name imported from outside the kernel (an
+# event class, an enum member) is a dictionary lookup at every use (the card tables are
+# the kernel's own: ``cards`` declares them Final); these are read on every turn
 _PLAYED: Final = CardPlayed
 _FLIPPED: Final = CardFlipped
 
@@ -104,14 +102,14 @@ def _shake(s: HandState, a: Shaken, out: Out) -> None:
         turn = _shake_answered(s, a.seat, a.month)
         cards = cards_of(a.cards)
         played = 1 << turn.played
-        if not cards & played or cards & ~_MM[a.month] or popcount(cards) < 3:
+        if not cards & played or cards & ~MONTH_MASKS[a.month] or popcount(cards) < 3:
             raise illegal(
                 "shaking",
                 f"a shake shows the card played, {CODES[turn.played]}, and the other cards of "
                 f"month {a.month:02d} in hand",
             )
         reveal_in_hand(s, a.seat, cards & ~played)
-        if s.hands[a.seat] & _MM[a.month] & ~cards:
+        if s.hands[a.seat] & MONTH_MASKS[a.month] & ~cards:
             raise illegal("shaking", f"a shake shows every card of month {a.month:02d} held")
         turn.shake_month = a.month
         s.shakes[a.seat] += 1
@@ -124,15 +122,15 @@ def _shake(s: HandState, a: Shaken, out: Out) -> None:
         raise illegal("shaking", "a shake is shown before the turn's card is played")
     cards = cards_of(a.cards)
     # a four kept in hand (hand_four_keep) may be shaken whole: Pmang's x4 path
-    whole = s.table.rules.hand_four_keep and cards == _MM[a.month]
-    if (popcount(cards) != 3 and not whole) or cards & ~_MM[a.month]:
+    whole = s.table.rules.hand_four_keep and cards == MONTH_MASKS[a.month]
+    if (popcount(cards) != 3 and not whole) or cards & ~MONTH_MASKS[a.month]:
         raise illegal("shaking", f"a shake shows three cards of month {a.month:02d}")
     if s.shaken_months[a.seat] & (1 << a.month):
         raise illegal("shaking", f"seat {a.seat} already shook month {a.month:02d}")
     if mode is Shaking.ON_PLAY:
         if turn.shake_month:
             raise illegal("shaking", "one shake per played card")
-        if s.layout & _MM[a.month]:
+        if s.layout & MONTH_MASKS[a.month]:
             raise illegal(
                 "shake_month_absent",
                 f"month {a.month:02d} is on the layout: shaking needs it absent "
@@ -152,10 +150,10 @@ def _bomb(s: HandState, a: BombPlayed, out: Out) -> None:
     cards = cards_of(a.cards)
     k = popcount(cards)
     m = a.month
-    if cards & ~_MM[m] or k not in ((2, 3) if rules.two_card_bomb else (3,)):
+    if cards & ~MONTH_MASKS[m] or k not in ((2, 3) if rules.two_card_bomb else (3,)):
         need = "two or three" if rules.two_card_bomb else "three"
         raise illegal("bombs", f"a bomb plays {need} cards of month {m:02d}")
-    on = s.layout & _MM[m]
+    on = s.layout & MONTH_MASKS[m]
     if popcount(on) != 4 - k:
         raise illegal(
             "bombs",
@@ -194,8 +192,8 @@ def _flip_only(s: HandState, a: FlipOnlyPlayed, out: Out) -> None:
 
 def _place_play(s: HandState, i: int, chosen: str | None, source: str) -> None:
     turn = turn_of(s)
-    m = _MONTH_OF[i]
-    on = s.layout & _MM[m]
+    m = MONTH_OF[i]
+    on = s.layout & MONTH_MASKS[m]
     turn.chosen = pick_capture(s, i, on, chosen, "played")
     turn.played = i
     turn.play_month = m
@@ -243,7 +241,7 @@ def _take_bonus(s: HandState, seat: int, i: int, source: str, out: Out) -> None:
             counts = rules.bonus_four is BonusFour.ALWAYS or (
                 rules.bonus_four is BonusFour.FIRST_TURN and s.turns_taken[seat] == 0
             )
-            if counts and fours_in(s.hands[seat]) & (1 << _MONTH_OF[r]):
+            if counts and fours_in(s.hands[seat]) & (1 << MONTH_OF[r]):
                 s.fours_pending |= 1 << seat  # shown to win, or kept, before the next play
         else:
             s.hand_unknown[seat] += 1
@@ -272,7 +270,7 @@ def _play(s: HandState, a: CardPlayed, out: Out, seat: int) -> None:
         if s.table.rules.bonus_play is BonusPlay.FLIP_IN_PLACE:
             s.phase = Phase.FLIP_AS_PLAY
         return
-    if turn.shake_month and _MONTH_OF[i] != turn.shake_month:
+    if turn.shake_month and MONTH_OF[i] != turn.shake_month:
         raise illegal(
             "shaking", f"the shake showed month {turn.shake_month:02d}: play one of those cards"
         )
@@ -285,7 +283,7 @@ def _shake_asked(s: HandState, seat: int, i: int) -> int:
     ``shake_asked``, a month they held three of (the card included), absent from the layout,
     not shaken yet. A hand the record does not know is not asked (its count is unknown)."""
     turn = turn_of(s)
-    m = _MONTH_OF[i]
+    m = MONTH_OF[i]
     if (
         not s.table.asks_shake_on_play
         or turn.shake_month
@@ -294,7 +292,7 @@ def _shake_asked(s: HandState, seat: int, i: int) -> int:
         or s.hand_unknown[seat]
     ):
         return 0
-    return m if popcount(s.hands[seat] & _MM[m]) >= 2 else 0
+    return m if popcount(s.hands[seat] & MONTH_MASKS[m]) >= 2 else 0
 
 
 def _shake_answered(s: HandState, seat: int, month: int) -> Turn:

@@ -1,10 +1,9 @@
 """The hash chain of a game's events: where the integrity wing finds it.
 
 The chain is defined in :mod:`gostop_records.log.chain` (canonical bytes, :class:`Chain`,
-:func:`verify`) and :mod:`gostop_records.log.links` (the one check of seq order and links),
-beside the log's readers: every reader checks the chain as it reads, and the checked read
-(``log/checked``, compiled in the native build, see ``NATIVE_MODULES``) uses the chain's
-own encoder and digest. This module names the chain's public API for the wing, so that the
+:func:`verify`, the one check of seq order and links), beside the log's readers: every
+reader checks the chain as it reads, and the checked read (``log/reading``) uses the
+chain's own encoder and digest. This module names the chain's public API for the wing, so that the
 chain, seals, signatures and checkpoints are read in one place; it defines nothing.
 """
 

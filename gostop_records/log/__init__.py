@@ -32,8 +32,8 @@ The package holds one job per module, and every public name is re-exported here:
   upcasting;
 - :mod:`.files`: finding, reading (streamed, typed, or on past bad lines), writing (whole,
   atomic, :class:`LogWriter`), tail repair and the check of a file from its raw records;
-- :mod:`.lines`: the reading loop every replay runs first (a file's records, its typed
-  envelopes), compiled in the native build;
+- :mod:`.reading`: the reading loops every replay, validation and import runs first (a
+  file's records, its typed envelopes, the checked read), part of the compiled kernel;
 - :mod:`.sink`: :class:`JsonlSink`, a log file as a recording session's sink.
 
 Nothing here knows the rules of the game: it imports only ``cards``, ``events`` and

@@ -24,9 +24,9 @@ from .chain import (
     canonical_bytes,
     stored_bytes,
 )
-from .lead import LEAD, own_lead
 
 __all__ = [
+    "LEAD",
     "UPCASTERS",
     "ReadReport",
     "decode_json_line",
@@ -34,9 +34,31 @@ __all__ = [
     "encode_msgpack",
     "envelope",
     "envelope_to_dict",
+    "lead_of",
     "now",
+    "own_lead",
     "timestamp",
 ]
+
+
+#: How a line in the form this package writes begins: its game's id comes first. The
+#: import's scan places a run's lines by those leading bytes without decoding them
+#: (``store.game_runs``); every reader refuses a line whose leading id is not the one it
+#: decodes to (:func:`lead_conflict`).
+LEAD = b'{"game_id":"'
+
+
+def lead_of(game_id: str) -> bytes:
+    """The bytes every line of the game written in the usual form begins with, up to the
+    quote that closes its id."""
+    return LEAD + game_id.encode() + b'"'
+
+
+def own_lead(line: bytes, game_id: str) -> bool:
+    """Whether a line either does not begin with a game id or begins with its own (a line
+    that fails this goes to :func:`lead_conflict`, which refuses it when the two ids
+    differ and lets pass an id written with escapes)."""
+    return not line.startswith(LEAD) or line.startswith(lead_of(game_id))
 
 
 #: ``(type, from_v) -> f(payload at from_v) -> payload at from_v + 1``. A payload type that
@@ -399,7 +421,7 @@ def _decode_json(
     got = _decode_json_line(line, file, lineno, report, exact)
     gid = got[0].game_id
     if type(line) is bytes and type(gid) is str and own_lead(line, gid):
-        return got  # the usual line, in one compiled call
+        return got  # the usual line
     lead = lead_conflict(line, gid)
     if lead is not None:
         raise LogError(

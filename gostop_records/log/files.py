@@ -21,7 +21,6 @@ from .chain import (
     _Checker,
     compute_hash,
 )
-from .checked import checked_lines, checked_records
 from .codec import (
     _FRAME_HEAD,
     _FRAME_TAG,
@@ -42,8 +41,8 @@ from .codec import (
     encode_json,
     encode_msgpack,
 )
-from .lines import json_records, typed_lines
-from .lines import open_read as _open_read
+from .reading import checked_lines, checked_records, json_records, typed_lines
+from .reading import open_read as _open_read
 
 __all__ = [
     "FOLDER_SUFFIXES",
@@ -95,7 +94,7 @@ def iter_jsonl(
     """
     if exact or report is not None:
         return _iter_checked_jsonl(path, report, exact)
-    return typed_lines(path)  # the replay's reader, compiled: no generator around it
+    return typed_lines(path)  # the replay's reader: no generator around it
 
 
 def _iter_checked_jsonl(

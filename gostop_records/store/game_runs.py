@@ -22,8 +22,8 @@ from .. import log as L
 from ..errors import Finding, GostopError, LogError, ProjectionError
 from ..events import Envelope
 from ..integrity import checkpoints as CP
-from ..log.checked import checked_runs
-from ..log.lead import lead_of
+from ..log.codec import lead_of
+from ..log.reading import checked_runs
 from ..projector import Issue, Projector
 from .bulk import Prepared
 from .codec import event_columns, event_row

@@ -41,32 +41,6 @@ _CARD: Final[dict[str, tuple[int, int | None, str]]] = {
 }
 
 
-# Final: the compiled build (``make native``) keeps each in a C static, where a name read
-# from another module is a dictionary lookup at every use; derive reads these per event
-_BombPlayed: Final = E.BombPlayed
-_BonusCardTaken: Final = E.BonusCardTaken
-_BrightsSold: Final = E.BrightsSold
-_CardFlipped: Final = E.CardFlipped
-_CardPlayed: Final = E.CardPlayed
-_CardsCaptured: Final = E.CardsCaptured
-_CardsDealt: Final = E.CardsDealt
-_CupAssigned: Final = E.CupAssigned
-_DealerDrawn: Final = E.DealerDrawn
-_FlipOnlyPlayed: Final = E.FlipOnlyPlayed
-_GameStarted: Final = E.GameStarted
-_GoCalled: Final = E.GoCalled
-_HandEnded: Final = E.HandEnded
-_HandStarted: Final = E.HandStarted
-_JunkTransferred: Final = E.JunkTransferred
-_PaymentCapped: Final = E.PaymentCapped
-_PaymentDue: Final = E.PaymentDue
-_PaymentRecorded: Final = E.PaymentRecorded
-_PpukMade: Final = E.PpukMade
-_SeatsSatOut: Final = E.SeatsSatOut
-_Shaken: Final = E.Shaken
-_StopCalled: Final = E.StopCalled
-
-
 def empty_rows() -> Rows:
     return {name: [] for name in TABLES}
 
@@ -216,7 +190,7 @@ class _HandWalk(HandRows):
         rows = self.rows
         seq = env.seq
         # the most frequent events first: this runs once per event
-        if t is _CardsCaptured:
+        if t is E.CardsCaptured:
             m = _mask(ev.cards)
             self.piles[ev.seat] |= m
             self.layout &= ~m
@@ -246,13 +220,13 @@ class _HandWalk(HandRows):
                     turn.jjok = True
                 elif ev.kind == "ttadak":
                     turn.ttadak = True
-        elif t is _CardFlipped:
+        elif t is E.CardFlipped:
             turn = self.turn if self.turn is not None else self._start(seq, ev.seat)
             turn.flipped = ev.card
             turn.flips += 1
             if _CARD[ev.card][2] != "bonus":
                 self.layout |= _bit(ev.card)
-        elif t is _CardPlayed:
+        elif t is E.CardPlayed:
             turn = self._for_play(seq, ev.seat)
             turn.action = "card"
             _, month, kind = _CARD[ev.card]
@@ -261,24 +235,24 @@ class _HandWalk(HandRows):
                 turn.chosen = ev.chosen
             if kind != "bonus":
                 self.layout |= _bit(ev.card)
-        elif t is _HandStarted:
+        elif t is E.HandStarted:
             self.dealer = ev.dealer
             self.started_at = env.at
-        elif t is _CardsDealt:
+        elif t is E.CardsDealt:
             self.layout = _mask(ev.layout)
-        elif t is _Shaken:
+        elif t is E.Shaken:
             turn = self._for_play(seq, ev.seat)
             turn.shaken = True
-        elif t is _BombPlayed:
+        elif t is E.BombPlayed:
             turn = self._for_play(seq, ev.seat)
             turn.action = "bomb"
             turn.bomb_cards = list(ev.cards)
             turn.played_month = ev.month
             self.layout |= _mask(ev.cards)
-        elif t is _FlipOnlyPlayed:
+        elif t is E.FlipOnlyPlayed:
             turn = self._for_play(seq, ev.seat)
             turn.action = "flip_only"
-        elif t is _BonusCardTaken:
+        elif t is E.BonusCardTaken:
             b = _bit(ev.card)
             self.piles[ev.seat] |= b
             self.layout &= ~b
@@ -301,11 +275,11 @@ class _HandWalk(HandRows):
             if self.turn is not None:
                 self.turn.bonus += 1
                 self.turn.captured += 1
-        elif t is _PpukMade:
+        elif t is E.PpukMade:
             self.layout |= _mask(ev.cards)
             if self.turn is not None:
                 self.turn.ppuk = True
-        elif t is _JunkTransferred:
+        elif t is E.JunkTransferred:
             b = _bit(ev.card)
             self.piles[ev.from_seat] &= ~b
             self.piles[ev.to_seat] |= b
@@ -330,30 +304,30 @@ class _HandWalk(HandRows):
                     turn.junk_taken += 1
                 if ev.reason == "sseul":
                     turn.sseul = True
-        elif t is _CupAssigned:
+        elif t is E.CupAssigned:
             self.cup_role = ev.role
             score = self._score_after(self._turn_number())
             self._decision(seq, ev.seat, "cup", None, score, None, ev.role)
-        elif t is _GoCalled:
+        elif t is E.GoCalled:
             self.gos += 1
             self.go_counts[ev.seat] = ev.count
             self._decision(seq, ev.seat, "go", ev.count, ev.score, False, None)
-        elif t is _StopCalled:
+        elif t is E.StopCalled:
             self.stop_score = ev.score
             self._decision(seq, ev.seat, "stop", self.go_counts[ev.seat], ev.score, ev.auto, None)
-        elif t is _HandEnded:
+        elif t is E.HandEnded:
             self._close()
             self.ended = ev
-        elif t is _PaymentRecorded:
+        elif t is E.PaymentRecorded:
             key = (ev.payer, ev.payee)
             self.recorded[key] = self.recorded.get(key, 0) + ev.chips
-        elif t is _SeatsSatOut:
+        elif t is E.SeatsSatOut:
             self.sat_out, self.sat_out_seq = ev, seq
-        elif t is _BrightsSold:
+        elif t is E.BrightsSold:
             self.sold[ev.seat] = list(ev.cards)
-        elif t is _PaymentDue and ev.reason == "gwang_pali":
+        elif t is E.PaymentDue and ev.reason == "gwang_pali":
             self.sale_points[ev.payee] = ev.points
-        elif t is _PaymentCapped:
+        elif t is E.PaymentCapped:
             rows["capped_payments"].append(
                 (
                     g.game_id,
@@ -467,7 +441,7 @@ def derive(
         return out
     void = set(retracted)
     first, last = envelopes[0], envelopes[-1]
-    started = first.event if type(first.event) is _GameStarted else None
+    started = first.event if type(first.event) is E.GameStarted else None
     # the names as the envelopes show them (opened by the store's keys, or forgotten),
     # whoever fed the projector: a sealed name is never a row's name
     players = started.players if started is not None else game.players
@@ -489,17 +463,17 @@ def derive(
             continue
         ev: Any = env.event
         t = type(ev)
-        if t is _DealerDrawn:
+        if t is E.DealerDrawn:
             draws.update((d.seat, d.card) for d in ev.draws)
-        elif t is _SeatsSatOut:
+        elif t is E.SeatsSatOut:
             for seat in ev.seats:
                 sat_out[seat] += 1
         hand = env.hand
         if hand is None:
             continue
-        if t is _HandStarted:
+        if t is E.HandStarted:
             hands_seen.add(ev.hand)
-        elif t is _HandEnded:
+        elif t is E.HandEnded:
             hands_ended += 1
         if hands is None or hand in hands:
             by_hand.setdefault(hand, []).append(env)

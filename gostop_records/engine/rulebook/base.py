@@ -126,32 +126,6 @@ def bak(r: Ruleset, name: str, threshold: str, values: Iterable[int]) -> Iterato
         )
 
 
-#: The docstrings :func:`_doc_of` read from source, by class.
-_DOCS: dict[type, str] = {}
-
-
-def _doc_of(cls: type) -> str:
-    """A rule class's docstring. The compiled build (``make native``) keeps none on its
-    classes, so it is then read from the class's source, which stays beside the extension."""
-    doc = cls.__doc__
-    if doc:
-        return doc
-    if cls not in _DOCS:
-        import ast
-        import sys
-        from pathlib import Path
-
-        module = sys.modules[cls.__module__]
-        source = Path(module.__file__ or "").with_name(cls.__module__.rsplit(".", 1)[-1] + ".py")
-        found = ""
-        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
-                found = ast.get_docstring(node) or ""
-                break
-        _DOCS[cls] = found
-    return _DOCS[cls]
-
-
 class Rule:
     """A rule a dispute can be about. Subclasses set the class attributes and override what
     they need; the registry holds one instance of each."""
@@ -172,7 +146,7 @@ class Rule:
     @property
     def text(self) -> str:
         """What the rule does, in one sentence (the class docstring's first paragraph)."""
-        doc = _doc_of(type(self))
+        doc = type(self).__doc__ or ""
         return " ".join(doc.strip().split("\n\n")[0].split()).replace("``", "")
 
     def words(self, setting: str, value: Any, rules: Ruleset, cup_holder: int | None) -> str | None:

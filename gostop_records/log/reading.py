@@ -1,18 +1,20 @@
-"""The checked read of a JSON Lines log (:func:`checked_records`, behind
-:func:`gostop_records.log.read_checked` and :func:`gostop_records.log.iter_records`) and the
-runs of one game's envelopes an import takes from it.
+"""Reading a JSON Lines log, once per event before anything else: the records of a file
+(:func:`json_records`), the typed read a replay takes (:func:`typed_lines`) and the checked
+read (:func:`checked_records`, behind :func:`gostop_records.log.read_checked` and
+:func:`gostop_records.log.iter_records`), which decodes a line, keeps its stored form and
+checks its own hash, with the runs of one game's envelopes an import takes from it
+(:func:`checked_runs`).
 
-A bulk import and ``gostop validate`` run it once per event before anything else (the one
-read that decodes a line, keeps its stored form and checks its own hash), so it is
-compiled in the native build (``make native``; see ``NATIVE_MODULES``): as Python, the calls
-and generators around the decode, the sorted encode and the hash of each line cost about a
-third as much as those three.
+Part of the compiled kernel (``make native``, docs/performance.md): the usual line, in the
+form this package writes, is read in one pass; any other takes the general path of
+``codec._decode_json``, with the same result.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
-from typing import Final
+from typing import IO, Final
 
 import msgspec
 
@@ -21,36 +23,101 @@ from ..events import Envelope
 from .chain import (
     _HASH_KEY,
     _RECORDED_KEY,
-    _SHA256_EMPTY,
     _around_chain,
     _sorted_enc,
     compute_hash,
+    digest_after,
 )
-from .codec import _VERSION_OF, ReadReport, _decode_json, _json_env_dec
-from .lead import LeadCheck
-from .lines import json_records
+from .codec import (
+    _UNREADABLE,
+    _VERSION_OF,
+    LEAD,
+    ReadReport,
+    _decode_json,
+    _json_env_dec,
+    lead_of,
+)
 
-__all__ = ["checked_line", "checked_lines", "checked_records", "checked_runs"]
+__all__ = [
+    "checked_line",
+    "checked_lines",
+    "checked_records",
+    "checked_runs",
+    "json_records",
+    "open_read",
+    "typed_lines",
+]
 
-# Final: the compiled build keeps each in a C static (an imported name is a dictionary
-# lookup at every use)
+# Final: compiled, each is a C static (any other module-level name is a dictionary lookup
+# at every use)
 _DECODE: Final = _json_env_dec.decode
 _SORTED: Final = _sorted_enc.encode
 _VERSIONS: Final = _VERSION_OF
 _HASH_AT: Final = _HASH_KEY
 _RECORDED_AT: Final = _RECORDED_KEY
-_EMPTY: Final = _SHA256_EMPTY
+_LEAD: Final = LEAD
 
 
-def _digest(prev: str, head: bytes, tail: bytes) -> str:
-    """:func:`.chain.digest_after` of the canonical bytes in their two parts (see
-    chain._around_chain), written out here: in the compiled build a call within this module
-    is a C call, one into the interpreted chain module is not."""
-    h = _EMPTY.copy()
-    h.update(prev.encode())
-    h.update(head)
-    h.update(tail)
-    return h.hexdigest()
+class LeadCheck:
+    """:func:`.codec.own_lead` over consecutive lines, keeping the last game's leading bytes: a
+    line of the same game as the one before costs one ``startswith``."""
+
+    def __init__(self) -> None:
+        self.game_id = ""
+        self.lead = lead_of("")
+
+    def own(self, line: bytes, game_id: str) -> bool:
+        if game_id != self.game_id:
+            self.game_id = game_id
+            self.lead = lead_of(game_id)
+        return line.startswith(self.lead) or not line.startswith(_LEAD)
+
+
+def json_records(lines: Iterable[bytes], at_start: bool = True) -> Iterator[tuple[int, bytes]]:
+    """(line number, line) of each record: a byte-order mark at the start of the file, blank
+    lines and Windows line ends are taken care of here, once for every reader."""
+    for lineno, line in enumerate(lines, 1):
+        if lineno == 1 and at_start and line.startswith(b"\xef\xbb\xbf"):
+            line = line[3:]
+        if not line or line.isspace():
+            continue
+        if line.endswith(b"\r\n"):
+            line = line[:-2] + b"\n"
+        yield lineno, line
+
+
+def open_read(path: str | os.PathLike[str]) -> IO[bytes]:
+    """A log opened for reading; a file that cannot be read is a :class:`LogError`."""
+    try:
+        return open(path, "rb")
+    except OSError as exc:
+        raise LogError(f"cannot read: {exc.strerror}", file=os.fspath(path)) from None
+
+
+def typed_lines(path: str | os.PathLike[str]) -> Iterator[Envelope]:
+    """The envelopes of a log read without keeping stored forms, in one tight loop.
+
+    A line in the current typed form decodes here in one call; any other line (a byte-order
+    mark, a blank line, an older version, an unknown type, an error) takes the general path
+    of :func:`json_records` and ``codec._decode_json``, with the same result. The file is
+    opened here, so that no other generator stands between this loop and its reader.
+    """
+    name = os.fspath(path)
+    leads = LeadCheck()
+    with open_read(path) as f:
+        lineno = 0
+        for line in f:
+            lineno += 1
+            try:
+                env = _DECODE(line)
+            except _UNREADABLE:  # the general path below names the fault
+                pass
+            else:
+                if env.v == _VERSIONS[type(env.event)] and leads.own(line, env.game_id):
+                    yield env
+                    continue
+            for at, clean in json_records((line,), at_start=lineno == 1):
+                yield _decode_json(clean, name, lineno + at - 1, None, False)[0]
 
 
 def _usual(line: bytes) -> tuple[Envelope, bool] | None:
@@ -70,7 +137,7 @@ def _usual(line: bytes) -> tuple[Envelope, bool] | None:
     # compute_hash from the encoding the exact check made: the canonical bytes are the two
     # parts around prev and hash (see chain._around_chain)
     head = full[: full.rfind(_HASH_AT)]
-    return env, _digest(env.prev, head, full[full.rfind(_RECORDED_AT) :]) == env.hash
+    return env, digest_after(env.prev, head, full[full.rfind(_RECORDED_AT) :]) == env.hash
 
 
 def checked_line(
@@ -81,7 +148,7 @@ def checked_line(
     if full is None:
         return env, bool(env.hash) and compute_hash(env.prev, env) == env.hash
     head, tail = _around_chain(full)
-    return env, _digest(env.prev, head, tail) == env.hash
+    return env, digest_after(env.prev, head, tail) == env.hash
 
 
 def _general(
