@@ -1,6 +1,7 @@
 """What a sitting of hands holds between inputs: its seats, the hand in progress, the
 results of the hands played (:class:`HandResult`), who deals next, the nagari carry, the
-chips and the ledger (:class:`GameState`), and what the table waits for (:class:`Waiting`).
+chips and the ledger (:class:`GameState`), what the table waits for (:class:`Waiting`), and
+the night's settlement once the night is closed (:class:`Night`, derived by :mod:`.night`).
 :mod:`.game` applies the inputs to it.
 """
 

@@ -74,6 +74,7 @@ class PlayPrompt(GameView):
     """The play prompt of :class:`~.session.PlaySession`: its options, an answer read."""
 
     def next_step(self) -> Step:
+        """What the game waits for now: the session's to say, the prompt only reads it."""
         raise NotImplementedError
 
     def _human_hand(self, kind: str) -> HandState:
