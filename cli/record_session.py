@@ -35,7 +35,6 @@ import msgspec
 from gostop_records import events as E
 from gostop_records import notation, words
 from gostop_records.cards import CODE_FORMS
-from gostop_records.engine import night as NIGHT
 from gostop_records.engine.state import Phase
 from gostop_records.errors import GostopError, NoSpaceError
 from gostop_records.recorder import (
@@ -370,7 +369,7 @@ class Session:
             )
         elif w.kind == "settle":
             g = self.rec.game
-            open_ = words.transfer_words(players, NIGHT.open_transfers(g))
+            open_ = words.transfer_words(players, g.open_transfers())
             self.out(
                 f"       the night is closed; to pay: {open_}; `settle pay` records them as "
                 "proposed, `settle pay PAYER->PAYEE CHIPS NOTE` what was paid"

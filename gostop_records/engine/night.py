@@ -5,7 +5,9 @@ A game (a sitting) is closed with ``game_closed``. The rules then derive the set
 after caps), what the table recorded as paid during the night (``payment_recorded``), what is
 still owed (total minus paid), and the transfers that square what is owed. The table records
 what it actually paid with ``settlement_paid``. This module is the one place of those rules;
-it is pure (a :class:`~gostop_records.engine.game.GameState` in, numbers out).
+it is pure (a :class:`~gostop_records.engine.sitting.GameState` in, numbers out). The state
+holds the settlement (:class:`~gostop_records.engine.sitting.Night`) and tells which of its
+transfers are still open (``GameState.open_transfers``), as it tells the dues still open.
 
 The transfers: the fewest that square what is owed. The seats owed or owing are split into
 the most groups that each square among themselves (a seat owed 10 and one owing 10 are a
@@ -26,24 +28,19 @@ Checks (named rules, raised as :class:`~gostop_records.errors.IllegalAction`):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import combinations
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from ..errors import IllegalAction
-
-if TYPE_CHECKING:
-    from .game import GameState
+from .sitting import GameState, Night, Transfer
 
 __all__ = [
     "GAME_CLOSED",
     "SETTLEMENT_NOTE",
     "SETTLEMENT_ORDER",
-    "Night",
     "check_close",
     "check_paid",
     "night_of",
-    "open_transfers",
     "transfers",
 ]
 
@@ -53,20 +50,6 @@ GAME_CLOSED: Final = "game_closed"
 SETTLEMENT_NOTE: Final = "settlement_note"
 #: The rule that the night is closed between hands, and paid after it is closed.
 SETTLEMENT_ORDER: Final = "settlement_order"
-
-Transfer = tuple[int, int, int]  # payer, payee, chips
-
-
-@dataclass(frozen=True, slots=True)
-class Night:
-    """A night's settlement: per seat ``totals`` (net chips over all hands, after caps),
-    ``paid`` (net chips recorded as paid during the night), ``owed`` (totals minus paid) and
-    the ``transfers`` that square ``owed``."""
-
-    totals: tuple[int, ...]
-    paid: tuple[int, ...]
-    owed: tuple[int, ...]
-    transfers: tuple[Transfer, ...]
 
 
 def transfers(owed: list[int] | tuple[int, ...]) -> list[Transfer]:
@@ -138,20 +121,6 @@ def check_close(g: GameState) -> None:
         raise IllegalAction(SETTLEMENT_ORDER, "no hand has ended: there is nothing to settle")
 
 
-def open_transfers(g: GameState) -> list[Transfer]:
-    """The proposed transfers no ``settlement_paid`` answers yet (a paid transfer answers the
-    first open one of the same payer and payee, whatever its amount)."""
-    if g.night is None:
-        return []
-    open_ = list(g.night.transfers)
-    for payer, payee, _chips, _note in g.settled:
-        for k, t in enumerate(open_):
-            if t[0] == payer and t[1] == payee:
-                del open_[k]
-                break
-    return open_
-
-
 def check_paid(g: GameState, payer: int, payee: int, chips: int, note: str | None) -> None:
     """Refuse a ``settlement_paid`` the rules do not allow: before the close, between
     seats that do not exist, or differing from the proposal without a note."""
@@ -164,7 +133,7 @@ def check_paid(g: GameState, payer: int, payee: int, chips: int, note: str | Non
         )
     if (note or "").strip():
         return
-    for p, q, c in open_transfers(g):
+    for p, q, c in g.open_transfers():
         if p == payer and q == payee:
             if c == chips:
                 return

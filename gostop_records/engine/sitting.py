@@ -1,6 +1,7 @@
 """What a sitting of hands holds between inputs: its seats, the hand in progress, the
 results of the hands played (:class:`HandResult`), who deals next, the nagari carry, the
-chips and the ledger (:class:`GameState`), and what the table waits for (:class:`Waiting`).
+chips and the ledger (:class:`GameState`), what the table waits for (:class:`Waiting`), and
+the night's settlement once the night is closed (:class:`Night`, derived by :mod:`.night`).
 :mod:`.game` applies the inputs to it.
 """
 
@@ -12,14 +13,13 @@ from ..events import (
     Player,
 )
 from ..rules import ChipLimit, FirstDealer, Ruleset
-from . import night as NIGHT
 from .deal import first_play_pending
 from .settlement import Proof, settle
 from .state import HandState, Phase
 from .table import Table
 from .turn import facts_of
 
-__all__ = ["GameState", "HandResult", "Waiting"]
+__all__ = ["GameState", "HandResult", "Night", "Transfer", "Waiting"]
 
 
 class HandResult:
@@ -91,6 +91,21 @@ class Waiting:
     options: tuple[str, ...] = ()
 
 
+Transfer = tuple[int, int, int]  # payer, payee, chips
+
+
+@dataclass(frozen=True, slots=True)
+class Night:
+    """A night's settlement (:mod:`.night` derives it): per seat ``totals`` (net chips over
+    all hands, after caps), ``paid`` (net chips recorded as paid during the night), ``owed``
+    (totals minus paid) and the ``transfers`` that square ``owed``."""
+
+    totals: tuple[int, ...]
+    paid: tuple[int, ...]
+    owed: tuple[int, ...]
+    transfers: tuple[Transfer, ...]
+
+
 class GameState:
     """A game in progress. Treated as immutable: :func:`apply_game` returns a copy.
 
@@ -151,7 +166,7 @@ class GameState:
         draw_tied: tuple[int, ...] = (),  # seats that tied in the draw for the first deal
         broke: tuple[int, ...] = (),  # seats left with no chips: the sitting ended
         draw_ties: int = 0,  # tied draws for the first deal so far (draw_ties_by_lot)
-        night: NIGHT.Night | None = None,  # the settlement, once the night is closed
+        night: Night | None = None,  # the settlement, once the night is closed
         settled: tuple[tuple[int, int, int, str | None], ...] = (),  # settlement_paid
     ) -> None:
         self.game_id = game_id
@@ -276,7 +291,7 @@ class GameState:
                 return Waiting("cup", h.decider, h.hand_no, ("animal", "junk"))
             return Waiting("decide", h.decider, h.hand_no, ("go", "stop"))
         if self.night is not None:
-            if NIGHT.open_transfers(self):
+            if self.open_transfers():
                 return Waiting("settle", None, self.hand_no)
             return Waiting("closed", None, self.hand_no)
         if self.pending_dues():
@@ -320,6 +335,21 @@ class GameState:
                     del open_[k]
                     break
         return [(self.hand_no, *d) for d in open_]
+
+    def open_transfers(self) -> list[Transfer]:
+        """The settlement's proposed transfers no ``settlement_paid`` answers yet (a paid
+        transfer answers the first open one of the same payer and payee, whatever its
+        amount)."""
+        night = self.night
+        if night is None:
+            return []
+        open_ = list(night.transfers)
+        for payer, payee, _chips, _note in self.settled:
+            for k, t in enumerate(open_):
+                if t[0] == payer and t[1] == payee:
+                    del open_[k]
+                    break
+        return open_
 
     def recorded_ledger(self) -> list[int]:
         """Net chips per seat from what the table recorded as paid."""

@@ -14,7 +14,6 @@ from .. import cards as C
 from .. import events as E
 from ..engine.actions import legal_actions
 from ..engine.game import GameState
-from ..engine.night import open_transfers
 from ..engine.state import HandState, Phase
 from ..errors import IllegalAction
 from .facts import actor, bomb_cards, hand_started, needs_hand_start, shake_cards
@@ -288,7 +287,7 @@ def _settle(game: GameState, rest: str) -> list[Any]:
             "[NOTE], e.g. settle pay Ben->Ann 340 (or `settle pay` for the open transfers)"
         )
     if not more.strip():
-        open_ = open_transfers(game)
+        open_ = game.open_transfers()
         if not open_:
             raise IllegalAction(
                 "settlement_order",

@@ -25,7 +25,7 @@ No terminal I/O here: the ``gostop play`` command is the user interface.
 from __future__ import annotations
 
 from .prompt import Option
-from .session import PlaySession, Step
+from .session import PlaySession
 from .setup import (
     DEFAULT_BOT,
     HUMAN,
@@ -35,6 +35,7 @@ from .setup import (
     resolve_setup,
     seat_names,
 )
+from .step import Step
 
 __all__ = [
     "DEFAULT_BOT",

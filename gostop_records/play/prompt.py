@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import cards as C
 from .. import events as E
@@ -15,11 +15,10 @@ from ..engine.capture import bomb_steal, stack_steal
 from ..engine.state import HandState
 from ..errors import GostopError
 from ..recorder import card_code
+from ..recorder.session import GameView
 from ..rules import BonusPlay, LastTurnRule, Shaking, StealCount
 from .setup import HUMAN, PlayInputError
-
-if TYPE_CHECKING:
-    from .session import PlaySession
+from .step import Step
 
 _MM = C.MONTH_MASKS
 _NONE: frozenset[LastTurnRule] = frozenset()
@@ -71,10 +70,14 @@ def _code(token: str) -> str:
         ) from None
 
 
-class PlayPrompt:
+class PlayPrompt(GameView):
     """The play prompt of :class:`~.session.PlaySession`: its options, an answer read."""
 
-    def _human_hand(self: PlaySession, kind: str) -> HandState:
+    def next_step(self) -> Step:
+        """What the game waits for now: the session's to say, the prompt only reads it."""
+        raise NotImplementedError
+
+    def _human_hand(self, kind: str) -> HandState:
         step = self.next_step()
         if not step.human or step.kind != kind:
             who = "you" if step.human else "the computer"
@@ -83,7 +86,7 @@ class PlayPrompt:
         assert h is not None
         return h
 
-    def options(self: PlaySession) -> list[Option]:
+    def options(self) -> list[Option]:
         """What the human may do at the play prompt, numbered from 1: hand cards in deck
         order, then bombs, shakes and a flip-only turn."""
         h = self._human_hand("play")
@@ -103,20 +106,18 @@ class PlayPrompt:
             out.append(self._extra_option(h, len(out) + 1, a))
         return out
 
-    def _opponents_text(self: PlaySession) -> str:
+    def _opponents_text(self) -> str:
         n = self.game.table.players
         return f"from {self.players[1].name}" if n == 2 else "from each opponent"
 
-    def _steal_text(self: PlaySession, amount: int) -> str:
+    def _steal_text(self, amount: int) -> str:
         if not amount:
             return ""
         units = self.rules.steal_count is StealCount.UNITS
         what = "junk" if amount == 1 else ("junk units" if units else "junk cards")
         return f": +{amount} {what} {self._opponents_text()}"
 
-    def _card_option(
-        self: PlaySession, h: HandState, number: int, code: str, plays: list[Any]
-    ) -> Option:
+    def _card_option(self, h: HandState, number: int, code: str, plays: list[Any]) -> Option:
         i = C.CODE_TO_INDEX[code]
         rules = self.rules
         if i >= 48:
@@ -162,7 +163,7 @@ class PlayPrompt:
             text += self._steal_text(amount)
         return Option(number, "card", code, code, m, (code,), takes, choose, text, tuple(plays))
 
-    def _extra_option(self: PlaySession, h: HandState, number: int, a: Any) -> Option:
+    def _extra_option(self, h: HandState, number: int, a: Any) -> Option:
         rules = self.rules
         t = type(a)
         if t is E.FlipOnlyPlayed:
@@ -188,7 +189,7 @@ class PlayPrompt:
             text += f"; month {m:02d} can no longer bomb (G19)"
         return Option(number, "shake", f"shake {m:02d}", None, m, cards, (), False, text, (a,))
 
-    def parse_play(self: PlaySession, answer: str) -> tuple[Option, str | None]:
+    def parse_play(self, answer: str) -> tuple[Option, str | None]:
         """The option an answer at the play prompt names, and the layout card it takes.
 
         Accepted: the option's number in the list, or a line of the table notation
@@ -242,9 +243,7 @@ class PlayPrompt:
             )
         return self._with_take(self._card_named(opts, cards[0]), cards[1:])
 
-    def _with_take(
-        self: PlaySession, opt: Option, rest: Sequence[str]
-    ) -> tuple[Option, str | None]:
+    def _with_take(self, opt: Option, rest: Sequence[str]) -> tuple[Option, str | None]:
         chosen = None
         if rest:
             if opt.kind != "card":
@@ -253,9 +252,7 @@ class PlayPrompt:
             opt.action(chosen)  # refuses a card it cannot take
         return opt, chosen
 
-    def _parse_month_option(
-        self: PlaySession, opts: list[Option], kind: str, rest: list[str]
-    ) -> Option:
+    def _parse_month_option(self, opts: list[Option], kind: str, rest: list[str]) -> Option:
         rules = self.rules
         if kind == "bomb" and not rules.bombs:
             raise PlayInputError(f"the {rules.name} rules have no bombs")
@@ -291,7 +288,7 @@ class PlayPrompt:
             why = "a shake comes before the turn's card, once per turn"
         raise PlayInputError(f"you cannot {kind} month {m:02d}: {why}")
 
-    def _card_named(self: PlaySession, opts: list[Option], token: str) -> Option:
+    def _card_named(self, opts: list[Option], token: str) -> Option:
         code = _code(token)
         for o in opts:
             if o.card == code:

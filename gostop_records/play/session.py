@@ -4,7 +4,6 @@ dealer, the bots' moves and the human's, each recorded through a recording sessi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from .. import cards as C
 from .. import events as E
@@ -34,32 +33,9 @@ from .setup import (
     seat_names,
     seated,
 )
+from .step import Step
 
 CODES = C.CODES
-
-#: Steps the session takes by itself, without an answer from anybody.
-AUTOMATIC = frozenset({"deal", "fours", "pay"})
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """What the game waits for next.
-
-    ``kind``: ``deal`` (the next deal: the first one, or again after a void deal), ``fours``
-    (four of a month held at the deal must be shown), ``play``, ``flip``, ``cup`` (the
-    September cup's role), ``decide`` (Go or Stop), ``pay`` (record the payments of a
-    finished hand), ``hand_over`` (a hand is over and paid; another may follow), ``over``
-    (a single-hand game has ended). ``human`` says whether the human answers it.
-    """
-
-    kind: str
-    seat: int | None
-    hand: int
-    human: bool = False
-
-    @property
-    def automatic(self) -> bool:
-        return self.kind in AUTOMATIC
 
 
 class PlaySession(Closing, PlayPrompt, GameView):

@@ -247,7 +247,7 @@ def _settlement(game: GameState) -> dict[str, Any] | None:
     if game.night is None and not game.can_close():
         return None
     night = game.night if game.night is not None else NIGHT.night_of(game)
-    open_ = NIGHT.open_transfers(game) if game.night is not None else list(night.transfers)
+    open_ = game.open_transfers() if game.night is not None else list(night.transfers)
 
     def tr(t: tuple[int, int, int]) -> dict[str, Any]:
         return {"payer": t[0], "payee": t[1], "chips": t[2], "line": f"{t[0]}->{t[1]} {t[2]}"}
