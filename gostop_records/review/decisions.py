@@ -91,7 +91,8 @@ class Decision:
     exact: tuple[int, ...] | None = None
 
 
-#: The options the script notation does not write for themselves (it writes a seat first).
+#: Options worded here, not in the script notation: its lines for these name a seat, and
+#: :class:`Keep` is no input at all.
 _LABELS: dict[type, Callable[[Any], str]] = {
     Keep: lambda o: "keep the brights",
     E.BrightsSold: lambda o: "sell " + " ".join(o.cards),
