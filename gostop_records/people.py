@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from . import events as E
 from .errors import GostopError
@@ -187,25 +188,29 @@ class People:
         for pid in named_in(event):
             if self.forgotten(pid):
                 raise PeopleError(f"{E.event_type(event)}: {pid} is forgotten")
-        if isinstance(event, E.PersonForgotten):
-            self._check_one(event, [person_id_error(event.person)], "forget")
-        elif isinstance(event, E.PersonRenamed):
-            named = None if is_sealed(event.name) else name_error(event.name)
-            self._check_one(event, [person_id_error(event.person), named], "rename")
-        elif isinstance(event, E.PersonsMerged):
-            for pid in (event.person, event.into):
-                why = person_id_error(pid)
-                if why:
-                    raise PeopleError(f"persons_merged: {why}")
-            if event.person == event.into:
-                raise PeopleError(f"persons_merged: {event.person} cannot be merged into itself")
-            for pid in (event.person, event.into):
-                into = self._merged(pid)
-                if into is not None:
-                    raise PeopleError(
-                        f"persons_merged: {pid} was merged into {into} already"
-                        + (f": merge into {into}" if pid == event.into else "")
-                    )
+        _CHECKS[type(event)](self, event)
+
+    def _check_forget(self, event: E.PersonForgotten) -> None:
+        self._check_one(event, [person_id_error(event.person)], "forget")
+
+    def _check_rename(self, event: E.PersonRenamed) -> None:
+        named = None if is_sealed(event.name) else name_error(event.name)
+        self._check_one(event, [person_id_error(event.person), named], "rename")
+
+    def _check_merge(self, event: E.PersonsMerged) -> None:
+        for pid in (event.person, event.into):
+            why = person_id_error(pid)
+            if why:
+                raise PeopleError(f"persons_merged: {why}")
+        if event.person == event.into:
+            raise PeopleError(f"persons_merged: {event.person} cannot be merged into itself")
+        for pid in (event.person, event.into):
+            into = self._merged(pid)
+            if into is not None:
+                raise PeopleError(
+                    f"persons_merged: {pid} was merged into {into} already"
+                    + (f": merge into {into}" if pid == event.into else "")
+                )
 
     def _check_one(
         self,
@@ -236,15 +241,19 @@ class People:
         """Fold one envelope of the people record (checked first)."""
         ev = env.event
         self.check(ev)
-        if isinstance(ev, E.PersonRenamed):
-            p = self.person(ev.person)
-            p.name, p.named_at = ev.name.strip(), env.at
-        elif isinstance(ev, E.PersonsMerged):
-            self.person(ev.into)
-            self.person(ev.person).merged_into = ev.into
-        elif isinstance(ev, E.PersonForgotten):
-            self.person(ev.person).forgotten = True
+        _APPLY[type(ev)](self, ev, env.at)
         self.count += 1
+
+    def _renamed(self, ev: E.PersonRenamed, at: str) -> None:
+        p = self.person(ev.person)
+        p.name, p.named_at = ev.name.strip(), at
+
+    def _merged_into(self, ev: E.PersonsMerged, at: str) -> None:
+        self.person(ev.into)
+        self.person(ev.person).merged_into = ev.into
+
+    def _forgotten(self, ev: E.PersonForgotten, at: str) -> None:
+        self.person(ev.person).forgotten = True
 
     def ids_of(self, pid: str) -> list[str]:
         """The person and every id whose games count for them, sorted."""
@@ -257,6 +266,20 @@ class People:
             (p.id, p.name, p.named_at, p.merged_into, self.canonical(p.id), self.forgotten(p.id))
             for p in sorted(self.persons.values(), key=lambda p: p.id)
         ]
+
+
+#: One table per concern, over the people record's event classes (every
+#: :class:`~gostop_records.events.PeopleEvent`): what refuses one, and how one is folded.
+_CHECKS: dict[type, Callable[[People, Any], None]] = {
+    E.PersonRenamed: People._check_rename,
+    E.PersonsMerged: People._check_merge,
+    E.PersonForgotten: People._check_forget,
+}
+_APPLY: dict[type, Callable[[People, Any, str], None]] = {
+    E.PersonRenamed: People._renamed,
+    E.PersonsMerged: People._merged_into,
+    E.PersonForgotten: People._forgotten,
+}
 
 
 def named_in(event: object) -> tuple[str, ...]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pkgutil
 
 import gostop_records.integrity as integrity
+from gostop_records import events as E
 from gostop_records.integrity import chain as wing_chain
+from gostop_records.integrity import checkpoints
 from gostop_records.log import chain as log_chain
 
 WORDS = ("chain", "head", "seal", "signature", "checkpoint", "countersignature")
@@ -23,3 +25,8 @@ def test_the_wing_chain_is_the_log_chain_not_a_copy() -> None:
     assert wing_chain.__all__
     for name in wing_chain.__all__:
         assert getattr(wing_chain, name) is getattr(log_chain, name), name
+
+
+def test_every_signing_event_class_has_its_check() -> None:
+    metadata = {c for c in E.EVENT_CLASSES if issubclass(c, E.Metadata)}
+    assert set(checkpoints._CHECKS) == metadata

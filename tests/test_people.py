@@ -18,6 +18,7 @@ from test_web_play_routes import play_out
 
 from gostop_records import events as E
 from gostop_records import log as L
+from gostop_records import people as people_record
 from gostop_records.people import People, PeopleError, derived_person_id
 from gostop_records.projector import project
 from gostop_records.rules import PRESETS
@@ -247,3 +248,9 @@ def test_each_browser_on_play_is_its_own_person(tmp_path: Path) -> None:
         )
         assert r.status_code == 201
         assert r.cookies.get(PERSON_COOKIE) not in (None, "computer")
+
+
+def test_every_people_event_class_is_checked_and_folded() -> None:
+    kinds = {c for c in E.EVENT_CLASSES if issubclass(c, E.PeopleEvent)}
+    assert set(people_record._CHECKS) == kinds
+    assert set(people_record._APPLY) == kinds

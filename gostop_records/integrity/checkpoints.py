@@ -26,7 +26,7 @@ down at the table (:mod:`.seals`) or a signature seen elsewhere is what shows th
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -203,7 +203,6 @@ def _ended_hands(envs: Sequence[E.Envelope]) -> dict[int, int]:
 
 
 #: The events :func:`check` reads (with the hands and heads they name).
-# Long: one pass in seq order; keys, checkpoints and countersignatures depend on each other.
 def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
     """Check every key, checkpoint and countersignature of one game's events (in seq order).
 
@@ -215,25 +214,39 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
     signing = [env for env in envs if isinstance(env.event, E.Metadata)]
     if not signing:
         return report
-    gid = envs[0].game_id
-    by_seq = {env.seq: env for env in envs}
-    first = envs[0].event
-    players = list(first.players) if type(first) is E.GameStarted else []
+    checker = _Checker(envs, report)
+    # one pass in seq order: keys, checkpoints and countersignatures depend on each other
+    for env in signing:
+        _CHECKS[type(env.event)](checker, env)
+    if report.keys:
+        report.problems.extend(_Unsealed(envs, report.keys[0][0], checker.checkpoints).findings())
+    return report
 
-    def seat_name(seat: int) -> str:
+
+class _Checker:
+    """What :func:`check` has read so far of one game's signing events, and the check of each."""
+
+    def __init__(self, envs: list[E.Envelope], report: SignatureReport) -> None:
+        self.gid = envs[0].game_id
+        self.by_seq = {env.seq: env for env in envs}
+        first = envs[0].event
+        self.players = list(first.players) if type(first) is E.GameStarted else []
+        self.report = report
+        self.problems = report.problems
+        self.keys: dict[str, tuple[PublicKey, str]] = {}  # fingerprint -> key, holder
+        self.seat_keys: dict[int, tuple[str, int]] = {}  # seat -> fingerprint, seq first used
+        self.checkpoints: list[tuple[int, int, bool]] = []  # seq, head seq, valid
+
+    def seat_name(self, seat: int) -> str:
+        players = self.players
         if seat < len(players) and players[seat].name and not is_sealed(players[seat].name):
             return f"seat {seat} ({players[seat].name})"
         return f"seat {seat}"
 
-    keys: dict[str, tuple[PublicKey, str]] = {}  # fingerprint -> key, holder
-    seat_keys: dict[int, tuple[str, int]] = {}  # seat -> fingerprint, seq first used
-    checkpoints: list[tuple[int, int, bool]] = []  # seq, head seq, valid
-    problems = report.problems
-
-    def head_ok(seq: int, head_seq: int, head: str, what: str) -> bool:
-        target = by_seq.get(head_seq)
+    def head_ok(self, seq: int, head_seq: int, head: str, what: str) -> bool:
+        target = self.by_seq.get(head_seq)
         if head_seq >= seq:
-            problems.append(
+            self.problems.append(
                 Finding(
                     seq=seq,
                     rule=f"{what}_head",
@@ -242,7 +255,7 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
             )
             return False
         if target is None:
-            problems.append(
+            self.problems.append(
                 Finding(
                     seq=seq,
                     rule=f"{what}_head",
@@ -251,7 +264,7 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
             )
             return False
         if target.hash != head:
-            problems.append(
+            self.problems.append(
                 Finding(
                     seq=seq,
                     rule=f"{what}_head",
@@ -263,108 +276,114 @@ def check(envelopes: Sequence[E.Envelope]) -> SignatureReport:
             return False
         return True
 
-    for env in signing:
+    def key_added(self, env: E.Envelope) -> None:
         ev = env.event
-        t = type(ev)
-        if t is E.KeyAdded:
-            try:
-                pub = PublicKey.from_text(ev.key)
-            except GostopError as exc:
-                problems.append(Finding(seq=env.seq, rule="key", reason=f"key_added: {exc}"))
-                continue
-            keys[pub.fingerprint] = (pub, ev.holder)
-            report.keys.append((env.seq, pub.fingerprint, ev.holder))
-        elif t is E.CheckpointSigned:
-            known = keys.get(ev.key)
-            holder = known[1] if known else "unknown key"
-            valid = head_ok(env.seq, ev.head_seq, ev.head, "checkpoint")
-            if known is None:
-                problems.append(
-                    Finding(
-                        seq=env.seq,
-                        rule="checkpoint_key",
-                        reason=f"the checkpoint is signed by key {ev.key}, which no "
-                        f"key_added before "
-                        "it puts into the record",
-                    )
-                )
-                valid = False
-            elif not known[0].verify(ev.signature, checkpoint_message(gid, ev.head_seq, ev.head)):
-                problems.append(
-                    Finding(
-                        seq=env.seq,
-                        rule="checkpoint_signature",
-                        reason=f"the checkpoint's signature does not verify with recorder key "
-                        f"{ev.key} ({holder}): the checkpoint was changed or forged",
-                    )
-                )
-                valid = False
-            checkpoints.append((env.seq, ev.head_seq, valid))
-            if valid:
-                report.vouched_until = max(report.vouched_until or 0, ev.head_seq)
-            hand = by_seq[ev.head_seq].hand if ev.head_seq in by_seq else env.hand
-            report.signatures.append(
-                Signature(env.seq, "checkpoint", ev.head_seq, hand, ev.key, holder, None, valid)
-            )
-        elif t is E.ResultCountersigned:
-            try:
-                pub = PublicKey.from_text(ev.key)
-            except GostopError as exc:
-                problems.append(Finding(seq=env.seq, rule="countersignature_key", reason=str(exc)))
-                continue
-            who = seat_name(ev.seat)
-            valid = True
-            if players and ev.seat >= len(players):
-                problems.append(
-                    Finding(
-                        seq=env.seq,
-                        rule="countersignature_seat",
-                        reason=f"there is no seat {ev.seat} in this game",
-                    )
-                )
-                valid = False
-            valid = head_ok(env.seq, ev.head_seq, ev.head, "countersignature") and valid
-            message = countersign_message(gid, ev.seat, ev.head_seq, ev.head)
-            if not pub.verify(ev.signature, message):
-                problems.append(
-                    Finding(
-                        seq=env.seq,
-                        rule="countersignature_signature",
-                        reason=f"the countersignature of {who} does not verify with the key it "
-                        f"carries ({pub.fingerprint}): it was changed or made with another key",
-                    )
-                )
-                valid = False
-            before = seat_keys.get(ev.seat)
-            if before is not None and before[0] != pub.fingerprint:
-                problems.append(
-                    Finding(
-                        seq=env.seq,
-                        rule="countersignature_key",
-                        reason=f"{who} countersigns with key {pub.fingerprint}, but countersigned "
-                        f"at seq {before[1]} with key {before[0]}: a wrong key",
-                    )
-                )
-                valid = False
-            elif before is None and valid:
-                seat_keys[ev.seat] = (pub.fingerprint, env.seq)
-            hand = by_seq[ev.head_seq].hand if ev.head_seq in by_seq else env.hand
-            report.signatures.append(
-                Signature(
-                    env.seq,
-                    "countersignature",
-                    ev.head_seq,
-                    hand,
-                    pub.fingerprint,
-                    who,
-                    ev.seat,
-                    valid,
-                )
-            )
+        try:
+            pub = PublicKey.from_text(ev.key)
+        except GostopError as exc:
+            self.problems.append(Finding(seq=env.seq, rule="key", reason=f"key_added: {exc}"))
+            return
+        self.keys[pub.fingerprint] = (pub, ev.holder)
+        self.report.keys.append((env.seq, pub.fingerprint, ev.holder))
 
-    if report.keys:
-        problems.extend(_Unsealed(envs, report.keys[0][0], checkpoints).findings())
-    return report
+    def checkpoint(self, env: E.Envelope) -> None:
+        ev = env.event
+        known = self.keys.get(ev.key)
+        holder = known[1] if known else "unknown key"
+        valid = self.head_ok(env.seq, ev.head_seq, ev.head, "checkpoint")
+        if known is None:
+            self.problems.append(
+                Finding(
+                    seq=env.seq,
+                    rule="checkpoint_key",
+                    reason=f"the checkpoint is signed by key {ev.key}, which no "
+                    f"key_added before "
+                    "it puts into the record",
+                )
+            )
+            valid = False
+        elif not known[0].verify(ev.signature, checkpoint_message(self.gid, ev.head_seq, ev.head)):
+            self.problems.append(
+                Finding(
+                    seq=env.seq,
+                    rule="checkpoint_signature",
+                    reason=f"the checkpoint's signature does not verify with recorder key "
+                    f"{ev.key} ({holder}): the checkpoint was changed or forged",
+                )
+            )
+            valid = False
+        self.checkpoints.append((env.seq, ev.head_seq, valid))
+        if valid:
+            self.report.vouched_until = max(self.report.vouched_until or 0, ev.head_seq)
+        hand = self.by_seq[ev.head_seq].hand if ev.head_seq in self.by_seq else env.hand
+        self.report.signatures.append(
+            Signature(env.seq, "checkpoint", ev.head_seq, hand, ev.key, holder, None, valid)
+        )
+
+    def countersignature(self, env: E.Envelope) -> None:
+        ev = env.event
+        try:
+            pub = PublicKey.from_text(ev.key)
+        except GostopError as exc:
+            self.problems.append(Finding(seq=env.seq, rule="countersignature_key", reason=str(exc)))
+            return
+        who = self.seat_name(ev.seat)
+        valid = True
+        if self.players and ev.seat >= len(self.players):
+            self.problems.append(
+                Finding(
+                    seq=env.seq,
+                    rule="countersignature_seat",
+                    reason=f"there is no seat {ev.seat} in this game",
+                )
+            )
+            valid = False
+        valid = self.head_ok(env.seq, ev.head_seq, ev.head, "countersignature") and valid
+        message = countersign_message(self.gid, ev.seat, ev.head_seq, ev.head)
+        if not pub.verify(ev.signature, message):
+            self.problems.append(
+                Finding(
+                    seq=env.seq,
+                    rule="countersignature_signature",
+                    reason=f"the countersignature of {who} does not verify with the key it "
+                    f"carries ({pub.fingerprint}): it was changed or made with another key",
+                )
+            )
+            valid = False
+        before = self.seat_keys.get(ev.seat)
+        if before is not None and before[0] != pub.fingerprint:
+            self.problems.append(
+                Finding(
+                    seq=env.seq,
+                    rule="countersignature_key",
+                    reason=f"{who} countersigns with key {pub.fingerprint}, but countersigned "
+                    f"at seq {before[1]} with key {before[0]}: a wrong key",
+                )
+            )
+            valid = False
+        elif before is None and valid:
+            self.seat_keys[ev.seat] = (pub.fingerprint, env.seq)
+        hand = self.by_seq[ev.head_seq].hand if ev.head_seq in self.by_seq else env.hand
+        self.report.signatures.append(
+            Signature(
+                env.seq,
+                "countersignature",
+                ev.head_seq,
+                hand,
+                pub.fingerprint,
+                who,
+                ev.seat,
+                valid,
+            )
+        )
+
+
+#: The check of each signing event (every :class:`~gostop_records.events.Metadata` class).
+_CHECKS: dict[type, Callable[[_Checker, E.Envelope], None]] = {
+    E.KeyAdded: _Checker.key_added,
+    E.CheckpointSigned: _Checker.checkpoint,
+    E.ResultCountersigned: _Checker.countersignature,
+}
 
 
 def _no_checkpoint(seq: int, what: str, signs: str, it: str = "it", then: str = "") -> Finding:

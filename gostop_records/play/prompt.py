@@ -3,7 +3,7 @@ capture, a bomb, a shake, a flip-only turn) and an answer read as one of them.""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,14 +96,13 @@ class PlayPrompt(GameView):
         for a in acts:
             if type(a) is E.CardPlayed:
                 by_card.setdefault(a.card, []).append(a)
-            elif type(a) in (E.BombPlayed, E.Shaken, E.FlipOnlyPlayed):
+            elif type(a) in _EXTRAS:
                 extra.append(a)
         out: list[Option] = []
         for code, plays in by_card.items():
             out.append(self._card_option(h, len(out) + 1, code, plays))
-        order = {E.BombPlayed: 0, E.Shaken: 1, E.FlipOnlyPlayed: 2}
-        for a in sorted(extra, key=lambda a: (order[type(a)], getattr(a, "month", 0))):
-            out.append(self._extra_option(h, len(out) + 1, a))
+        for a in sorted(extra, key=lambda a: (_EXTRA_ORDER[type(a)], getattr(a, "month", 0))):
+            out.append(_EXTRAS[type(a)](self, h, len(out) + 1, a))
         return out
 
     def _opponents_text(self) -> str:
@@ -163,25 +162,29 @@ class PlayPrompt(GameView):
             text += self._steal_text(amount)
         return Option(number, "card", code, code, m, (code,), takes, choose, text, tuple(plays))
 
-    def _extra_option(self, h: HandState, number: int, a: Any) -> Option:
+    def _flip_only_option(self, h: HandState, number: int, a: E.FlipOnlyPlayed) -> Option:
+        left = h.flip_only[HUMAN]
+        text = f"play no card, just flip ({left} flip-only turn{'s' if left > 1 else ''} left)"
+        return Option(number, "flip_only", "flip-only", None, 0, (), (), False, text, (a,))
+
+    def _bomb_option(self, h: HandState, number: int, a: E.BombPlayed) -> Option:
         rules = self.rules
-        t = type(a)
-        if t is E.FlipOnlyPlayed:
-            left = h.flip_only[HUMAN]
-            text = f"play no card, just flip ({left} flip-only turn{'s' if left > 1 else ''} left)"
-            return Option(number, "flip_only", "flip-only", None, 0, (), (), False, text, (a,))
         m = a.month
         cards = tuple(a.cards)
-        if t is E.BombPlayed:
-            on = tuple(C.codes(h.layout & _MM[m]))
-            text = f"{' '.join(cards)} onto {' '.join(on)}: takes all four"
-            if steal := bomb_steal(rules, len(cards)):
-                text += self._steal_text(steal).replace(":", ",", 1)
-            extra = len(cards) - 1
-            text += f", {extra} flip-only turn{'s' if extra > 1 else ''} later"
-            if rules.bomb_multiplier > 1:
-                text += f", x{rules.bomb_multiplier} if you win"
-            return Option(number, "bomb", f"bomb {m:02d}", None, m, cards, on, False, text, (a,))
+        on = tuple(C.codes(h.layout & _MM[m]))
+        text = f"{' '.join(cards)} onto {' '.join(on)}: takes all four"
+        if steal := bomb_steal(rules, len(cards)):
+            text += self._steal_text(steal).replace(":", ",", 1)
+        extra = len(cards) - 1
+        text += f", {extra} flip-only turn{'s' if extra > 1 else ''} later"
+        if rules.bomb_multiplier > 1:
+            text += f", x{rules.bomb_multiplier} if you win"
+        return Option(number, "bomb", f"bomb {m:02d}", None, m, cards, on, False, text, (a,))
+
+    def _shake_option(self, h: HandState, number: int, a: E.Shaken) -> Option:
+        rules = self.rules
+        m = a.month
+        cards = tuple(a.cards)
         text = f"show {' '.join(cards)}: x{rules.shake_multiplier} if you win"
         if rules.shaking is Shaking.ON_PLAY:
             text += "; then play one of them"
@@ -319,3 +322,13 @@ class PlayPrompt(GameView):
         else:
             where = "your hand is " + (" ".join(C.codes(h.hands[HUMAN])) or "empty")
         raise PlayInputError(f"{code} is not in your hand: {where}")
+
+
+#: The options of the play prompt besides the cards in hand, in the order listed (each class
+#: with the function that words it).
+_EXTRAS: dict[type, Callable[[Any, HandState, int, Any], Option]] = {
+    E.BombPlayed: PlayPrompt._bomb_option,
+    E.Shaken: PlayPrompt._shake_option,
+    E.FlipOnlyPlayed: PlayPrompt._flip_only_option,
+}
+_EXTRA_ORDER = {cls: i for i, cls in enumerate(_EXTRAS)}

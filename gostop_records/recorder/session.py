@@ -418,10 +418,9 @@ class RecordingSession(Closing, TableInputs, GameView):
             raise IllegalAction(
                 "input_only", f"{E.event_type(payload)} is derived by the rules, not entered"
             )
-        if type(payload) is E.EntryRetracted:
-            raise IllegalAction("retract_latest", "an entry is retracted with undo")
-        if type(payload) is E.GameStarted:
-            raise IllegalAction("game_started", "a game starts once, with its first event")
+        refused = _NOT_ENTERED.get(type(payload))
+        if refused is not None:
+            raise IllegalAction(*refused)
 
     def record(self, payload: Any) -> Entry:
         """Validate one input payload and write it with its consequences.
@@ -552,6 +551,13 @@ class RecordingSession(Closing, TableInputs, GameView):
         if seat is None:
             raise IllegalAction("turn_order", f"no {who} is expected now")
         return seat
+
+
+#: Inputs that are not entered as such: the rule and the reason of the refusal.
+_NOT_ENTERED: dict[type, tuple[str, str]] = {
+    E.EntryRetracted: ("retract_latest", "an entry is retracted with undo"),
+    E.GameStarted: ("game_started", "a game starts once, with its first event"),
+}
 
 
 def _hand_of(game: GameState | None, payload: Any) -> int | None:

@@ -27,7 +27,7 @@ own hand: those cards stay unknown, but for the card it played, which the seat h
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,17 +91,22 @@ class Decision:
     exact: tuple[int, ...] | None = None
 
 
+#: Options worded here, not in the script notation: its lines for these name a seat, and
+#: :class:`Keep` is no input at all.
+_LABELS: dict[type, Callable[[Any], str]] = {
+    Keep: lambda o: "keep the brights",
+    E.BrightsSold: lambda o: "sell " + " ".join(o.cards),
+    E.FourKept: lambda o: "keep the four",
+    E.FourOfAMonthShown: lambda o: (
+        "show the four of " + ", ".join(f"{f.month:02d}" for f in o.shown)
+    ),
+}
+
+
 def label(option: Any) -> str:
     """An option in the script notation ("go", "play 09R choose 09J1"), without the seat."""
-    if type(option) is Keep:
-        return "keep the brights"
-    if type(option) is E.BrightsSold:
-        return "sell " + " ".join(option.cards)
-    if type(option) is E.FourKept:
-        return "keep the four"
-    if type(option) is E.FourOfAMonthShown:
-        return "show the four of " + ", ".join(f"{f.month:02d}" for f in option.shown)
-    return notation.text(option)
+    own = _LABELS.get(type(option))
+    return own(option) if own is not None else notation.text(option)
 
 
 def information_set(state: HandState, seat: int, options: Sequence[Any]) -> SeatView:
@@ -146,14 +151,15 @@ def _with_taken(state: HandState, options: list[Any], ev: Any) -> tuple[list[Any
     return [*opts, ev], len(opts)
 
 
+#: A turn offering one of these inputs is of its kind (the first offered, in this order).
+_PLAY_KINDS = ((E.BombPlayed, "bomb"), (E.Shaken, "shake"), (E.FlipOnlyPlayed, "flip_only"))
+
+
 def _play_kind(options: Sequence[Any], ev: Any) -> str:
     types = {type(a) for a in options}
-    if E.BombPlayed in types:
-        return "bomb"
-    if E.Shaken in types:
-        return "shake"
-    if E.FlipOnlyPlayed in types:
-        return "flip_only"
+    kind = next((k for cls, k in _PLAY_KINDS if cls in types), None)
+    if kind is not None:
+        return kind
     if all(type(a) is E.CardPlayed and a.card == ev.card for a in options):
         return "capture"
     return "play"

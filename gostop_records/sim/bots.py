@@ -29,6 +29,7 @@ Ties are broken by the bot's own seeded generator, so a simulated game is reprod
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from .. import cards as C
@@ -124,22 +125,15 @@ class GreedyBot:
         return [self._value(state, a) for a in actions]
 
     def _value(self, s: HandState, a: Any) -> float:
-        t = type(a)
-        if t is E.CardPlayed or t is E.CardFlipped:
-            return self._card_value(s, a)
-        if t is E.BombPlayed:
-            return 100.0
-        if t is E.Shaken:
-            return 90.0
-        if t is E.FlipOnlyPlayed:
-            # keep flip-only turns for when no card captures
-            return 0.5
-        if t is E.CupAssigned:
-            pile = s.piles[a.seat]
-            return float(points(s.table, pile, a.role)) + (0.1 if a.role == "animal" else 0.0)
-        if t is E.GoCalled:
-            return 1.0 if self._wants_go(s, a.seat) else -1.0
-        return 0.0  # Stop, four of a month (the only input when due)
+        value = _VALUES.get(type(a))
+        return 0.0 if value is None else value(self, s, a)  # Stop, four of a month
+
+    def _cup_value(self, s: HandState, a: E.CupAssigned) -> float:
+        pile = s.piles[a.seat]
+        return float(points(s.table, pile, a.role)) + (0.1 if a.role == "animal" else 0.0)
+
+    def _go_value(self, s: HandState, a: E.GoCalled) -> float:
+        return 1.0 if self._wants_go(s, a.seat) else -1.0
 
     def _wants_go(self, s: HandState, seat: int) -> bool:
         target = s.table.target
@@ -189,3 +183,16 @@ class GreedyBot:
         if played and n == 1 and month & ~(_visible(s, seat) | bit):
             v -= PPUK_RISK  # the flip may be the third card of the month
         return float(v)
+
+
+#: What greedy makes of each input class; an input not here is worth 0 (Stop, and a four of
+#: a month, the only input when due).
+_VALUES: dict[type, Callable[[GreedyBot, HandState, Any], float]] = {
+    E.CardPlayed: GreedyBot._card_value,
+    E.CardFlipped: GreedyBot._card_value,
+    E.BombPlayed: lambda bot, s, a: 100.0,
+    E.Shaken: lambda bot, s, a: 90.0,
+    E.FlipOnlyPlayed: lambda bot, s, a: 0.5,  # keep flip-only turns for when no card captures
+    E.CupAssigned: GreedyBot._cup_value,
+    E.GoCalled: GreedyBot._go_value,
+}

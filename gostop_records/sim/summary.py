@@ -8,6 +8,7 @@ made due per hand, and per bot its wins and net chips.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,20 +33,24 @@ class RunSummary:
 
     def add(self, env: E.Envelope) -> None:
         self.events += 1
-        ev = env.event
-        t = type(ev)
-        if t is E.GameStarted:
-            self.games += 1
-        elif t is E.HandEnded:
-            self.hands += 1
-            self.outcomes[ev.outcome] += 1
-            self.reasons[f"{ev.outcome}:{ev.reason}"] += 1
-            if ev.winner is not None:
-                self.wins[self.seat_bots[ev.winner]] += 1
-        elif t is E.PaymentDue:
-            self.chips_due += ev.chips
-            self.net[self.seat_bots[ev.payee]] += ev.chips
-            self.net[self.seat_bots[ev.payer]] -= ev.chips
+        count = _COUNTS.get(type(env.event))
+        if count is not None:
+            count(self, env.event)
+
+    def _game(self, ev: E.GameStarted) -> None:
+        self.games += 1
+
+    def _hand(self, ev: E.HandEnded) -> None:
+        self.hands += 1
+        self.outcomes[ev.outcome] += 1
+        self.reasons[f"{ev.outcome}:{ev.reason}"] += 1
+        if ev.winner is not None:
+            self.wins[self.seat_bots[ev.winner]] += 1
+
+    def _due(self, ev: E.PaymentDue) -> None:
+        self.chips_due += ev.chips
+        self.net[self.seat_bots[ev.payee]] += ev.chips
+        self.net[self.seat_bots[ev.payer]] -= ev.chips
 
     @property
     def nagari_rate(self) -> float:
@@ -77,3 +82,11 @@ class RunSummary:
                 for b in bots
             ],
         }
+
+
+#: The events a run summary counts, each with what it adds.
+_COUNTS: dict[type, Callable[[RunSummary, Any], None]] = {
+    E.GameStarted: RunSummary._game,
+    E.HandEnded: RunSummary._hand,
+    E.PaymentDue: RunSummary._due,
+}

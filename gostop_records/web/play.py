@@ -86,6 +86,20 @@ def option_words(a: Any) -> str:
     return _OPTION_WORDS.get(type(a), str)(a)
 
 
+#: What a frame shows of the cards an event moves: one function per payload class that moves
+#: cards, appending to the frame's ``played``, ``flipped``, ``captured`` and ``given``.
+_MOVES: dict[type, Callable[[dict[str, Any], Any], None]] = {
+    E.CardPlayed: lambda f, ev: f["played"].append(ev.card),
+    E.BombPlayed: lambda f, ev: f["played"].extend(ev.cards),
+    E.Shaken: lambda f, ev: f["played"].extend(ev.cards),
+    E.CardFlipped: lambda f, ev: f["flipped"].append(ev.card),
+    E.CardsCaptured: lambda f, ev: f["captured"].extend(ev.cards),
+    E.JunkTransferred: lambda f, ev: f["given"].append(
+        {"card": ev.card, "from": ev.from_seat, "to": ev.to_seat, "why": ev.reason}
+    ),
+}
+
+
 class NotYourTurn(PlayInputError):
     """An answer the game does not wait for now (another step, the computer's move, the end)."""
 
@@ -196,8 +210,7 @@ class PlayTable:
         }
         for env in envs:
             ev = env.event
-            t = type(ev)
-            if t is E.HandStarted:
+            if type(ev) is E.HandStarted:
                 salt = secrets.token_hex(16)
                 deck = list(ev.deck)
                 self.deals.append(
@@ -208,18 +221,9 @@ class PlayTable:
                         "commitment": commitment(deck, salt),
                     }
                 )
-            elif t is E.CardPlayed:
-                frame["played"].append(ev.card)
-            elif t is E.BombPlayed or t is E.Shaken:
-                frame["played"].extend(ev.cards)
-            elif t is E.CardFlipped:
-                frame["flipped"].append(ev.card)
-            elif t is E.CardsCaptured:
-                frame["captured"].extend(ev.cards)
-            elif t is E.JunkTransferred:
-                frame["given"].append(
-                    {"card": ev.card, "from": ev.from_seat, "to": ev.to_seat, "why": ev.reason}
-                )
+            moved = _MOVES.get(type(ev))
+            if moved is not None:
+                moved(frame, ev)
             text = words.describe(ev, players, HUMAN)
             frame["lines"].append(text)
             self.log.append(text)
