@@ -244,37 +244,27 @@ class _Checker:
         return f"seat {seat}"
 
     def head_ok(self, seq: int, head_seq: int, head: str, what: str) -> bool:
+        """Whether the head a checkpoint or countersignature signs is an earlier event of
+        the record, as it stands; a finding of the ``<what>_head`` rule where it is not."""
         target = self.by_seq.get(head_seq)
         if head_seq >= seq:
-            self.problems.append(
-                Finding(
-                    seq=seq,
-                    rule=f"{what}_head",
-                    reason=f"the {what} at seq {seq} covers seq {head_seq}, which is not before it",
-                )
+            why = f"the {what} at seq {seq} covers seq {head_seq}, which is not before it"
+        elif target is None:
+            why = f"the {what} covers seq {head_seq}, which the record does not hold"
+        elif target.hash != head:
+            why = (
+                f"the {what} signs head {head[:12]}... at seq {head_seq}; the record's "
+                f"event there has hash {target.hash[:12]}...: events up to seq {head_seq} "
+                "were changed and re-hashed after they were signed"
             )
-            return False
-        if target is None:
-            self.problems.append(
-                Finding(
-                    seq=seq,
-                    rule=f"{what}_head",
-                    reason=f"the {what} covers seq {head_seq}, which the record does not hold",
-                )
-            )
-            return False
-        if target.hash != head:
-            self.problems.append(
-                Finding(
-                    seq=seq,
-                    rule=f"{what}_head",
-                    reason=f"the {what} signs head {head[:12]}... at seq {head_seq}; the record's "
-                    f"event there has hash {target.hash[:12]}...: events up to seq {head_seq} "
-                    "were changed and re-hashed after they were signed",
-                )
-            )
-            return False
-        return True
+        else:
+            return True
+        return self.fail(seq, f"{what}_head", why)
+
+    def fail(self, seq: int, rule: str, reason: str) -> bool:
+        """A finding of ``rule`` at ``seq``; False, for the check it fails."""
+        self.problems.append(Finding(seq=seq, rule=rule, reason=reason))
+        return False
 
     def key_added(self, env: E.Envelope) -> None:
         ev = env.event
@@ -292,26 +282,20 @@ class _Checker:
         holder = known[1] if known else "unknown key"
         valid = self.head_ok(env.seq, ev.head_seq, ev.head, "checkpoint")
         if known is None:
-            self.problems.append(
-                Finding(
-                    seq=env.seq,
-                    rule="checkpoint_key",
-                    reason=f"the checkpoint is signed by key {ev.key}, which no "
-                    f"key_added before "
-                    "it puts into the record",
-                )
+            valid = self.fail(
+                env.seq,
+                "checkpoint_key",
+                f"the checkpoint is signed by key {ev.key}, which no "
+                f"key_added before "
+                "it puts into the record",
             )
-            valid = False
         elif not known[0].verify(ev.signature, checkpoint_message(self.gid, ev.head_seq, ev.head)):
-            self.problems.append(
-                Finding(
-                    seq=env.seq,
-                    rule="checkpoint_signature",
-                    reason=f"the checkpoint's signature does not verify with recorder key "
-                    f"{ev.key} ({holder}): the checkpoint was changed or forged",
-                )
+            valid = self.fail(
+                env.seq,
+                "checkpoint_signature",
+                f"the checkpoint's signature does not verify with recorder key "
+                f"{ev.key} ({holder}): the checkpoint was changed or forged",
             )
-            valid = False
         self.checkpoints.append((env.seq, ev.head_seq, valid))
         if valid:
             self.report.vouched_until = max(self.report.vouched_until or 0, ev.head_seq)
@@ -330,37 +314,28 @@ class _Checker:
         who = self.seat_name(ev.seat)
         valid = True
         if self.players and ev.seat >= len(self.players):
-            self.problems.append(
-                Finding(
-                    seq=env.seq,
-                    rule="countersignature_seat",
-                    reason=f"there is no seat {ev.seat} in this game",
-                )
+            valid = self.fail(
+                env.seq,
+                "countersignature_seat",
+                f"there is no seat {ev.seat} in this game",
             )
-            valid = False
         valid = self.head_ok(env.seq, ev.head_seq, ev.head, "countersignature") and valid
         message = countersign_message(self.gid, ev.seat, ev.head_seq, ev.head)
         if not pub.verify(ev.signature, message):
-            self.problems.append(
-                Finding(
-                    seq=env.seq,
-                    rule="countersignature_signature",
-                    reason=f"the countersignature of {who} does not verify with the key it "
-                    f"carries ({pub.fingerprint}): it was changed or made with another key",
-                )
+            valid = self.fail(
+                env.seq,
+                "countersignature_signature",
+                f"the countersignature of {who} does not verify with the key it "
+                f"carries ({pub.fingerprint}): it was changed or made with another key",
             )
-            valid = False
         before = self.seat_keys.get(ev.seat)
         if before is not None and before[0] != pub.fingerprint:
-            self.problems.append(
-                Finding(
-                    seq=env.seq,
-                    rule="countersignature_key",
-                    reason=f"{who} countersigns with key {pub.fingerprint}, but countersigned "
-                    f"at seq {before[1]} with key {before[0]}: a wrong key",
-                )
+            valid = self.fail(
+                env.seq,
+                "countersignature_key",
+                f"{who} countersigns with key {pub.fingerprint}, but countersigned "
+                f"at seq {before[1]} with key {before[0]}: a wrong key",
             )
-            valid = False
         elif before is None and valid:
             self.seat_keys[ev.seat] = (pub.fingerprint, env.seq)
         hand = self.by_seq[ev.head_seq].hand if ev.head_seq in self.by_seq else env.hand

@@ -415,10 +415,32 @@ def _decode_json(
     report: ReadReport | None,
     exact: bool,
 ) -> tuple[Envelope, bytes | None]:
-    """The envelope of a line and, when it is in its typed form, its sorted encoding
-    (:func:`_decode_json_line`); a line that names two games is refused
-    (:func:`lead_conflict`)."""
-    got = _decode_json_line(line, file, lineno, report, exact)
+    """The envelope of a line and, when it is in its typed form, its sorted encoding; a line
+    that names two games is refused (:func:`lead_conflict`).
+
+    The exact check compares the line with the sorted encoding of the typed envelope, which
+    has the same length as the line in any key order; that one encoding is then what the
+    hash check needs (:func:`_around_chain`), so checking a chain costs no second encode.
+    """
+    got: tuple[Envelope, bytes | None]
+    try:
+        env = _json_env_dec.decode(line)
+    except msgspec.ValidationError as exc:
+        raw = _decode_raw_json(line, file, lineno)
+        got = _from_raw(raw, file=file, line=lineno, report=report, typed=None, error=exc), None
+    except _UNREADABLE as exc:
+        raise LogError(f"not valid JSON: {_why(exc)}", file=file, line=lineno) from None
+    else:
+        full = None
+        if env.v != _VERSION_OF[type(env.event)] or (
+            exact
+            and len(line) - (line[-1:] in (b"\n", "\n")) != len(full := _sorted_enc.encode(env))
+        ):
+            # Not in the form this module writes: check what was stored (slower, exact).
+            raw = _decode_raw_json(line, file, lineno)
+            got = _from_raw(raw, file=file, line=lineno, report=report, typed=env, error=None), None
+        else:
+            got = env, full
     gid = got[0].game_id
     if type(line) is bytes and type(gid) is str and own_lead(line, gid):
         return got  # the usual line
@@ -433,36 +455,6 @@ def _decode_json(
             field="game_id",
         )
     return got
-
-
-def _decode_json_line(
-    line: bytes | str,
-    file: str | None,
-    lineno: int | None,
-    report: ReadReport | None,
-    exact: bool,
-) -> tuple[Envelope, bytes | None]:
-    """The envelope of a line and, when it is in its typed form, its sorted encoding.
-
-    The exact check compares the line with the sorted encoding of the typed envelope, which
-    has the same length as the line in any key order; that one encoding is then what the
-    hash check needs (:func:`_around_chain`), so checking a chain costs no second encode.
-    """
-    try:
-        env = _json_env_dec.decode(line)
-    except msgspec.ValidationError as exc:
-        raw = _decode_raw_json(line, file, lineno)
-        return _from_raw(raw, file=file, line=lineno, report=report, typed=None, error=exc), None
-    except _UNREADABLE as exc:
-        raise LogError(f"not valid JSON: {_why(exc)}", file=file, line=lineno) from None
-    full = None
-    if env.v != _VERSION_OF[type(env.event)] or (
-        exact and len(line) - (line[-1:] in (b"\n", "\n")) != len(full := _sorted_enc.encode(env))
-    ):
-        # Not in the form this module writes: check what was stored (slower, exact).
-        raw = _decode_raw_json(line, file, lineno)
-        return _from_raw(raw, file=file, line=lineno, report=report, typed=env, error=None), None
-    return env, full
 
 
 def _decode_raw_json(line: bytes | str, file: str | None, lineno: int | None) -> Any:

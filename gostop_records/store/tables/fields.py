@@ -93,6 +93,12 @@ def about(text: str) -> msgspec.Meta:
     return msgspec.Meta(description=text)
 
 
+#: The key columns most tables share, each said once.
+GameId = Annotated[str, about("the game")]
+HandNo = Annotated[int, about("the hand")]
+SeatNo = Annotated[Tiny, about("0-based seat")]
+
+
 def stop_only(text: str) -> msgspec.Meta:
     """The description of a ``payouts`` column that only a loser's row of a Stop fills."""
     return about(f"{text}; {_STOP_ONLY}")

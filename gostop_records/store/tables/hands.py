@@ -6,7 +6,18 @@ from typing import Annotated
 from msgspec import Struct
 
 from ...engine import rulebook as RB
-from .fields import DOKBAK_ID, Date, Tiny, about, rule_fields, stop_only, table_row
+from .fields import (
+    DOKBAK_ID,
+    Date,
+    GameId,
+    HandNo,
+    SeatNo,
+    Tiny,
+    about,
+    rule_fields,
+    stop_only,
+    table_row,
+)
 
 __all__ = [
     "CappedPaymentRow",
@@ -39,7 +50,7 @@ class HandRow(Struct):
     `hand`).
     """
 
-    game_id: Annotated[str, about("the game")]
+    game_id: GameId
     hand: Annotated[int, about("hand number within the game, from 1")]
     ruleset: Annotated[
         str,
@@ -156,8 +167,8 @@ class TurnRow(Struct):
     `turn`).
     """
 
-    game_id: Annotated[str, about("the game")]
-    hand: Annotated[int, about("the hand")]
+    game_id: GameId
+    hand: HandNo
     turn: Annotated[int, about("turn number within the hand, from 1, in the order played")]
     seq: Annotated[int, about("`seq` of the turn's first event (shake, play or flip)")]
     seat: Annotated[Tiny, about("0-based seat whose turn it is")]
@@ -262,8 +273,8 @@ class CaptureRow(Struct):
     `bonus_card_taken`. Key (`game_id`, `seq`, `card`); the cards of one capture share `seq`.
     """
 
-    game_id: Annotated[str, about("the game")]
-    hand: Annotated[int, about("the hand")]
+    game_id: GameId
+    hand: HandNo
     seq: Annotated[int, about("`seq` of the `cards_captured` or `bonus_card_taken` event")]
     turn: Annotated[int, about("`turns.turn` it happened in; 0 for a bonus card taken at the deal")]
     seat: Annotated[Tiny, about("0-based seat whose pile took the card")]
@@ -305,8 +316,8 @@ class TransferRow(Struct):
     jjok, ttadak, sseul, bomb, bonus card, stack or ppuk). Key (`game_id`, `seq`).
     """
 
-    game_id: Annotated[str, about("the game")]
-    hand: Annotated[int, about("the hand")]
+    game_id: GameId
+    hand: HandNo
     seq: Annotated[int, about("`seq` of the `junk_transferred` event")]
     turn: Annotated[int, about("`turns.turn` it happened in")]
     from_seat: Annotated[Tiny, about("0-based seat whose pile gave the card")]
@@ -337,8 +348,8 @@ class DecisionRow(Struct):
     `cup_assigned`. Key (`game_id`, `seq`).
     """
 
-    game_id: Annotated[str, about("the game")]
-    hand: Annotated[int, about("the hand")]
+    game_id: GameId
+    hand: HandNo
     seq: Annotated[int, about("`seq` of the decision's event")]
     turn: Annotated[int, about("`turns.turn` the decision followed")]
     seat: Annotated[Tiny, about("0-based seat that decided")]
@@ -378,9 +389,9 @@ class DecisionRow(Struct):
 
 
 class _ScorePile(Struct):
-    game_id: Annotated[str, about("the game")]
-    hand: Annotated[int, about("the hand")]
-    seat: Annotated[Tiny, about("0-based seat")]
+    game_id: GameId
+    hand: HandNo
+    seat: SeatNo
     winner: Annotated[bool, about("whether this seat won the hand (by a Stop or an instant win)")]
     total: Annotated[
         int,
@@ -424,8 +435,8 @@ class _ScoreSeat(Struct):
 
 
 class _PayoutDue(Struct):
-    game_id: Annotated[str, about("the game")]
-    hand: Annotated[int, about("the hand")]
+    game_id: GameId
+    hand: HandNo
     payer: Annotated[Tiny, about("0-based seat that owes")]
     payee: Annotated[Tiny, about("0-based seat that is owed")]
     reason: Annotated[str | None, PAYOUT_REASON]
@@ -490,8 +501,8 @@ class SittingOutRow(Struct):
     `seat`).
     """
 
-    game_id: Annotated[str, about("the game")]
-    hand: Annotated[int, about("the hand")]
+    game_id: GameId
+    hand: HandNo
     seq: Annotated[int, about("`seq` of the hand's `seats_sat_out` event")]
     seat: Annotated[Tiny, about("0-based seat that sits the hand out")]
     rule: Annotated[
@@ -526,8 +537,8 @@ class CappedPaymentRow(Struct):
     (`game_id`, `hand`, `seq`, `payer`, `payee`).
     """
 
-    game_id: Annotated[str, about("the game")]
-    hand: Annotated[int, about("the hand")]
+    game_id: GameId
+    hand: HandNo
     seq: Annotated[int, about("`seq` of the `payment_capped` event")]
     payer: Annotated[Tiny, about("0-based seat that owes")]
     payee: Annotated[Tiny, about("0-based seat that is owed")]

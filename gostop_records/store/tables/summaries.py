@@ -6,7 +6,20 @@ from typing import Annotated
 
 from msgspec import Struct
 
-from .fields import FLAG_IDS, SPECIAL_KINDS, Big, Date, Small, Tiny, about, rule_fields, table_row
+from .fields import (
+    FLAG_IDS,
+    SPECIAL_KINDS,
+    Big,
+    Date,
+    GameId,
+    HandNo,
+    SeatNo,
+    Small,
+    Tiny,
+    about,
+    rule_fields,
+    table_row,
+)
 
 __all__ = [
     "CaptureTallyRow",
@@ -44,7 +57,7 @@ class GameRow(Struct):
     from its `game_started` event and the projector's findings. Key `game_id`.
     """
 
-    game_id: Annotated[str, about("the game")]
+    game_id: GameId
     ruleset: Annotated[str, about("name of the ruleset pinned in `game_started`, e.g. `'matgo'`")]
     ruleset_hash: Annotated[
         str,
@@ -94,8 +107,8 @@ class CaptureTallyRow(Struct):
     per card. Key (`game_id`, `hand`, `capture_kind`).
     """
 
-    game_id: Annotated[str, about("the game")]
-    hand: Annotated[int, about("the hand")]
+    game_id: GameId
+    hand: HandNo
     capture_kind: Annotated[str, about("`captures.capture_kind`")]
     cards: Annotated[Small, about("the hand's `captures` rows of that kind: cards taken")]
     captures: Annotated[Small, about("those whose `captures.position` is 1: captures made")]
@@ -106,8 +119,8 @@ class TransferTallyRow(Struct):
     changed hands for in it. Key (`game_id`, `hand`, `reason`).
     """
 
-    game_id: Annotated[str, about("the game")]
-    hand: Annotated[int, about("the hand")]
+    game_id: GameId
+    hand: HandNo
     reason: Annotated[str, about("`transfers.reason`")]
     cards: Annotated[Small, about("the hand's `transfers` rows for that reason: cards handed over")]
     double_junk: Annotated[Small, about("those whose `transfers.card_kind` is `'double_junk'`")]
@@ -115,9 +128,9 @@ class TransferTallyRow(Struct):
 
 
 class _HandSeatBase(Struct):
-    game_id: Annotated[str, about("the game")]
-    hand: Annotated[int, about("the hand")]
-    seat: Annotated[Tiny, about("0-based seat")]
+    game_id: GameId
+    hand: HandNo
+    seat: SeatNo
     player_id: Annotated[str, about("the seat's player id (`games.player_ids`)")]
     player_name: Annotated[str, about("the seat's player name (`games.player_names`)")]
     started_at: Annotated[str, about("`hands.started_at`")]
@@ -149,8 +162,8 @@ class _HandSeatBase(Struct):
 
 
 class _PlayerGameBase(Struct):
-    game_id: Annotated[str, about("the game")]
-    seat: Annotated[Tiny, about("0-based seat")]
+    game_id: GameId
+    seat: SeatNo
     player_id: Annotated[str, about("`hand_seats.player_id`")]
     player_name: Annotated[str, about("`hand_seats.player_name`")]
     last_started_at: Annotated[
@@ -173,8 +186,8 @@ class SeatRow(Struct):
     (`dealer_drawn`). Key (`game_id`, `seat`).
     """
 
-    game_id: Annotated[str, about("the game")]
-    seat: Annotated[Tiny, about("0-based seat")]
+    game_id: GameId
+    seat: SeatNo
     player_id: Annotated[str, about("the seat's player id (`games.player_ids`)")]
     hands_played: Annotated[int, about("hands started in which the seat played (did not sit out)")]
     hands_sat_out: Annotated[int, about("hands the seat sat out (`sitting_out` rows)")]
@@ -217,7 +230,7 @@ class IssueRow(Struct):
     (`--lenient`) also keeps the violations of the games it stores. No key.
     """
 
-    game_id: Annotated[str, about("the game")]
+    game_id: GameId
     seq: Annotated[
         int,
         about(
@@ -247,7 +260,7 @@ class PositionRow(Struct):
     game's last `events` row when the projections are current. Key `game_id`.
     """
 
-    game_id: Annotated[str, about("the game")]
+    game_id: GameId
     seq: Annotated[int, about("`seq` of the last event the game's projection rows include")]
     hash: Annotated[str, about("`hash` of that event")]
 
