@@ -19,6 +19,9 @@ score or payment (see ``integrity.checkpoints``). The people record has events o
 Storage rules (a stored log must stay readable by older and newer readers): no
 ``array_like``, no ``omit_defaults``, no ``forbid_unknown_fields``, and the tag field stays
 ``type``. A payload that changes shape gets a new ``v`` and an upcaster in ``log/codec.py``.
+
+Long: fifty small classes, each a line of the log format; the tagged union that holds them
+is the format, and one module is where a reader finds it whole.
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ asks every :class:`Multiplier` in turn for its :class:`Factor` against each lose
 it applies, the condition behind it and the setting that decides it. Dokbak then moves the
 losers' shares, and the stake turns points into chips. A multiplier with ``column = True``
 has a flag column of that name in the ``payouts`` table.
+
+Long: fourteen small classes, one per factor, each its settings, logic, wording and audit
+alternatives together; they are read as one list in the order settlement applies them.
 """
 
 from __future__ import annotations
