@@ -16,7 +16,7 @@ the play (with its shake and any bonus card played before it), the flip and what
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -180,166 +180,204 @@ class _HandWalk(HandRows):
 
     # --- events ----------------------------------------------------------------------
 
-    # Long: one branch per event type, the most frequent first: it runs once per imported event.
     def feed(self, env: E.Envelope) -> None:
-        # read by attribute whatever its type: the branches below pick it by type
-        ev: Any = env.event
-        t = type(ev)
+        """One event of the hand: the method :data:`_STEPS` names for its type, if any."""
+        step = _STEPS.get(type(env.event))
+        if step is not None:
+            step(self, env, env.event)
+
+    def _cards_captured(self, env: E.Envelope, ev: Any) -> None:
         g = self.g
         rows = self.rows
         seq = env.seq
-        # the most frequent events first: this runs once per event
-        if t is E.CardsCaptured:
-            m = _mask(ev.cards)
-            self.piles[ev.seat] |= m
-            self.layout &= ~m
-            number = self._turn_number()
-            for position, code in enumerate(ev.cards, 1):
-                _, month, kind = _CARD[code]
-                rows["captures"].append(
-                    (
-                        g.game_id,
-                        self.hand,
-                        seq,
-                        number,
-                        ev.seat,
-                        code,
-                        month,
-                        kind,
-                        ev.kind,
-                        ev.source,
-                        position,
-                    )
-                )
-            turn = self.turn
-            if turn is not None:
-                turn.captured += len(ev.cards)
-                turn.took = True
-                if ev.kind == "jjok":
-                    turn.jjok = True
-                elif ev.kind == "ttadak":
-                    turn.ttadak = True
-        elif t is E.CardFlipped:
-            turn = self.turn if self.turn is not None else self._start(seq, ev.seat)
-            turn.flipped = ev.card
-            turn.flips += 1
-            if _CARD[ev.card][2] != "bonus":
-                self.layout |= _bit(ev.card)
-        elif t is E.CardPlayed:
-            turn = self._for_play(seq, ev.seat)
-            turn.action = "card"
-            _, month, kind = _CARD[ev.card]
-            if kind != "bonus" or turn.played is None:
-                turn.played, turn.played_month, turn.played_kind = ev.card, month, kind
-                turn.chosen = ev.chosen
-            if kind != "bonus":
-                self.layout |= _bit(ev.card)
-        elif t is E.HandStarted:
-            self.dealer = ev.dealer
-            self.started_at = env.at
-        elif t is E.CardsDealt:
-            self.layout = _mask(ev.layout)
-        elif t is E.Shaken:
-            turn = self._for_play(seq, ev.seat)
-            turn.shaken = True
-        elif t is E.BombPlayed:
-            turn = self._for_play(seq, ev.seat)
-            turn.action = "bomb"
-            turn.bomb_cards = list(ev.cards)
-            turn.played_month = ev.month
-            self.layout |= _mask(ev.cards)
-        elif t is E.FlipOnlyPlayed:
-            turn = self._for_play(seq, ev.seat)
-            turn.action = "flip_only"
-        elif t is E.BonusCardTaken:
-            b = _bit(ev.card)
-            self.piles[ev.seat] |= b
-            self.layout &= ~b
-            _, month, kind = _CARD[ev.card]
+        m = _mask(ev.cards)
+        self.piles[ev.seat] |= m
+        self.layout &= ~m
+        number = self._turn_number()
+        for position, code in enumerate(ev.cards, 1):
+            _, month, kind = _CARD[code]
             rows["captures"].append(
                 (
                     g.game_id,
                     self.hand,
                     seq,
-                    self._turn_number(),
+                    number,
                     ev.seat,
-                    ev.card,
+                    code,
                     month,
                     kind,
-                    "bonus",
+                    ev.kind,
                     ev.source,
-                    1,
+                    position,
                 )
             )
-            if self.turn is not None:
-                self.turn.bonus += 1
-                self.turn.captured += 1
-        elif t is E.PpukMade:
-            self.layout |= _mask(ev.cards)
-            if self.turn is not None:
-                self.turn.ppuk = True
-        elif t is E.JunkTransferred:
-            b = _bit(ev.card)
-            self.piles[ev.from_seat] &= ~b
-            self.piles[ev.to_seat] |= b
-            _, month, kind = _CARD[ev.card]
-            rows["transfers"].append(
-                (
-                    g.game_id,
-                    self.hand,
-                    seq,
-                    self._turn_number(),
-                    ev.from_seat,
-                    ev.to_seat,
-                    ev.card,
-                    month,
-                    kind,
-                    ev.reason,
-                )
+        turn = self.turn
+        if turn is not None:
+            turn.captured += len(ev.cards)
+            turn.took = True
+            if ev.kind == "jjok":
+                turn.jjok = True
+            elif ev.kind == "ttadak":
+                turn.ttadak = True
+
+    def _card_flipped(self, env: E.Envelope, ev: Any) -> None:
+        seq = env.seq
+        turn = self.turn if self.turn is not None else self._start(seq, ev.seat)
+        turn.flipped = ev.card
+        turn.flips += 1
+        if _CARD[ev.card][2] != "bonus":
+            self.layout |= _bit(ev.card)
+
+    def _card_played(self, env: E.Envelope, ev: Any) -> None:
+        seq = env.seq
+        turn = self._for_play(seq, ev.seat)
+        turn.action = "card"
+        _, month, kind = _CARD[ev.card]
+        if kind != "bonus" or turn.played is None:
+            turn.played, turn.played_month, turn.played_kind = ev.card, month, kind
+            turn.chosen = ev.chosen
+        if kind != "bonus":
+            self.layout |= _bit(ev.card)
+
+    def _hand_started(self, env: E.Envelope, ev: Any) -> None:
+        self.dealer = ev.dealer
+        self.started_at = env.at
+
+    def _cards_dealt(self, env: E.Envelope, ev: Any) -> None:
+        self.layout = _mask(ev.layout)
+
+    def _shaken(self, env: E.Envelope, ev: Any) -> None:
+        seq = env.seq
+        turn = self._for_play(seq, ev.seat)
+        turn.shaken = True
+
+    def _bomb_played(self, env: E.Envelope, ev: Any) -> None:
+        seq = env.seq
+        turn = self._for_play(seq, ev.seat)
+        turn.action = "bomb"
+        turn.bomb_cards = list(ev.cards)
+        turn.played_month = ev.month
+        self.layout |= _mask(ev.cards)
+
+    def _flip_only_played(self, env: E.Envelope, ev: Any) -> None:
+        seq = env.seq
+        turn = self._for_play(seq, ev.seat)
+        turn.action = "flip_only"
+
+    def _bonus_card_taken(self, env: E.Envelope, ev: Any) -> None:
+        g = self.g
+        rows = self.rows
+        seq = env.seq
+        b = _bit(ev.card)
+        self.piles[ev.seat] |= b
+        self.layout &= ~b
+        _, month, kind = _CARD[ev.card]
+        rows["captures"].append(
+            (
+                g.game_id,
+                self.hand,
+                seq,
+                self._turn_number(),
+                ev.seat,
+                ev.card,
+                month,
+                kind,
+                "bonus",
+                ev.source,
+                1,
             )
-            turn = self.turn
-            if turn is not None:
-                if ev.to_seat == turn.seat:
-                    turn.junk_taken += 1
-                if ev.reason == "sseul":
-                    turn.sseul = True
-        elif t is E.CupAssigned:
-            self.cup_role = ev.role
-            score = self._score_after(self._turn_number())
-            self._decision(seq, ev.seat, "cup", None, score, None, ev.role)
-        elif t is E.GoCalled:
-            self.gos += 1
-            self.go_counts[ev.seat] = ev.count
-            self._decision(seq, ev.seat, "go", ev.count, ev.score, False, None)
-        elif t is E.StopCalled:
-            self.stop_score = ev.score
-            self._decision(seq, ev.seat, "stop", self.go_counts[ev.seat], ev.score, ev.auto, None)
-        elif t is E.HandEnded:
-            self._close()
-            self.ended = ev
-        elif t is E.PaymentRecorded:
-            key = (ev.payer, ev.payee)
-            self.recorded[key] = self.recorded.get(key, 0) + ev.chips
-        elif t is E.SeatsSatOut:
-            self.sat_out, self.sat_out_seq = ev, seq
-        elif t is E.BrightsSold:
-            self.sold[ev.seat] = list(ev.cards)
-        elif t is E.PaymentDue and ev.reason == "gwang_pali":
+        )
+        if self.turn is not None:
+            self.turn.bonus += 1
+            self.turn.captured += 1
+
+    def _ppuk_made(self, env: E.Envelope, ev: Any) -> None:
+        self.layout |= _mask(ev.cards)
+        if self.turn is not None:
+            self.turn.ppuk = True
+
+    def _junk_transferred(self, env: E.Envelope, ev: Any) -> None:
+        g = self.g
+        rows = self.rows
+        seq = env.seq
+        b = _bit(ev.card)
+        self.piles[ev.from_seat] &= ~b
+        self.piles[ev.to_seat] |= b
+        _, month, kind = _CARD[ev.card]
+        rows["transfers"].append(
+            (
+                g.game_id,
+                self.hand,
+                seq,
+                self._turn_number(),
+                ev.from_seat,
+                ev.to_seat,
+                ev.card,
+                month,
+                kind,
+                ev.reason,
+            )
+        )
+        turn = self.turn
+        if turn is not None:
+            if ev.to_seat == turn.seat:
+                turn.junk_taken += 1
+            if ev.reason == "sseul":
+                turn.sseul = True
+
+    def _cup_assigned(self, env: E.Envelope, ev: Any) -> None:
+        seq = env.seq
+        self.cup_role = ev.role
+        score = self._score_after(self._turn_number())
+        self._decision(seq, ev.seat, "cup", None, score, None, ev.role)
+
+    def _go_called(self, env: E.Envelope, ev: Any) -> None:
+        seq = env.seq
+        self.gos += 1
+        self.go_counts[ev.seat] = ev.count
+        self._decision(seq, ev.seat, "go", ev.count, ev.score, False, None)
+
+    def _stop_called(self, env: E.Envelope, ev: Any) -> None:
+        seq = env.seq
+        self.stop_score = ev.score
+        self._decision(seq, ev.seat, "stop", self.go_counts[ev.seat], ev.score, ev.auto, None)
+
+    def _hand_ended(self, env: E.Envelope, ev: Any) -> None:
+        self._close()
+        self.ended = ev
+
+    def _payment_recorded(self, env: E.Envelope, ev: Any) -> None:
+        key = (ev.payer, ev.payee)
+        self.recorded[key] = self.recorded.get(key, 0) + ev.chips
+
+    def _seats_sat_out(self, env: E.Envelope, ev: Any) -> None:
+        seq = env.seq
+        self.sat_out, self.sat_out_seq = ev, seq
+
+    def _brights_sold(self, env: E.Envelope, ev: Any) -> None:
+        self.sold[ev.seat] = list(ev.cards)
+
+    def _payment_due(self, env: E.Envelope, ev: Any) -> None:
+        if ev.reason == "gwang_pali":
             self.sale_points[ev.payee] = ev.points
-        elif t is E.PaymentCapped:
-            rows["capped_payments"].append(
-                (
-                    g.game_id,
-                    self.hand,
-                    seq,
-                    ev.payer,
-                    ev.payee,
-                    ev.due,
-                    ev.paid,
-                    ev.due - ev.paid,
-                    ev.cap,
-                )
+
+    def _payment_capped(self, env: E.Envelope, ev: Any) -> None:
+        g = self.g
+        rows = self.rows
+        seq = env.seq
+        rows["capped_payments"].append(
+            (
+                g.game_id,
+                self.hand,
+                seq,
+                ev.payer,
+                ev.payee,
+                ev.due,
+                ev.paid,
+                ev.due - ev.paid,
+                ev.cap,
             )
+        )
 
     def _decision(
         self,
@@ -378,6 +416,31 @@ class _HandWalk(HandRows):
 _HS = COLUMN_AT["hand_seats"]
 #: ``hand_seats`` columns summed into ``player_games``: the specials and the baks.
 _SUMMED_AT = tuple(range(_HS["payments_received"] + 1, len(TABLES["hand_seats"])))
+
+
+#: The events whose rows or state a hand's walk keeps, each with its method.
+_STEPS: dict[type, Callable[[_HandWalk, E.Envelope, Any], None]] = {
+    E.CardsCaptured: _HandWalk._cards_captured,
+    E.CardFlipped: _HandWalk._card_flipped,
+    E.CardPlayed: _HandWalk._card_played,
+    E.HandStarted: _HandWalk._hand_started,
+    E.CardsDealt: _HandWalk._cards_dealt,
+    E.Shaken: _HandWalk._shaken,
+    E.BombPlayed: _HandWalk._bomb_played,
+    E.FlipOnlyPlayed: _HandWalk._flip_only_played,
+    E.BonusCardTaken: _HandWalk._bonus_card_taken,
+    E.PpukMade: _HandWalk._ppuk_made,
+    E.JunkTransferred: _HandWalk._junk_transferred,
+    E.CupAssigned: _HandWalk._cup_assigned,
+    E.GoCalled: _HandWalk._go_called,
+    E.StopCalled: _HandWalk._stop_called,
+    E.HandEnded: _HandWalk._hand_ended,
+    E.PaymentRecorded: _HandWalk._payment_recorded,
+    E.SeatsSatOut: _HandWalk._seats_sat_out,
+    E.BrightsSold: _HandWalk._brights_sold,
+    E.PaymentDue: _HandWalk._payment_due,
+    E.PaymentCapped: _HandWalk._payment_capped,
+}
 
 
 def player_games(hand_seats: Sequence[Row]) -> list[Row]:
