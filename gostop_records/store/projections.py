@@ -186,31 +186,32 @@ class _HandWalk(HandRows):
         if step is not None:
             step(self, env, env.event)
 
+    def _capture(self, seq: int, seat: int, code: str, how: str, source: str, at: int) -> None:
+        """A ``captures`` row: one card taken into ``seat``'s pile, ``at`` its place in the
+        capture."""
+        _, month, kind = _CARD[code]
+        self.rows["captures"].append(
+            (
+                self.g.game_id,
+                self.hand,
+                seq,
+                self._turn_number(),
+                seat,
+                code,
+                month,
+                kind,
+                how,
+                source,
+                at,
+            )
+        )
+
     def _cards_captured(self, env: E.Envelope, ev: Any) -> None:
-        g = self.g
-        rows = self.rows
-        seq = env.seq
         m = _mask(ev.cards)
         self.piles[ev.seat] |= m
         self.layout &= ~m
-        number = self._turn_number()
         for position, code in enumerate(ev.cards, 1):
-            _, month, kind = _CARD[code]
-            rows["captures"].append(
-                (
-                    g.game_id,
-                    self.hand,
-                    seq,
-                    number,
-                    ev.seat,
-                    code,
-                    month,
-                    kind,
-                    ev.kind,
-                    ev.source,
-                    position,
-                )
-            )
+            self._capture(env.seq, ev.seat, code, ev.kind, ev.source, position)
         turn = self.turn
         if turn is not None:
             turn.captured += len(ev.cards)
@@ -221,16 +222,14 @@ class _HandWalk(HandRows):
                 turn.ttadak = True
 
     def _card_flipped(self, env: E.Envelope, ev: Any) -> None:
-        seq = env.seq
-        turn = self.turn if self.turn is not None else self._start(seq, ev.seat)
+        turn = self.turn if self.turn is not None else self._start(env.seq, ev.seat)
         turn.flipped = ev.card
         turn.flips += 1
         if _CARD[ev.card][2] != "bonus":
             self.layout |= _bit(ev.card)
 
     def _card_played(self, env: E.Envelope, ev: Any) -> None:
-        seq = env.seq
-        turn = self._for_play(seq, ev.seat)
+        turn = self._for_play(env.seq, ev.seat)
         turn.action = "card"
         _, month, kind = _CARD[ev.card]
         if kind != "bonus" or turn.played is None:
@@ -247,46 +246,25 @@ class _HandWalk(HandRows):
         self.layout = _mask(ev.layout)
 
     def _shaken(self, env: E.Envelope, ev: Any) -> None:
-        seq = env.seq
-        turn = self._for_play(seq, ev.seat)
+        turn = self._for_play(env.seq, ev.seat)
         turn.shaken = True
 
     def _bomb_played(self, env: E.Envelope, ev: Any) -> None:
-        seq = env.seq
-        turn = self._for_play(seq, ev.seat)
+        turn = self._for_play(env.seq, ev.seat)
         turn.action = "bomb"
         turn.bomb_cards = list(ev.cards)
         turn.played_month = ev.month
         self.layout |= _mask(ev.cards)
 
     def _flip_only_played(self, env: E.Envelope, ev: Any) -> None:
-        seq = env.seq
-        turn = self._for_play(seq, ev.seat)
+        turn = self._for_play(env.seq, ev.seat)
         turn.action = "flip_only"
 
     def _bonus_card_taken(self, env: E.Envelope, ev: Any) -> None:
-        g = self.g
-        rows = self.rows
-        seq = env.seq
         b = _bit(ev.card)
         self.piles[ev.seat] |= b
         self.layout &= ~b
-        _, month, kind = _CARD[ev.card]
-        rows["captures"].append(
-            (
-                g.game_id,
-                self.hand,
-                seq,
-                self._turn_number(),
-                ev.seat,
-                ev.card,
-                month,
-                kind,
-                "bonus",
-                ev.source,
-                1,
-            )
-        )
+        self._capture(env.seq, ev.seat, ev.card, "bonus", ev.source, 1)
         if self.turn is not None:
             self.turn.bonus += 1
             self.turn.captured += 1
