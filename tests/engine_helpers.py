@@ -387,3 +387,17 @@ def disjoint_places(h: HandState) -> bool:
             return False
         seen |= m
     return True
+
+
+def mid_hand() -> HandState:
+    """A simulated matgo hand stopped between a play and its flip: a state with a turn in
+    progress, every field of it set to something."""
+    from gostop_records.sim.selfplay import GameSpec, play_payloads
+
+    payloads = list(play_payloads(GameSpec(PRESETS["matgo"], 2, 1, seed=7)))
+    g = start_game("g", payloads[0][1])
+    for _hand, ev in payloads[1:12]:
+        if E.is_input(ev):
+            g, _ = apply_game(g, ev)
+    assert g.hand is not None and g.hand.turn is not None
+    return g.hand

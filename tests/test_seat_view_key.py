@@ -5,23 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from gostop_records import events as E
+from engine_helpers import mid_hand
+
 from gostop_records.engine import legal_actions
-from gostop_records.engine.game import apply_game, start_game
 from gostop_records.engine.state import HandState, Phase, Turn
-from gostop_records.rules import PRESETS
-from gostop_records.sim.selfplay import GameSpec, play_payloads
 from gostop_records.sim.view import SeatView, seat_of, seat_view
-
-
-def _mid_hand() -> HandState:
-    payloads = list(play_payloads(GameSpec(PRESETS["matgo"], 2, 1, seed=7)))
-    g = start_game("g", payloads[0][1])
-    for _hand, ev in payloads[1:12]:
-        if E.is_input(ev):
-            g, _ = apply_game(g, ev)
-    assert g.hand is not None
-    return g.hand
 
 
 def _other(value: Any) -> Any:
@@ -58,7 +46,7 @@ def _set_other(state: HandState, name: str) -> None:
 
 
 def test_every_attribute_of_the_state_is_a_fact_of_the_view() -> None:
-    h = _mid_hand()
+    h = mid_hand()
     view = seat_view(h, seat_of(h), legal_actions(h))
     facts = dict(view.key()[3])
     assert {"hands", "hand_unknown", "piles", "go_count", "shaken_months", "turn"} <= set(facts)
@@ -74,7 +62,7 @@ def test_every_attribute_of_the_state_is_a_fact_of_the_view() -> None:
 
 
 def test_the_turn_in_progress_is_keyed_by_its_own_attributes() -> None:
-    h = _mid_hand()
+    h = mid_hand()
     assert h.turn is not None  # between the play and the flip
     view = seat_view(h, seat_of(h), legal_actions(h))
     changed = view.state.copy()
