@@ -3,8 +3,7 @@ imports it back. Read from the sources (``ast``), not by importing them.
 
 Two depths: every module of ``gostop_records`` by its imports at module level (what runs
 when it is imported), and by every import it writes, those under ``TYPE_CHECKING`` and those
-inside functions included (a reader following the imports meets no circle), but for the
-imports :data:`ALLOWED` names with the reason.
+inside functions included (a reader following the imports meets no circle).
 """
 
 from __future__ import annotations
@@ -129,27 +128,12 @@ def circles(graph: Graph) -> list[list[str]]:
     return found
 
 
-#: Imports left out of the check at full depth, each with why; a circle through any other
-#: import fails, and an entry whose import is gone fails too (remove it).
-ALLOWED: dict[tuple[str, str], str] = {
-    (
-        "gostop_records.recorder.inputs",
-        "gostop_records.recorder.session",
-    ): "TableInputs is RecordingSession's input methods in a file of their own "
-    "(self: RecordingSession, under TYPE_CHECKING), using its recording machinery",
-}
-
-
 def test_the_package_has_no_circle_at_module_level() -> None:
     assert circles(import_graph(ROOT, "gostop_records", every=False)) == []
 
 
 def test_the_package_has_no_circle_counting_every_import() -> None:
-    graph = import_graph(ROOT, "gostop_records", every=True)
-    for importer, imported in ALLOWED:
-        assert imported in graph[importer], f"{importer} no longer imports {imported}"
-        graph[importer].discard(imported)
-    assert circles(graph) == []
+    assert circles(import_graph(ROOT, "gostop_records", every=True)) == []
 
 
 def test_a_circle_is_found(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from ..engine.capture import bomb_steal, stack_steal
 from ..engine.state import HandState
 from ..errors import GostopError
 from ..recorder import card_code
-from ..recorder.session import GameView
+from ..recorder.view import GameView
 from ..rules import BonusPlay, LastTurnRule, Shaking, StealCount
 from .setup import HUMAN, PlayInputError
 from .step import Step

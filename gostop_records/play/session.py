@@ -17,7 +17,7 @@ from ..engine.state import Phase
 from ..engine.turn import facts_of
 from ..errors import GostopError
 from ..recorder import Clock, Entry, EventSink, RecordingSession
-from ..recorder.session import GameView
+from ..recorder.view import GameView
 from ..rules import Ruleset
 from ..sim.bots import Bot
 from ..sim.dealer import SplitMix64, deal, shuffled_deck

@@ -29,9 +29,10 @@ No terminal I/O here: the ``gostop record`` command is the user interface.
 
 from __future__ import annotations
 
+from ..engine.game import Waiting
 from .answers import ChoiceRequired, Decision, Entry, PendingDue
 from .players import Clock, make_players, new_game_id
-from .session import RecordingSession, Waiting, card_code
+from .session import RecordingSession, card_code
 from .sinks import EventSink, JsonlSink, StoreSink, open_sink
 
 __all__ = [

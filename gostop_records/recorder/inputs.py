@@ -5,7 +5,7 @@ shake shows) and records it through :meth:`RecordingSession.record`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Any
 
 from .. import cards as C
 from .. import events as E
@@ -14,30 +14,40 @@ from ..engine.state import HandState, Phase
 from ..errors import IllegalAction
 from ..notation import card_code
 from .answers import Entry
-
-if TYPE_CHECKING:
-    from .session import RecordingSession
+from .view import GameView
 
 _MM = C.MONTH_MASKS
 
 
-class TableInputs:
-    """The inputs of :class:`~.session.RecordingSession`, one method each."""
+class TableInputs(GameView):
+    """The inputs of :class:`~.session.RecordingSession`, one method each, written against
+    the little a session supplies: its state (:class:`GameView`), its last seq and
+    :meth:`record`."""
 
-    def start_hand(self: RecordingSession, dealer: int | None = None) -> Entry:
+    @property
+    def last_seq(self) -> int:
+        raise NotImplementedError
+
+    def record(self, payload: Any) -> Entry:
+        raise NotImplementedError
+
+    def record_all(self, payloads: Sequence[Any]) -> list[Entry]:
+        raise NotImplementedError
+
+    def start_hand(self, dealer: int | None = None) -> Entry:
         """``hand_started``: the next hand; the dealer is the rules' (the winner deals),
         ``dealer`` for the first hand (default seat 0)."""
         return self.record(self._hand_started(dealer))
 
-    def _hand_started(self: RecordingSession, dealer: int | None) -> E.HandStarted:
+    def _hand_started(self, dealer: int | None) -> E.HandStarted:
         return notation.hand_started(self.game, dealer)
 
-    def needs_hand_start(self: RecordingSession) -> bool:
+    def needs_hand_start(self) -> bool:
         g = self.game
         return g.hand is None or g.hand.phase is Phase.ENDED
 
     def deal(
-        self: RecordingSession,
+        self,
         layout: Sequence[str],
         hands: Sequence[Sequence[str] | None] | None = None,
         stock: Sequence[str] | None = None,
@@ -66,23 +76,23 @@ class TableInputs:
             )
         return [self.record(deal)]
 
-    def play(self: RecordingSession, card: str, chosen: str | None = None) -> Entry:
+    def play(self, card: str, chosen: str | None = None) -> Entry:
         """``card_played`` by the seat to play; ``chosen`` when two layout cards match."""
         return self._card_move(E.CardPlayed, "play", card, chosen)
 
-    def flip(self: RecordingSession, card: str, chosen: str | None = None) -> Entry:
+    def flip(self, card: str, chosen: str | None = None) -> Entry:
         """``card_flipped``: the stock card the mover turned."""
         return self._card_move(E.CardFlipped, "flip", card, chosen)
 
     def _card_move(
-        self: RecordingSession,
+        self,
         kind: type[E.CardPlayed] | type[E.CardFlipped],
         step: str,
         card: str,
         chosen: str | None,
     ) -> Entry:
         """A card played or flipped by the mover, ``chosen`` the layout card it takes."""
-        seat = self._seat(self.actor, step)
+        seat = seat_expected(self.actor, step)
         return self.record(
             kind(
                 seat=seat,
@@ -91,16 +101,16 @@ class TableInputs:
             )
         )
 
-    def bomb(self: RecordingSession, month: int, cards: Sequence[str] | None = None) -> Entry:
+    def bomb(self, month: int, cards: Sequence[str] | None = None) -> Entry:
         """``bomb_played``: the mover's cards of ``month`` (the ones not on the layout)."""
-        seat = self._seat(self.actor, "bomb")
+        seat = seat_expected(self.actor, "bomb")
         _month_ok(month)
         h = self.hand
         assert h is not None
         codes = [card_code(c) for c in cards] if cards else notation.bomb_cards(h, seat, month)
         return self.record(E.BombPlayed(seat=seat, month=month, cards=codes))
 
-    def shake_cards(self: RecordingSession, month: int) -> list[str] | None:
+    def shake_cards(self, month: int) -> list[str] | None:
         """The three cards the mover can shake in ``month``, when the record knows them."""
         h = self.hand
         seat = self.actor
@@ -108,9 +118,9 @@ class TableInputs:
             return None
         return notation.shake_cards(h, seat, month)
 
-    def shake(self: RecordingSession, month: int, cards: Sequence[str] | None = None) -> Entry:
+    def shake(self, month: int, cards: Sequence[str] | None = None) -> Entry:
         """``shaken``: the mover shows three cards of ``month`` (named when unknown)."""
-        seat = self._seat(self.actor, "shake")
+        seat = seat_expected(self.actor, "shake")
         _month_ok(month)
         if cards:
             codes = [card_code(c) for c in cards]
@@ -125,11 +135,11 @@ class TableInputs:
             codes = known
         return self.record(E.Shaken(seat=seat, month=month, cards=codes))
 
-    def flip_only(self: RecordingSession) -> Entry:
+    def flip_only(self) -> Entry:
         """``flip_only_played``: a turn with no hand card (after a bomb)."""
-        return self.record(E.FlipOnlyPlayed(seat=self._seat(self.actor, "flip-only turn")))
+        return self.record(E.FlipOnlyPlayed(seat=seat_expected(self.actor, "flip-only turn")))
 
-    def show_fours(self: RecordingSession, shown: Sequence[tuple[int, int]]) -> Entry:
+    def show_fours(self, shown: Sequence[tuple[int, int]]) -> Entry:
         """``four_of_a_month_shown``: (seat, month) of each four shown at the deal."""
         for _seat, month in shown:
             _month_ok(month)
@@ -139,16 +149,16 @@ class TableInputs:
             )
         )
 
-    def cup(self: RecordingSession, role: str) -> Entry:
+    def cup(self, role: str) -> Entry:
         """``cup_assigned``: the September cup counts as ``animal`` or ``junk``."""
         role = role.strip().lower()
         if role not in ("animal", "junk"):
             raise IllegalAction("cup", f"the cup counts as animal or junk, not {role!r}")
         h = self.hand
         seat = h.decider if h is not None and h.phase is Phase.CUP else self.actor
-        return self.record(E.CupAssigned(seat=self._seat(seat, "cup decision"), role=role))
+        return self.record(E.CupAssigned(seat=seat_expected(seat, "cup decision"), role=role))
 
-    def _decider(self: RecordingSession) -> tuple[int, HandState]:
+    def _decider(self) -> tuple[int, HandState]:
         h = self.hand
         if h is None or h.phase is not Phase.DECIDE:
             w = self.waiting()
@@ -157,40 +167,40 @@ class TableInputs:
             )
         return h.decider, h
 
-    def go(self: RecordingSession) -> Entry:
+    def go(self) -> Entry:
         """``go_called`` by the seat that may say Go or Stop."""
         seat, h = self._decider()
         return self.record(
             E.GoCalled(seat=seat, count=h.go_count[seat] + 1, score=h.score_of(seat))
         )
 
-    def stop(self: RecordingSession) -> Entry:
+    def stop(self) -> Entry:
         """``stop_called`` (chosen): ends the hand; the consequences carry the payments due."""
         seat, h = self._decider()
         return self.record(E.StopCalled(seat=seat, score=h.score_of(seat)))
 
     def pay(
-        self: RecordingSession, payer: int, payee: int, chips: int, note: str | None = None
+        self, payer: int, payee: int, chips: int, note: str | None = None
     ) -> Entry:
         """``payment_recorded``: what the table actually paid (audited against the dues)."""
         if chips < 0:
             raise IllegalAction("payment", f"a payment is 0 chips or more, not {chips}")
         return self.record(E.PaymentRecorded(payer=payer, payee=payee, chips=chips, note=note))
 
-    def pay_due(self: RecordingSession) -> list[Entry]:
+    def pay_due(self) -> list[Entry]:
         """Record every pending due as paid at the computed amount."""
         dues = self.pending_dues()
         if not dues:
             raise IllegalAction("payment", "no payment is due")
         return [self.pay(d.payer, d.payee, d.chips) for d in dues]
 
-    def settle(self: RecordingSession, note: str | None = None) -> Entry:
+    def settle(self, note: str | None = None) -> Entry:
         """``game_closed``: close the night; the consequence is the settlement the rules
         propose (``settlement_proposed``: each seat's total and the transfers). Sealed."""
         return self.record(E.GameClosed(note=note))
 
     def settle_pay(
-        self: RecordingSession, payer: int, payee: int, chips: int, note: str | None = None
+        self, payer: int, payee: int, chips: int, note: str | None = None
     ) -> Entry:
         """``settlement_paid``: a transfer of the night's settlement as paid; one that
         differs from the proposal needs a note (``settlement_note``)."""
@@ -198,7 +208,7 @@ class TableInputs:
             raise IllegalAction("payment", f"a payment is 0 chips or more, not {chips}")
         return self.record(E.SettlementPaid(payer=payer, payee=payee, chips=chips, note=note))
 
-    def note(self: RecordingSession, text: str, about_seq: int | None = None) -> Entry:
+    def note(self, text: str, about_seq: int | None = None) -> Entry:
         """``note_added``: free text, optionally about an earlier seq."""
         text = text.strip()
         if not text:
@@ -207,20 +217,12 @@ class TableInputs:
             raise IllegalAction("note", f"there is no seq {about_seq} to comment on")
         return self.record(E.NoteAdded(text=text, about_seq=about_seq))
 
-    def undo(self: RecordingSession, reason: str | None = None) -> Entry:
-        """``entry_retracted`` of the latest input entry still in force (within the hand)."""
-        self._check_sink()
-        target = self.retractable()
-        if target is None:
-            raise IllegalAction(
-                "retract_latest",
-                "there is no entry to undo (undo goes back to the start of the hand in progress)",
-            )
-        payload = E.EntryRetracted(seq=target.seq, reason=reason or None)
-        proj, chain, groups = self._try([payload])
-        env, _cons, before, after = groups[0]
-        self._commit(proj, chain, [env])
-        return Entry(env, (), before, after, retracted=target)
+
+def seat_expected(seat: int | None, who: str) -> int:
+    """``seat``, the seat an input is for; None (nobody is expected now) is refused."""
+    if seat is None:
+        raise IllegalAction("turn_order", f"no {who} is expected now")
+    return seat
 
 
 def _month_ok(month: int) -> None:

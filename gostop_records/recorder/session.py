@@ -15,7 +15,7 @@ from .. import log as L
 from .. import notation, words
 from ..closing import Closing
 from ..engine.actions import legal_actions
-from ..engine.game import GameState, HandResult, Waiting, start_game
+from ..engine.game import GameState, HandResult, start_game
 from ..engine.settlement import Proof
 from ..engine.state import HandState, Phase
 from ..errors import GostopError, IllegalAction, LogError, NoSpaceError, ProjectionError
@@ -25,8 +25,8 @@ from ..integrity.signing import SigningKey
 from ..names import seal_players
 from ..projector import Projector
 from ..rules import Ruleset, resolve
-from .answers import ChoiceRequired, Decision, Entry, PendingDue
-from .inputs import TableInputs
+from .answers import ChoiceRequired, Decision, Entry
+from .inputs import TableInputs, seat_expected
 from .players import Clock, make_players, new_game_id
 from .sinks import EventSink
 
@@ -38,28 +38,7 @@ _ITS_HAND = -1
 card_code = notation.card_code
 
 
-class GameView:
-    """What a session shows of its running game (``game``): the hand, the rules, the
-    players; the recording session and the play table both read them so."""
-
-    @property
-    def game(self) -> GameState:
-        raise NotImplementedError
-
-    @property
-    def hand(self) -> HandState | None:
-        return self.game.hand
-
-    @property
-    def rules(self) -> Ruleset:
-        return self.game.rules
-
-    @property
-    def players(self) -> tuple[E.Player, ...]:
-        return self.game.players
-
-
-class RecordingSession(Closing, TableInputs, GameView):
+class RecordingSession(Closing, TableInputs):
     """A game being recorded; see the module docstring. Build with :meth:`start` or
     :meth:`resume`."""
 
@@ -205,15 +184,6 @@ class RecordingSession(Closing, TableInputs, GameView):
     def last_seq(self) -> int:
         return self._proj.last_seq
 
-    def waiting(self) -> Waiting:
-        """What the table waits for next (see :class:`~gostop_records.engine.game.Waiting`)."""
-        return self.game.waiting()
-
-    @property
-    def actor(self) -> int | None:
-        """The seat that acts next (None between hands)."""
-        return notation.actor(self.hand)
-
     def legal_actions(self) -> list[Any]:
         """Every input the rules allow next in the hand (empty between hands)."""
         h = self.hand
@@ -233,11 +203,6 @@ class RecordingSession(Closing, TableInputs, GameView):
             if type(a) is want and a.card == code and a.chosen is not None
         ]
         return out if len(out) > 1 else []
-
-    def pending_dues(self) -> list[PendingDue]:
-        """Payments due in the latest hand that no recorded payment answers yet (see
-        :meth:`~gostop_records.engine.game.GameState.pending_dues`)."""
-        return [PendingDue(*d) for d in self.game.pending_dues()]
 
     def result(self, hand: int | None = None) -> HandResult | None:
         """How a hand ended (the latest by default); None while it is in progress."""
@@ -265,6 +230,22 @@ class RecordingSession(Closing, TableInputs, GameView):
         """The input entry :meth:`undo` would retract now."""
         undo = self._proj.undo
         return self.event(undo[-1][0]) if undo else None
+
+    def undo(self, reason: str | None = None) -> Entry:
+        """``entry_retracted`` of the latest input entry still in force (within the hand)."""
+        self._check_sink()
+        target = self.retractable()
+        if target is None:
+            raise IllegalAction(
+                "retract_latest",
+                "there is no entry to undo (undo goes back to the start of the hand in progress)",
+            )
+        payload = E.EntryRetracted(seq=target.seq, reason=reason or None)
+        proj, chain, groups = self._try([payload])
+        env, _cons, before, after = groups[0]
+        self._commit(proj, chain, [env])
+        return Entry(env, (), before, after, retracted=target)
+
 
     # --- writing -----------------------------------------------------------------------
     #
@@ -529,7 +510,7 @@ class RecordingSession(Closing, TableInputs, GameView):
 
     def countersign(self, seat: int, key: SigningKey) -> E.Envelope:
         """A player's countersignature of the latest checkpoint's head, with their key."""
-        self._seat(seat if 0 <= seat < len(self.players) else None, f"seat {seat}")
+        seat_expected(seat if 0 <= seat < len(self.players) else None, f"seat {seat}")
         cp = next(
             (e for e in reversed(self.envelopes) if type(e.event) is E.CheckpointSigned), None
         )
@@ -544,13 +525,6 @@ class RecordingSession(Closing, TableInputs, GameView):
         """Record a countersignature made elsewhere (a player's phone), already checked
         (:func:`~gostop_records.integrity.checkpoints.countersignature`)."""
         return self._write(payload, self.game.hand_no or None)
-
-    # --- the inputs of a table ---------------------------------------------------------
-
-    def _seat(self, seat: int | None, who: str) -> int:
-        if seat is None:
-            raise IllegalAction("turn_order", f"no {who} is expected now")
-        return seat
 
 
 #: Inputs that are not entered as such: the rule and the reason of the refusal.
