@@ -58,11 +58,20 @@ def settle(page: Any) -> str:
     return str(page.evaluate("document.body.dataset.state"))
 
 
+def stop_pays_said(page: Any) -> None:
+    """Go or Stop is asked with what a Stop pays, in the proof's own words (its lines, the
+    player told as "you")."""
+    said = page.inner_text(".stop-pays")
+    assert said.startswith("A Stop pays now: ") and " pays you " in said, said
+
+
 def by_taps(page: Any) -> None:
     """Play the hand to its end by tapping the first thing offered each time."""
     for _ in range(100):
         if settle(page) == "over":
             return
+        if page.evaluate("document.body.dataset.step") == "decide":
+            stop_pays_said(page)
         page.locator("#choices button:not(.plain), #hand button:not([disabled])").first.click()
     raise AssertionError("the hand did not end")
 
@@ -85,6 +94,7 @@ def by_keys(page: Any) -> None:
         elif step in ("choose", "flip"):
             page.keyboard.press("1")
         elif step == "decide":
+            stop_pays_said(page)
             page.keyboard.press("s")
         elif step == "cup":
             page.keyboard.press("j")
@@ -279,3 +289,16 @@ def test_a_matgo_game_goes_on_to_the_next_hand(open_page: Any, server: Server) -
     page.keyboard.press("h")  # the key deals the third hand of the same game
     assert settle(page) == "ready"
     assert page.evaluate("document.body.dataset.game") == gid
+
+
+def test_go_or_stop_is_asked_with_what_a_stop_pays(open_page: Any, server: Server) -> None:
+    """Seed 1, tapping the first thing offered, reaches a Go or Stop for the player."""
+    page = open_page(DESKTOP)
+    page.goto(server.url + SEEDED.format(seed=1))
+    for _ in range(100):
+        assert settle(page) == "ready", "the hand ended before Go or Stop was asked"
+        if page.evaluate("document.body.dataset.step") == "decide":
+            stop_pays_said(page)
+            return
+        page.locator("#choices button:not(.plain), #hand button:not([disabled])").first.click()
+    raise AssertionError("Go or Stop was never asked")

@@ -225,13 +225,11 @@ function drawChoices(v) {
       f.choices.map((c, i) => button(`class="pick" data-flip="${esc(c)}"`, `<kbd>${i + 1}</kbd>${face(c, "card")}<span class="code">${esc(c)}</span>`)).join("");
   } else if (step === "decide") {
     const me = t.seats[0];
-    const p = v.stop_pays;
-    const pays = (p.losers || []).map((l) => `${seatName(v, l.loser)} pays you ${l.pays_chips} chip${l.pays_chips === 1 ? "" : "s"}`).join(", ");
+    const pays = GostopProof.summary(v.stop_pays).join("; ");
     say(`You have ${me.score} points: Go or Stop?`);
     html =
-      `<p class="stop-pays">A Stop now: ${esc(pays)} (${p.go_points} points` +
-      (p.losers || []).map((l) => (l.multiplier > 1 ? ` × ${l.multiplier} for ${esc(seatName(v, l.loser))}` : "")).join("") +
-      `, stake ${p.stake}). A Go plays on for more, and loses it all if the computer stops first.</p>` +
+      `<p class="stop-pays">A Stop pays now: ${esc(pays)} (stake ${v.stop_pays.stake}). ` +
+      "A Go plays on for more, and loses it all if the computer stops first.</p>" +
       button('class="big go" data-answer="go"', "Go <kbd>G</kbd>") +
       button('class="big stop" data-answer="stop"', "Stop <kbd>S</kbd>");
   } else if (step === "cup") {

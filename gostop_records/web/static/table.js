@@ -44,8 +44,7 @@ window.GostopTable = (function () {
       case "flip": return `${who}: the card flipped from the stock`;
       case "cup": return `${who}: the September cup counts as animal or junk`;
       case "decide": {
-        const pays = (now.stop_pays && now.stop_pays.losers) || [];
-        const what = pays.map((l) => `${nameOf(now, l.loser)} pays ${l.pays_chips}`).join(", ");
+        const what = now.stop_pays ? GostopProof.summary(now.stop_pays).join("; ") : "";
         return `${who}: Go or Stop?` + (what && !short ? ` A Stop pays now: ${what}` : "");
       }
       case "pay": return `Hand ${w.hand} is over: the payment`;
