@@ -5,10 +5,10 @@ replay,import,...] [--million]``; the bots' strength is its own, longer entry, `
 bench --bots [--deals N]``; the queries alone on a larger copy, ``python -m bench
 --copies-only --copy-hands 10000000 --out DIR``). Never run by the test suite. Every ratio
 comes from pairs of back-to-back runs whose order alternates, reported as the median and the
-range of the per-pair ratios; the 1-minute load average is recorded before every figure's
-rounds, and a figure taken under load is marked so. A run (not ``--quick``) rewrites
-``bench/RESULTS.md`` with its own figures alone, keeping the bots' section; the history and
-the analyses are in ``docs/performance.md``.
+range of the per-pair ratios; the cores other work keeps busy are read before every round
+(:func:`.process.busy_cores`), and a figure taken under load is marked so. A run (not
+``--quick``) rewrites ``bench/RESULTS.md`` with its own figures alone, keeping the bots'
+section; the history and the analyses are in ``docs/performance.md``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .figures import Figure, machine, render_markdown, render_table, stamped
 from .peer_chess import make_pgn
-from .process import load_average
+from .process import busy_cores, load_average
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def measure(title: str, fn: Callable[[], list[Figure]]) -> None:
         step(title)
-        load = load_average()
+        load = busy_cores()
         figures.extend(stamped(fn(), load))
 
     if args.copies_only:
@@ -260,7 +260,7 @@ def _copies(args: argparse.Namespace, work: Path, hands: int, step: Callable[[st
     else:
         with Store(work / "bench.duckdb"):
             pass  # an older schema is upgraded (its projection rows derived again)
-    load = load_average()
+    load = busy_cores()
     print(render_table(stamped(_copy_figures(args.copy_hands, work, step), load)))
     return 0
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from .process import LOADED_PER_CORE, loaded
+from .process import BUSY_S, LOADED_CORES, LOADED_PER_CORE, busy_loaded
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +21,7 @@ class Figure:
     beside: str = "-"  # the floor or peer, with its value
     ratio: str = "-"  # ours / floor, or ours / peer
     target: str = ""  # the speed asked for, and whether it is met
-    #: the 1-minute load average before each round the figure was measured in
+    #: the cores other work kept busy just before each round of the figure (busy_cores)
     loads: tuple[float, ...] = ()
 
     def load_text(self) -> str:
@@ -30,7 +30,7 @@ class Figure:
             return "-"
         lo, hi = min(self.loads), max(self.loads)
         shown = f"{lo:.2f}" if lo == hi else f"{lo:.2f}-{hi:.2f}"
-        under = sum(1 for x in self.loads if loaded(x))
+        under = sum(1 for x in self.loads if busy_loaded(x))
         if not under:
             return shown
         if len(self.loads) == 1:
@@ -39,7 +39,7 @@ class Figure:
 
     @property
     def under_load(self) -> bool:
-        return any(loaded(x) for x in self.loads)
+        return any(busy_loaded(x) for x in self.loads)
 
     def shown(self) -> str:
         v = self.value
@@ -49,12 +49,12 @@ class Figure:
 
 
 def stamped(figures: list[Figure], load: float) -> list[Figure]:
-    """``figures`` with ``load`` (the load average before they were measured) as the load of
+    """``figures`` with ``load`` (the cores busy before they were measured) as the load of
     those that carry none of their own."""
     return [f if f.loads else replace(f, loads=(load,)) for f in figures]
 
 
-COLUMNS = ("figure", "value", "floor or peer", "ratio", "target", "load before (1 min)")
+COLUMNS = ("figure", "value", "floor or peer", "ratio", "target", "others busy before (cores)")
 
 
 def _row(f: Figure) -> tuple[str, ...]:
@@ -141,11 +141,13 @@ def render_markdown(
         "",
         f"Machine: {machine}.",
         "",
-        f"Load: the 1-minute load average was {loads[0]:.2f} at the start of the run and "
-        f"{loads[1]:.2f} at its end, on {cores} cores. A figure is marked LOADED when the load "
-        f"before one of its rounds was above {LOADED_PER_CORE} per core ({bar:.1f}): the machine "
-        "was shared, its absolute numbers are low and its ratios noisier than on a quiet "
-        "machine.",
+        f"Load: before every round the bench waits {BUSY_S} s and reads from /proc/stat how "
+        "many cores other work kept busy meanwhile (the host's steal included); a figure is "
+        f"marked LOADED when that was above {LOADED_CORES} of a core before one of its rounds: "
+        "its absolute numbers are then low and its ratios noisier than on a quiet machine. "
+        f"The 1-minute load average, which counts the bench's own work, was {loads[0]:.2f} "
+        f"at the start of the run and {loads[1]:.2f} at its end, on {cores} cores"
+        + (" (a loaded run)." if loads[0] > bar else "."),
         "",
     ]
     if under:
@@ -154,7 +156,7 @@ def render_markdown(
             "",
         ]
     out += [
-        "| figure | value | floor or peer | ratio | target | load before (1 min) |",
+        "| " + " | ".join(COLUMNS) + " |",
         "|---|---|---|---|---|---|",
     ]
     for f in figures:

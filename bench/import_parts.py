@@ -2,8 +2,8 @@
 
 ``python -m bench.import_parts [--hands N] [--rounds N] [--out DIR]`` (never run by the test
 suite) generates the bench's corpus and takes three readings of it, each round in fresh
-processes, reported as the median and range over the rounds with the load average before
-each:
+processes, reported as the median and range over the rounds with the cores other work kept
+busy before each (``busy_cores``):
 
 1. **The parts, one after another in one process**, by process CPU, the cyclic collector
    paused as the import's processes pause it: the checked read (decode, stored form, each
@@ -34,7 +34,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from .process import _descendants, load_average, loaded
+from .process import LOADED_CORES, _descendants, busy_cores, busy_loaded
 from .runs import gostop_argv, make_corpus
 
 #: The parts of reading 1, in the order they run.
@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         beside: list[float] = []
         loads: list[float] = []
         for _ in range(args.rounds):
-            loads.append(load_average())
+            loads.append(busy_cores())
             db = work / "parts.duckdb"
             for p in (db, db.with_name(db.name + ".wal")):
                 p.unlink(missing_ok=True)
@@ -218,10 +218,10 @@ def main(argv: list[str] | None = None) -> int:
             alone.append(float(_checker(path).communicate()[0]))
             pair = [_checker(path) for _ in range(2)]
             beside.extend(float(p.communicate()[0]) for p in pair)
-    mark = " (LOADED)" if any(loaded(x) for x in loads) else ""
+    mark = f" (LOADED: above {LOADED_CORES})" if any(busy_loaded(x) for x in loads) else ""
     print(
         f"gostop db import, {corpus.events:,} events ({corpus.hands:,} hands), "
-        f"{args.rounds} rounds; 1-minute load before each: "
+        f"{args.rounds} rounds; cores busy with other work before each: "
         f"{', '.join(f'{x:.2f}' for x in loads)}{mark}"
     )
     print("\n1. the parts in one process (CPU, median and range):")

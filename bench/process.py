@@ -24,11 +24,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["TreeRun", "load_average", "loaded", "run_tree"]
+__all__ = ["TreeRun", "busy_cores", "busy_loaded", "load_average", "loaded", "run_tree"]
 
-#: A figure is taken under load when the 1-minute load average before it exceeds this many
-#: runnable processes per core.
+#: A run is taken under load when the 1-minute load average exceeds this many runnable
+#: processes per core (the load average counts the bench's own work too: it is the run's
+#: reading, at its start and end).
 LOADED_PER_CORE = 0.5
+#: A round is taken under load when, in the moment before it, other work (and the host of a
+#: virtual machine, as steal) kept more than this many cores busy.
+LOADED_CORES = 0.25
+BUSY_S = 0.5
 POLL_S = 0.05
 
 
@@ -38,8 +43,36 @@ def load_average() -> float:
 
 
 def loaded(load: float) -> bool:
-    """Whether a figure taken after this 1-minute load average is taken under load."""
+    """Whether a run with this 1-minute load average was taken under load."""
     return load > LOADED_PER_CORE * (os.cpu_count() or 1)
+
+
+def _busy_ticks() -> tuple[int, int]:
+    """(busy, steal) clock ticks of all cores so far, from ``/proc/stat``'s first line: user,
+    nice, system, irq and softirq are busy; steal is the time the host ran something else."""
+    with open("/proc/stat") as f:
+        ticks = [int(x) for x in f.readline().split()[1:]]
+    ticks += [0] * (8 - len(ticks))
+    user, nice, system, _idle, _iowait, irq, softirq, steal = ticks[:8]
+    return user + nice + system + irq + softirq, steal
+
+
+def busy_cores(seconds: float = BUSY_S) -> float:
+    """How many cores other work kept busy over the next ``seconds``, steal included: read
+    before a round, while the bench itself waits, so that the reading is the machine's and
+    not the bench's own (which a load average, smoothed over a minute, still counts)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    busy0, steal0 = _busy_ticks()
+    start = time.monotonic()
+    time.sleep(seconds)
+    busy1, steal1 = _busy_ticks()
+    elapsed = time.monotonic() - start
+    return ((busy1 - busy0) + (steal1 - steal0)) / tick / elapsed
+
+
+def busy_loaded(busy: float) -> bool:
+    """Whether a round after this :func:`busy_cores` reading was taken under load."""
+    return busy > LOADED_CORES
 
 
 @dataclass(frozen=True, slots=True)

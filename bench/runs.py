@@ -24,7 +24,7 @@ from gostop_records.sim.selfplay import simulate
 
 from .figures import Figure
 from .peer_chess import replay_pgn
-from .process import TreeRun, load_average, run_tree
+from .process import TreeRun, busy_cores, run_tree
 
 #: The corpus mix: (preset, players, hands per game, share of the corpus).
 MIX = (
@@ -260,7 +260,7 @@ class Rounds:
     def round(self) -> None:
         k = len(self.runs)
         path = self.corpus.path
-        self.loads.append(load_average())
+        self.loads.append(busy_cores())
         got: dict[str, float] = {}
         got |= pair_order(
             [
@@ -577,7 +577,7 @@ def import_figures(c: Corpus, work: Path, pairs: int = PAIRS) -> list[Figure]:
     rounds: list[dict[str, TreeRun]] = []
     loads: list[float] = []
     for k in range(pairs):
-        loads.append(load_average())
+        loads.append(busy_cores())
         got = pair_order(
             [
                 ("import", lambda: _import_run(c.path, work / "bench.duckdb", None)),

@@ -817,16 +817,18 @@ def write_section(results: Path, figs: list[Figure], machine: str) -> None:
     next run of ``python -m bench``, which measures the service too, drops it)."""
     from datetime import UTC, datetime
 
-    from .figures import _row
+    from .figures import COLUMNS, _row
+    from .process import LOADED_CORES
 
     when = datetime.now(UTC).strftime("%Y-%m-%d")
     body = [
         SECTION,
         "",
         f"Measured {when} with `python -m bench.service` on {machine}; a figure is marked "
-        "LOADED when the 1-minute load average before it was above half the cores.",
+        f"LOADED when other work kept more than {LOADED_CORES} of a core busy just before it "
+        "(read from /proc/stat, the host's steal included).",
         "",
-        "| figure | value | floor or peer | ratio | target | load before (1 min) |",
+        "| " + " | ".join(COLUMNS) + " |",
         "|---|---|---|---|---|---|",
         *("| " + " | ".join(_row(f)) + " |" for f in figs),
         "",
@@ -846,14 +848,15 @@ def write_section(results: Path, figs: list[Figure], machine: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     from .figures import machine, render_table, stamped
-    from .process import load_average
+    from .process import busy_cores
 
     ap = argparse.ArgumentParser(prog="python -m bench.service", description=__doc__)
     ap.add_argument("--quick", action="store_true", help="a smoke run of a few seconds")
     ap.add_argument("--results", type=Path, default=HERE / "RESULTS.md")
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="gostop-bench-service-"))
-    figs = stamped(service_figures(work, args.quick), load_average())
+    busy = busy_cores()
+    figs = stamped(service_figures(work, args.quick), busy)
     print(render_table(figs))
     if not args.quick:
         write_section(args.results, figs, machine())

@@ -1,12 +1,14 @@
 """The bench's bookkeeping: RESULTS.md holds the latest run alone, ratios come from
 alternated pairs, a command's memory is its whole process tree."""
 
+import subprocess
 import sys
+import time
 
 from bench.__main__ import with_bots_of
 from bench.bots import BEGIN, END
 from bench.figures import Figure, render_markdown, stamped
-from bench.process import loaded, run_tree
+from bench.process import busy_cores, busy_loaded, loaded, run_tree
 from bench.runs import pair_order, spread
 
 OLD = f"""# Benchmark results
@@ -70,14 +72,28 @@ def test_a_ratio_is_the_median_of_the_pairs_with_its_range() -> None:
 
 
 def test_a_figure_taken_under_load_is_marked() -> None:
-    busy = 100.0
-    assert loaded(busy) and not loaded(0.0)
+    busy = 1.5  # cores other work kept busy before a round
+    assert busy_loaded(busy) and not busy_loaded(0.0)
+    assert loaded(100.0) and not loaded(0.0)  # a run's 1-minute load average
     quiet, hot = stamped([Figure("a", 1, "u"), Figure("b", 1, "u", loads=(busy,))], 0.0)
     assert quiet.load_text() == "0.00" and not quiet.under_load
     assert hot.under_load and "LOADED" in hot.load_text()
-    text = render_markdown([quiet, hot], "a machine", "a corpus", "--quick", (0.0, busy))
-    assert "| b | 1.00 u | - | - |  | 100.00 LOADED |" in text
+    text = render_markdown([quiet, hot], "a machine", "a corpus", "--quick", (0.0, 100.0))
+    assert "| b | 1.00 u | - | - |  | 1.50 LOADED |" in text
     assert "1 of 2 figures were taken under load" in text
+    assert "(a loaded run)" not in text  # the run began on a quiet machine
+
+
+def test_the_cores_kept_busy_are_read_from_the_machine() -> None:
+    """A child spinning beside the reading counts (the machine's own work, not only the
+    bench's): at least most of a core."""
+    spin = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.3)
+        assert busy_cores(0.5) > 0.5
+    finally:
+        spin.kill()
+        spin.wait()
 
 
 CHILD = """
