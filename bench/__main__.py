@@ -116,9 +116,10 @@ def main(argv: list[str] | None = None) -> int:
         return _copies(args, work, hands, step)
 
     start_load = load_average()
+    busy = busy_cores()
     step(f"generating a corpus of {hands} hands")
     corpus = runs.make_corpus(work / "corpus.jsonl", hands)
-    figures += stamped(runs.simulate_figures(corpus), start_load)
+    figures += stamped(runs.simulate_figures(corpus), busy)
 
     if "replay" in parts:
         step(
