@@ -179,9 +179,7 @@ class TableInputs(GameView):
         seat, h = self._decider()
         return self.record(E.StopCalled(seat=seat, score=h.score_of(seat)))
 
-    def pay(
-        self, payer: int, payee: int, chips: int, note: str | None = None
-    ) -> Entry:
+    def pay(self, payer: int, payee: int, chips: int, note: str | None = None) -> Entry:
         """``payment_recorded``: what the table actually paid (audited against the dues)."""
         if chips < 0:
             raise IllegalAction("payment", f"a payment is 0 chips or more, not {chips}")
@@ -199,9 +197,7 @@ class TableInputs(GameView):
         propose (``settlement_proposed``: each seat's total and the transfers). Sealed."""
         return self.record(E.GameClosed(note=note))
 
-    def settle_pay(
-        self, payer: int, payee: int, chips: int, note: str | None = None
-    ) -> Entry:
+    def settle_pay(self, payer: int, payee: int, chips: int, note: str | None = None) -> Entry:
         """``settlement_paid``: a transfer of the night's settlement as paid; one that
         differs from the proposal needs a note (``settlement_note``)."""
         if chips < 0:

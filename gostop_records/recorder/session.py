@@ -246,7 +246,6 @@ class RecordingSession(Closing, TableInputs):
         self._commit(proj, chain, [env])
         return Entry(env, (), before, after, retracted=target)
 
-
     # --- writing -----------------------------------------------------------------------
     #
     # One pass of the rules per entry: a fork of the session's projector is fed the input
