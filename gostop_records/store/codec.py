@@ -1,9 +1,9 @@
 """Envelopes to ``events`` rows and back, keeping every byte the hash covers.
 
 A row does not hold ``prev``: it is the ``hash`` of the row before it in its game (64 zeros
-at ``seq`` 1), so storing it would say the same thing twice, at a quarter of the store's size
-and a tenth of the import's time (bench/RESULTS.md). A game's rows read from ``seq`` 1 in
-order give it back (:func:`rows_to_envelopes`).
+at ``seq`` 1), so storing it would say the same thing twice (and cost a quarter of the
+store's size). A game's rows read from ``seq`` 1 in order give it back
+(:func:`rows_to_envelopes`).
 
 A row holds the payload as the JSON text of the ``event`` member, exactly as it was hashed:
 an envelope read in a non-typed form (an upcast payload, a sparse or unknown one) is stored

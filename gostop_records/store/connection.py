@@ -103,7 +103,7 @@ def connect(
 #: rebuild). DuckDB keeps every block it has read cached up to its limit, which is 80% of
 #: the machine's memory by default: a pass over a large store would grow to that size.
 #: Under this limit it evicts (and spills a large query to a temporary file), so those
-#: commands take the same memory for any store (bench/RESULTS.md states the budget).
+#: commands take the same memory for any store (the bench holds each to a budget).
 WHOLE_STORE_MEMORY = "64MiB"
 
 _SETTINGS_LOCK = threading.Lock()

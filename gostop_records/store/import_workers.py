@@ -47,11 +47,10 @@ class WorkerReading:
     def _import_with_workers(self, checkers: Checkers, files: list[Path]) -> None:
         """The files checked by the worker processes, in tasks (see :mod:`.parallel`).
 
-        Transactions are cut by :func:`ripe` alone, to the last, which holds what is left.
-        Cutting smaller ones near the end, so that the last is small, measured no faster
-        with DuckDB checkpointing on its own (bench/RESULTS.md, "Import: where the wall
-        goes"): a transaction under a row group goes through the write-ahead log, and the
-        checkpoint copies it again.
+        Transactions are cut by :func:`ripe` alone, to the last, which holds what is left:
+        a transaction smaller than a row group goes through DuckDB's write-ahead log and is
+        copied again at the checkpoint, so smaller ones near the end do not finish sooner
+        (docs/performance.md, "Import: where the wall goes").
         """
         at = _Place()
         # The scan of each file (see :func:`.game_runs.scan`), which the importer needs before it

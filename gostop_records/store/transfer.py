@@ -4,8 +4,8 @@ A piece's rows are tens of megabytes. Pickled through the worker's stdout they a
 four times (into the pickle, into the pipe, out of it, into the unpickled tables). Written
 as Arrow IPC streams into a memory file (``memfd_create``) whose descriptor goes to the
 importer over a Unix socket, they are copied once, and the importer maps the file: the
-tables DuckDB reads are views of those pages. About 0.75 s of CPU less on the bench corpus
-(bench/RESULTS.md).
+tables DuckDB reads are views of those pages (docs/performance.md, "Import: rows in memory
+files").
 
 The memory file has no name. It is freed when its last descriptor and mapping close, so a
 worker or an importer killed at any moment leaves nothing behind, which a file in
