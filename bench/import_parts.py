@@ -16,6 +16,10 @@ busy before each (``busy_cores``):
 3. **The price of running side by side**: one process checking the whole corpus as a worker
    checks a piece, alone, and two such processes at once, each with its own CPU.
 
+Each round also runs the import's floor, a process reading the file with DuckDB's
+``read_json`` (:func:`.runs._floor_run`), so that the parts and the command are given as
+ratios to the floor's CPU in the same round.
+
 Reading 3 tells how much of the command's CPU beyond reading 1's parts comes from the
 processes sharing the machine (caches, memory bandwidth, a virtual machine's host) rather
 than from work the import does.
@@ -35,7 +39,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .process import LOADED_CORES, _descendants, busy_cores, busy_loaded
-from .runs import gostop_argv, make_corpus
+from .runs import _floor_run, gostop_argv, make_corpus
 
 #: The parts of reading 1, in the order they run.
 PARTS = ("read", "rules", "rows", "event columns", "arrow", "duckdb")
@@ -189,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         parts: dict[str, list[float]] = {p: [] for p in PARTS}
         starts: dict[str, list[float]] = {"worker": [], "command": []}
         tree: dict[str, list[float]] = {"wall": [], "importer": [], "workers": [], "tree": []}
+        floor: list[float] = []
         alone: list[float] = []
         beside: list[float] = []
         loads: list[float] = []
@@ -210,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
             db = work / "import.duckdb"
             for p in (db, db.with_name(db.name + ".wal")):
                 p.unlink(missing_ok=True)
+            floor.append(_floor_run(corpus.path, work).cpu)
             wall, cpus = per_process(gostop_argv("db", "import", path, "--db", str(db)))
             tree["wall"].append(wall)
             tree["importer"].append(cpus[0])
@@ -234,6 +240,11 @@ def main(argv: list[str] | None = None) -> int:
     print("\n2. the command, per process (CPU; wall for the whole):")
     for name in ("importer", "workers", "tree", "wall"):
         print(f"   {name:15s} {_spread(tree[name])}")
+    print(f"\n   the floor: read_json's process, CPU {_spread(floor)}")
+    ratio = [t / f for t, f in zip(total, floor, strict=True)]
+    print(f"   all the parts / the floor: {_spread(ratio, 'x')}")
+    ratio = [t / f for t, f in zip(tree["tree"], floor, strict=True)]
+    print(f"   the command's tree / the floor: {_spread(ratio, 'x')}")
     print("\n3. checking the whole corpus as a worker does (CPU of one process):")
     print(f"   {'alone':15s} {_spread(alone)}")
     print(f"   {'two at once':15s} {_spread(beside)}")
