@@ -61,6 +61,15 @@ def _row(f: Figure) -> tuple[str, ...]:
     return (f.name, f.shown(), f.beside, f.ratio, f.target, f.load_text())
 
 
+def markdown_table(figures: Sequence[Figure]) -> list[str]:
+    """The figures as the lines of a Markdown table (RESULTS.md and its sections)."""
+    return [
+        "| " + " | ".join(COLUMNS) + " |",
+        "|" + "---|" * len(COLUMNS),
+        *("| " + " | ".join(_row(f)) + " |" for f in figures),
+    ]
+
+
 def render_table(figures: list[Figure]) -> str:
     rows = [COLUMNS, *(_row(f) for f in figures)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
@@ -155,12 +164,7 @@ def render_markdown(
             f"**{len(under)} of {len(figures)} figures were taken under load.**",
             "",
         ]
-    out += [
-        "| " + " | ".join(COLUMNS) + " |",
-        "|---|---|---|---|---|---|",
-    ]
-    for f in figures:
-        out.append("| " + " | ".join(_row(f)) + " |")
+    out += markdown_table(figures)
     out += ["", "How the figures are made:", ""]
     out += [f"- {note}" for note in (*NOTES, *more_notes)]
     out.append("")

@@ -817,7 +817,7 @@ def write_section(results: Path, figs: list[Figure], machine: str) -> None:
     next run of ``python -m bench``, which measures the service too, drops it)."""
     from datetime import UTC, datetime
 
-    from .figures import COLUMNS, _row
+    from .figures import markdown_table
     from .process import LOADED_CORES
 
     when = datetime.now(UTC).strftime("%Y-%m-%d")
@@ -828,9 +828,7 @@ def write_section(results: Path, figs: list[Figure], machine: str) -> None:
         f"LOADED when other work kept more than {LOADED_CORES} of a core busy just before it "
         "(read from /proc/stat, the host's steal included).",
         "",
-        "| " + " | ".join(COLUMNS) + " |",
-        "|---|---|---|---|---|---|",
-        *("| " + " | ".join(_row(f)) + " |" for f in figs),
+        *markdown_table(figs),
         "",
         *(f"- {n}" for n in NOTES),
         "",
