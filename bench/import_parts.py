@@ -12,7 +12,8 @@ busy before each (``busy_cores``):
    store with one DuckDB thread (as the import sets it). Beside them, the CPU of starting an
    interpreter with a worker's imports and with the command's.
 2. **The command as a user runs it**, per process of its tree: the importer and each worker,
-   read from ``/proc`` every 20 ms (so to within that much), and the whole tree.
+   as :func:`.process.run_tree` polls them from ``/proc`` (to within 50 ms), and the whole
+   tree.
 3. **The price of running side by side**: one process checking the whole corpus as a worker
    checks a piece, alone, and two such processes at once, each with its own CPU.
 
@@ -34,11 +35,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from .process import LOADED_CORES, _descendants, busy_cores, busy_loaded
+from .process import LOADED_CORES, busy_cores, busy_loaded, run_tree
 from .runs import _floor_run, gostop_argv, make_corpus
 
 #: The parts of reading 1, in the order they run.
@@ -127,38 +127,6 @@ print(time.process_time() - start)
 _WORKER_START = "from gostop_records.store.parallel import serve"
 _COMMAND_START = "import duckdb, pyarrow; from gostop_cli.app import app"
 
-_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def _cpu_of(pid: int) -> float | None:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rpartition(")")[2].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / _TCK
-
-
-def per_process(argv: Sequence[str]) -> tuple[float, list[float]]:
-    """Run ``argv``; its wall time and the CPU seconds of each process of its tree, the
-    first its own, as last read (every 20 ms) before each ended."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(list(argv), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    seen: dict[int, float] = {}
-    order: list[int] = []
-    while proc.poll() is None:
-        for pid in sorted(_descendants(proc.pid) | {proc.pid}):
-            cpu = _cpu_of(pid)
-            if cpu is not None:
-                if pid not in seen:
-                    order.append(pid)
-                seen[pid] = cpu
-        time.sleep(0.02)
-    wall = time.perf_counter() - start
-    if proc.returncode:
-        raise RuntimeError(f"{' '.join(argv)}: exit code {proc.returncode}")
-    return wall, [seen[pid] for pid in order]
-
 
 def _checker(path: str) -> subprocess.Popen[bytes]:
     """A process checking the whole corpus as a worker checks a piece; it prints its CPU."""
@@ -216,8 +184,11 @@ def main(argv: list[str] | None = None) -> int:
             for p in (db, db.with_name(db.name + ".wal")):
                 p.unlink(missing_ok=True)
             floor.append(_floor_run(corpus.path, work).cpu)
-            wall, cpus = per_process(gostop_argv("db", "import", path, "--db", str(db)))
-            tree["wall"].append(wall)
+            run = run_tree(gostop_argv("db", "import", path, "--db", str(db)))
+            if run.returncode:
+                raise RuntimeError(f"the corpus was not imported: {run.stdout[-2000:]}")
+            cpus = run.process_cpu
+            tree["wall"].append(run.wall)
             tree["importer"].append(cpus[0])
             tree["workers"].append(sum(cpus[1:]))
             tree["tree"].append(sum(cpus))

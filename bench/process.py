@@ -4,7 +4,8 @@
 wall time from the start to the exit, the CPU seconds of every process in it (from the
 kernel's accounting of waited-for children) and its memory, polled from ``/proc`` while it
 runs: the largest sum of the resident sets of all its live processes at one moment (the
-tree's peak), and the largest high-water mark of any one of them.
+tree's peak), and the largest high-water mark of any one of them. The same polls read each
+process's own CPU seconds, as last seen before it ended (so to within one interval).
 
 Why polled, and not ``getrusage(RUSAGE_CHILDREN).ru_maxrss``: that is the largest single
 process, never the sum of an importer and its workers; and on Linux a child started with
@@ -84,6 +85,22 @@ class TreeRun:
     processes: int  # how many processes the tree held at once, at most
     stdout: str
     returncode: int
+    #: each process's user + system seconds as last polled, the command's own first
+    process_cpu: tuple[float, ...] = ()
+
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system seconds of a live process so far, or None (gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            # pid (comm) state ppid ...: comm may hold spaces, so split after ')'
+            fields = f.read().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / _TICK
 
 
 def _status(pid: int) -> tuple[int, int, int] | None:
@@ -147,6 +164,7 @@ def run_tree(
         env=None if env is None else dict(env),
         cwd=cwd,
     )
+    cpus: dict[int, float] = {proc.pid: 0.0}  # the command first, then as first seen
 
     def poll() -> None:
         nonlocal peak, largest, most
@@ -159,10 +177,12 @@ def run_tree(
             sizes = []
             for pid in list(pids):
                 st = _status(pid)
-                if st is None:
+                seconds = _cpu_seconds(pid)
+                if st is None or seconds is None:
                     pids.discard(pid)
                 else:
                     sizes.append(st[1:])
+                    cpus[pid] = seconds
             if sizes:
                 peak = max(peak, sum(r for r, _ in sizes))
                 largest = max(largest, *(h for _, h in sizes))
@@ -181,4 +201,13 @@ def run_tree(
         raise RuntimeError(
             f"{' '.join(argv)}: exit code {proc.returncode}: {err.decode(errors='replace')[-2000:]}"
         )
-    return TreeRun(wall, cpu, peak, largest, most, out.decode(errors="replace"), proc.returncode)
+    return TreeRun(
+        wall,
+        cpu,
+        peak,
+        largest,
+        most,
+        out.decode(errors="replace"),
+        proc.returncode,
+        tuple(cpus.values()),
+    )

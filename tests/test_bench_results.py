@@ -114,6 +114,23 @@ def test_a_command_s_memory_is_its_whole_process_tree() -> None:
     assert run.wall > 0.5 and run.cpu > 0
 
 
+SPINNER = """
+import subprocess, sys
+subprocess.run([sys.executable, "-c",
+    "import time\\nwhile time.process_time() < 0.4: pass"], check=True)
+"""
+
+
+def test_each_process_s_cpu_is_read_the_command_s_first() -> None:
+    """The child spins until it has used 0.4 s of CPU, its parent waits: the polls read
+    each (to within one 50 ms interval), the command first."""
+    run = run_tree([sys.executable, "-c", SPINNER])
+    assert run.returncode == 0 and len(run.process_cpu) == 2
+    command, child = run.process_cpu
+    assert child >= 0.3 and command < child
+    assert sum(run.process_cpu) <= run.cpu + 0.05
+
+
 def test_the_bench_counts_turns_as_the_store_does(tmp_path) -> None:
     from bench.runs import TurnCounter
     from gostop_records.rules import PRESETS
