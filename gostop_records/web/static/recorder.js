@@ -38,7 +38,7 @@ function promptNow() {
     const d = dealerOfDeal();
     return `Hand ${now.waiting.hand}: the deal` + (d === null ? ": who deals first?" : ` (dealer ${T.nameOf(now, d)})`);
   }
-  return T.prompt(now, true);
+  return T.prompt(now);
 }
 
 function draw() {

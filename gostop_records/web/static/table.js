@@ -34,8 +34,8 @@ window.GostopTable = (function () {
     return p ? p.name : `seat ${seat}`;
   }
 
-  /* What the rules wait for, in a sentence (``short``: without what a panel shows). */
-  function prompt(now, short) {
+  /* What the rules wait for, in a sentence (what a Stop pays is the Go or Stop sheet's). */
+  function prompt(now) {
     const w = now.waiting;
     const who = w.seat === null || w.seat === undefined ? "" : nameOf(now, w.seat);
     switch (w.kind) {
@@ -43,10 +43,7 @@ window.GostopTable = (function () {
       case "play": return `${who} to play`;
       case "flip": return `${who}: the card flipped from the stock`;
       case "cup": return `${who}: the September cup counts as animal or junk`;
-      case "decide": {
-        const what = now.stop_pays ? GostopProof.summary(now.stop_pays).join("; ") : "";
-        return `${who}: Go or Stop?` + (what && !short ? ` A Stop pays now: ${what}` : "");
-      }
+      case "decide": return `${who}: Go or Stop?`;
       case "pay": return `Hand ${w.hand} is over: the payment`;
       case "over": return "The game is over";
       case "settle": return "The night is closed: the settlement";
