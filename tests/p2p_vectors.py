@@ -347,7 +347,7 @@ def build(v: dict[str, Any], rules: Ruleset, stake: int) -> Run:
     h.phase = Phase.PLAY
     h.turn = Turn(h.layout)
     h.instant_dues = []
-    h.turn_scores = []
+    h.turn_ends = []
     return Run(sc)
 
 

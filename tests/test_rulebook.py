@@ -299,7 +299,7 @@ def test_no_store_module_imports_the_scoring_or_the_settlement() -> None:
 
 
 def test_store_turn_scores_are_the_rules_scores() -> None:
-    """The store's ``turns.score_after`` comes from the hand state's ``turn_scores``: every
+    """The store's ``turns.score_after`` comes from the hand state's ``turn_ends``: every
     Go and Stop decision records the same score as the turn it closes, and every turn of a
     checked hand has one."""
     from gostop_records.projector import project
@@ -321,3 +321,42 @@ def test_store_turn_scores_are_the_rules_scores() -> None:
                 assert turns[(hand, turn)] == score
                 checked += 1
     assert checked
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_store_sweeps_are_the_rules_layout(preset: str) -> None:
+    """``turns.sseul`` comes from the rules' ``turn_ends``: a turn is a sweep exactly when
+    the layout the rules hold after it is empty and the turn captured, or when it brought a
+    ``sseul`` junk transfer; read here from the state at the end of each turn."""
+    from gostop_records.projector import project
+    from gostop_records.sim.selfplay import GameSpec, play_game
+    from gostop_records.store.hand_rows import COLUMN_AT
+    from gostop_records.store.projections import derive
+
+    at = COLUMN_AT["turns"]
+    rules = PRESETS[preset]
+    n = 3 if 3 in rules.players else 2
+    sweeps = 0
+    for seed in range(8):
+        spec = GameSpec(rules, n, 4, seed, ("greedy", "random", "greedy")[:n], game_id=f"s{seed}")
+        envs = play_game(spec)
+        p = project(envs)
+        assert p.game is not None
+        rows = derive(envs, p.game, p.issues, retracted=p.retracted)
+        hand_end = {env.hand: env.seq for env in envs if isinstance(env.event, E.HandEnded)}
+        turns = sorted(rows["turns"], key=lambda r: (r[at["hand"]], r[at["turn"]]))
+        stolen = {(r[1], r[3]) for r in rows["transfers"] if r[9] == "sseul"}
+        for k, r in enumerate(turns):
+            hand, number = r[at["hand"]], r[at["turn"]]
+            nxt = turns[k + 1] if k + 1 < len(turns) else None
+            if nxt is not None and nxt[at["hand"]] == hand:
+                end = nxt[at["seq"]] - 1
+            else:
+                end = hand_end[hand] - 1
+            state = project(envs, until_seq=end).game
+            assert state is not None and state.hand is not None
+            took = r[at["captured"]] > r[at["bonus_cards"]]
+            want = (state.hand.layout == 0 and took) or (hand, number) in stolen
+            assert r[at["sseul"]] == want, (seed, hand, number)
+            sweeps += want
+    assert sweeps  # the seeds reach at least one sweep

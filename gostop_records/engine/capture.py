@@ -232,14 +232,14 @@ def resolve(s: HandState, f: int, f_chosen: str | None, out: Out) -> None:
 
     if ppuk and rules.three_ppuk_points is not None and s.ppuk_count[seat] >= 3:
         pts = rules.three_ppuk_points
-        s.turn_scores.append(s.score_of(seat))
+        s.end_turn(seat)
         end_hand(s, out, "instant", seat, "three_ppuk", instant_dues_of(s, seat, pts, "three_ppuk"))
         return
     # hudang: the seat's turns in a row that took no card (steals are no card taken)
     s.idle_turns[seat] = 0 if taken or turn.took else s.idle_turns[seat] + 1
     if t.hudang and HUDANG.ends_hand(rules, s.idle_turns[seat]):
         pts = HUDANG.points(rules)
-        s.turn_scores.append(s.score_of(seat))
+        s.end_turn(seat)
         end_hand(s, out, "instant", seat, "hudang", instant_dues_of(s, seat, pts, "hudang"))
         return
 

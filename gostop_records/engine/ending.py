@@ -79,8 +79,7 @@ def stop_hand(s: HandState, seat: int, out: Out, auto: bool) -> Proof:
 def after_turn(s: HandState, out: Out) -> None:
     """Go/Stop for the mover at the end of their turn, else the next turn (C1.2, A15)."""
     seat = s.turn_seat
-    sc = s.score_of(seat)
-    s.turn_scores.append(sc)
+    sc = s.end_turn(seat)
     went = s.go_count[seat]
     if (went == 0 and sc >= s.table.target) or (went and sc > s.go_score[seat]):
         if s.turns_left(seat) == 0 and s.table.rules.last_turn_auto_stop:

@@ -13,7 +13,7 @@ changes the copy. Only lists of ints are copied, which keeps replay fast.
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..cards import (
     ALL_CARDS,
@@ -27,7 +27,7 @@ from ..cards import (
 from .scoring import points, score
 from .table import Table
 
-__all__ = ["HandState", "Phase"]
+__all__ = ["HandState", "Phase", "TurnEnd"]
 
 
 class Phase(enum.IntEnum):
@@ -40,6 +40,17 @@ class Phase(enum.IntEnum):
     CUP = 4  # the turn seat decides the September cup
     DECIDE = 5  # the turn seat says Go or Stop
     ENDED = 6  # the hand is over
+
+
+class TurnEnd(NamedTuple):
+    """What the rules know of a turn once it is resolved, kept for the store's ``turns``
+    rows (which read the rest of a turn from the record): the mover's combination score,
+    which the rules compute for Go or Stop anyway, and whether the turn swept the layout
+    (captured and left it empty; what a ``sseul`` steal looks for, whether or not the
+    ruleset pays it)."""
+
+    score: int
+    swept: bool
 
 
 class HandState:
@@ -83,8 +94,8 @@ class HandState:
         "stock_pos",
         "table",
         "turn",
+        "turn_ends",
         "turn_index",
-        "turn_scores",
         "turn_seat",
         "turns_taken",
         "two_bombs",
@@ -137,9 +148,8 @@ class HandState:
         self.kept_fours = [0] * n  # fours each seat kept and played on with (hand_four_keep)
         self.instant_dues: list[tuple[int, int, int, str]] = []  # payer, payee, points, reason
         self.proof: Any = None  # the settlement proof of a hand won by a Stop, once settled
-        # the mover's combination score at the end of each resolved turn, in turn order: the
-        # rules compute it for Go/Stop anyway, and the store's turn rows read it from here
-        self.turn_scores: list[int] = []
+        # each resolved turn, in turn order (see :meth:`end_turn`)
+        self.turn_ends: list[TurnEnd] = []
 
     def copy(self) -> HandState:
         """A copy whose mutable parts are fresh; ``stock`` and ``order`` are never changed."""
@@ -188,7 +198,7 @@ class HandState:
         new.kept_fours = self.kept_fours[:]
         new.instant_dues = self.instant_dues[:]
         new.proof = self.proof
-        new.turn_scores = self.turn_scores[:]
+        new.turn_ends = self.turn_ends[:]
         return new
 
     # --- derived views -----------------------------------------------------------------
@@ -217,6 +227,13 @@ class HandState:
 
     def score_of(self, seat: int) -> int:
         return points(self.table, self.piles[seat], self.cup_role)
+
+    def end_turn(self, seat: int) -> int:
+        """Close the turn just resolved (its captures in ``last_capture``), keeping its
+        :class:`TurnEnd`; the mover's score."""
+        sc = self.score_of(seat)
+        self.turn_ends.append(TurnEnd(sc, self.layout == 0 and self.last_capture != 0))
+        return sc
 
     def itemised(self, seat: int) -> Any:
         return score(self.table, self.piles[seat], self.cup_role)

@@ -9,9 +9,10 @@ Rows are a pure function of the events and the projector's game state: :func:`de
 the rows of a whole game, or of some hands only (a live append re-derives just the hand it
 touched). Events undone by ``entry_retracted`` are left out, as the projector leaves them.
 
-Some columns are readings of the record rather than rules: ``turns.sseul`` is true when the
-turn left the layout empty after capturing, or brought a ``sseul`` junk transfer; a turn is
-the play (with its shake and any bonus card played before it), the flip and what follows.
+A turn is the play (with its shake and any bonus card played before it), the flip and what
+follows, as recorded. What the rules know of a turn once it is resolved (the mover's score,
+whether it swept the layout) is read from the hand state's ``turn_ends``
+(:class:`~gostop_records.engine.state.TurnEnd`), not worked out again from the record.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any, Final
 from .. import cards as C
 from .. import events as E
 from ..engine.game import GameState, HandResult
+from ..engine.state import TurnEnd
 from ..projector import Issue
 from .hand_rows import (
     COLUMN_AT,
@@ -36,24 +38,14 @@ from .schema import TABLES
 __all__ = ["Rows", "derive", "empty_rows", "player_games"]
 
 
-_CARD: Final[dict[str, tuple[int, int | None, str]]] = {
-    c.code: (c.index, c.month or None, c.kind.value) for c in C.ALL_CARDS
+#: Each card's month (None for a bonus card) and kind, as the rows give them.
+_CARD: Final[dict[str, tuple[int | None, str]]] = {
+    c.code: (c.month or None, c.kind.value) for c in C.ALL_CARDS
 }
 
 
 def empty_rows() -> Rows:
     return {name: [] for name in TABLES}
-
-
-def _bit(code: str) -> int:
-    return 1 << _CARD[code][0]
-
-
-def _mask(codes: Sequence[str]) -> int:
-    m = 0
-    for code in codes:
-        m |= 1 << _CARD[code][0]
-    return m
 
 
 @dataclass(slots=True)
@@ -76,7 +68,6 @@ class _Turn:
     ttadak: bool = False
     sseul: bool = False
     captured: int = 0
-    took: bool = False
     junk_taken: int = 0
 
     def open_for_play(self, seat: int) -> bool:
@@ -87,19 +78,16 @@ class _Turn:
 
 
 class _HandWalk(HandRows):
-    """Follows one hand's events: piles and layout as masks, the turn in progress, rows."""
+    """Follows one hand's events: the turn in progress, the rows of each event."""
 
-    def __init__(self, g: GameFacts, hand: int, rows: Rows, scores: Sequence[int] | None) -> None:
+    def __init__(self, g: GameFacts, hand: int, rows: Rows, ends: Sequence[TurnEnd] | None) -> None:
         self.g = g
         self.hand = hand
         self.rows = rows
-        # the mover's score at the end of each turn the rules resolved (``turn_scores`` of
-        # the projector's hand state); None for a hand the rules did not follow
-        self.scores = scores
+        # each turn the rules resolved (``turn_ends`` of the projector's hand state); None
+        # for a hand the rules did not follow
+        self.ends = ends
         n = g.players
-        self.piles = [0] * n
-        self.layout = 0
-        self.cup_role: str | None = None
         self.turn: _Turn | None = None
         self.turns = 0
         self.go_counts = [0] * n
@@ -138,10 +126,12 @@ class _HandWalk(HandRows):
         if t is None:
             return
         self.turn = None
-        if t.took and self.layout == 0:
-            t.sseul = True
         g = self.g
-        score_after = self._score_after(t.number)
+        end = self._end_of(t.number)
+        score_after = None
+        if end is not None:
+            score_after = end.score
+            t.sseul = t.sseul or end.swept
         fl = _CARD[t.flipped] if t.flipped is not None else None
         self.rows["turns"].append(
             (
@@ -157,8 +147,8 @@ class _HandWalk(HandRows):
                 t.chosen,
                 t.bomb_cards,
                 t.flipped,
+                fl[0] if fl else None,
                 fl[1] if fl else None,
-                fl[2] if fl else None,
                 t.flips,
                 t.bonus,
                 t.shaken,
@@ -174,9 +164,10 @@ class _HandWalk(HandRows):
             )
         )
 
-    def _score_after(self, turn: int) -> int | None:
-        scores = self.scores
-        return scores[turn - 1] if scores is not None and 0 < turn <= len(scores) else None
+    def _end_of(self, turn: int) -> TurnEnd | None:
+        """The rules' :class:`TurnEnd` of a turn; None for a turn they did not resolve."""
+        ends = self.ends
+        return ends[turn - 1] if ends is not None and 0 < turn <= len(ends) else None
 
     # --- events ----------------------------------------------------------------------
 
@@ -189,7 +180,7 @@ class _HandWalk(HandRows):
     def _capture(self, seq: int, seat: int, code: str, how: str, source: str, at: int) -> None:
         """A ``captures`` row: one card taken into ``seat``'s pile, ``at`` its place in the
         capture."""
-        _, month, kind = _CARD[code]
+        month, kind = _CARD[code]
         self.rows["captures"].append(
             (
                 self.g.game_id,
@@ -207,15 +198,11 @@ class _HandWalk(HandRows):
         )
 
     def _cards_captured(self, env: E.Envelope, ev: Any) -> None:
-        m = _mask(ev.cards)
-        self.piles[ev.seat] |= m
-        self.layout &= ~m
         for position, code in enumerate(ev.cards, 1):
             self._capture(env.seq, ev.seat, code, ev.kind, ev.source, position)
         turn = self.turn
         if turn is not None:
             turn.captured += len(ev.cards)
-            turn.took = True
             if ev.kind == "jjok":
                 turn.jjok = True
             elif ev.kind == "ttadak":
@@ -225,25 +212,18 @@ class _HandWalk(HandRows):
         turn = self.turn if self.turn is not None else self._start(env.seq, ev.seat)
         turn.flipped = ev.card
         turn.flips += 1
-        if _CARD[ev.card][2] != "bonus":
-            self.layout |= _bit(ev.card)
 
     def _card_played(self, env: E.Envelope, ev: Any) -> None:
         turn = self._for_play(env.seq, ev.seat)
         turn.action = "card"
-        _, month, kind = _CARD[ev.card]
+        month, kind = _CARD[ev.card]
         if kind != "bonus" or turn.played is None:
             turn.played, turn.played_month, turn.played_kind = ev.card, month, kind
             turn.chosen = ev.chosen
-        if kind != "bonus":
-            self.layout |= _bit(ev.card)
 
     def _hand_started(self, env: E.Envelope, ev: Any) -> None:
         self.dealer = ev.dealer
         self.started_at = env.at
-
-    def _cards_dealt(self, env: E.Envelope, ev: Any) -> None:
-        self.layout = _mask(ev.layout)
 
     def _shaken(self, env: E.Envelope, ev: Any) -> None:
         turn = self._for_play(env.seq, ev.seat)
@@ -254,23 +234,18 @@ class _HandWalk(HandRows):
         turn.action = "bomb"
         turn.bomb_cards = list(ev.cards)
         turn.played_month = ev.month
-        self.layout |= _mask(ev.cards)
 
     def _flip_only_played(self, env: E.Envelope, ev: Any) -> None:
         turn = self._for_play(env.seq, ev.seat)
         turn.action = "flip_only"
 
     def _bonus_card_taken(self, env: E.Envelope, ev: Any) -> None:
-        b = _bit(ev.card)
-        self.piles[ev.seat] |= b
-        self.layout &= ~b
         self._capture(env.seq, ev.seat, ev.card, "bonus", ev.source, 1)
         if self.turn is not None:
             self.turn.bonus += 1
             self.turn.captured += 1
 
     def _ppuk_made(self, env: E.Envelope, ev: Any) -> None:
-        self.layout |= _mask(ev.cards)
         if self.turn is not None:
             self.turn.ppuk = True
 
@@ -278,10 +253,7 @@ class _HandWalk(HandRows):
         g = self.g
         rows = self.rows
         seq = env.seq
-        b = _bit(ev.card)
-        self.piles[ev.from_seat] &= ~b
-        self.piles[ev.to_seat] |= b
-        _, month, kind = _CARD[ev.card]
+        month, kind = _CARD[ev.card]
         rows["transfers"].append(
             (
                 g.game_id,
@@ -305,8 +277,8 @@ class _HandWalk(HandRows):
 
     def _cup_assigned(self, env: E.Envelope, ev: Any) -> None:
         seq = env.seq
-        self.cup_role = ev.role
-        score = self._score_after(self._turn_number())
+        end = self._end_of(self._turn_number())
+        score = end.score if end is not None else None
         self._decision(seq, ev.seat, "cup", None, score, None, ev.role)
 
     def _go_called(self, env: E.Envelope, ev: Any) -> None:
@@ -402,7 +374,6 @@ _STEPS: dict[type, Callable[[_HandWalk, E.Envelope, Any], None]] = {
     E.CardFlipped: _HandWalk._card_flipped,
     E.CardPlayed: _HandWalk._card_played,
     E.HandStarted: _HandWalk._hand_started,
-    E.CardsDealt: _HandWalk._cards_dealt,
     E.Shaken: _HandWalk._shaken,
     E.BombPlayed: _HandWalk._bomb_played,
     E.FlipOnlyPlayed: _HandWalk._flip_only_played,
@@ -567,8 +538,8 @@ def derive(
     for hand in sorted(by_hand):
         result = results.get(hand)
         state = result.state if result is not None else live
-        scores = state.turn_scores if state is not None and state.hand_no == hand else None
-        walk = _HandWalk(g, hand, out, scores)
+        ends = state.turn_ends if state is not None and state.hand_no == hand else None
+        walk = _HandWalk(g, hand, out, ends)
         for env in by_hand[hand]:
             walk.feed(env)
         walk.finish(result)

@@ -243,9 +243,10 @@ class TurnRow(Struct):
     sseul: Annotated[
         bool,
         about(
-            "whether the turn swept the layout: it captured and left the layout empty, or "
-            "brought a `'sseul'` junk transfer (a reading of the record: also true where the "
-            "ruleset gives that sweep nothing)"
+            "whether the turn swept the layout: it captured and the rules found the layout "
+            "empty after it (also where the ruleset pays that sweep nothing), or it brought a "
+            "`'sseul'` junk transfer; in a hand the rules did not follow to its end, only the "
+            "transfer marks the turns they did not resolve (as `score_after` is NULL there)"
         ),
     ]
     captured: Annotated[
