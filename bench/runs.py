@@ -37,7 +37,7 @@ MIX = (
 
 REPLAY_TARGET = 0.3  # replay events/s over the decode floor (issue 21), one core
 PEER_TARGET = 3.0  # our replay events/s over the peer's moves/s
-IMPORT_TARGET = 2.0  # our import time at most 2x DuckDB's bare read_json (issue 21)
+IMPORT_TARGET = 2.0  # the import at most 2x DuckDB's bare read_json, in time and in CPU
 QUERY_TARGET_MS = 1000.0
 LIVE_TARGET_MS = 20.0
 
@@ -596,7 +596,11 @@ def import_figures(c: Corpus, work: Path, pairs: int = PAIRS) -> list[Figure]:
         return [getattr(r[name], what) / getattr(r["floor"], what) for r in rounds]
 
     ratio = over_floor("import")
-    met = "met" if med(ratio) <= IMPORT_TARGET else "not met"
+    by_cpu = over_floor("import", "cpu")
+
+    def met(ratios: list[float]) -> str:
+        return "met" if med(ratios) <= IMPORT_TARGET else "not met"
+
     floor_rate = c.events / med(times("floor"))
     tree = max(r["import"].tree_peak_kib for r in rounds) / 1024
     largest = max(r["import"].largest_kib for r in rounds) / 1024
@@ -611,9 +615,9 @@ def import_figures(c: Corpus, work: Path, pairs: int = PAIRS) -> list[Figure]:
             beside=f"a process running DuckDB read_json into a bare table: {floor_rate:,.0f} "
             f"events/s; CPU {med(r['import'].cpu for r in rounds):.1f} s against "
             f"{med(r['floor'].cpu for r in rounds):.1f} s",
-            ratio=f"time {spread(ratio, 'x')} the floor's; CPU "
-            f"{spread(over_floor('import', 'cpu'), 'x')}",
-            target=f"<= {IMPORT_TARGET:.0f}x: {met}",
+            ratio=f"time {spread(ratio, 'x')} the floor's; CPU {spread(by_cpu, 'x')}",
+            target=f"time <= {IMPORT_TARGET:.0f}x: {met(ratio)}; CPU <= {IMPORT_TARGET:.0f}x: "
+            f"{met(by_cpu)}",
             loads=loads_t,
         ),
         Figure(

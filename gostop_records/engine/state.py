@@ -13,7 +13,7 @@ changes the copy. Only lists of ints are copied, which keeps replay fast.
 from __future__ import annotations
 
 import enum
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..cards import (
     ALL_CARDS,
@@ -42,15 +42,23 @@ class Phase(enum.IntEnum):
     ENDED = 6  # the hand is over
 
 
-class TurnEnd(NamedTuple):
+class TurnEnd:
     """What the rules know of a turn once it is resolved, kept for the store's ``turns``
     rows (which read the rest of a turn from the record): the mover's combination score,
     which the rules compute for Go or Stop anyway, and whether the turn swept the layout
     (captured and left it empty; what a ``sseul`` steal looks for, whether or not the
-    ruleset pays it)."""
+    ruleset pays it). Never changed once made, so a copied hand shares it. A plain class
+    rather than a ``NamedTuple``, which the compiled kernel would build through interpreted
+    code at every turn."""
 
-    score: int
-    swept: bool
+    __slots__ = ("score", "swept")
+
+    def __init__(self, score: int, swept: bool) -> None:
+        self.score = score
+        self.swept = swept
+
+    def __repr__(self) -> str:
+        return f"TurnEnd(score={self.score}, swept={self.swept})"
 
 
 class HandState:

@@ -31,7 +31,7 @@ from typing import Any
 
 from .. import cards as C
 from .. import events as E
-from ..engine.state import HandState, Phase, Turn
+from ..engine.state import HandState, Phase, Turn, TurnEnd
 from .dealer import SplitMix64
 
 __all__ = ["SeatView", "determinize", "seat_of", "seat_view"]
@@ -88,11 +88,12 @@ _ATTRIBUTES: dict[type, tuple[str, ...]] = {}
 
 
 def _plain(value: Any) -> Any:
-    """A value as a hashable fact: lists as tuples, the turn in progress as its attributes."""
+    """A value as a hashable fact: lists as tuples, the engine's own objects (the turn in
+    progress, each resolved turn's end) as their attributes."""
     if isinstance(value, list | tuple):
         return tuple(_plain(v) for v in value)
-    if isinstance(value, Turn):
-        return tuple((n, _plain(getattr(value, n))) for n in _attributes(Turn))
+    if isinstance(value, Turn | TurnEnd):
+        return tuple((n, _plain(getattr(value, n))) for n in _attributes(type(value)))
     return value
 
 
