@@ -36,6 +36,8 @@ MIX = (
 )
 
 REPLAY_TARGET = 0.3  # replay events/s over the decode floor (issue 21), one core
+#: ``gostop validate`` events/s over its floor, the typed decode plus SHA-256 of each line.
+VALIDATE_TARGET = 0.3
 PEER_TARGET = 3.0  # our replay events/s over the peer's moves/s
 IMPORT_TARGET = 2.0  # the import at most 2x DuckDB's bare read_json, in time and in CPU
 QUERY_TARGET_MS = 1000.0
@@ -363,6 +365,8 @@ class Rounds:
                 beside=f"decode into the structs + SHA-256 of each line: "
                 f"{med(self._rates('floor_h', ev)):,.0f} events/s",
                 ratio=spread(vr),
+                target=f">= {VALIDATE_TARGET} of the floor: "
+                f"{'met' if med(vr) >= VALIDATE_TARGET else 'not met'}",
                 loads=loads,
             )
         )
