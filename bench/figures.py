@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from .process import BUSY_S, LOADED_CORES, LOADED_PER_CORE, busy_loaded
+from .process import BUSY_S, LOADED_CORES, busy_loaded, loaded
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +135,6 @@ def render_markdown(
     """RESULTS.md: this run alone (the file is rewritten by every run)."""
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     cores = os.cpu_count() or 1
-    bar = LOADED_PER_CORE * cores
     under = [f for f in figures if f.under_load]
     out = [
         "# Benchmark results",
@@ -156,7 +155,7 @@ def render_markdown(
         "its absolute numbers are then low and its ratios noisier than on a quiet machine. "
         f"The 1-minute load average, which counts the bench's own work, was {loads[0]:.2f} "
         f"at the start of the run and {loads[1]:.2f} at its end, on {cores} cores"
-        + (" (a loaded run)." if loads[0] > bar else "."),
+        + (" (a loaded run)." if loaded(loads[0]) else "."),
         "",
     ]
     if under:

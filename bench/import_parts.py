@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .process import LOADED_CORES, busy_cores, busy_loaded, run_tree
-from .runs import _floor_run, gostop_argv, make_corpus
+from .runs import _floor_run, _fresh, gostop_argv, make_corpus
 
 #: The parts of reading 1, in the order they run.
 PARTS = ("read", "rules", "rows", "event columns", "arrow", "duckdb")
@@ -167,9 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         loads: list[float] = []
         for _ in range(args.rounds):
             loads.append(busy_cores())
-            db = work / "parts.duckdb"
-            for p in (db, db.with_name(db.name + ".wal")):
-                p.unlink(missing_ok=True)
+            db = _fresh(work / "parts.duckdb")
             got = subprocess.run(
                 [sys.executable, "-c", _PARTS_CODE, path, str(db)],
                 check=True,
@@ -180,9 +178,7 @@ def main(argv: list[str] | None = None) -> int:
                 parts[name].append(secs)
             starts["worker"].append(_start_cpu(_WORKER_START))
             starts["command"].append(_start_cpu(_COMMAND_START))
-            db = work / "import.duckdb"
-            for p in (db, db.with_name(db.name + ".wal")):
-                p.unlink(missing_ok=True)
+            db = _fresh(work / "import.duckdb")
             floor.append(_floor_run(corpus.path, work).cpu)
             run = run_tree(gostop_argv("db", "import", path, "--db", str(db)))
             if run.returncode:

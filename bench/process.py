@@ -36,6 +36,8 @@ LOADED_PER_CORE = 0.5
 LOADED_CORES = 0.25
 BUSY_S = 0.5
 POLL_S = 0.05
+#: Clock ticks per second, the unit of /proc's CPU times.
+_TICK = os.sysconf("SC_CLK_TCK")
 
 
 def load_average() -> float:
@@ -62,13 +64,12 @@ def busy_cores(seconds: float = BUSY_S) -> float:
     """How many cores other work kept busy over the next ``seconds``, steal included: read
     before a round, while the bench itself waits, so that the reading is the machine's and
     not the bench's own (which a load average, smoothed over a minute, still counts)."""
-    tick = os.sysconf("SC_CLK_TCK")
     busy0, steal0 = _busy_ticks()
     start = time.monotonic()
     time.sleep(seconds)
     busy1, steal1 = _busy_ticks()
     elapsed = time.monotonic() - start
-    return ((busy1 - busy0) + (steal1 - steal0)) / tick / elapsed
+    return ((busy1 - busy0) + (steal1 - steal0)) / _TICK / elapsed
 
 
 def busy_loaded(busy: float) -> bool:
@@ -87,9 +88,6 @@ class TreeRun:
     returncode: int
     #: each process's user + system seconds as last polled, the command's own first
     process_cpu: tuple[float, ...] = ()
-
-
-_TICK = os.sysconf("SC_CLK_TCK")
 
 
 def _cpu_seconds(pid: int) -> float | None:

@@ -65,6 +65,11 @@ def stop_pays_said(page: Any) -> None:
     assert said.startswith("A Stop pays now: ") and " pays you " in said, said
 
 
+def tap_first(page: Any) -> None:
+    """Tap the first thing offered: a choice, else a playable hand card."""
+    page.locator("#choices button:not(.plain), #hand button:not([disabled])").first.click()
+
+
 def by_taps(page: Any) -> None:
     """Play the hand to its end by tapping the first thing offered each time."""
     for _ in range(100):
@@ -72,7 +77,7 @@ def by_taps(page: Any) -> None:
             return
         if page.evaluate("document.body.dataset.step") == "decide":
             stop_pays_said(page)
-        page.locator("#choices button:not(.plain), #hand button:not([disabled])").first.click()
+        tap_first(page)
     raise AssertionError("the hand did not end")
 
 
@@ -300,5 +305,5 @@ def test_go_or_stop_is_asked_with_what_a_stop_pays(open_page: Any, server: Serve
         if page.evaluate("document.body.dataset.step") == "decide":
             stop_pays_said(page)
             return
-        page.locator("#choices button:not(.plain), #hand button:not([disabled])").first.click()
+        tap_first(page)
     raise AssertionError("Go or Stop was never asked")
