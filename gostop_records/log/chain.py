@@ -124,9 +124,8 @@ _HASH_KEY = b',"hash":'
 _RECORDED_KEY = b',"recorded_at":'
 
 
-#: Every digest starts as a copy of this empty one: with OpenSSL 3.0, ``hashlib.sha256()``
-#: looks the algorithm up again at each call (0.46 us here, most of the cost of hashing an
-#: event's 450 bytes), which a copy skips.
+#: Every digest starts as a copy of this empty one: with OpenSSL 3, ``hashlib.sha256()``
+#: looks the algorithm up again at each call, which a copy skips.
 _SHA256_EMPTY = hashlib.sha256()
 
 
