@@ -333,7 +333,7 @@ def test_store_sweeps_are_the_rules_layout(preset: str) -> None:
     from gostop_records.store.hand_rows import COLUMN_AT
     from gostop_records.store.projections import derive
 
-    at = COLUMN_AT["turns"]
+    at, tr = COLUMN_AT["turns"], COLUMN_AT["transfers"]
     rules = PRESETS[preset]
     n = 3 if 3 in rules.players else 2
     sweeps = 0
@@ -345,7 +345,9 @@ def test_store_sweeps_are_the_rules_layout(preset: str) -> None:
         rows = derive(envs, p.game, p.issues, retracted=p.retracted)
         hand_end = {env.hand: env.seq for env in envs if isinstance(env.event, E.HandEnded)}
         turns = sorted(rows["turns"], key=lambda r: (r[at["hand"]], r[at["turn"]]))
-        stolen = {(r[1], r[3]) for r in rows["transfers"] if r[9] == "sseul"}
+        stolen = {
+            (r[tr["hand"]], r[tr["turn"]]) for r in rows["transfers"] if r[tr["reason"]] == "sseul"
+        }
         for k, r in enumerate(turns):
             hand, number = r[at["hand"]], r[at["turn"]]
             nxt = turns[k + 1] if k + 1 < len(turns) else None
