@@ -35,7 +35,7 @@ MIX = (
     ("cardavia", 2, 1, 0.15),
 )
 
-REPLAY_TARGET = 0.3  # replay events/s over the decode floor (issue 21), one core
+REPLAY_TARGET = 0.3  # replay events/s over the typed decode floor, one core
 #: ``gostop validate`` events/s over its floor, the typed decode plus SHA-256 of each line.
 VALIDATE_TARGET = 0.3
 PEER_TARGET = 3.0  # our replay events/s over the peer's moves/s

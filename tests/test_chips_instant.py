@@ -1,4 +1,4 @@
-"""Instant payments against the chips on the table (issue 19): a first-turn ppuk or a first
+"""Instant payments against the chips on the table: a first-turn ppuk or a first
 ttadak is paid when it is made, so a player who runs out mid-hand pays what they hold and the
 shortfall is recorded at that point, not at the end of the hand."""
 

@@ -1,4 +1,4 @@
-"""p2p-gostop's engine vectors as a conformance suite (issue 19).
+"""p2p-gostop's engine vectors as a conformance suite.
 
 The vectors of kywoo26/p2p-gostop (``packages/engine/test/vectors/``, MIT licence, see
 ``tests/vectors/p2p-gostop/LICENSE``) are run through this engine under

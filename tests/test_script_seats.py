@@ -1,4 +1,4 @@
-"""Scripts of a table of four or five (issue 19): chips at the start of a sitting, the draw
+"""Scripts of a table of four or five: chips at the start of a sitting, the draw
 for the first dealer, who sits out, a sitter's hand under the stock and its sale of brights,
 all in the table grammar's lines, built, replayed and read back."""
 

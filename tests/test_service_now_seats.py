@@ -1,6 +1,6 @@
-"""What ``GET /api/games/{id}/now`` tells the web recorder about the table around the hand
-(issue 19): chips and the draw while the rules wait for them, who deals and how many sit
-out, the seats that may sell and the brights each may hold."""
+"""What ``GET /api/games/{id}/now`` tells the web recorder about the table around the hand:
+chips and the draw while the rules wait for them, who deals and how many sit out, the seats
+that may sell and the brights each may hold."""
 
 from __future__ import annotations
 

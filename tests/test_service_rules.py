@@ -1,4 +1,4 @@
-"""The big services' table rules that the presets do not play (issue 19): four of a month
+"""The big services' table rules that the presets do not play: four of a month
 dealt to the layout won by the dealer, the September cup fixed as an animal when it is the
 only junk to steal, a flipped bonus card buried in a ppuk, a two-card bomb with its own steal
 and multiplier. Each is tested through the engine on a hand-built deal, both ways, and where

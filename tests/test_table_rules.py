@@ -1,4 +1,4 @@
-"""Rules real tables and the big services play beyond the four presets (issue 19): each a
+"""Rules real tables and the big services play beyond the four presets: each a
 named setting, tested through the engine on hand-built deals and through the audit where it
 changes a payout. Every setting here defaults to the behaviour the presets had before it
 existed, so their pinned hashes and every recorded log stay as they were."""

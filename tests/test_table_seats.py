@@ -1,4 +1,4 @@
-"""The table around the hand (issue 19): 4 or 5 seats with three playing each hand, gwang-pali,
+"""The table around the hand: 4 or 5 seats with three playing each hand, gwang-pali,
 chips on the table and the first dealer by draw, through the engine, the CLI and the store.
 
 Every setting here defaults to a value under which a table of two or three plays exactly as

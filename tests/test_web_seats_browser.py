@@ -1,4 +1,4 @@
-"""The web recorder at a table of four (issue 19), in a real browser against ``gostop serve``:
+"""The web recorder at a table of four, in a real browser against ``gostop serve``:
 the chips each player brings, the draw for the first dealer, who sits out and a sale of
 brights are tapped, sent as the table grammar's lines to the entries API, and the hand then
 recorded by taps equals the simulated one; a refusal shows the service's reason. The live
