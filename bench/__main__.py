@@ -31,6 +31,26 @@ ROOT = HERE.parent
 PARTS = ("replay", "rollouts", "import", "queries", "archive", "live", "service", "memory")
 
 
+#: Options naming where a run keeps its files: they change no figure, and a path of one
+#: machine means nothing on another, so the command shown in RESULTS.md leaves them out.
+_LOCAL_OPTIONS = ("--out", "--results")
+
+
+def shown_args(argv: list[str]) -> str:
+    """The run's options as RESULTS.md shows them: ``--out DIR`` and ``--results FILE``
+    (either spelling, ``--out DIR`` or ``--out=DIR``) left out."""
+    shown: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in _LOCAL_OPTIONS:
+            skip = True
+        elif not arg.startswith(tuple(f"{o}=" for o in _LOCAL_OPTIONS)):
+            shown.append(arg)
+    return " ".join(shown)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     ap.add_argument("--quick", action="store_true", help="a small smoke run (under a minute)")
@@ -210,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
             figures,
             machine(),
             what,
-            " ".join(sys.argv[1:] if argv is None else argv),
+            shown_args(sys.argv[1:] if argv is None else argv),
             (start_load, end_load),
             SERVICE_NOTES,
         )
@@ -281,7 +301,7 @@ def _bots(args: argparse.Namespace) -> int:
     print(render_table(bots.bot_figures(results, judge=not args.quick)))
     if not args.quick:
         section = bots.render_section(
-            results, machine(), " ".join(sys.argv[1:]), (start_load, load_average())
+            results, machine(), shown_args(sys.argv[1:]), (start_load, load_average())
         )
         old = args.results.read_text(encoding="utf-8") if args.results.exists() else ""
         args.results.write_text(bots.merge_section(old, section), encoding="utf-8")

@@ -5,7 +5,7 @@ import subprocess
 import sys
 import time
 
-from bench.__main__ import with_bots_of
+from bench.__main__ import shown_args, with_bots_of
 from bench.bots import BEGIN, END
 from bench.figures import Figure, render_markdown, stamped
 from bench.process import busy_cores, busy_loaded, loaded, run_tree
@@ -48,6 +48,12 @@ def test_a_run_rewrites_the_file_keeping_only_the_bots_section() -> None:
     assert "Where replay's time goes" not in text and "The table service" not in text
     assert text.count(BEGIN) == 1 and text.count(END) == 1
     assert "strong beats greedy" in text
+
+
+def test_the_command_shown_leaves_out_where_the_run_kept_its_files() -> None:
+    argv = ["--archive", "--out", "/tmp/x", "--pairs", "4", "--results=/tmp/r.md", "--million"]
+    assert shown_args(argv) == "--archive --pairs 4 --million"
+    assert shown_args(["--out=/tmp/x"]) == ""
 
 
 def test_a_first_run_writes_its_table_alone() -> None:
