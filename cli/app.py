@@ -1,40 +1,101 @@
 """Entry point of the ``gostop`` command.
 
-Each command lives in its own module and is registered here with one line, so commands can
-be added without touching each other. Modules that need duckdb or pyarrow import them inside
-the command, which keeps ``gostop --help`` fast.
+Each command lives in its own module and is named here with one line of :data:`COMMANDS`,
+so commands can be added without touching each other. A command's module is imported only
+when that command runs (``gostop --help`` imports them all, to list them), so that a
+command does not pay for the imports of every other one; modules that need duckdb or
+pyarrow import them inside the command, for the same reason.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
+from collections.abc import Iterator, MutableMapping
+from typing import Any
 
 import typer
 
-from . import (
-    archive_cmd,
-    audit_cmd,
-    common,
-    db_cmd,
-    demo_cmd,
-    games_cmd,
-    keys_cmd,
-    people_cmd,
-    play_cmd,
-    record_cmd,
-    replay_cmd,
-    review_cmd,
-    rules_cmd,
-    schema_cmd,
-    seal_cmd,
-    serve_cmd,
-    simulate_cmd,
-    validate_cmd,
-)
+from . import common
+
+#: Every command, in the order ``gostop --help`` lists them: its name and where it lives,
+#: ``module:name`` in this package, either a function (one command) or a ``typer.Typer``
+#: (a group of subcommands).
+COMMANDS: dict[str, str] = {
+    "schema": "schema_cmd:schema",
+    "demo": "demo_cmd:demo",
+    "record": "record_cmd:record",
+    "games": "games_cmd:games",
+    "replay": "replay_cmd:replay",
+    "review": "review_cmd:review",
+    "play": "play_cmd:play",
+    "validate": "validate_cmd:validate",
+    "audit": "audit_cmd:audit",
+    "simulate": "simulate_cmd:simulate",
+    "serve": "serve_cmd:serve",
+    "seal": "seal_cmd:seal",
+    "verify": "seal_cmd:verify",
+    "countersign": "seal_cmd:countersign",
+    "rules": "rules_cmd:app",
+    "db": "db_cmd:app",
+    "archive": "archive_cmd:app",
+    "keys": "keys_cmd:app",
+    "people": "people_cmd:app",
+}
+
+
+def load_command(name: str) -> typer.core.TyperCommand | typer.core.TyperGroup:
+    """The command of one entry of :data:`COMMANDS`, its module imported now."""
+    module, attr = COMMANDS[name].split(":")
+    target = getattr(importlib.import_module(f"{__package__}.{module}"), attr)
+    if not isinstance(target, typer.Typer):  # one function: a Typer of one command is it
+        function, target = target, typer.Typer(add_completion=False)
+        target.command(name)(function)
+    command = typer.main.get_command(target)
+    command.name = name
+    return command  # type: ignore[return-value]
+
+
+class _Commands(MutableMapping[str, Any]):
+    """The root group's commands by name: every name of :data:`COMMANDS` is there from the
+    start (for listing, and for "did you mean" on a typo), each command loaded when it is
+    first looked up."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._loaded:
+            if name not in COMMANDS:
+                raise KeyError(name)
+            self._loaded[name] = load_command(name)
+        return self._loaded[name]
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        self._loaded[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._loaded[name]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from COMMANDS
+        yield from (n for n in self._loaded if n not in COMMANDS)
+
+    def __len__(self) -> int:
+        return len(set(COMMANDS) | set(self._loaded))
+
+
+class CommandTable(common.GostopGroup):
+    """The root group, whose commands are :data:`COMMANDS`, each loaded when needed."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands = _Commands()
+
 
 app = typer.Typer(
     name=common.PROG,
-    cls=common.GostopGroup,
+    cls=CommandTable,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -42,25 +103,12 @@ app = typer.Typer(
     epilog="Example: gostop rules show matgo",
 )
 
-app.add_typer(rules_cmd.app, name="rules")
-app.add_typer(db_cmd.app, name="db")
-app.add_typer(archive_cmd.app, name="archive")
-app.command("schema")(schema_cmd.schema)
-app.command("demo")(demo_cmd.demo)
-app.command("record")(record_cmd.record)
-app.command("games")(games_cmd.games)
-app.command("replay")(replay_cmd.replay)
-app.command("review")(review_cmd.review)
-app.command("play")(play_cmd.play)
-app.command("validate")(validate_cmd.validate)
-app.command("audit")(audit_cmd.audit)
-app.command("simulate")(simulate_cmd.simulate)
-app.command("serve")(serve_cmd.serve)
-app.command("seal")(seal_cmd.seal)
-app.command("verify")(seal_cmd.verify)
-app.command("countersign")(seal_cmd.countersign)
-app.add_typer(keys_cmd.app, name="keys")
-app.add_typer(people_cmd.app, name="people")
+
+@app.callback()
+def _root() -> None:
+    # no option of its own: a callback makes the program a group of commands while none is
+    # registered with typer (they are in COMMANDS)
+    pass
 
 
 def main() -> None:

@@ -48,7 +48,8 @@ def test_the_unit_file_runs_gostop_serve_as_documented() -> None:
     assert PurePosixPath(argv[0]).name == "gostop" and argv[1] == "serve"
     # the options parse with the command line as it is: each one gostop serve accepts
     group = typer.main.get_command(app)
-    serve = group.commands["serve"]  # type: ignore[attr-defined]
+    serve = group.get_command(typer.Context(group), "serve")  # type: ignore[attr-defined]
+    assert serve is not None
     ctx = serve.make_context("serve", argv[2:])
     db = PurePosixPath(ctx.params["db"])
     assert db.is_absolute() and ctx.params["host"] == "0.0.0.0"
