@@ -90,7 +90,8 @@ class CommandTable(common.GostopGroup):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.commands = _Commands()
+        registered, self.commands = self.commands, _Commands()
+        self.commands.update(registered)  # any command typer registered the usual way
 
 
 app = typer.Typer(

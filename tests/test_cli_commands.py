@@ -21,6 +21,16 @@ def test_every_command_of_the_table_loads_under_its_name() -> None:
     assert group.get_command(context, "no-such-command") is None  # type: ignore[attr-defined]
 
 
+def test_a_command_registered_with_typer_beside_the_table_is_kept() -> None:
+    extra = typer.Typer(cls=type(typer.main.get_command(app)), add_completion=False)
+    extra.command("hello")(lambda: print("hi"))
+    extra.command("other")(lambda: None)
+    group = typer.main.get_command(extra)
+    context = typer.Context(group)
+    assert group.list_commands(context) == [*COMMANDS, "hello", "other"]  # type: ignore[attr-defined]
+    assert CliRunner().invoke(extra, ["hello"]).output == "hi\n"
+
+
 def test_the_program_s_help_lists_every_command() -> None:
     done = CliRunner().invoke(app, ["--help"], env={"NO_COLOR": "1", "COLUMNS": "200"})
     assert done.exit_code == 0
