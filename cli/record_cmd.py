@@ -202,6 +202,10 @@ def record(
     if resume == "":
         resume = _the_unfinished(db, log)
     gid = resume or game_id or new_game_id()
+    names = [n.strip() for n in (players or "").split(",") if n.strip()]
+    rules = ruleset or ("gostop3" if len(names) >= 3 else "matgo")
+    if resume is None:  # a game refused here makes no key and no file
+        RecordingSession.opening(gid.strip(), names, rules, stake=stake, venue=venue)
     signer = None if no_sign else _signer(key, gid, by)
 
     with contextlib.ExitStack() as stack:
@@ -219,9 +223,6 @@ def record(
         if resume is not None:
             rec = RecordingSession.resume(sink, resume, by=by, signer=signer)
         else:
-            assert players is not None
-            names = [n.strip() for n in players.split(",") if n.strip()]
-            rules = ruleset or ("gostop3" if len(names) >= 3 else "matgo")
             rec = RecordingSession.start(
                 sink, names, rules, stake=stake, game_id=gid, by=by, venue=venue, signer=signer
             )

@@ -455,3 +455,33 @@ def test_options_that_exclude_each_other_are_refused_before_anything_is_made(
     assert res.exit_code == 2
     assert words in " ".join(res.output.split())
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--players", "Ann"], "is played by 2 players, not 1"),
+        (["--players", "Ann,Ben", "--ruleset", "nosuch"], "unknown ruleset 'nosuch'"),
+        (["--players", "Ann,Ben", "--game-id", " "], "the game id is empty"),
+    ],
+)
+def test_a_game_refused_at_its_start_makes_no_key_and_no_file(
+    tmp_path: Path, args: list[str], words: str
+) -> None:
+    keys, log = tmp_path / "keys", tmp_path / "friday.jsonl"
+    res = runner.invoke(
+        app, ["record", "--log", str(log), *args], input="quit\n", env={"GOSTOP_KEYS": str(keys)}
+    )
+    assert res.exit_code == 1
+    assert words in res.stderr
+    assert not log.exists()
+    assert not keys.exists() or list(keys.iterdir()) == []
+    # the same command with the mistake mended records at once, into a new file
+    res = runner.invoke(
+        app,
+        ["record", "--log", str(log), "--players", "Ann,Ben"],
+        input="quit\n",
+        env={"GOSTOP_KEYS": str(keys)},
+    )
+    assert res.exit_code == 0
+    assert len(list(keys.iterdir())) == 1 and log.exists()

@@ -77,6 +77,32 @@ class RecordingSession(Closing, TableInputs):
 
     # --- opening -----------------------------------------------------------------------
 
+    @staticmethod
+    def opening(
+        game_id: str,
+        players: Sequence[str | E.Player],
+        ruleset: str | Ruleset = "matgo",
+        *,
+        stake: int = 1,
+        venue: str | None = None,
+        notes: str | None = None,
+    ) -> E.GameStarted:
+        """The ``game_started`` a new game opens with, checked: a known ruleset, a player
+        count it is played with, a stake of 0 or more, a game id. :meth:`start` writes it; a
+        front end asks for it first, so that a game refused here leaves no key and no file
+        behind."""
+        rules = ruleset if isinstance(ruleset, Ruleset) else resolve(ruleset)
+        plist = make_players(players)
+        if stake < 0:
+            raise GostopError(f"the stake is chips per point, 0 or more, not {stake}")
+        if not game_id:
+            raise GostopError("the game id is empty")
+        ev = E.GameStarted(
+            ruleset=rules.pinned(), players=plist, stake=stake, venue=venue, notes=notes
+        )
+        start_game(game_id, ev)  # refuses a player count the ruleset is not played with
+        return ev
+
     @classmethod
     def start(
         cls,
@@ -96,22 +122,13 @@ class RecordingSession(Closing, TableInputs):
         """A new game: writes ``game_started`` with the pinned ruleset, seats and stake (and
         ``key_added`` with the signer's public key); ``deciding``: writes nothing, and
         :attr:`opened` holds them (see :meth:`deciding`)."""
-        rules = ruleset if isinstance(ruleset, Ruleset) else resolve(ruleset)
-        plist = make_players(players)
-        if stake < 0:
-            raise GostopError(f"the stake is chips per point, 0 or more, not {stake}")
         gid = game_id.strip() if game_id else new_game_id(clock)
-        if not gid:
-            raise GostopError("the game id is empty")
+        ev = cls.opening(gid, players, ruleset, stake=stake, venue=venue, notes=notes)
         if sink.version(gid):
             raise GostopError(
                 f"game {gid!r} already exists in {sink.location}: continue it with "
                 f"resume (gostop record --resume {gid})"
             )
-        ev = E.GameStarted(
-            ruleset=rules.pinned(), players=plist, stake=stake, venue=venue, notes=notes
-        )
-        start_game(gid, ev)  # refuses a player count the ruleset is not played with
         session = cls(sink, gid, Projector(strict=True), [], by=by, clock=clock, signer=signer)
         with session._opening(deciding):
             session._write(ev, None)
