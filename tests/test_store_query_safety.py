@@ -137,3 +137,24 @@ def test_the_sql_comes_from_one_place_and_a_bad_one_is_named(
     if command[0] == "db":
         res = runner.invoke(app, [*base, "-", "--format", "csv"], input="SELECT 2 AS two")
         assert res.exit_code == 0 and res.output.split() == ["two", "2"], res.output
+
+
+def test_a_faulty_query_is_told_without_blank_lines_and_with_a_useful_hint(
+    store_file: Path,
+) -> None:
+    code, out = _run(store_file, "SELECT * FROM nosuch")
+    assert code == 1
+    lines = out.splitlines()
+    assert "gostop: error: SQL: Catalog Error: Table with name nosuch does not exist!" in lines
+    # DuckDB's hint there names its own catalog (pg_...); the store's tables are listed so
+    assert "gostop: error: SHOW TABLES lists the store's tables and views" in lines
+    assert "pg_" not in out and all(line.strip() != "gostop: error:" for line in lines)
+    # the query's line and the caret under its fault stay, aligned
+    at = lines.index("gostop: error: LINE 1: SELECT * FROM nosuch")
+    assert lines[at + 1].index("^") == lines[at].index("nosuch")
+    # a near miss of a store table keeps DuckDB's own suggestion
+    code, out = _run(store_file, "SELECT * FROM hand")
+    assert code == 1 and 'Did you mean "hands"?' in out
+    code, out = _run(store_file, "SELEC 1")
+    assert code == 1 and "syntax error" in out
+    assert all(line.strip() != "gostop: error:" for line in out.splitlines())

@@ -47,7 +47,7 @@ from .errors import (
     QueryTooLargeError,
     StoreError,
 )
-from .statements import check_read_only
+from .statements import check_read_only, error_text
 
 if TYPE_CHECKING:
     import duckdb
@@ -216,7 +216,7 @@ def run_query(
     except duckdb.Error as exc:
         if handle.reason is not None:  # an interrupt may surface as another error
             raise _stopped(handle, limits) from None
-        raise StoreError(f"SQL: {reason(exc)}") from None
+        raise StoreError(f"SQL: {error_text(exc)}") from None
     finally:
         with handle._lock:
             handle._cursor = None
@@ -326,14 +326,3 @@ def _stopped(handle: QueryHandle, limits: QueryLimits) -> StoreError:
     if handle.reason == "timeout" and limits.timeout is not None:
         return QueryTimeoutError(limits.timeout)
     return QueryCancelledError()
-
-
-def reason(exc: BaseException) -> str:
-    """DuckDB's error as one sentence; a refused file read says how a query reads files."""
-    text = str(exc).strip()
-    if "disabled by configuration" in text or "external access" in text.lower():
-        return (
-            f"{text.splitlines()[0]} (a query reads the store only; "
-            "gostop db query --allow-files lets it read files)"
-        )
-    return text

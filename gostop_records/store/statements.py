@@ -28,7 +28,7 @@ from typing import Any
 
 from .errors import QueryRefusedError
 
-__all__ = ["READ_PRAGMAS", "READ_STATEMENTS", "TABLE_FUNCTIONS", "check_read_only"]
+__all__ = ["READ_PRAGMAS", "READ_STATEMENTS", "TABLE_FUNCTIONS", "check_read_only", "error_text"]
 
 #: Statement types a query may run (DESCRIBE, SHOW and SUMMARIZE parse as SELECT; CALL is
 #: checked further, since CHECKPOINT parses as one).
@@ -142,7 +142,7 @@ def check_read_only(conn: Any, sql: str, *, max_statements: int | None = None) -
     try:
         statements = conn.extract_statements(sql)
     except (duckdb.Error, ValueError) as exc:  # ValueError: a type this duckdb cannot name
-        raise QueryRefusedError(f"SQL: {str(exc).strip()}") from None
+        raise QueryRefusedError(f"SQL: {error_text(exc)}") from None
     if not statements:
         raise QueryRefusedError("SQL: no statement given")
     if max_statements is not None and len(statements) > max_statements:
@@ -155,7 +155,7 @@ def check_read_only(conn: Any, sql: str, *, max_statements: int | None = None) -
         for k, st in enumerate(statements, 1):
             _check_one(conn, st, k, len(statements) > 1)
     except duckdb.Error as exc:
-        raise QueryRefusedError(f"SQL: {str(exc).strip()}") from None
+        raise QueryRefusedError(f"SQL: {error_text(exc)}") from None
     return list(statements)
 
 
@@ -270,3 +270,27 @@ def _table_functions(node: Any) -> set[str]:
         elif isinstance(n, list):
             stack.extend(n)
     return found
+
+
+#: DuckDB's own catalog (``pg_sequences``, ``duckdb_tables()``, ...): a "did you mean" that
+#: names one of them leads a reader of the store away from its tables.
+_SYSTEM_NAME = re.compile(r'"(?:pg_|duckdb_|sqlite_|information_schema)')
+
+
+def error_text(exc: BaseException) -> str:
+    """DuckDB's error, without its blank lines: the error, its hint, the query's line with
+    a caret under the fault. A refused file read says how a query reads files; a hint that
+    names DuckDB's own catalog instead of a table of the store says how to list those."""
+    text = str(exc).strip()
+    if "disabled by configuration" in text or "external access" in text.lower():
+        return (
+            f"{text.splitlines()[0]} (a query reads the store only; "
+            "gostop db query --allow-files lets it read files)"
+        )
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    return "\n".join(
+        "SHOW TABLES lists the store's tables and views"
+        if line.startswith("Did you mean") and _SYSTEM_NAME.search(line)
+        else line
+        for line in lines
+    )
