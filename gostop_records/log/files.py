@@ -13,6 +13,7 @@ from typing import IO, Any
 
 import msgspec
 
+from ..atomic import written_whole
 from ..errors import LogError
 from ..events import Envelope
 from .chain import (
@@ -312,19 +313,12 @@ def write_atomic(path: PathLike, envelopes: Iterable[Envelope]) -> int:
     """Write a log file whole or not at all: into ``PATH.part`` first, renamed over ``path``
     once every envelope is written, so that an interrupted writer (an error in the envelopes'
     producer, a kill) leaves no partial log behind. JSONL or msgpack by suffix."""
-    final = Path(path)
-    tmp = final.with_name(final.name + ".part")
-    try:
-        with open(tmp, "wb") as f:
-            n = (
-                write_msgpack(f, envelopes)
-                if log_format(final) == "msgpack"
-                else write_jsonl(f, envelopes)
-            )
-        os.replace(tmp, final)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return n
+    with written_whole(path) as tmp, open(tmp, "wb") as f:
+        return (
+            write_msgpack(f, envelopes)
+            if log_format(path) == "msgpack"
+            else write_jsonl(f, envelopes)
+        )
 
 
 def repair_tail(path: PathLike, fmt: Format | None = None) -> int:

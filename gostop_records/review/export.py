@@ -25,6 +25,7 @@ import msgspec
 
 from .. import cards as C
 from .. import events as E
+from ..atomic import written_whole
 from ..plain import Record
 from .decisions import Decision, find_decisions, label
 from .model import OptionValue
@@ -221,7 +222,6 @@ def export_decisions(store: Any, out: Path, *, progress: Any = None) -> Decision
     report = DecisionExport(str(out))
     ids = store.game_ids()
     buf: list[dict[str, Any]] = []
-    tmp = out.with_name(out.name + ".part")
 
     def flush(writer: Any) -> None:
         if buf:
@@ -229,7 +229,7 @@ def export_decisions(store: Any, out: Path, *, progress: Any = None) -> Decision
             writer.write_table(pa.table(cols, schema=schema))
             buf.clear()
 
-    with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+    with written_whole(out) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
         for k, gid in enumerate(ids, 1):
             reviewed = stored_reviews(store.conn, gid)
             for row in decision_rows(gid, store.events(gid), reviewed):
@@ -244,5 +244,4 @@ def export_decisions(store: Any, out: Path, *, progress: Any = None) -> Decision
             if progress is not None:
                 progress(k, len(ids))
         flush(writer)
-    tmp.replace(out)
     return report

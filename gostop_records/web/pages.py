@@ -15,13 +15,13 @@ import os
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import jinja2
 from markupsafe import Markup
 
 from .. import events as E
+from ..atomic import written_whole
 from . import cards as W
 from . import replay_data as R
 
@@ -170,11 +170,6 @@ def write_page(path: str | os.PathLike[str], page: str) -> int:
     """Write a self-contained page to ``path`` whole or not at all (``PATH.part`` renamed
     over it); returns the bytes written."""
     body = page.encode("utf-8")
-    final = Path(path)
-    tmp = final.with_name(final.name + ".part")
-    try:
+    with written_whole(path) as tmp:
         tmp.write_bytes(body)
-        os.replace(tmp, final)
-    finally:
-        tmp.unlink(missing_ok=True)
     return len(body)
