@@ -166,8 +166,12 @@ def test_unknown_field(tmp_path: Path) -> None:
     p = _write(tmp_path, "bad.toml", 'base = "matgo"\npibak = 3\n')
     with pytest.raises(RulesetError, match=r"field pibak: unknown field") as info:
         rules.resolve(p)
-    assert "pi_bak_max_units" in str(info.value)  # the valid names are listed
+    assert "did you mean pi_bak" in str(info.value)  # the nearest valid names
     assert str(p) in str(info.value)
+    far = _write(tmp_path, "far.toml", 'base = "matgo"\nstop_score = 7\n')
+    with pytest.raises(RulesetError, match=r"field stop_score: unknown field") as info:
+        rules.resolve(far)
+    assert "gostop rules show PRESET lists every field" in str(info.value)
 
 
 def test_bad_enum_value_names_field_and_allowed_values(tmp_path: Path) -> None:

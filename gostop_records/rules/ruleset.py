@@ -3,6 +3,7 @@ first event of a game) and its content hash."""
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 from functools import lru_cache
@@ -506,6 +507,15 @@ def describe_validation(where: str, exc: ValidationError) -> str:
         field = ".".join(str(p) for p in err["loc"]) or "(ruleset)"
         msg = err["msg"]
         if err["type"] == "extra_forbidden":
-            msg = f"unknown field; fields are: {', '.join(Ruleset.model_fields)}"
+            msg = _unknown_field(str(err["loc"][-1]) if err["loc"] else "")
         lines.append(f"{where}: field {field}: {msg}")
     return "\n".join(lines)
+
+
+def _unknown_field(name: str) -> str:
+    """Why a field is refused: the ruleset's fields nearest its name, else where every field
+    is listed (there are some ninety: a list of all of them hides the one meant)."""
+    near = difflib.get_close_matches(name, Ruleset.model_fields, n=3, cutoff=0.6)
+    if near:
+        return f"unknown field; did you mean {' or '.join(near)}?"
+    return "unknown field; gostop rules show PRESET lists every field, docs/rules.md says each"
