@@ -1,6 +1,7 @@
 """``gostop simulate``: seeded self-play into log files or a DuckDB store.
 
-``--out DIR`` writes one JSONL log per game, ``DIR/<game_id>.jsonl``. A game id names the
+``--out DIR`` writes one JSONL log per game, ``DIR/<game_id>.jsonl``; ``--out FILE`` named
+``.jsonl`` or ``.msgpack`` writes every game into that one new log. A game id names the
 ruleset, player count, non-greedy bots, stake and seed, which fix the game: running the same
 command again rewrites identical files, and a game of fewer hands is a prefix of the same
 game with more (a store extends it). Each file is written
@@ -84,6 +85,23 @@ def _stream(
         yield k, events()
 
 
+def _log_file(out: Path) -> bool:
+    """Whether ``--out`` names one log file rather than a folder: a log's suffix, and no
+    folder of that name already there."""
+    return out.suffix in (".jsonl", ".msgpack") and not out.is_dir()
+
+
+def _write_file(out: Path, games: Iterator[tuple[int, Iterator[E.Envelope]]]) -> list[str]:
+    """Every game into one new log, written whole or not at all."""
+
+    def all_events() -> Iterator[E.Envelope]:
+        for _, envs in games:
+            yield from envs
+
+    L.write_atomic(out, all_events())
+    return [str(out)]
+
+
 def _write_dir(
     out: Path, games: Iterator[tuple[int, Iterator[E.Envelope]]], specs: list[GameSpec]
 ) -> list[str]:
@@ -125,7 +143,9 @@ def _text_summary(s: dict[str, Any]) -> str:
         lines.append(
             f"bot {b['bot']} (seat {seats}): {b['wins']} win(s), {b['net_chips']:+d} chips"
         )
-    if "out" in s:
+    if "out" in s and s["files"] == [s["out"]]:
+        lines.append(f"wrote {s['games']} game(s) into one log, {s['out']}")
+    elif "out" in s:
         lines.append(f"wrote {len(s['files'])} log(s) to {s['out']}")
     else:
         imp = s["import"]
@@ -190,8 +210,9 @@ def simulate(
         typer.Option(
             "--out",
             "-o",
-            metavar="DIR",
-            help="Write one JSONL log per game into DIR (created if missing).",
+            metavar="DIR|FILE",
+            help="Write one JSONL log per game into DIR (created if missing), or every game "
+            "into one new log FILE named .jsonl or .msgpack.",
         ),
     ] = None,
     db: Annotated[
@@ -232,7 +253,12 @@ def simulate(
             "give exactly one of --out DIR or --db FILE", param_hint="'--out' / '--db'"
         )
     if out is not None and out.exists() and not out.is_dir():
-        raise _usage(f"{out} exists and is not a folder", "--out")
+        raise _usage(
+            f"{out} exists: a simulation writes a new log (give another name, or a folder)"
+            if _log_file(out)
+            else f"{out} exists and is not a folder",
+            "--out",
+        )
     try:
         rules = _ruleset(ruleset)
     except RulesetError as exc:
@@ -260,7 +286,10 @@ def simulate(
     result: dict[str, Any] = {}
     try:
         if out is not None:
-            result["files"] = _write_dir(out, stream, specs)
+            write_one = _log_file(out)
+            result["files"] = (
+                _write_file(out, stream) if write_one else _write_dir(out, stream, specs)
+            )
         else:
             assert db is not None
             report = _write_db(db, stream)

@@ -68,6 +68,24 @@ def test_out_writes_one_log_per_game_that_validates(tmp_path: Path) -> None:
     assert f"wrote 3 log(s) to {out}" in stdout
 
 
+@pytest.mark.parametrize("name", ["sims.jsonl", "sims.msgpack"])
+def test_out_naming_a_log_writes_every_game_into_it(tmp_path: Path, name: str) -> None:
+    out = tmp_path / name
+    code, stdout, _ = run("--games", "3", "--hands", "2", "--out", str(out), "--no-progress")
+    assert code == 0
+    assert list(tmp_path.iterdir()) == [out] and out.is_file()
+    assert L.verify_file(out).ok
+    games = [g for _, g in L.iter_games(L.read_log(out))]
+    assert [g[0].game_id for g in games] == [f"sim-matgo-2p-{k}" for k in (0, 1, 2)]
+    assert all(project(g).ok for g in games)
+    assert f"wrote 3 game(s) into one log, {out}" in stdout
+    # an existing log is never written over: a simulation writes a new one
+    before = out.read_bytes()
+    code, _, stderr = run("--games", "1", "--out", str(out), "--no-progress")
+    assert code == 2 and "exists: a simulation writes a new log" in _flat(stderr)
+    assert out.read_bytes() == before
+
+
 def test_json_summary_agrees_with_the_logs(tmp_path: Path) -> None:
     code, stdout, stderr = run(
         "-r",
