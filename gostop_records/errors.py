@@ -194,6 +194,12 @@ class LogError(GostopError, ValueError):
         self.field = field
         super().__init__(self.describe())
 
+    @property
+    def what(self) -> str:
+        """The fault without its place in the file: the reason, after the field it is
+        about when one is (``field event: missing or not an object``)."""
+        return f"field {self.field}: {self.reason}" if self.field else self.reason
+
     def describe(self) -> str:
         parts = []
         if self.file:

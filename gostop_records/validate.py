@@ -88,7 +88,7 @@ def _check_file(path: Path, lenient: bool, report: Report) -> None:
     for lineno, rec, ok in L.iter_records(path):
         if isinstance(rec, LogError):
             rule = "decode" if lineno else "read"
-            what = f"field {rec.field}: {rec.reason}" if rec.field else rec.reason
+            what = rec.what
             line = rec.line or (lineno or None)
             report.errors.append(Finding(file=name, line=line, seq=rec.seq, rule=rule, reason=what))
             continue

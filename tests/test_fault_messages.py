@@ -99,3 +99,21 @@ def test_a_refused_script_line_names_the_script(tmp_path: Path) -> None:
     )
     assert res.exit_code == 1
     assert f"{script}, line 1: play 13X: " in res.output
+
+
+def test_a_line_without_a_field_names_that_field_in_every_reader(tmp_path: Path) -> None:
+    """validate, db import and archive build say the same fault the same way."""
+    game = games(count=1, hands=1, seed=22)[0]
+    path = tmp_path / "cut.jsonl"
+    log.write_log(path, game[:3])
+    envelope = json.loads(log.encode_json(game[3]))
+    del envelope["event"]
+    with path.open("a") as f:
+        f.write(json.dumps(envelope) + "\n")
+    said = "field event: missing or not an object"
+    res = runner.invoke(app, ["validate", str(path)])
+    assert res.exit_code == 1 and _names(res.output, path, 4) and said in res.output
+    res = runner.invoke(app, ["db", "import", str(path), "--db", str(tmp_path / "s.duckdb")])
+    assert res.exit_code == 1 and _names(res.output, path, 4) and said in res.output
+    res = runner.invoke(app, ["archive", "build", str(path), "--out", str(tmp_path / "arch")])
+    assert _names(res.output, path, 4) and said in " ".join(res.output.split())

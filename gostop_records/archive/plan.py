@@ -131,7 +131,7 @@ def scan_piece(piece: Piece) -> Scan:
                 L.decode_json_line(line, file=piece.path, lineno=lines)
                 reason = "not an event envelope"
             except LogError as exc:
-                reason = exc.reason
+                reason = exc.what
             error = (lines, reason)
             break
         if cur and cur[0] == h.game_id and h.seq == cur[2] + 1:

@@ -77,7 +77,9 @@ def _read(game: Game) -> tuple[list[Envelope], int | None]:
                     envs.append(env)
         except LogError as exc:
             line = span.line + exc.line - 1 if exc.line is not None else None
-            raise LogError(exc.reason, file=span.path, line=line, seq=exc.seq) from None
+            raise LogError(
+                exc.reason, file=span.path, line=line, seq=exc.seq, field=exc.field
+            ) from None
     return envs, bad
 
 
@@ -108,7 +110,7 @@ def build_unit(unit: Unit, out: str, build: str, strict: bool = True) -> UnitRes
                     line=exc.line,
                     game_id=game.game_id,
                     seq=exc.seq,
-                    reason=exc.reason,
+                    reason=exc.what,
                 )
             )
             continue

@@ -102,7 +102,7 @@ class RunReader:
                 file=os.fspath(self.path),
                 game_id=gid,
                 seq=exc.seq,
-                reason=f"{exc.reason}{more}; the rest of the file was not read",
+                reason=f"{exc.what}{more}; the rest of the file was not read",
                 line=exc.line,
             )
             return
