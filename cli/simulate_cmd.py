@@ -91,14 +91,15 @@ def _log_file(out: Path) -> bool:
     return out.suffix in (".jsonl", ".msgpack") and not out.is_dir()
 
 
+def _all_events(games: Iterator[tuple[int, Iterator[E.Envelope]]]) -> Iterator[E.Envelope]:
+    """The events of every game, one game after another."""
+    for _, envs in games:
+        yield from envs
+
+
 def _write_file(out: Path, games: Iterator[tuple[int, Iterator[E.Envelope]]]) -> list[str]:
     """Every game into one new log, written whole or not at all."""
-
-    def all_events() -> Iterator[E.Envelope]:
-        for _, envs in games:
-            yield from envs
-
-    L.write_atomic(out, all_events())
+    L.write_atomic(out, _all_events(games))
     return [str(out)]
 
 
@@ -118,12 +119,8 @@ def _write_db(db: Path, games: Iterator[tuple[int, Iterator[E.Envelope]]]) -> Im
     """Import the games into the store at ``db`` (validated per game, idempotent)."""
     from gostop_records.store import Store
 
-    def all_events() -> Iterator[E.Envelope]:
-        for _, envs in games:
-            yield from envs
-
     with Store(db) as store:
-        return store.import_envelopes(all_events(), source="simulate", strict=True)
+        return store.import_envelopes(_all_events(games), source="simulate", strict=True)
 
 
 def _text_summary(s: dict[str, Any]) -> str:
@@ -252,10 +249,11 @@ def simulate(
         raise typer.BadParameter(
             "give exactly one of --out DIR or --db FILE", param_hint="'--out' / '--db'"
         )
+    one_log = out is not None and _log_file(out)
     if out is not None and out.exists() and not out.is_dir():
         raise _usage(
             f"{out} exists: a simulation writes a new log (give another name, or a folder)"
-            if _log_file(out)
+            if one_log
             else f"{out} exists and is not a folder",
             "--out",
         )
@@ -286,9 +284,8 @@ def simulate(
     result: dict[str, Any] = {}
     try:
         if out is not None:
-            write_one = _log_file(out)
             result["files"] = (
-                _write_file(out, stream) if write_one else _write_dir(out, stream, specs)
+                _write_file(out, stream) if one_log else _write_dir(out, stream, specs)
             )
         else:
             assert db is not None
